@@ -1,0 +1,317 @@
+//! Clocks: where generators read the time.
+//!
+//! Every clock reports Unix milliseconds. Which one to use:
+//!
+//! | clock | cost of a read | immune to the wall clock stepping back | notes |
+//! |---|---|---|---|
+//! | [`SystemClock`] | one vDSO `clock_gettime` (~20 ns, no system call on Linux) | no | follows NTP steps, both ways |
+//! | [`MonotonicClock`] | one vDSO `clock_gettime` | yes | anchored to the wall clock once, at construction |
+//! | [`TickerClock`] | one relaxed atomic load (~1 ns) | yes | a background thread advances it every millisecond |
+//! | [`ManualClock`] | one atomic load | n/a | tests set, advance and step it back by hand |
+//!
+//! A clock also knows how to *wait* until a given millisecond, so that a generator whose
+//! sequence is exhausted, or whose clock went back, can wait without knowing the clock's
+//! kind. [`ManualClock`] waits by moving itself forward, so tests never sleep.
+
+use std::fmt::Debug;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// A source of Unix-millisecond timestamps.
+pub trait Clock: Send + Sync + Debug {
+    /// The current time, in milliseconds since 1970-01-01T00:00:00Z.
+    fn now_ms(&self) -> u64;
+
+    /// Blocks until [`Clock::now_ms`] is at least `target_ms`, and returns the reading that
+    /// satisfied it.
+    ///
+    /// The default spins for the last millisecond (sleeping would overshoot by a scheduler
+    /// quantum and cost a generator at its cap most of a millisecond's ids) and sleeps for
+    /// anything longer.
+    fn wait_until_ms(&self, target_ms: u64) -> u64 {
+        loop {
+            let now = self.now_ms();
+            if now >= target_ms {
+                return now;
+            }
+            let left = target_ms - now;
+            if left > 1 {
+                std::thread::sleep(Duration::from_millis(left - 1));
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+    }
+}
+
+impl<C: Clock + ?Sized> Clock for Arc<C> {
+    fn now_ms(&self) -> u64 {
+        (**self).now_ms()
+    }
+    fn wait_until_ms(&self, target_ms: u64) -> u64 {
+        (**self).wait_until_ms(target_ms)
+    }
+}
+
+impl<C: Clock + ?Sized> Clock for &C {
+    fn now_ms(&self) -> u64 {
+        (**self).now_ms()
+    }
+    fn wait_until_ms(&self, target_ms: u64) -> u64 {
+        (**self).wait_until_ms(target_ms)
+    }
+}
+
+fn wall_ms() -> u64 {
+    // A wall clock before 1970 is a broken machine, not an input: treat it as the epoch.
+    let since = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO);
+    duration_ms(since)
+}
+
+fn duration_ms(d: Duration) -> u64 {
+    // u64 milliseconds last 584 million years; saturate rather than wrap past that.
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The operating system's wall clock (`SystemTime::now`).
+///
+/// It follows every adjustment of the wall clock, including steps backwards; pair it with a
+/// rollback policy, or prefer [`MonotonicClock`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now_ms(&self) -> u64 {
+        wall_ms()
+    }
+}
+
+/// The wall clock read once at construction, then advanced by the monotonic clock
+/// (`Instant`).
+///
+/// While the process runs it never goes backwards, whatever NTP or an operator does to the
+/// wall clock; it can drift from the wall clock by as much as the wall clock is stepped.
+/// A restarted process re-anchors, so a wall clock that went back between runs is still
+/// visible across restarts: persist the last id, or use a rollback policy, if that matters.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_core::clock::{Clock, MonotonicClock};
+/// let clock = MonotonicClock::new();
+/// let a = clock.now_ms();
+/// assert!(clock.now_ms() >= a);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct MonotonicClock {
+    anchor_ms: u64,
+    anchor: Instant,
+}
+
+impl MonotonicClock {
+    /// Anchors a new clock to the wall clock now.
+    pub fn new() -> Self {
+        Self {
+            anchor_ms: wall_ms(),
+            anchor: Instant::now(),
+        }
+    }
+}
+
+impl Default for MonotonicClock {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Clock for MonotonicClock {
+    fn now_ms(&self) -> u64 {
+        self.anchor_ms
+            .saturating_add(duration_ms(self.anchor.elapsed()))
+    }
+}
+
+/// The process-wide ticker behind [`TickerClock`].
+#[derive(Debug)]
+struct Ticker {
+    anchor_ms: u64,
+    elapsed_ms: AtomicU64,
+}
+
+static TICKER: LazyLock<Arc<Ticker>> = LazyLock::new(|| {
+    let anchor = Instant::now();
+    let ticker = Arc::new(Ticker {
+        anchor_ms: wall_ms(),
+        elapsed_ms: AtomicU64::new(0),
+    });
+    let shared = Arc::clone(&ticker);
+    // One thread per process, for the life of the process: it wakes once a millisecond,
+    // which costs far less than a clock read per id at millions of ids per second.
+    std::thread::Builder::new()
+        .name("idkit-ticker".into())
+        .spawn(move || {
+            loop {
+                let elapsed = anchor.elapsed();
+                shared
+                    .elapsed_ms
+                    .store(duration_ms(elapsed), Ordering::Relaxed);
+                // Sleep to the next millisecond boundary, not for a fixed 1 ms, so the
+                // ticker does not drift behind by the scheduler's overshoot.
+                let next = Duration::from_millis(duration_ms(elapsed) + 1);
+                std::thread::sleep(next.saturating_sub(anchor.elapsed()));
+            }
+        })
+        .map(|_| ())
+        .unwrap_or_else(|e| panic!("idkit: cannot start the ticker thread: {e}"));
+    ticker
+});
+
+/// A monotonic millisecond clock read from memory: a background thread (one per process,
+/// started on first use) stores the elapsed milliseconds in an atomic, and a read is one
+/// relaxed load.
+///
+/// It is anchored to the wall clock once, like [`MonotonicClock`], and never goes
+/// backwards. A reading can lag the true time by up to a millisecond plus however long the
+/// ticker thread waits for a CPU; a generator only ever sees time slow down, never step back.
+/// Use it where the clock read dominates the cost of an id (layouts whose cap is out of reach).
+///
+/// # Panics
+///
+/// The first use panics if the operating system refuses to start a thread.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TickerClock;
+
+impl TickerClock {
+    /// The clock, starting the process-wide ticker thread if it is not running yet.
+    pub fn new() -> Self {
+        LazyLock::force(&TICKER);
+        Self
+    }
+}
+
+impl Clock for TickerClock {
+    fn now_ms(&self) -> u64 {
+        let ticker = &**TICKER;
+        ticker
+            .anchor_ms
+            .saturating_add(ticker.elapsed_ms.load(Ordering::Relaxed))
+    }
+}
+
+/// A clock that only moves when told to: for tests and deterministic vectors.
+///
+/// Waiting on it ([`Clock::wait_until_ms`]) moves it forward to the target at once and
+/// counts the wait, so code that would sleep on a real clock runs instantly and tests can
+/// check that it waited.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_core::clock::{Clock, ManualClock};
+/// let clock = ManualClock::new(1_000);
+/// clock.advance(5);
+/// assert_eq!(clock.now_ms(), 1_005);
+/// clock.step_back(10);
+/// assert_eq!(clock.now_ms(), 995);
+/// assert_eq!(clock.wait_until_ms(1_000), 1_000);
+/// assert_eq!(clock.waits(), 1);
+/// ```
+#[derive(Debug, Default)]
+pub struct ManualClock {
+    now: AtomicU64,
+    waits: AtomicU64,
+}
+
+impl ManualClock {
+    /// A clock reading `unix_ms`.
+    pub fn new(unix_ms: u64) -> Self {
+        Self {
+            now: AtomicU64::new(unix_ms),
+            waits: AtomicU64::new(0),
+        }
+    }
+
+    /// Sets the time.
+    pub fn set(&self, unix_ms: u64) {
+        self.now.store(unix_ms, Ordering::SeqCst);
+    }
+
+    /// Moves the time forward by `ms` (saturating at `u64::MAX`).
+    pub fn advance(&self, ms: u64) {
+        // fetch_update cannot fail with a closure that always returns Some.
+        let _ = self
+            .now
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |t| {
+                Some(t.saturating_add(ms))
+            });
+    }
+
+    /// Moves the time backwards by `ms` (saturating at 0).
+    pub fn step_back(&self, ms: u64) {
+        let _ = self
+            .now
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |t| {
+                Some(t.saturating_sub(ms))
+            });
+    }
+
+    /// How many times a caller waited on this clock.
+    pub fn waits(&self) -> u64 {
+        self.waits.load(Ordering::SeqCst)
+    }
+}
+
+impl Clock for ManualClock {
+    fn now_ms(&self) -> u64 {
+        self.now.load(Ordering::SeqCst)
+    }
+
+    fn wait_until_ms(&self, target_ms: u64) -> u64 {
+        self.waits.fetch_add(1, Ordering::SeqCst);
+        let before = self.now.fetch_max(target_ms, Ordering::SeqCst);
+        before.max(target_ms)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn monotonic_and_ticker_track_the_wall_clock() {
+        let wall = SystemClock.now_ms();
+        let mono = MonotonicClock::new().now_ms();
+        let tick = TickerClock::new().now_ms();
+        // Anchored to the same wall clock within a generous margin (shared CI machines).
+        assert!(mono.abs_diff(wall) < 5_000, "{mono} vs {wall}");
+        assert!(tick.abs_diff(wall) < 5_000, "{tick} vs {wall}");
+    }
+
+    #[test]
+    fn ticker_advances_and_never_goes_back() {
+        let clock = TickerClock::new();
+        let first = clock.now_ms();
+        let mut last = first;
+        let reached = clock.wait_until_ms(first + 3);
+        assert!(reached >= first + 3);
+        for _ in 0..1000 {
+            let now = clock.now_ms();
+            assert!(now >= last);
+            last = now;
+        }
+    }
+
+    #[test]
+    fn manual_clock_waits_by_moving_forward() {
+        let clock = ManualClock::new(100);
+        assert_eq!(clock.wait_until_ms(50), 100, "waiting for the past returns now");
+        assert_eq!(clock.wait_until_ms(150), 150);
+        assert_eq!(clock.now_ms(), 150);
+        assert_eq!(clock.waits(), 2);
+        clock.step_back(1_000);
+        assert_eq!(clock.now_ms(), 0);
+    }
+}

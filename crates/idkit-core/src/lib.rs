@@ -1,0 +1,40 @@
+//! The core of idkit: the [`IdScheme`] trait every scheme implements, the facts a scheme
+//! publishes ([`SchemeInfo`]), clocks, shared errors and string codecs.
+//!
+//! Scheme crates (`idkit-snowflake`, `idkit-uuid`, ...) re-export this crate, so a user adds
+//! one dependency.
+//!
+//! # The pieces
+//!
+//! * [`IdScheme`]: one required method, `next_id(&self)`; single-owner generators keep
+//!   their state in `Cell`s, shared ones in atomics or a mutex, and the compiler's `Sync`
+//!   check keeps each where it belongs.
+//! * [`Codec`] (text, bytes, decoding) and [`Compose`] (build an id from parts): capability
+//!   traits implemented by a scheme's layout, so reading ids needs no generator.
+//! * [`DynScheme`] and [`Erased`]: the object-safe form the CLI, service and harness hold.
+//! * [`clock`]: system, monotonic-anchored, ticker and manual clocks.
+//! * [`codec`]: decimal, hex, Crockford base32 and base62, all strict.
+//!
+//! # Examples
+//!
+//! ```
+//! use idkit_core::clock::{Clock, ManualClock};
+//! let clock = ManualClock::new(1_700_000_000_000);
+//! clock.advance(1);
+//! assert_eq!(clock.now_ms(), 1_700_000_000_001);
+//! ```
+
+pub mod clock;
+pub mod codec;
+mod error;
+mod raw;
+mod scheme;
+pub mod time;
+
+pub use clock::{Clock, ManualClock, MonotonicClock, SystemClock, TickerClock};
+pub use error::{ComposeError, GenerateError, ParseError};
+pub use raw::{MAX_ID_BYTES, RawId};
+pub use scheme::{
+    Alphabet, Codec, Compose, Coordination, Decoded, DynScheme, Erased, FieldValue, IdScheme,
+    SchemeInfo,
+};

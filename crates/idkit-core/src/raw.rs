@@ -1,0 +1,115 @@
+//! [`RawId`]: an id of any scheme as big-endian bytes.
+
+use core::fmt;
+
+use crate::error::ParseError;
+
+/// The longest id idkit handles: KSUID's 20 bytes.
+pub const MAX_ID_BYTES: usize = 20;
+
+/// An id of any scheme, as its big-endian bytes (8 for 64-bit ids, 16 for UUIDs and ULIDs,
+/// 20 for KSUIDs). `Copy`, no allocation.
+///
+/// Within one scheme, the byte order is the numeric order, so `Ord` sorts ids as the
+/// scheme does.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_core::RawId;
+/// let id = RawId::from_u64(0x0102_0304_0506_0708);
+/// assert_eq!(id.as_bytes(), &[1, 2, 3, 4, 5, 6, 7, 8]);
+/// assert_eq!(id.to_u64()?, 0x0102_0304_0506_0708);
+/// # Ok::<(), idkit_core::ParseError>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RawId {
+    len: u8,
+    bytes: [u8; MAX_ID_BYTES],
+}
+
+impl RawId {
+    /// A 64-bit id.
+    pub fn from_u64(v: u64) -> Self {
+        let mut bytes = [0; MAX_ID_BYTES];
+        bytes[..8].copy_from_slice(&v.to_be_bytes());
+        Self { len: 8, bytes }
+    }
+
+    /// A 128-bit id.
+    pub fn from_u128(v: u128) -> Self {
+        let mut bytes = [0; MAX_ID_BYTES];
+        bytes[..16].copy_from_slice(&v.to_be_bytes());
+        Self { len: 16, bytes }
+    }
+
+    /// An id from its big-endian bytes.
+    ///
+    /// # Errors
+    ///
+    /// [`ParseError::InvalidLength`] when `bytes` is empty or longer than
+    /// [`MAX_ID_BYTES`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, ParseError> {
+        if bytes.is_empty() || bytes.len() > MAX_ID_BYTES {
+            return Err(ParseError::InvalidLength {
+                min: 1,
+                max: MAX_ID_BYTES,
+                found: bytes.len(),
+            });
+        }
+        let mut buf = [0; MAX_ID_BYTES];
+        buf[..bytes.len()].copy_from_slice(bytes);
+        Ok(Self {
+            // Checked above: at most 20.
+            len: u8::try_from(bytes.len()).unwrap_or(u8::MAX),
+            bytes: buf,
+        })
+    }
+
+    /// The big-endian bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
+    }
+
+    /// The id as a `u64`.
+    ///
+    /// # Errors
+    ///
+    /// [`ParseError::InvalidLength`] unless the id is 8 bytes.
+    pub fn to_u64(&self) -> Result<u64, ParseError> {
+        let arr: [u8; 8] = self
+            .as_bytes()
+            .try_into()
+            .map_err(|_| ParseError::length(8, self.as_bytes().len()))?;
+        Ok(u64::from_be_bytes(arr))
+    }
+
+    /// The id as a `u128`.
+    ///
+    /// # Errors
+    ///
+    /// [`ParseError::InvalidLength`] unless the id is 16 bytes.
+    pub fn to_u128(&self) -> Result<u128, ParseError> {
+        let arr: [u8; 16] = self
+            .as_bytes()
+            .try_into()
+            .map_err(|_| ParseError::length(16, self.as_bytes().len()))?;
+        Ok(u128::from_be_bytes(arr))
+    }
+}
+
+impl fmt::Debug for RawId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("RawId(")?;
+        for b in self.as_bytes() {
+            write!(f, "{b:02x}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+impl Default for RawId {
+    fn default() -> Self {
+        Self::from_u64(0)
+    }
+}

@@ -1,0 +1,488 @@
+//! The [`IdScheme`] trait, the facts every scheme publishes ([`SchemeInfo`]), the capability
+//! traits ([`Codec`], [`Compose`]) and the object-safe form ([`DynScheme`]).
+
+use core::fmt;
+use std::sync::Arc;
+
+use crate::error::{ComposeError, GenerateError, ParseError};
+use crate::raw::RawId;
+
+/// A generator of unique ids.
+///
+/// One method is required, [`IdScheme::next_id`]; the batch methods are built on it and
+/// generators override them where a batch is cheaper than a loop (the lock-free Snowflake
+/// reserves a whole run of sequence numbers with one atomic operation).
+///
+/// `next_id` takes `&self`, so the one trait serves both kinds of generator:
+///
+/// * a **single-owner** generator keeps its state in `Cell`s; it is `Send` but not `Sync`,
+///   so the compiler keeps it on one thread at a time and it pays for no synchronisation;
+/// * a **shared** generator (atomics or a mutex) is `Sync`; put it in an `Arc` or a `static`
+///   and call it from every thread.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_core::{GenerateError, IdScheme, SchemeInfo};
+/// use std::cell::Cell;
+///
+/// /// Counts up from 1: the smallest possible scheme.
+/// #[derive(Debug, Default)]
+/// struct Counter(Cell<u64>);
+///
+/// impl IdScheme for Counter {
+///     type Id = u64;
+///     fn next_id(&self) -> Result<u64, GenerateError> {
+///         let next = self.0.get().checked_add(1)
+///             .ok_or(GenerateError::Exhausted { what: "the 64-bit counter" })?;
+///         self.0.set(next);
+///         Ok(next)
+///     }
+///     fn info(&self) -> SchemeInfo {
+///         SchemeInfo::new("counter", 64)
+///     }
+/// }
+///
+/// let ids = Counter::default().take(3)?;
+/// assert_eq!(ids, [1, 2, 3]);
+/// # Ok::<(), GenerateError>(())
+/// ```
+pub trait IdScheme {
+    /// The id type, e.g. `u64` for Snowflake layouts.
+    type Id: Copy;
+
+    /// Issues the next id.
+    ///
+    /// # Errors
+    ///
+    /// A [`GenerateError`] when no id can be issued right now (clock went back further than
+    /// the policy allows, time field or id space exhausted, store unavailable). No id is
+    /// consumed by a failed call.
+    fn next_id(&self) -> Result<Self::Id, GenerateError>;
+
+    /// Fills `out` with consecutive ids, in the order issued.
+    ///
+    /// # Errors
+    ///
+    /// As [`IdScheme::next_id`]. On error, the slots before the failing one hold ids that
+    /// were issued; they are not reissued later (a gap, never a duplicate).
+    fn fill(&self, out: &mut [Self::Id]) -> Result<(), GenerateError> {
+        for slot in out {
+            *slot = self.next_id()?;
+        }
+        Ok(())
+    }
+
+    /// Issues `n` ids into a new vector.
+    ///
+    /// # Errors
+    ///
+    /// As [`IdScheme::fill`].
+    fn take(&self, n: usize) -> Result<Vec<Self::Id>, GenerateError> {
+        let mut out = Vec::with_capacity(n);
+        for _ in 0..n {
+            out.push(self.next_id()?);
+        }
+        Ok(out)
+    }
+
+    /// The scheme's published facts.
+    fn info(&self) -> SchemeInfo;
+}
+
+impl<T: IdScheme + ?Sized> IdScheme for &T {
+    type Id = T::Id;
+    fn next_id(&self) -> Result<T::Id, GenerateError> {
+        (**self).next_id()
+    }
+    fn fill(&self, out: &mut [T::Id]) -> Result<(), GenerateError> {
+        (**self).fill(out)
+    }
+    fn take(&self, n: usize) -> Result<Vec<T::Id>, GenerateError> {
+        (**self).take(n)
+    }
+    fn info(&self) -> SchemeInfo {
+        (**self).info()
+    }
+}
+
+impl<T: IdScheme + ?Sized> IdScheme for Arc<T> {
+    type Id = T::Id;
+    fn next_id(&self) -> Result<T::Id, GenerateError> {
+        (**self).next_id()
+    }
+    fn fill(&self, out: &mut [T::Id]) -> Result<(), GenerateError> {
+        (**self).fill(out)
+    }
+    fn take(&self, n: usize) -> Result<Vec<T::Id>, GenerateError> {
+        (**self).take(n)
+    }
+    fn info(&self) -> SchemeInfo {
+        (**self).info()
+    }
+}
+
+/// The alphabet of a scheme's canonical string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(rename_all = "kebab-case"))]
+#[non_exhaustive]
+pub enum Alphabet {
+    /// `0-9`, a decimal integer.
+    Decimal,
+    /// `0-9a-f` in the 8-4-4-4-12 grouping of RFC 9562.
+    UuidHex,
+    /// Crockford's base32, `0-9A-Z` without `I L O U`.
+    Crockford32,
+    /// `0-9A-Za-z`.
+    Base62,
+}
+
+impl Alphabet {
+    /// A short name, e.g. "crockford-base32".
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Decimal => "decimal",
+            Self::UuidHex => "uuid-hex",
+            Self::Crockford32 => "crockford-base32",
+            Self::Base62 => "base62",
+        }
+    }
+}
+
+/// What a deployment must coordinate for the scheme's ids to stay unique.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(rename_all = "kebab-case"))]
+#[non_exhaustive]
+pub enum Coordination {
+    /// Nothing: uniqueness is probabilistic (random bits).
+    None,
+    /// Each generator needs a distinct id in this many bits (worker, shard, machine...).
+    WorkerId {
+        /// Bits available for the generator's identity.
+        bits: u32,
+    },
+    /// A shared store hands out ranges (ticket servers, database sequences).
+    Store,
+}
+
+impl fmt::Display for Coordination {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::None => f.write_str("none"),
+            Self::WorkerId { bits } => write!(f, "worker id ({bits} bits)"),
+            Self::Store => f.write_str("shared store"),
+        }
+    }
+}
+
+/// The facts a scheme publishes about itself; the report and the README print these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
+pub struct SchemeInfo {
+    /// Stable name, e.g. `snowflake-twitter`.
+    pub name: &'static str,
+    /// Size of an id in bits.
+    pub bits: u32,
+    /// Size of an id in bytes.
+    pub bytes: u32,
+    /// Length of the canonical string, in characters (the longest, for decimal).
+    pub string_len: u32,
+    /// Alphabet of the canonical string.
+    pub alphabet: Alphabet,
+    /// `Some(precision in ms)` when ids sort by creation time at that precision.
+    pub time_precision_ms: Option<u64>,
+    /// What must be coordinated between generators.
+    pub coordination: Coordination,
+    /// Most ids one generator can issue per second, where the layout caps it.
+    pub cap_per_sec: Option<u64>,
+    /// Unix ms of the last time the time field can represent, where there is one and it
+    /// fits in a `u64`.
+    pub time_runs_out_ms: Option<u64>,
+}
+
+impl SchemeInfo {
+    /// Facts for a scheme of `bits` bits with a decimal string and nothing else known yet;
+    /// set the other fields with the `with_*` methods.
+    pub const fn new(name: &'static str, bits: u32) -> Self {
+        Self {
+            name,
+            bits,
+            bytes: bits.div_ceil(8),
+            string_len: decimal_len(bits),
+            alphabet: Alphabet::Decimal,
+            time_precision_ms: None,
+            coordination: Coordination::None,
+            cap_per_sec: None,
+            time_runs_out_ms: None,
+        }
+    }
+
+    /// Sets the canonical string's alphabet and length.
+    #[must_use]
+    pub const fn with_string(mut self, alphabet: Alphabet, len: u32) -> Self {
+        self.alphabet = alphabet;
+        self.string_len = len;
+        self
+    }
+
+    /// Marks ids as time-ordered at `precision_ms`, running out at `runs_out_ms`.
+    #[must_use]
+    pub const fn with_time(mut self, precision_ms: u64, runs_out_ms: Option<u64>) -> Self {
+        self.time_precision_ms = Some(precision_ms);
+        self.time_runs_out_ms = runs_out_ms;
+        self
+    }
+
+    /// Sets what must be coordinated.
+    #[must_use]
+    pub const fn with_coordination(mut self, coordination: Coordination) -> Self {
+        self.coordination = coordination;
+        self
+    }
+
+    /// Sets the cap in ids per second per generator.
+    #[must_use]
+    pub const fn with_cap(mut self, cap_per_sec: Option<u64>) -> Self {
+        self.cap_per_sec = cap_per_sec;
+        self
+    }
+}
+
+/// Longest decimal rendering of an unsigned integer of `bits` bits.
+const fn decimal_len(bits: u32) -> u32 {
+    match bits {
+        0..=3 => 1,
+        // log10(2) ~ 0.30103: digits = floor(bits * log10 2) + 1.
+        _ => bits * 30_103 / 100_000 + 1,
+    }
+}
+
+/// One named field of a decoded id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(untagged))]
+pub enum FieldValue {
+    /// An integer field (worker, sequence, version...).
+    Int(u64),
+    /// A binary field (random bits, payload), shown as lowercase hex.
+    Hex(String),
+}
+
+impl fmt::Display for FieldValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Int(v) => write!(f, "{v}"),
+            Self::Hex(h) => f.write_str(h),
+        }
+    }
+}
+
+/// An id taken apart: when it was made and its named fields, in layout order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decoded {
+    /// Creation time in Unix milliseconds, for schemes with a time field.
+    pub timestamp_ms: Option<u64>,
+    /// The named fields, most significant first.
+    pub fields: Vec<(&'static str, FieldValue)>,
+}
+
+impl Decoded {
+    /// The value of the field called `name`.
+    pub fn field(&self, name: &str) -> Option<&FieldValue> {
+        self.fields.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+    }
+
+    /// The timestamp as RFC 3339 UTC with milliseconds.
+    pub fn timestamp_rfc3339(&self) -> Option<String> {
+        self.timestamp_ms.map(crate::time::format_rfc3339_ms)
+    }
+}
+
+/// Capability: the canonical string form, the raw form, and decoding.
+///
+/// Implemented by a scheme's layout or codec value (not by the generator), so an id can be
+/// read without a generator.
+pub trait Codec {
+    /// The id type.
+    type Id: Copy;
+
+    /// The id as big-endian bytes.
+    fn to_raw(&self, id: Self::Id) -> RawId;
+
+    /// The id from big-endian bytes.
+    ///
+    /// # Errors
+    ///
+    /// [`ParseError`] when the bytes have the wrong length or are not an id of this scheme.
+    fn read_raw(&self, raw: &RawId) -> Result<Self::Id, ParseError>;
+
+    /// The canonical string.
+    fn format(&self, id: Self::Id) -> String;
+
+    /// Parses the canonical string.
+    ///
+    /// # Errors
+    ///
+    /// [`ParseError`] naming what was wrong (length, character, range, layout).
+    fn parse(&self, text: &str) -> Result<Self::Id, ParseError>;
+
+    /// Takes the id apart into its timestamp and named fields.
+    fn decode(&self, id: Self::Id) -> Decoded;
+}
+
+/// Capability: build an id from explicit parts (a timestamp and named field values).
+pub trait Compose {
+    /// The id type.
+    type Id: Copy;
+
+    /// Builds the id for `timestamp_ms` (Unix milliseconds) and the named `fields`; fields
+    /// not named are zero.
+    ///
+    /// # Errors
+    ///
+    /// [`ComposeError`] when a field is unknown or does not fit, or the time is outside the
+    /// layout's range.
+    fn compose(&self, timestamp_ms: u64, fields: &[(&str, u128)]) -> Result<Self::Id, ComposeError>;
+}
+
+/// The object-safe form of a scheme: generation, text and decoding over [`RawId`].
+///
+/// The CLI, the HTTP service and the harness hold every scheme as
+/// `Box<dyn DynScheme + Send + Sync>`; [`Erased`] builds one from a generator and a codec.
+pub trait DynScheme: fmt::Debug {
+    /// The scheme's facts.
+    fn info(&self) -> SchemeInfo;
+
+    /// Issues one id.
+    ///
+    /// # Errors
+    ///
+    /// As [`IdScheme::next_id`].
+    fn next_raw(&self) -> Result<RawId, GenerateError>;
+
+    /// Fills `out` with consecutive ids.
+    ///
+    /// # Errors
+    ///
+    /// As [`IdScheme::fill`].
+    fn fill_raw(&self, out: &mut [RawId]) -> Result<(), GenerateError>;
+
+    /// The canonical string of `id`.
+    ///
+    /// # Errors
+    ///
+    /// [`ParseError`] when `id` is not an id of this scheme.
+    fn format_raw(&self, id: &RawId) -> Result<String, ParseError>;
+
+    /// Parses a canonical string.
+    ///
+    /// # Errors
+    ///
+    /// As [`Codec::parse`].
+    fn parse_raw(&self, text: &str) -> Result<RawId, ParseError>;
+
+    /// Decodes `id`.
+    ///
+    /// # Errors
+    ///
+    /// [`ParseError`] when `id` is not an id of this scheme.
+    fn decode_raw(&self, id: &RawId) -> Result<Decoded, ParseError>;
+}
+
+/// A generator and its codec joined into a [`DynScheme`].
+///
+/// # Examples
+///
+/// ```
+/// # use idkit_core::*;
+/// # use std::sync::atomic::{AtomicU64, Ordering};
+/// # #[derive(Debug, Default)] struct Atomic(AtomicU64);
+/// # impl IdScheme for Atomic { type Id = u64;
+/// #   fn next_id(&self) -> Result<u64, GenerateError> { Ok(self.0.fetch_add(1, Ordering::Relaxed) + 1) }
+/// #   fn info(&self) -> SchemeInfo { SchemeInfo::new("counter", 64) } }
+/// # #[derive(Debug)] struct Dec;
+/// # impl Codec for Dec { type Id = u64;
+/// #   fn to_raw(&self, id: u64) -> RawId { RawId::from_u64(id) }
+/// #   fn read_raw(&self, raw: &RawId) -> Result<u64, ParseError> { raw.to_u64() }
+/// #   fn format(&self, id: u64) -> String { id.to_string() }
+/// #   fn parse(&self, s: &str) -> Result<u64, ParseError> { codec::decimal::parse_u64(s) }
+/// #   fn decode(&self, _: u64) -> Decoded { Decoded { timestamp_ms: None, fields: vec![] } } }
+/// let scheme: Box<dyn DynScheme + Send + Sync> = Box::new(Erased::new(Atomic::default(), Dec));
+/// let id = scheme.next_raw()?;
+/// assert_eq!(scheme.format_raw(&id)?, "1");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct Erased<G, C> {
+    generator: G,
+    codec: C,
+}
+
+impl<G, C> Erased<G, C> {
+    /// Joins `generator` and `codec`.
+    pub fn new(generator: G, codec: C) -> Self {
+        Self { generator, codec }
+    }
+
+    /// The generator.
+    pub fn generator(&self) -> &G {
+        &self.generator
+    }
+}
+
+/// Ids converted per stack chunk in [`Erased::fill_raw`]: large enough that the generator's
+/// own batch path (one atomic operation per run) dominates, small enough for the stack.
+const FILL_CHUNK: usize = 256;
+
+impl<G, C> DynScheme for Erased<G, C>
+where
+    G: IdScheme + fmt::Debug,
+    C: Codec<Id = G::Id> + fmt::Debug,
+    G::Id: Default,
+{
+    fn info(&self) -> SchemeInfo {
+        self.generator.info()
+    }
+
+    fn next_raw(&self) -> Result<RawId, GenerateError> {
+        self.generator.next_id().map(|id| self.codec.to_raw(id))
+    }
+
+    fn fill_raw(&self, out: &mut [RawId]) -> Result<(), GenerateError> {
+        let mut buf = [G::Id::default(); FILL_CHUNK];
+        for chunk in out.chunks_mut(FILL_CHUNK) {
+            let ids = &mut buf[..chunk.len()];
+            self.generator.fill(ids)?;
+            for (slot, id) in chunk.iter_mut().zip(ids.iter()) {
+                *slot = self.codec.to_raw(*id);
+            }
+        }
+        Ok(())
+    }
+
+    fn format_raw(&self, id: &RawId) -> Result<String, ParseError> {
+        self.codec.read_raw(id).map(|id| self.codec.format(id))
+    }
+
+    fn parse_raw(&self, text: &str) -> Result<RawId, ParseError> {
+        self.codec.parse(text).map(|id| self.codec.to_raw(id))
+    }
+
+    fn decode_raw(&self, id: &RawId) -> Result<Decoded, ParseError> {
+        self.codec.read_raw(id).map(|id| self.codec.decode(id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decimal_len;
+
+    #[test]
+    fn decimal_lengths() {
+        let len = |s: String| u32::try_from(s.len()).unwrap();
+        assert_eq!(decimal_len(64), len(u64::MAX.to_string()));
+        assert_eq!(decimal_len(63), len(i64::MAX.to_string()));
+        assert_eq!(decimal_len(128), len(u128::MAX.to_string()));
+        assert_eq!(decimal_len(48), len(((1u64 << 48) - 1).to_string()));
+    }
+}
