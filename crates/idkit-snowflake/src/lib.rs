@@ -1,1 +1,31 @@
-//! placeholder
+#![doc = include_str!("../README.md")]
+
+mod error;
+mod generator;
+mod layout;
+mod sync;
+
+pub use idkit_core;
+pub use idkit_core::{Clock, IdScheme, ManualClock, MonotonicClock, TickerClock};
+
+pub use error::ConfigError;
+pub use generator::{
+    AtomicSnowflake, Builder, MutexSnowflake, RollbackPolicy, SequenceStart, Snowflake,
+};
+pub use layout::{
+    Boundary, Custom, Discord, FieldKind, FieldSpec, Instagram, Layout, LayoutBuilder,
+    LayoutSpec, MAX_FIELDS, Mastodon, Sonyflake, SnowflakeCodec, Twitter, Word, preset, presets,
+};
+
+/// Twitter's layout, single-owner.
+pub type TwitterSnowflake<C = MonotonicClock> = Snowflake<Twitter, C>;
+/// Discord's layout, single-owner.
+pub type DiscordSnowflake<C = MonotonicClock> = Snowflake<Discord, C>;
+/// Instagram's layout, single-owner.
+pub type InstagramSnowflake<C = MonotonicClock> = Snowflake<Instagram, C>;
+/// Sony's layout (10 ms ticks), single-owner.
+pub type SonyflakeGenerator<C = MonotonicClock> = Snowflake<Sonyflake, C>;
+/// Mastodon's layout, single-owner.
+pub type MastodonSnowflake<C = MonotonicClock> = Snowflake<Mastodon, C>;
+/// Boundary's 128-bit flake, single-owner.
+pub type BoundaryFlake<C = MonotonicClock> = Snowflake<Boundary, C>;

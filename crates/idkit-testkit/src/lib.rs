@@ -1,1 +1,175 @@
-//! placeholder
+//! Test-vector loading and conformance checks shared by idkit's scheme crates.
+//!
+//! * [`load_vectors`] reads `tests/data/<name>.toml`, and refuses a file whose first line
+//!   does not name its source (`# source: ...`).
+//! * [`check_sequence`], [`check_dyn`] and [`check_contention`] are the checks every scheme
+//!   passes: unique and increasing ids, text and byte round trips that agree with
+//!   [`SchemeInfo`](idkit_core::SchemeInfo), and no duplicate under contention.
+
+use std::collections::HashSet;
+use std::fmt::Debug;
+use std::hash::Hash;
+use std::path::Path;
+use std::sync::{Arc, Barrier};
+
+use idkit_core::{Alphabet, DynScheme, IdScheme};
+use serde::de::DeserializeOwned;
+
+/// Reads the TOML vector file `tests/data/<name>.toml` of the crate at `manifest_dir`
+/// (pass `env!("CARGO_MANIFEST_DIR")`).
+///
+/// # Panics
+///
+/// Panics (failing the test) when the file is missing, does not start with a
+/// `# source:` line, or does not parse as `T`.
+pub fn load_vectors<T: DeserializeOwned>(manifest_dir: &str, name: &str) -> T {
+    let path = Path::new(manifest_dir)
+        .join("tests/data")
+        .join(format!("{name}.toml"));
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    assert!(
+        text.starts_with("# source:"),
+        "{} must open with a `# source:` line naming where its vectors come from",
+        path.display()
+    );
+    toml::from_str(&text).unwrap_or_else(|e| panic!("cannot parse {}: {e}", path.display()))
+}
+
+/// Issues `n` ids from `generator` one at a time and checks each is strictly greater than
+/// the one before (so all are distinct). Returns them.
+///
+/// # Panics
+///
+/// On a generation error or an id not above its predecessor.
+pub fn check_sequence<G>(generator: &G, n: usize) -> Vec<G::Id>
+where
+    G: IdScheme,
+    G::Id: Ord + Debug,
+{
+    let ids: Vec<G::Id> = (0..n)
+        .map(|i| {
+            generator
+                .next_id()
+                .unwrap_or_else(|e| panic!("id {i} of {n}: {e}"))
+        })
+        .collect();
+    for (i, pair) in ids.windows(2).enumerate() {
+        assert!(
+            pair[0] < pair[1],
+            "id {} ({:?}) is not above id {} ({:?})",
+            i + 1,
+            pair[1],
+            i,
+            pair[0]
+        );
+    }
+    ids
+}
+
+/// Checks a scheme through its object-safe form: `n` ids whose canonical strings have the
+/// advertised length and alphabet, parse back to the same bytes, decode, and whose byte
+/// length is the advertised size. Ids from one generator must be distinct.
+///
+/// # Panics
+///
+/// On the first check that fails.
+pub fn check_dyn(scheme: &dyn DynScheme, n: usize) {
+    let info = scheme.info();
+    let mut ids = vec![idkit_core::RawId::default(); n];
+    scheme.fill_raw(&mut ids).expect("fill_raw");
+    let distinct: HashSet<_> = ids.iter().collect();
+    assert_eq!(distinct.len(), n, "{}: duplicate ids in one batch", info.name);
+    for id in &ids {
+        assert_eq!(
+            id.as_bytes().len(),
+            usize::try_from(info.bytes).unwrap_or(usize::MAX),
+            "{}: byte length",
+            info.name
+        );
+        let text = scheme.format_raw(id).expect("format_raw");
+        let len = u32::try_from(text.len()).unwrap_or(u32::MAX);
+        match info.alphabet {
+            // Decimal ids are as long as their value needs.
+            Alphabet::Decimal => assert!(len <= info.string_len, "{}: {text} too long", info.name),
+            _ => assert_eq!(len, info.string_len, "{}: {text} length", info.name),
+        }
+        assert!(
+            text.chars().all(|c| in_alphabet(info.alphabet, c)),
+            "{}: {text} has a character outside {}",
+            info.name,
+            info.alphabet.name()
+        );
+        let back = scheme.parse_raw(&text).expect("parse_raw of own output");
+        assert_eq!(&back, id, "{}: {text} does not round-trip", info.name);
+        let decoded = scheme.decode_raw(id).expect("decode_raw of own output");
+        assert_eq!(
+            decoded.timestamp_ms.is_some(),
+            info.time_precision_ms.is_some(),
+            "{}: timestamp presence must match time_precision_ms",
+            info.name
+        );
+    }
+    let one = scheme.next_raw().expect("next_raw");
+    assert!(!distinct.contains(&one), "{}: next_raw repeated an id", info.name);
+}
+
+fn in_alphabet(alphabet: Alphabet, c: char) -> bool {
+    match alphabet {
+        Alphabet::Decimal => c.is_ascii_digit(),
+        Alphabet::UuidHex => c.is_ascii_digit() || ('a'..='f').contains(&c) || c == '-',
+        Alphabet::Crockford32 => {
+            c.is_ascii_digit() || (c.is_ascii_uppercase() && !matches!(c, 'I' | 'L' | 'O' | 'U'))
+        }
+        Alphabet::Base62 => c.is_ascii_alphanumeric(),
+        _ => false,
+    }
+}
+
+/// Runs `threads` threads that each take `per_thread` ids from one shared generator, in
+/// batches of `batch` (1 means `next_id`), all starting together. Checks that each thread's
+/// ids strictly increase and that no id appears twice across all threads. Returns the total.
+///
+/// # Panics
+///
+/// On a generation error, a decrease within a thread, or a duplicate.
+pub fn check_contention<G>(generator: Arc<G>, threads: usize, per_thread: usize, batch: usize) -> usize
+where
+    G: IdScheme + Send + Sync + 'static,
+    G::Id: Ord + Hash + Debug + Default + Send + 'static,
+{
+    let barrier = Arc::new(Barrier::new(threads));
+    let handles: Vec<_> = (0..threads)
+        .map(|_| {
+            let generator = Arc::clone(&generator);
+            let barrier = Arc::clone(&barrier);
+            std::thread::spawn(move || {
+                let mut ids = Vec::with_capacity(per_thread);
+                barrier.wait();
+                let mut buf = vec![G::Id::default(); batch.max(1)];
+                while ids.len() < per_thread {
+                    if batch <= 1 {
+                        ids.push(generator.next_id().expect("next_id under contention"));
+                    } else {
+                        let k = batch.min(per_thread - ids.len());
+                        generator.fill(&mut buf[..k]).expect("fill under contention");
+                        ids.extend_from_slice(&buf[..k]);
+                    }
+                }
+                ids
+            })
+        })
+        .collect();
+    let mut all = HashSet::with_capacity(threads * per_thread);
+    for (t, handle) in handles.into_iter().enumerate() {
+        let ids = handle.join().expect("generator thread panicked");
+        for pair in ids.windows(2) {
+            assert!(pair[0] < pair[1], "thread {t}: {:?} then {:?}", pair[0], pair[1]);
+        }
+        for id in ids {
+            assert!(all.insert(id), "duplicate id {id:?} across threads");
+        }
+    }
+    assert_eq!(all.len(), threads * per_thread);
+    all.len()
+}
