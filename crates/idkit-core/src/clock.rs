@@ -23,21 +23,31 @@ pub trait Clock: Send + Sync + Debug {
     /// The current time, in milliseconds since 1970-01-01T00:00:00Z.
     fn now_ms(&self) -> u64;
 
-    /// Blocks until [`Clock::now_ms`] is at least `target_ms`, and returns the reading that
-    /// satisfied it.
+    /// Waits until [`Clock::now_ms`] reads at least `target_ms`, and returns the last
+    /// reading.
+    ///
+    /// The wait is also bounded by real time: it returns after `target_ms - now` ms (plus
+    /// one) even if the clock has not got there, so a clock stepped back during the wait
+    /// cannot block the caller for as long as it went back. Callers re-read and re-decide.
     ///
     /// The default spins for the last millisecond (sleeping would overshoot by a scheduler
     /// quantum and cost a generator at its cap most of a millisecond's ids) and sleeps for
     /// anything longer.
     fn wait_until_ms(&self, target_ms: u64) -> u64 {
+        let start = self.now_ms();
+        if start >= target_ms {
+            return start;
+        }
+        let deadline = Instant::now() + Duration::from_millis(target_ms - start + 1);
         loop {
             let now = self.now_ms();
-            if now >= target_ms {
+            let real_now = Instant::now();
+            if now >= target_ms || real_now >= deadline {
                 return now;
             }
-            let left = target_ms - now;
-            if left > 1 {
-                std::thread::sleep(Duration::from_millis(left - 1));
+            let left = Duration::from_millis(target_ms - now).min(deadline - real_now);
+            if left > Duration::from_millis(1) {
+                std::thread::sleep(left - Duration::from_millis(1));
             } else {
                 std::hint::spin_loop();
             }

@@ -297,9 +297,12 @@ impl<L: Layout, C: Clock> Core<L, C> {
             .min(wanted)
     }
 
-    /// Waits for the clock; returns the milliseconds waited.
+    /// Waits for the clock; returns the milliseconds asked for. The wait budget of
+    /// [`RollbackPolicy::Wait`] is counted in requested time, not in what the clock shows
+    /// afterwards, so a clock that keeps slipping back cannot keep a caller waiting forever.
     pub(crate) fn wait(&self, now_ms: u64, until_ms: u64) -> u64 {
-        self.clock.wait_until_ms(until_ms).saturating_sub(now_ms)
+        self.clock.wait_until_ms(until_ms);
+        until_ms.saturating_sub(now_ms)
     }
 
     pub(crate) fn clock(&self) -> &C {
