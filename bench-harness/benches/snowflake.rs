@@ -1,1 +1,205 @@
-fn main(){}
+//! Snowflake generation: idkit's three modes against ferroid, snowflaked and snowflake_me,
+//! in the same run. Benchmark ids are `<group>/<implementation>`.
+//!
+//! * `twitter-1t`: Twitter's layout (cap 4.096 M ids/s) on one thread: at the cap, an id
+//!   costs 244 ns however fast the code is.
+//! * `uncapped-single`, `uncapped-lockfree`, `uncapped-mutex`: a layout whose cap is out of
+//!   reach (sign 1, time 41, sequence 22: 4.2 G ids/s), so the cost of the code and the
+//!   clock read shows. snowflaked's layout is fixed (12-bit sequence) and stays capped.
+//! * `lockfree-threads`: aggregate ns/id with 1 and 2 threads sharing one generator.
+//!
+//! Run: `cargo bench -p bench-harness --bench snowflake`.
+
+use std::hint::black_box;
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use ferroid::generator::{AtomicSnowflakeGenerator, BasicSnowflakeGenerator, LockSnowflakeGenerator};
+use ferroid::id::SnowflakeTwitterId;
+use ferroid::time::{MonotonicClock as FerroidClock, TWITTER_EPOCH};
+use idkit_core::{IdScheme, MonotonicClock, TickerClock};
+use idkit_snowflake::{Custom, LayoutSpec, Snowflake, Twitter};
+
+const TWEPOCH_MS: u64 = 1_288_834_974_657;
+
+mod wide_id {
+    // The macro generates items without docs; they are ferroid's, not ours.
+    #![allow(missing_docs)]
+    use ferroid::define_snowflake_id;
+    define_snowflake_id!(
+        /// The uncapped layout for ferroid: sign 1, time 41, no machine bits, sequence 22.
+        WideId, u64,
+        reserved: 1,
+        timestamp: 41,
+        machine_id: 0,
+        sequence: 22
+    );
+}
+use wide_id::WideId;
+
+fn wide() -> Custom<u64> {
+    let spec = LayoutSpec::builder("wide-sequence", 64)
+        .time(41)
+        .sequence(22)
+        .epoch_ms(TWEPOCH_MS)
+        .build()
+        .expect("valid layout");
+    Custom::new(spec).expect("64-bit layout")
+}
+
+fn snowflake_me_wide() -> snowflake_me::Snowflake {
+    let zero = || Ok(0);
+    snowflake_me::Snowflake::builder()
+        .bit_len_time(41)
+        .bit_len_sequence(20)
+        .bit_len_data_center_id(1)
+        .bit_len_machine_id(1)
+        .machine_id(&zero)
+        .data_center_id(&zero)
+        .finalize()
+        .expect("snowflake_me layout")
+}
+
+fn twitter_one_thread(c: &mut Criterion) {
+    let mut g = c.benchmark_group("twitter-1t");
+    g.throughput(Throughput::Elements(1));
+    g.measurement_time(Duration::from_secs(3));
+    let ours = Snowflake::builder(Twitter).build().unwrap();
+    g.bench_function("idkit-single", |b| b.iter(|| black_box(ours.next_id().unwrap())));
+    let ours = Snowflake::builder(Twitter).build_atomic().unwrap();
+    g.bench_function("idkit-lockfree", |b| b.iter(|| black_box(ours.next_id().unwrap())));
+    let ferroid = BasicSnowflakeGenerator::<SnowflakeTwitterId, _>::new(
+        0,
+        FerroidClock::<1>::with_epoch(TWITTER_EPOCH),
+    );
+    g.bench_function("ferroid-basic", |b| {
+        b.iter(|| black_box(ferroid.next_id(|_| std::hint::spin_loop())))
+    });
+    let mut snowflaked = snowflaked::Generator::new(0);
+    g.bench_function("snowflaked-single", |b| {
+        b.iter(|| black_box(snowflaked.generate::<u64>()))
+    });
+    g.finish();
+}
+
+fn uncapped(c: &mut Criterion) {
+    let mut g = c.benchmark_group("uncapped-single");
+    g.throughput(Throughput::Elements(1));
+    let ours = Snowflake::builder(wide()).clock(TickerClock::new()).build().unwrap();
+    g.bench_function("idkit-ticker", |b| b.iter(|| black_box(ours.next_id().unwrap())));
+    let ours = Snowflake::builder(wide()).clock(MonotonicClock::new()).build().unwrap();
+    g.bench_function("idkit-monotonic", |b| b.iter(|| black_box(ours.next_id().unwrap())));
+    let ferroid = BasicSnowflakeGenerator::<WideId, _>::new(0, FerroidClock::<1>::with_epoch(TWITTER_EPOCH));
+    g.bench_function("ferroid-basic", |b| {
+        b.iter(|| black_box(ferroid.next_id(|_| std::hint::spin_loop())))
+    });
+    let mut snowflaked = snowflaked::Generator::new(0);
+    g.bench_function("snowflaked-single-capped", |b| {
+        b.iter(|| black_box(snowflaked.generate::<u64>()))
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("uncapped-lockfree");
+    g.throughput(Throughput::Elements(1));
+    let ours = Snowflake::builder(wide()).clock(TickerClock::new()).build_atomic().unwrap();
+    g.bench_function("idkit-ticker", |b| b.iter(|| black_box(ours.next_id().unwrap())));
+    let ours = Snowflake::builder(wide()).clock(MonotonicClock::new()).build_atomic().unwrap();
+    g.bench_function("idkit-monotonic", |b| b.iter(|| black_box(ours.next_id().unwrap())));
+    let ferroid = AtomicSnowflakeGenerator::<WideId, _>::new(0, FerroidClock::<1>::with_epoch(TWITTER_EPOCH));
+    g.bench_function("ferroid-atomic", |b| {
+        b.iter(|| black_box(ferroid.next_id(|_| std::hint::spin_loop())))
+    });
+    let me = snowflake_me_wide();
+    g.bench_function("snowflake_me", |b| b.iter(|| black_box(me.next_id().unwrap())));
+    let snowflaked = snowflaked::sync::Generator::new(0);
+    g.bench_function("snowflaked-sync-capped", |b| {
+        b.iter(|| black_box(snowflaked.generate::<u64>()))
+    });
+    let mut buf = vec![0u64; 1000];
+    g.throughput(Throughput::Elements(1000));
+    g.bench_function("idkit-ticker-batch1000", |b| {
+        b.iter(|| {
+            ours_batch(&mut buf);
+            black_box(buf[999])
+        })
+    });
+    let mut me_buf = Vec::with_capacity(1000);
+    g.bench_function("snowflake_me-batch1000", |b| {
+        b.iter(|| {
+            me_buf.clear();
+            me.next_ids_into(1000, &mut me_buf).unwrap();
+            black_box(me_buf.len())
+        })
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("uncapped-mutex");
+    g.throughput(Throughput::Elements(1));
+    let ours = Snowflake::builder(wide()).clock(TickerClock::new()).build_mutex().unwrap();
+    g.bench_function("idkit-ticker", |b| b.iter(|| black_box(ours.next_id().unwrap())));
+    let ferroid = LockSnowflakeGenerator::<WideId, _>::new(0, FerroidClock::<1>::with_epoch(TWITTER_EPOCH));
+    g.bench_function("ferroid-lock", |b| {
+        // The lock generator's only fallible path is a poisoned mutex.
+        b.iter(|| black_box(ferroid.try_next_id(|_| std::hint::spin_loop()).unwrap()))
+    });
+    g.finish();
+}
+
+fn ours_batch(buf: &mut [u64]) {
+    thread_local! {
+        static GEN: idkit_snowflake::AtomicSnowflake<Custom<u64>, TickerClock> =
+            Snowflake::builder(wide()).clock(TickerClock::new()).build_atomic().unwrap();
+    }
+    GEN.with(|g| g.fill(buf).unwrap());
+}
+
+/// Aggregate time per id with `threads` threads sharing one lock-free generator.
+fn shared_run<G: IdScheme + Send + Sync + 'static>(generator: &Arc<G>, threads: u64, iters: u64) -> Duration {
+    let barrier = Arc::new(Barrier::new(usize::try_from(threads).unwrap() + 1));
+    let per_thread = iters.div_ceil(threads);
+    let handles: Vec<_> = (0..threads)
+        .map(|_| {
+            let generator = Arc::clone(generator);
+            let barrier = Arc::clone(&barrier);
+            std::thread::spawn(move || {
+                barrier.wait();
+                for _ in 0..per_thread {
+                    black_box(generator.next_id().unwrap());
+                }
+            })
+        })
+        .collect();
+    barrier.wait();
+    let start = Instant::now();
+    for h in handles {
+        h.join().unwrap();
+    }
+    start.elapsed()
+}
+
+fn lockfree_threads(c: &mut Criterion) {
+    let mut g = c.benchmark_group("lockfree-threads");
+    g.throughput(Throughput::Elements(1));
+    let generator = Arc::new(
+        Snowflake::builder(wide())
+            .clock(TickerClock::new())
+            .build_atomic()
+            .unwrap(),
+    );
+    for threads in [1u64, 2] {
+        g.bench_function(format!("idkit-ticker-{threads}t"), |b| {
+            b.iter_custom(|iters| shared_run(&generator, threads, iters))
+        });
+    }
+    let twitter = Arc::new(Snowflake::builder(Twitter).build_atomic().unwrap());
+    for threads in [1u64, 2] {
+        g.bench_function(format!("idkit-twitter-{threads}t"), |b| {
+            b.iter_custom(|iters| shared_run(&twitter, threads, iters))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, twitter_one_thread, uncapped, lockfree_threads);
+criterion_main!(benches);

@@ -15,7 +15,7 @@
 
 use std::fmt::Debug;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock};
+use std::sync::{Arc, Once};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// A source of Unix-millisecond timestamps.
@@ -56,6 +56,7 @@ pub trait Clock: Send + Sync + Debug {
 }
 
 impl<C: Clock + ?Sized> Clock for Arc<C> {
+    #[inline]
     fn now_ms(&self) -> u64 {
         (**self).now_ms()
     }
@@ -65,6 +66,7 @@ impl<C: Clock + ?Sized> Clock for Arc<C> {
 }
 
 impl<C: Clock + ?Sized> Clock for &C {
+    #[inline]
     fn now_ms(&self) -> u64 {
         (**self).now_ms()
     }
@@ -138,50 +140,48 @@ impl Default for MonotonicClock {
 }
 
 impl Clock for MonotonicClock {
+    #[inline]
     fn now_ms(&self) -> u64 {
         self.anchor_ms
             .saturating_add(duration_ms(self.anchor.elapsed()))
     }
 }
 
-/// The process-wide ticker behind [`TickerClock`].
-#[derive(Debug)]
-struct Ticker {
-    anchor_ms: u64,
-    elapsed_ms: AtomicU64,
+/// Unix ms as last stored by the ticker thread; 0 until it starts.
+static TICKER_NOW_MS: AtomicU64 = AtomicU64::new(0);
+static TICKER_START: Once = Once::new();
+
+fn start_ticker() {
+    TICKER_START.call_once(|| {
+        let anchor_ms = wall_ms();
+        let anchor = Instant::now();
+        TICKER_NOW_MS.store(anchor_ms, Ordering::Relaxed);
+        // One thread per process, for the life of the process: it wakes once a
+        // millisecond, which costs far less than a clock read per id at millions of ids
+        // per second.
+        let spawned = std::thread::Builder::new()
+            .name("idkit-ticker".into())
+            .spawn(move || {
+                loop {
+                    let elapsed = duration_ms(anchor.elapsed());
+                    // fetch_max: the stored time never goes back, even if this thread is
+                    // preempted between reading the clock and storing.
+                    TICKER_NOW_MS.fetch_max(anchor_ms.saturating_add(elapsed), Ordering::Relaxed);
+                    // Sleep to the next millisecond boundary, not for a fixed 1 ms, so the
+                    // ticker does not drift behind by the scheduler's overshoot.
+                    let next = Duration::from_millis(elapsed + 1);
+                    std::thread::sleep(next.saturating_sub(anchor.elapsed()));
+                }
+            });
+        if let Err(e) = spawned {
+            panic!("idkit: cannot start the ticker thread: {e}");
+        }
+    });
 }
 
-static TICKER: LazyLock<Arc<Ticker>> = LazyLock::new(|| {
-    let anchor = Instant::now();
-    let ticker = Arc::new(Ticker {
-        anchor_ms: wall_ms(),
-        elapsed_ms: AtomicU64::new(0),
-    });
-    let shared = Arc::clone(&ticker);
-    // One thread per process, for the life of the process: it wakes once a millisecond,
-    // which costs far less than a clock read per id at millions of ids per second.
-    std::thread::Builder::new()
-        .name("idkit-ticker".into())
-        .spawn(move || {
-            loop {
-                let elapsed = anchor.elapsed();
-                shared
-                    .elapsed_ms
-                    .store(duration_ms(elapsed), Ordering::Relaxed);
-                // Sleep to the next millisecond boundary, not for a fixed 1 ms, so the
-                // ticker does not drift behind by the scheduler's overshoot.
-                let next = Duration::from_millis(duration_ms(elapsed) + 1);
-                std::thread::sleep(next.saturating_sub(anchor.elapsed()));
-            }
-        })
-        .map(|_| ())
-        .unwrap_or_else(|e| panic!("idkit: cannot start the ticker thread: {e}"));
-    ticker
-});
-
 /// A monotonic millisecond clock read from memory: a background thread (one per process,
-/// started on first use) stores the elapsed milliseconds in an atomic, and a read is one
-/// relaxed load.
+/// started by the first [`TickerClock::new`]) stores the time in an atomic, and a read is
+/// one relaxed load.
 ///
 /// It is anchored to the wall clock once, like [`MonotonicClock`], and never goes
 /// backwards. A reading can lag the true time by up to a millisecond plus however long the
@@ -190,24 +190,31 @@ static TICKER: LazyLock<Arc<Ticker>> = LazyLock::new(|| {
 ///
 /// # Panics
 ///
-/// The first use panics if the operating system refuses to start a thread.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct TickerClock;
+/// The first [`TickerClock::new`] panics if the operating system refuses to start a thread.
+#[derive(Debug, Clone, Copy)]
+pub struct TickerClock {
+    // Private, so every value went through `new` and the ticker is running.
+    _started: (),
+}
 
 impl TickerClock {
     /// The clock, starting the process-wide ticker thread if it is not running yet.
     pub fn new() -> Self {
-        LazyLock::force(&TICKER);
-        Self
+        start_ticker();
+        Self { _started: () }
+    }
+}
+
+impl Default for TickerClock {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
 impl Clock for TickerClock {
+    #[inline]
     fn now_ms(&self) -> u64 {
-        let ticker = &**TICKER;
-        ticker
-            .anchor_ms
-            .saturating_add(ticker.elapsed_ms.load(Ordering::Relaxed))
+        TICKER_NOW_MS.load(Ordering::Relaxed)
     }
 }
 

@@ -83,6 +83,14 @@ pub(crate) struct State {
     pub(crate) seq: u64,
 }
 
+/// The state of a generator that one caller owns at a time (single-owner, mutex): the
+/// shared [`State`] plus the last id, from which the next one in the same tick is one add.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Owned<Id> {
+    pub(crate) state: State,
+    pub(crate) last: Id,
+}
+
 /// Everything about a generator except its state: the layout, clock, policy and the values
 /// precomputed from them.
 pub(crate) struct Core<L: Layout, C> {
@@ -91,7 +99,7 @@ pub(crate) struct Core<L: Layout, C> {
     policy: RollbackPolicy,
     base: L::Id,
     time_shift: u32,
-    seq_shift: u32,
+    pub(crate) seq_shift: u32,
     pub(crate) seq_bits: u32,
     pub(crate) seq_max: u64,
     epoch_ms: u64,
@@ -120,13 +128,18 @@ impl<L: Layout, C: Clock> Core<L, C> {
         }
     }
 
+    pub(crate) fn initial_owned(&self) -> Owned<L::Id> {
+        Owned {
+            state: self.initial_state(),
+            last: L::Id::default(),
+        }
+    }
+
+    #[inline(always)]
     fn tick_of(&self, now_ms: u64) -> Result<u64, GenerateError> {
-        let since = now_ms
-            .checked_sub(self.epoch_ms)
-            .ok_or(GenerateError::BeforeEpoch {
-                now_ms,
-                epoch_ms: self.epoch_ms,
-            })?;
+        let Some(since) = now_ms.checked_sub(self.epoch_ms) else {
+            return Err(self.before_epoch(now_ms));
+        };
         // Skip the division for the common 1 ms tick: it is the most expensive
         // instruction on the hot path otherwise.
         let tick = if self.tick_ms == 1 {
@@ -140,6 +153,15 @@ impl<L: Layout, C: Clock> Core<L, C> {
         Ok(tick)
     }
 
+    #[cold]
+    fn before_epoch(&self, now_ms: u64) -> GenerateError {
+        GenerateError::BeforeEpoch {
+            now_ms,
+            epoch_ms: self.epoch_ms,
+        }
+    }
+
+    #[cold]
     fn overflow(&self) -> GenerateError {
         GenerateError::TimeOverflow {
             last_ms: self.layout.spec().last_ms().unwrap_or(u64::MAX),
@@ -152,6 +174,7 @@ impl<L: Layout, C: Clock> Core<L, C> {
         tick.saturating_mul(self.tick_ms).saturating_add(self.epoch_ms)
     }
 
+    #[inline(always)]
     fn start_seq(&self, tick: u64) -> u64 {
         if self.start_below == 0 {
             return 0;
@@ -164,6 +187,7 @@ impl<L: Layout, C: Clock> Core<L, C> {
         (z ^ (z >> 31)) % self.start_below
     }
 
+    #[inline(always)]
     fn fresh(&self, tick: u64) -> Step {
         let seq = self.start_seq(tick);
         Step::Issue {
@@ -176,12 +200,29 @@ impl<L: Layout, C: Clock> Core<L, C> {
     /// Decides the next id from the state and a clock reading. Pure: the callers own the
     /// state, the waiting and the atomicity. `waited_ms` is how long this call has already
     /// waited for a rolled-back clock.
+    #[inline(always)]
     pub(crate) fn step(&self, state: State, now_ms: u64, waited_ms: u64) -> Result<Step, GenerateError> {
         let now = self.tick_of(now_ms)?;
         let last = state.tick;
         if now > last {
             return Ok(self.fresh(now));
         }
+        // The common case, the clock still in the last tick with sequence left, first.
+        if now == last && state.seq < self.seq_max {
+            return Ok(Step::Issue {
+                tick: last,
+                seq: state.seq + 1,
+                room: self.seq_max - state.seq - 1,
+            });
+        }
+        self.step_slow(state, now, now_ms, waited_ms)
+    }
+
+    /// Rollback and exhaustion: everything but the two common cases of [`Core::step`].
+    #[cold]
+    #[inline(never)]
+    fn step_slow(&self, state: State, now: u64, now_ms: u64, waited_ms: u64) -> Result<Step, GenerateError> {
+        let last = state.tick;
         let behind = now < last;
         if behind {
             let behind_ms = self.tick_start(last).saturating_sub(now_ms);
@@ -248,39 +289,68 @@ impl<L: Layout, C: Clock> Core<L, C> {
         L::Id::pack(self.base, tick, self.time_shift, seq, self.seq_shift)
     }
 
+    /// The fast path, the case [`Core::step`] also checks first: true when the clock is
+    /// still in tick `tick` and the sequence `seq` has room, so the next id is the last one
+    /// with its sequence field one higher (no carry can leave a field that is not full).
+    #[inline(always)]
+    pub(crate) fn same_tick_with_room(&self, now_ms: u64, tick: u64, seq: u64) -> bool {
+        let Some(since) = now_ms.checked_sub(self.epoch_ms) else {
+            return false;
+        };
+        let now = if self.tick_ms == 1 {
+            since
+        } else {
+            since / self.tick_ms
+        };
+        now == tick && seq < self.seq_max
+    }
+
     /// Issues one id against a state the caller owns exclusively.
-    #[inline]
-    pub(crate) fn next(&self, state: &mut State) -> Result<L::Id, GenerateError> {
+    #[inline(always)]
+    pub(crate) fn next(&self, owned: &mut Owned<L::Id>) -> Result<L::Id, GenerateError> {
+        let now = self.clock.now_ms();
+        if self.same_tick_with_room(now, owned.state.tick, owned.state.seq) {
+            owned.state.seq += 1;
+            owned.last = owned.last.bump(self.seq_shift);
+            return Ok(owned.last);
+        }
+        self.next_slow(owned, now)
+    }
+
+    #[inline(never)]
+    pub(crate) fn next_slow(&self, owned: &mut Owned<L::Id>, mut now: u64) -> Result<L::Id, GenerateError> {
         let mut waited = 0;
         loop {
-            let now = self.clock.now_ms();
-            match self.step(*state, now, waited)? {
+            match self.step(owned.state, now, waited)? {
                 Step::Issue { tick, seq, .. } => {
-                    *state = State { tick, seq };
-                    return Ok(self.id(tick, seq));
+                    owned.state = State { tick, seq };
+                    owned.last = self.id(tick, seq);
+                    return Ok(owned.last);
                 }
                 Step::Wait { until_ms } => waited += self.wait(now, until_ms),
             }
+            now = self.clock.now_ms();
         }
     }
 
     /// Fills `out` against a state the caller owns exclusively, a run of sequence numbers
     /// at a time.
-    pub(crate) fn fill(&self, state: &mut State, out: &mut [L::Id]) -> Result<(), GenerateError> {
+    pub(crate) fn fill(&self, owned: &mut Owned<L::Id>, out: &mut [L::Id]) -> Result<(), GenerateError> {
         let mut done = 0;
         let mut waited = 0;
         while done < out.len() {
             let now = self.clock.now_ms();
-            match self.step(*state, now, waited)? {
+            match self.step(owned.state, now, waited)? {
                 Step::Issue { tick, seq, room } => {
                     let run = self.run_len(room, out.len() - done);
                     for (slot, s) in out[done..done + run].iter_mut().zip(seq..) {
                         *slot = self.id(tick, s);
                     }
-                    *state = State {
+                    owned.state = State {
                         tick,
                         seq: seq + run as u64 - 1,
                     };
+                    owned.last = out[done + run - 1];
                     done += run;
                 }
                 Step::Wait { until_ms } => waited += self.wait(now, until_ms),
@@ -481,8 +551,11 @@ impl<L: Layout, C: Clock> Builder<L, C> {
     /// sequence.
     pub fn build(self) -> Result<Snowflake<L, C>, ConfigError> {
         let core = self.core(None)?;
+        let init = core.initial_owned();
         Ok(Snowflake {
-            state: Cell::new(core.initial_state()),
+            tick: Cell::new(init.state.tick),
+            seq: Cell::new(init.state.seq),
+            last: Cell::new(init.last),
             core,
         })
     }
@@ -515,7 +588,7 @@ impl<L: Layout, C: Clock> Builder<L, C> {
     pub fn build_mutex(self) -> Result<MutexSnowflake<L, C>, ConfigError> {
         let core = self.core(None)?;
         Ok(MutexSnowflake {
-            state: Mutex::new(core.initial_state()),
+            state: Mutex::new(core.initial_owned()),
             core,
         })
     }
@@ -548,14 +621,19 @@ fn random_seed() -> u64 {
 /// ```
 /// use idkit_snowflake::{Snowflake, Discord};
 /// use idkit_core::IdScheme;
-/// let gen = Snowflake::builder(Discord).field("worker", 1).build()?;
-/// let (a, b) = (gen.next_id()?, gen.next_id()?);
+/// let generator = Snowflake::builder(Discord).field("worker", 1).build()?;
+/// let (a, b) = (generator.next_id()?, generator.next_id()?);
 /// assert!(b > a);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct Snowflake<L: Layout, C = MonotonicClock> {
     core: Core<L, C>,
-    state: Cell<State>,
+    // Three cells rather than one cell of a struct: copying the struct in and out on every
+    // id made the compiler reload it with wide loads right after narrow stores, which stalls
+    // store forwarding and tripled the cost of an id.
+    tick: Cell<u64>,
+    seq: Cell<u64>,
+    last: Cell<L::Id>,
 }
 
 impl<L: Layout> Snowflake<L> {
@@ -579,7 +657,23 @@ impl<L: Layout, C: Clock> Snowflake<L, C> {
     /// How far the last id's timestamp runs ahead of the clock, in ms (non-zero only under
     /// [`RollbackPolicy::Logical`]).
     pub fn ahead_ms(&self) -> u64 {
-        self.core.ahead_ms(self.state.get())
+        self.core.ahead_ms(self.owned().state)
+    }
+
+    fn owned(&self) -> Owned<L::Id> {
+        Owned {
+            state: State {
+                tick: self.tick.get(),
+                seq: self.seq.get(),
+            },
+            last: self.last.get(),
+        }
+    }
+
+    fn store(&self, owned: Owned<L::Id>) {
+        self.tick.set(owned.state.tick);
+        self.seq.set(owned.state.seq);
+        self.last.set(owned.last);
     }
 }
 
@@ -594,16 +688,24 @@ impl<L: Layout, C: Clock> IdScheme for Snowflake<L, C> {
 
     #[inline]
     fn next_id(&self) -> Result<L::Id, GenerateError> {
-        let mut state = self.state.get();
-        let id = self.core.next(&mut state);
-        self.state.set(state);
+        let now = self.core.clock().now_ms();
+        let seq = self.seq.get();
+        if self.core.same_tick_with_room(now, self.tick.get(), seq) {
+            let id = self.last.get().bump(self.core.seq_shift);
+            self.seq.set(seq + 1);
+            self.last.set(id);
+            return Ok(id);
+        }
+        let mut owned = self.owned();
+        let id = self.core.next_slow(&mut owned, now);
+        self.store(owned);
         id
     }
 
     fn fill(&self, out: &mut [L::Id]) -> Result<(), GenerateError> {
-        let mut state = self.state.get();
-        let done = self.core.fill(&mut state, out);
-        self.state.set(state);
+        let mut owned = self.owned();
+        let done = self.core.fill(&mut owned, out);
+        self.store(owned);
         done
     }
 
@@ -644,10 +746,10 @@ fn unpack(word: u64, seq_bits: u32) -> State {
 /// use idkit_core::IdScheme;
 /// use std::sync::Arc;
 ///
-/// let gen = Arc::new(Snowflake::builder(Twitter).field("worker", 7).build_atomic()?);
+/// let generator = Arc::new(Snowflake::builder(Twitter).field("worker", 7).build_atomic()?);
 /// let handles: Vec<_> = (0..2).map(|_| {
-///     let gen = Arc::clone(&gen);
-///     std::thread::spawn(move || gen.take(1000))
+///     let generator = Arc::clone(&generator);
+///     std::thread::spawn(move || generator.take(1000))
 /// }).collect();
 /// let mut all = Vec::new();
 /// for h in handles { all.extend(h.join().unwrap()?); }
@@ -690,6 +792,7 @@ impl<L: Layout, C: Clock> AtomicSnowflake<L, C> {
     fn reserve(&self, wanted: usize) -> Result<(u64, u64, usize), GenerateError> {
         let bits = self.core.seq_bits;
         let mut waited = 0;
+        let mut backoff = Backoff::default();
         let mut current = self.state.load(Ordering::Acquire);
         loop {
             // Read the clock after the state: the Acquire load orders this read after the
@@ -713,7 +816,13 @@ impl<L: Layout, C: Clock> AtomicSnowflake<L, C> {
                         Ordering::Acquire,
                     ) {
                         Ok(_) => return Ok((tick, seq, run)),
-                        Err(actual) => current = actual,
+                        Err(actual) => {
+                            // Another thread won. Back off before retrying: under
+                            // contention this lets one core keep the cache line for a run
+                            // of ids instead of bouncing it on every attempt.
+                            backoff.spin();
+                            current = actual;
+                        }
                     }
                 }
                 Step::Wait { until_ms } => {
@@ -757,13 +866,29 @@ impl<L: Layout, C: Clock> IdScheme for AtomicSnowflake<L, C> {
     }
 }
 
+/// Exponential spinning after a lost compare-and-swap: 1, 2, 4 ... 64 spin-loop hints.
+#[derive(Default)]
+struct Backoff(u32);
+
+impl Backoff {
+    #[inline]
+    fn spin(&mut self) {
+        for _ in 0..(1u32 << self.0) {
+            std::hint::spin_loop();
+        }
+        #[cfg(loom)]
+        loom::thread::yield_now();
+        self.0 = (self.0 + 1).min(6);
+    }
+}
+
 /// A Snowflake generator behind a `Mutex`, to share between threads: the classic design
 /// (Twitter's `synchronized nextId`), kept as the baseline for [`AtomicSnowflake`].
 ///
 /// The lock is held while waiting for the next tick, as in the original.
 pub struct MutexSnowflake<L: Layout, C = MonotonicClock> {
     core: Core<L, C>,
-    state: Mutex<State>,
+    state: Mutex<Owned<L::Id>>,
 }
 
 impl<L: Layout, C: fmt::Debug> fmt::Debug for MutexSnowflake<L, C> {
@@ -773,7 +898,7 @@ impl<L: Layout, C: fmt::Debug> fmt::Debug for MutexSnowflake<L, C> {
 }
 
 impl<L: Layout, C: Clock> MutexSnowflake<L, C> {
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Owned<L::Id>> {
         // A panic while holding the lock cannot leave the state half-written (it is
         // assigned whole after an id is decided), so a poisoned lock is safe to reuse.
         self.state

@@ -22,6 +22,9 @@ pub trait Word:
     const BITS: u32;
     /// `base | tick << time_shift | seq << seq_shift`, in the word's own width.
     fn pack(base: Self, tick: u64, time_shift: u32, seq: u64, seq_shift: u32) -> Self;
+    /// `self + (1 << shift)`: the next sequence value, when the sequence field (at
+    /// `shift`) is known not to be full, so no carry leaves it.
+    fn bump(self, shift: u32) -> Self;
     /// Widens to `u128`.
     fn to_u128(self) -> u128;
     /// Narrows from `u128`; `None` when it does not fit.
@@ -48,6 +51,10 @@ impl Word for u64 {
     fn pack(base: u64, tick: u64, time_shift: u32, seq: u64, seq_shift: u32) -> u64 {
         base | (tick << time_shift) | (seq << seq_shift)
     }
+    #[inline]
+    fn bump(self, shift: u32) -> u64 {
+        self.wrapping_add(1 << shift)
+    }
     fn to_u128(self) -> u128 {
         u128::from(self)
     }
@@ -70,6 +77,10 @@ impl Word for u128 {
     #[inline]
     fn pack(base: u128, tick: u64, time_shift: u32, seq: u64, seq_shift: u32) -> u128 {
         base | (u128::from(tick) << time_shift) | (u128::from(seq) << seq_shift)
+    }
+    #[inline]
+    fn bump(self, shift: u32) -> u128 {
+        self.wrapping_add(1 << shift)
     }
     fn to_u128(self) -> u128 {
         self
