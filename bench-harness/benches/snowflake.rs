@@ -15,7 +15,9 @@ use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use ferroid::generator::{AtomicSnowflakeGenerator, BasicSnowflakeGenerator, LockSnowflakeGenerator};
+use ferroid::generator::{
+    AtomicSnowflakeGenerator, BasicSnowflakeGenerator, LockSnowflakeGenerator,
+};
 use ferroid::id::SnowflakeTwitterId;
 use ferroid::time::{MonotonicClock as FerroidClock, TWITTER_EPOCH};
 use idkit_core::{IdScheme, MonotonicClock, TickerClock};
@@ -66,9 +68,13 @@ fn twitter_one_thread(c: &mut Criterion) {
     g.throughput(Throughput::Elements(1));
     g.measurement_time(Duration::from_secs(3));
     let ours = Snowflake::builder(Twitter).build().unwrap();
-    g.bench_function("idkit-single", |b| b.iter(|| black_box(ours.next_id().unwrap())));
+    g.bench_function("idkit-single", |b| {
+        b.iter(|| black_box(ours.next_id().unwrap()))
+    });
     let ours = Snowflake::builder(Twitter).build_atomic().unwrap();
-    g.bench_function("idkit-lockfree", |b| b.iter(|| black_box(ours.next_id().unwrap())));
+    g.bench_function("idkit-lockfree", |b| {
+        b.iter(|| black_box(ours.next_id().unwrap()))
+    });
     let ferroid = BasicSnowflakeGenerator::<SnowflakeTwitterId, _>::new(
         0,
         FerroidClock::<1>::with_epoch(TWITTER_EPOCH),
@@ -86,11 +92,22 @@ fn twitter_one_thread(c: &mut Criterion) {
 fn uncapped(c: &mut Criterion) {
     let mut g = c.benchmark_group("uncapped-single");
     g.throughput(Throughput::Elements(1));
-    let ours = Snowflake::builder(wide()).clock(TickerClock::new()).build().unwrap();
-    g.bench_function("idkit-ticker", |b| b.iter(|| black_box(ours.next_id().unwrap())));
-    let ours = Snowflake::builder(wide()).clock(MonotonicClock::new()).build().unwrap();
-    g.bench_function("idkit-monotonic", |b| b.iter(|| black_box(ours.next_id().unwrap())));
-    let ferroid = BasicSnowflakeGenerator::<WideId, _>::new(0, FerroidClock::<1>::with_epoch(TWITTER_EPOCH));
+    let ours = Snowflake::builder(wide())
+        .clock(TickerClock::new())
+        .build()
+        .unwrap();
+    g.bench_function("idkit-ticker", |b| {
+        b.iter(|| black_box(ours.next_id().unwrap()))
+    });
+    let ours = Snowflake::builder(wide())
+        .clock(MonotonicClock::new())
+        .build()
+        .unwrap();
+    g.bench_function("idkit-monotonic", |b| {
+        b.iter(|| black_box(ours.next_id().unwrap()))
+    });
+    let ferroid =
+        BasicSnowflakeGenerator::<WideId, _>::new(0, FerroidClock::<1>::with_epoch(TWITTER_EPOCH));
     g.bench_function("ferroid-basic", |b| {
         b.iter(|| black_box(ferroid.next_id(|_| std::hint::spin_loop())))
     });
@@ -102,16 +119,29 @@ fn uncapped(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("uncapped-lockfree");
     g.throughput(Throughput::Elements(1));
-    let ours = Snowflake::builder(wide()).clock(TickerClock::new()).build_atomic().unwrap();
-    g.bench_function("idkit-ticker", |b| b.iter(|| black_box(ours.next_id().unwrap())));
-    let ours = Snowflake::builder(wide()).clock(MonotonicClock::new()).build_atomic().unwrap();
-    g.bench_function("idkit-monotonic", |b| b.iter(|| black_box(ours.next_id().unwrap())));
-    let ferroid = AtomicSnowflakeGenerator::<WideId, _>::new(0, FerroidClock::<1>::with_epoch(TWITTER_EPOCH));
+    let ours = Snowflake::builder(wide())
+        .clock(TickerClock::new())
+        .build_atomic()
+        .unwrap();
+    g.bench_function("idkit-ticker", |b| {
+        b.iter(|| black_box(ours.next_id().unwrap()))
+    });
+    let ours = Snowflake::builder(wide())
+        .clock(MonotonicClock::new())
+        .build_atomic()
+        .unwrap();
+    g.bench_function("idkit-monotonic", |b| {
+        b.iter(|| black_box(ours.next_id().unwrap()))
+    });
+    let ferroid =
+        AtomicSnowflakeGenerator::<WideId, _>::new(0, FerroidClock::<1>::with_epoch(TWITTER_EPOCH));
     g.bench_function("ferroid-atomic", |b| {
         b.iter(|| black_box(ferroid.next_id(|_| std::hint::spin_loop())))
     });
     let me = snowflake_me_wide();
-    g.bench_function("snowflake_me", |b| b.iter(|| black_box(me.next_id().unwrap())));
+    g.bench_function("snowflake_me", |b| {
+        b.iter(|| black_box(me.next_id().unwrap()))
+    });
     let snowflaked = snowflaked::sync::Generator::new(0);
     g.bench_function("snowflaked-sync-capped", |b| {
         b.iter(|| black_box(snowflaked.generate::<u64>()))
@@ -136,9 +166,15 @@ fn uncapped(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("uncapped-mutex");
     g.throughput(Throughput::Elements(1));
-    let ours = Snowflake::builder(wide()).clock(TickerClock::new()).build_mutex().unwrap();
-    g.bench_function("idkit-ticker", |b| b.iter(|| black_box(ours.next_id().unwrap())));
-    let ferroid = LockSnowflakeGenerator::<WideId, _>::new(0, FerroidClock::<1>::with_epoch(TWITTER_EPOCH));
+    let ours = Snowflake::builder(wide())
+        .clock(TickerClock::new())
+        .build_mutex()
+        .unwrap();
+    g.bench_function("idkit-ticker", |b| {
+        b.iter(|| black_box(ours.next_id().unwrap()))
+    });
+    let ferroid =
+        LockSnowflakeGenerator::<WideId, _>::new(0, FerroidClock::<1>::with_epoch(TWITTER_EPOCH));
     g.bench_function("ferroid-lock", |b| {
         // The lock generator's only fallible path is a poisoned mutex.
         b.iter(|| black_box(ferroid.try_next_id(|_| std::hint::spin_loop()).unwrap()))
@@ -155,7 +191,11 @@ fn ours_batch(buf: &mut [u64]) {
 }
 
 /// Aggregate time per id with `threads` threads sharing one lock-free generator.
-fn shared_run<G: IdScheme + Send + Sync + 'static>(generator: &Arc<G>, threads: u64, iters: u64) -> Duration {
+fn shared_run<G: IdScheme + Send + Sync + 'static>(
+    generator: &Arc<G>,
+    threads: u64,
+    iters: u64,
+) -> Duration {
     let barrier = Arc::new(Barrier::new(usize::try_from(threads).unwrap() + 1));
     let per_thread = iters.div_ceil(threads);
     let handles: Vec<_> = (0..threads)

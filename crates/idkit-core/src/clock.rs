@@ -324,7 +324,11 @@ mod tests {
     #[test]
     fn manual_clock_waits_by_moving_forward() {
         let clock = ManualClock::new(100);
-        assert_eq!(clock.wait_until_ms(50), 100, "waiting for the past returns now");
+        assert_eq!(
+            clock.wait_until_ms(50),
+            100,
+            "waiting for the past returns now"
+        );
         assert_eq!(clock.wait_until_ms(150), 150);
         assert_eq!(clock.now_ms(), 150);
         assert_eq!(clock.waits(), 2);

@@ -55,11 +55,17 @@ pub enum GenerateError {
 impl fmt::Display for GenerateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::ClockMovedBackwards { behind_ms, waited_ms: 0 } => write!(
+            Self::ClockMovedBackwards {
+                behind_ms,
+                waited_ms: 0,
+            } => write!(
                 f,
                 "clock moved backwards by {behind_ms} ms: refusing to issue ids until it catches up"
             ),
-            Self::ClockMovedBackwards { behind_ms, waited_ms } => write!(
+            Self::ClockMovedBackwards {
+                behind_ms,
+                waited_ms,
+            } => write!(
                 f,
                 "clock still {behind_ms} ms behind the last issued id after waiting {waited_ms} ms"
             ),

@@ -124,7 +124,11 @@ impl<T: IdScheme + ?Sized> IdScheme for Arc<T> {
 
 /// The alphabet of a scheme's canonical string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(rename_all = "kebab-case"))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize),
+    serde(rename_all = "kebab-case")
+)]
 #[non_exhaustive]
 pub enum Alphabet {
     /// `0-9`, a decimal integer.
@@ -151,7 +155,11 @@ impl Alphabet {
 
 /// What a deployment must coordinate for the scheme's ids to stay unique.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(rename_all = "kebab-case"))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize),
+    serde(rename_all = "kebab-case")
+)]
 #[non_exhaustive]
 pub enum Coordination {
     /// Nothing: uniqueness is probabilistic (random bits).
@@ -342,7 +350,8 @@ pub trait Compose {
     ///
     /// [`ComposeError`] when a field is unknown or does not fit, or the time is outside the
     /// layout's range.
-    fn compose(&self, timestamp_ms: u64, fields: &[(&str, u128)]) -> Result<Self::Id, ComposeError>;
+    fn compose(&self, timestamp_ms: u64, fields: &[(&str, u128)])
+    -> Result<Self::Id, ComposeError>;
 }
 
 /// The object-safe form of a scheme: generation, text and decoding over [`RawId`].

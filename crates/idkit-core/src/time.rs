@@ -52,14 +52,32 @@ mod tests {
     #[test]
     fn known_dates() {
         // Twitter's epoch, as given in the Snowflake source (twepoch = 1288834974657).
-        assert_eq!(format_rfc3339_ms(1_288_834_974_657), "2010-11-04T01:42:54.657Z");
+        assert_eq!(
+            format_rfc3339_ms(1_288_834_974_657),
+            "2010-11-04T01:42:54.657Z"
+        );
         // Discord's epoch: the first second of 2015 (Discord API reference).
-        assert_eq!(format_rfc3339_ms(1_420_070_400_000), "2015-01-01T00:00:00.000Z");
+        assert_eq!(
+            format_rfc3339_ms(1_420_070_400_000),
+            "2015-01-01T00:00:00.000Z"
+        );
         // Leap days, century rules.
-        assert_eq!(format_rfc3339_ms(951_782_400_000), "2000-02-29T00:00:00.000Z");
-        assert_eq!(format_rfc3339_ms(4_107_542_400_000), "2100-03-01T00:00:00.000Z");
-        assert_eq!(format_rfc3339_ms(253_402_300_799_999), "9999-12-31T23:59:59.999Z");
+        assert_eq!(
+            format_rfc3339_ms(951_782_400_000),
+            "2000-02-29T00:00:00.000Z"
+        );
+        assert_eq!(
+            format_rfc3339_ms(4_107_542_400_000),
+            "2100-03-01T00:00:00.000Z"
+        );
+        assert_eq!(
+            format_rfc3339_ms(253_402_300_799_999),
+            "9999-12-31T23:59:59.999Z"
+        );
         // 2^48 - 1 ms: the last UUIDv7 / ULID millisecond.
-        assert_eq!(format_rfc3339_ms((1 << 48) - 1), "10889-08-02T05:31:50.655Z");
+        assert_eq!(
+            format_rfc3339_ms((1 << 48) - 1),
+            "10889-08-02T05:31:50.655Z"
+        );
     }
 }

@@ -96,7 +96,10 @@ impl fmt::Display for ConfigError {
                 write!(f, "unsupported word: expected 64 or 128 bits, found {bits}")
             }
             Self::TimeField { found } => {
-                write!(f, "invalid layout: expected exactly one time field, found {found}")
+                write!(
+                    f,
+                    "invalid layout: expected exactly one time field, found {found}"
+                )
             }
             Self::SequenceField { found } => write!(
                 f,

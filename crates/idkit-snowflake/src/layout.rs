@@ -5,8 +5,8 @@ use std::sync::LazyLock;
 
 use idkit_core::codec::decimal;
 use idkit_core::{
-    Alphabet, Codec, ComposeError, Compose, Coordination, Decoded, FieldValue, ParseError,
-    RawId, SchemeInfo,
+    Alphabet, Codec, Compose, ComposeError, Coordination, Decoded, FieldValue, ParseError, RawId,
+    SchemeInfo,
 };
 
 use crate::error::ConfigError;
@@ -419,7 +419,10 @@ impl LayoutSpec {
         };
         let value_bits = self.word_bits - self.reserved_bits();
         SchemeInfo::new(self.name, self.word_bits)
-            .with_string(Alphabet::Decimal, SchemeInfo::new("", value_bits).string_len)
+            .with_string(
+                Alphabet::Decimal,
+                SchemeInfo::new("", value_bits).string_len,
+            )
             .with_time(self.tick_ms, self.last_ms())
             .with_coordination(coordination)
             .with_cap(Some(self.cap_per_sec()))
@@ -477,7 +480,11 @@ impl LayoutSpec {
     ///
     /// [`ComposeError`] for an unknown field, a value too wide, or a time outside
     /// epoch..=[`LayoutSpec::last_ms`].
-    pub fn compose_u128(&self, timestamp_ms: u64, fields: &[(&str, u128)]) -> Result<u128, ComposeError> {
+    pub fn compose_u128(
+        &self,
+        timestamp_ms: u64,
+        fields: &[(&str, u128)],
+    ) -> Result<u128, ComposeError> {
         let last_ms = self.last_ms().unwrap_or(u64::MAX);
         if timestamp_ms < self.epoch_ms || timestamp_ms > last_ms {
             return Err(ComposeError::TimeOutOfRange {
@@ -627,7 +634,9 @@ preset!(
 
 /// The preset layouts, in the order the README lists them.
 pub fn presets() -> [&'static LayoutSpec; 6] {
-    [&TWITTER, &DISCORD, &INSTAGRAM, &SONYFLAKE, &MASTODON, &BOUNDARY]
+    [
+        &TWITTER, &DISCORD, &INSTAGRAM, &SONYFLAKE, &MASTODON, &BOUNDARY,
+    ]
 }
 
 /// The preset layout called `name` (e.g. `snowflake-discord`).
@@ -693,13 +702,10 @@ impl<L: Layout> Codec for SnowflakeCodec<L> {
             Err(_) => {
                 let used = self.0.spec().word_bits() - self.0.spec().reserved_bits();
                 let masked = id.to_u128() & (u128::MAX >> (128 - used));
-                self.0
-                    .spec()
-                    .decode_u128(masked)
-                    .unwrap_or(Decoded {
-                        timestamp_ms: None,
-                        fields: Vec::new(),
-                    })
+                self.0.spec().decode_u128(masked).unwrap_or(Decoded {
+                    timestamp_ms: None,
+                    fields: Vec::new(),
+                })
             }
         }
     }

@@ -13,8 +13,8 @@ pub use generator::{
     AtomicSnowflake, Builder, MutexSnowflake, RollbackPolicy, SequenceStart, Snowflake,
 };
 pub use layout::{
-    Boundary, Custom, Discord, FieldKind, FieldSpec, Instagram, Layout, LayoutBuilder,
-    LayoutSpec, MAX_FIELDS, Mastodon, Sonyflake, SnowflakeCodec, Twitter, Word, preset, presets,
+    Boundary, Custom, Discord, FieldKind, FieldSpec, Instagram, Layout, LayoutBuilder, LayoutSpec,
+    MAX_FIELDS, Mastodon, SnowflakeCodec, Sonyflake, Twitter, Word, preset, presets,
 };
 
 /// Twitter's layout, single-owner.

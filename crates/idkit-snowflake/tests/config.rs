@@ -27,7 +27,12 @@ fn invalid_layouts() {
         "invalid width for field \"worker\": expected 1 to 64 bits, found 0"
     );
     assert_eq!(
-        msg(base().time(40).field("w", 4).field("w", 4).sequence(12).build()),
+        msg(base()
+            .time(40)
+            .field("w", 4)
+            .field("w", 4)
+            .sequence(12)
+            .build()),
         "invalid field name \"w\": names must be non-empty, unique and not \"time\""
     );
     assert_eq!(
@@ -53,7 +58,11 @@ fn invalid_layouts() {
             .build()),
         "invalid layout: at most 4 fields besides time"
     );
-    let spec128 = LayoutSpec::builder("w", 128).time(64).sequence(16).build().unwrap();
+    let spec128 = LayoutSpec::builder("w", 128)
+        .time(64)
+        .sequence(16)
+        .build()
+        .unwrap();
     assert_eq!(
         msg(Custom::<u64>::new(spec128)),
         "wrong word size: expected a 64-bit layout, found 128 bits"
@@ -71,7 +80,9 @@ fn custom_field_order_time_need_not_be_first() {
         .unwrap();
     assert_eq!(spec.reserved_bits(), 6);
     assert_eq!(spec.time().shift, 10);
-    let id = spec.compose_u128(5, &[("node", 255), ("sequence", 3)]).unwrap();
+    let id = spec
+        .compose_u128(5, &[("node", 255), ("sequence", 3)])
+        .unwrap();
     assert_eq!(id, (255 << 50) | (5 << 10) | 3);
 }
 
@@ -86,11 +97,15 @@ fn invalid_generator_settings() {
         "unknown field \"shard\": expected one of datacenter, worker"
     );
     assert_eq!(
-        msg(Snowflake::builder(Twitter).field("sequence", 1).build_mutex()),
+        msg(Snowflake::builder(Twitter)
+            .field("sequence", 1)
+            .build_mutex()),
         "unknown field \"sequence\": expected one of datacenter, worker"
     );
     assert_eq!(
-        msg(Snowflake::builder(idkit_snowflake::Mastodon).field("worker", 1).build()),
+        msg(Snowflake::builder(idkit_snowflake::Mastodon)
+            .field("worker", 1)
+            .build()),
         "unknown field \"worker\": expected one of no fields (this layout has none to set)"
     );
     assert_eq!(

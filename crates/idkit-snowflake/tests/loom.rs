@@ -44,7 +44,11 @@ fn two_threads_next_id_across_a_tick_boundary() {
         let handles: Vec<_> = (0..2)
             .map(|_| {
                 let generator = Arc::clone(&generator);
-                thread::spawn(move || (0..3).map(|_| generator.next_id().unwrap()).collect::<Vec<_>>())
+                thread::spawn(move || {
+                    (0..3)
+                        .map(|_| generator.next_id().unwrap())
+                        .collect::<Vec<_>>()
+                })
             })
             .collect();
         let ids: Vec<Vec<u64>> = handles.into_iter().map(|h| h.join().unwrap()).collect();

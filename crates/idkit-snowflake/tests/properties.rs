@@ -88,9 +88,8 @@ proptest! {
 
     #[test]
     fn parse_format_roundtrip(id in any::<u64>()) {
-        for codec in [SnowflakeCodec(Discord).format(id)] {
-            prop_assert_eq!(SnowflakeCodec(Discord).parse(&codec).unwrap(), id);
-        }
+        let text = SnowflakeCodec(Discord).format(id);
+        prop_assert_eq!(SnowflakeCodec(Discord).parse(&text).unwrap(), id);
         let masked = id >> 1;
         prop_assert_eq!(SnowflakeCodec(Sonyflake).parse(&masked.to_string()).unwrap(), masked);
         prop_assert_eq!(SnowflakeCodec(Instagram).parse(&id.to_string()).unwrap(), id);

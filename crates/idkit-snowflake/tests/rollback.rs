@@ -37,7 +37,10 @@ struct History(Vec<u64>);
 impl History {
     fn push(&mut self, id: u64) {
         if let Some(&last) = self.0.last() {
-            assert!(id > last, "id {id} issued after {last}: duplicate or decrease");
+            assert!(
+                id > last,
+                "id {id} issued after {last}: duplicate or decrease"
+            );
         }
         self.0.push(id);
     }
@@ -79,7 +82,11 @@ fn scenario<L: Layout<Id = u64>>(layout: L, mode: Mode, policy: RollbackPolicy, 
         RollbackPolicy::Wait { max_ms } if back_ms <= max_ms => {
             let id = result.unwrap_or_else(|e| panic!("{ctx}: {e}"));
             assert_eq!(clock.waits(), waits_before + 1, "{ctx}: waited once");
-            assert_eq!(clock.now_ms(), t0, "{ctx}: waited until the clock caught up");
+            assert_eq!(
+                clock.now_ms(),
+                t0,
+                "{ctx}: waited until the clock caught up"
+            );
             assert_eq!(tick_of(layout, id), last_tick, "{ctx}");
             history.push(id);
         }
@@ -92,7 +99,11 @@ fn scenario<L: Layout<Id = u64>>(layout: L, mode: Mode, policy: RollbackPolicy, 
                 }),
                 "{ctx}: too far back to wait"
             );
-            assert_eq!(clock.waits(), waits_before, "{ctx}: no wait when it cannot help");
+            assert_eq!(
+                clock.waits(),
+                waits_before,
+                "{ctx}: no wait when it cannot help"
+            );
         }
         RollbackPolicy::Logical { max_ahead_ms } => {
             // Keeps issuing from the last tick without waiting.
@@ -144,7 +155,9 @@ fn scenario<L: Layout<Id = u64>>(layout: L, mode: Mode, policy: RollbackPolicy, 
     // A forward jump of an hour: ids carry the new time.
     let jump_to = clock.now_ms().max(t0) + 3_600_000;
     clock.set(jump_to);
-    let id = generator.next_id().unwrap_or_else(|e| panic!("{ctx}: after jump: {e}"));
+    let id = generator
+        .next_id()
+        .unwrap_or_else(|e| panic!("{ctx}: after jump: {e}"));
     assert_eq!(
         spec.tick_start_ms(tick_of(layout, id)),
         Some(jump_to - (jump_to - spec.epoch_ms()) % spec.tick_ms()),
@@ -244,12 +257,24 @@ fn time_past_the_layout_and_before_the_epoch_are_errors() {
         clock.set(spec.last_ms().unwrap());
         // The last millisecond works: 4096 ids, then no next tick to wait for.
         let ids = generator.take(4096).unwrap();
-        assert_eq!(*ids.last().unwrap(), (1u64 << 63) - 1 - 31 * (1 << 12) - 31 * (1 << 17));
+        assert_eq!(
+            *ids.last().unwrap(),
+            (1u64 << 63) - 1 - 31 * (1 << 12) - 31 * (1 << 17)
+        );
         let err = generator.next_id().unwrap_err();
-        assert!(matches!(err, GenerateError::TimeOverflow { .. }), "{mode:?}: {err}");
-        assert!(err.to_string().contains("2080-07-10T17:30:30.208Z"), "{err}");
+        assert!(
+            matches!(err, GenerateError::TimeOverflow { .. }),
+            "{mode:?}: {err}"
+        );
+        assert!(
+            err.to_string().contains("2080-07-10T17:30:30.208Z"),
+            "{err}"
+        );
         clock.advance(1);
-        assert!(matches!(generator.next_id(), Err(GenerateError::TimeOverflow { .. })));
+        assert!(matches!(
+            generator.next_id(),
+            Err(GenerateError::TimeOverflow { .. })
+        ));
         clock.set(spec.epoch_ms() - 1);
         let err = generator.next_id().unwrap_err();
         assert!(matches!(err, GenerateError::BeforeEpoch { .. }), "{err}");

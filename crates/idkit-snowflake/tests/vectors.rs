@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 
 use idkit_core::{Clock, Codec, Compose, DynScheme, Erased, FieldValue, IdScheme, ManualClock};
 use idkit_snowflake::{
-    Boundary, Discord, Instagram, LayoutSpec, Mastodon, RollbackPolicy, Snowflake,
-    SnowflakeCodec, Sonyflake, Twitter, preset,
+    Boundary, Discord, Instagram, LayoutSpec, Mastodon, RollbackPolicy, Snowflake, SnowflakeCodec,
+    Sonyflake, Twitter, preset,
 };
 use idkit_testkit::load_vectors;
 use serde::Deserialize;
@@ -52,7 +52,9 @@ fn decode() {
     let file: DecodeFile = load_vectors(DIR, "decode");
     for v in file.vector {
         let codec = dyn_codec(&v.scheme);
-        let raw = codec.parse_raw(&v.id).unwrap_or_else(|e| panic!("{}: {e}", v.name));
+        let raw = codec
+            .parse_raw(&v.id)
+            .unwrap_or_else(|e| panic!("{}: {e}", v.name));
         let decoded = codec.decode_raw(&raw).unwrap();
         assert_eq!(decoded.timestamp_ms, Some(v.timestamp_ms), "{}", v.name);
         assert_eq!(decoded.fields.len(), v.fields.len(), "{}", v.name);
@@ -66,9 +68,14 @@ fn decode() {
         }
         assert_eq!(codec.format_raw(&raw).unwrap(), v.id, "{}: format", v.name);
         // Composing the decoded parts gives the id back.
-        let parts: Vec<(&str, u128)> =
-            v.fields.iter().map(|(k, v)| (k.as_str(), u128::from(*v))).collect();
-        let composed = spec(&v.scheme).compose_u128(v.timestamp_ms, &parts).unwrap();
+        let parts: Vec<(&str, u128)> = v
+            .fields
+            .iter()
+            .map(|(k, v)| (k.as_str(), u128::from(*v)))
+            .collect();
+        let composed = spec(&v.scheme)
+            .compose_u128(v.timestamp_ms, &parts)
+            .unwrap();
         assert_eq!(composed.to_string(), v.id, "{}: compose", v.name);
     }
 }
@@ -82,8 +89,11 @@ struct ComposeFile {
 fn compose() {
     let file: ComposeFile = load_vectors(DIR, "compose");
     for v in file.vector {
-        let parts: Vec<(&str, u128)> =
-            v.fields.iter().map(|(k, v)| (k.as_str(), u128::from(*v))).collect();
+        let parts: Vec<(&str, u128)> = v
+            .fields
+            .iter()
+            .map(|(k, v)| (k.as_str(), u128::from(*v)))
+            .collect();
         let id = spec(&v.scheme)
             .compose_u128(v.timestamp_ms, &parts)
             .unwrap_or_else(|e| panic!("{}: {e}", v.name));
@@ -92,7 +102,12 @@ fn compose() {
         let decoded = spec(&v.scheme).decode_u128(id).unwrap();
         assert_eq!(decoded.timestamp_ms, Some(v.timestamp_ms), "{}", v.name);
         for (name, value) in &v.fields {
-            assert_eq!(decoded.field(name), Some(&FieldValue::Int(*value)), "{}", v.name);
+            assert_eq!(
+                decoded.field(name),
+                Some(&FieldValue::Int(*value)),
+                "{}",
+                v.name
+            );
         }
     }
     // The typed codec composes the same ids as the spec.
@@ -119,9 +134,7 @@ struct InvalidVector {
 fn invalid() {
     let file: InvalidFile = load_vectors(DIR, "invalid");
     for v in file.vector {
-        let err = dyn_codec(&v.scheme)
-            .parse_raw(&v.text)
-            .expect_err(&v.name);
+        let err = dyn_codec(&v.scheme).parse_raw(&v.text).expect_err(&v.name);
         assert_eq!(err.to_string(), v.error, "{}", v.name);
     }
     // The same checks guard raw bytes, not only text.
@@ -196,7 +209,11 @@ fn twitter_idworker() {
         .unwrap();
         assert!(ids[..r.ids_at_time].iter().all(|id| id >> 22 == r.time));
         let last = ids[r.ids_at_time];
-        assert_eq!(last >> 22, r.next_time, "mode {build}: waited for the next ms");
+        assert_eq!(
+            last >> 22,
+            r.next_time,
+            "mode {build}: waited for the next ms"
+        );
         assert_eq!(last & 0xfff, r.next_sequence);
         assert_eq!(clock.waits(), 1, "mode {build}: exactly one wait");
         assert_eq!(clock.now_ms(), TWEPOCH + r.next_time);
@@ -223,10 +240,22 @@ fn aliases_and_custom_layouts_issue_the_same_ids() {
         .clock(&c1)
         .build()
         .unwrap();
-    let b = Snowflake::builder(Twitter).field("worker", 3).clock(&c2).build().unwrap();
-    let c = Snowflake::builder(custom).field("worker", 3).clock(&c3).build().unwrap();
+    let b = Snowflake::builder(Twitter)
+        .field("worker", 3)
+        .clock(&c2)
+        .build()
+        .unwrap();
+    let c = Snowflake::builder(custom)
+        .field("worker", 3)
+        .clock(&c3)
+        .build()
+        .unwrap();
     for _ in 0..10_000 {
-        let (x, y, z) = (a.next_id().unwrap(), b.next_id().unwrap(), c.next_id().unwrap());
+        let (x, y, z) = (
+            a.next_id().unwrap(),
+            b.next_id().unwrap(),
+            c.next_id().unwrap(),
+        );
         assert_eq!(x, y);
         assert_eq!(x, z);
         c1.advance(1);

@@ -79,7 +79,12 @@ pub fn check_dyn(scheme: &dyn DynScheme, n: usize) {
     let mut ids = vec![idkit_core::RawId::default(); n];
     scheme.fill_raw(&mut ids).expect("fill_raw");
     let distinct: HashSet<_> = ids.iter().collect();
-    assert_eq!(distinct.len(), n, "{}: duplicate ids in one batch", info.name);
+    assert_eq!(
+        distinct.len(),
+        n,
+        "{}: duplicate ids in one batch",
+        info.name
+    );
     for id in &ids {
         assert_eq!(
             id.as_bytes().len(),
@@ -111,7 +116,11 @@ pub fn check_dyn(scheme: &dyn DynScheme, n: usize) {
         );
     }
     let one = scheme.next_raw().expect("next_raw");
-    assert!(!distinct.contains(&one), "{}: next_raw repeated an id", info.name);
+    assert!(
+        !distinct.contains(&one),
+        "{}: next_raw repeated an id",
+        info.name
+    );
 }
 
 fn in_alphabet(alphabet: Alphabet, c: char) -> bool {
@@ -133,7 +142,12 @@ fn in_alphabet(alphabet: Alphabet, c: char) -> bool {
 /// # Panics
 ///
 /// On a generation error, a decrease within a thread, or a duplicate.
-pub fn check_contention<G>(generator: Arc<G>, threads: usize, per_thread: usize, batch: usize) -> usize
+pub fn check_contention<G>(
+    generator: Arc<G>,
+    threads: usize,
+    per_thread: usize,
+    batch: usize,
+) -> usize
 where
     G: IdScheme + Send + Sync + 'static,
     G::Id: Ord + Hash + Debug + Default + Send + 'static,
@@ -152,7 +166,9 @@ where
                         ids.push(generator.next_id().expect("next_id under contention"));
                     } else {
                         let k = batch.min(per_thread - ids.len());
-                        generator.fill(&mut buf[..k]).expect("fill under contention");
+                        generator
+                            .fill(&mut buf[..k])
+                            .expect("fill under contention");
                         ids.extend_from_slice(&buf[..k]);
                     }
                 }
@@ -164,7 +180,12 @@ where
     for (t, handle) in handles.into_iter().enumerate() {
         let ids = handle.join().expect("generator thread panicked");
         for pair in ids.windows(2) {
-            assert!(pair[0] < pair[1], "thread {t}: {:?} then {:?}", pair[0], pair[1]);
+            assert!(
+                pair[0] < pair[1],
+                "thread {t}: {:?} then {:?}",
+                pair[0],
+                pair[1]
+            );
         }
         for id in ids {
             assert!(all.insert(id), "duplicate id {id:?} across threads");

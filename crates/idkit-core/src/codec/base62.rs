@@ -109,7 +109,11 @@ mod tests {
         ));
         assert!(matches!(
             decode("aWgEPTl1tmebfsQzFP4bxwgy80-", 27, &mut out),
-            Err(ParseError::InvalidChar { ch: '-', index: 26, .. })
+            Err(ParseError::InvalidChar {
+                ch: '-',
+                index: 26,
+                ..
+            })
         ));
         let v = 0x0123_4567_89ab_cdef_u64.to_be_bytes();
         let s = encode(&v, 11);

@@ -92,7 +92,11 @@ mod tests {
         assert_eq!(out, [0x0a, 0xff]);
         assert!(matches!(
             decode_into("0ag0", &mut out),
-            Err(ParseError::InvalidChar { ch: 'g', index: 2, .. })
+            Err(ParseError::InvalidChar {
+                ch: 'g',
+                index: 2,
+                ..
+            })
         ));
     }
 }
