@@ -13,6 +13,9 @@ cargo fmt --all --check
 step "cargo clippy --workspace --all-targets -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
 
+step "cargo clippy with every feature on (serde and friends must compile)"
+cargo clippy --workspace --all-targets --all-features -- -D warnings
+
 step "cargo test --workspace"
 cargo test --workspace
 

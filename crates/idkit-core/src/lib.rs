@@ -27,6 +27,8 @@
 pub mod clock;
 pub mod codec;
 mod error;
+#[cfg(feature = "rand")]
+pub mod random;
 mod raw;
 mod scheme;
 pub mod time;

@@ -122,6 +122,28 @@ impl<T: IdScheme + ?Sized> IdScheme for Arc<T> {
     }
 }
 
+/// A single-owner generator behind a mutex is a shared one: `Mutex<UuidV7>` can be used
+/// from every thread. A poisoned lock is recovered, since generators assign their state
+/// whole after an id is decided.
+impl<G: IdScheme> IdScheme for std::sync::Mutex<G> {
+    type Id = G::Id;
+    fn next_id(&self) -> Result<G::Id, GenerateError> {
+        self.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .next_id()
+    }
+    fn fill(&self, out: &mut [G::Id]) -> Result<(), GenerateError> {
+        self.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .fill(out)
+    }
+    fn info(&self) -> SchemeInfo {
+        self.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .info()
+    }
+}
+
 /// The alphabet of a scheme's canonical string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(
@@ -439,15 +461,14 @@ impl<G, C> Erased<G, C> {
     }
 }
 
-/// Ids converted per stack chunk in [`Erased::fill_raw`]: large enough that the generator's
-/// own batch path (one atomic operation per run) dominates, small enough for the stack.
+/// Ids taken per chunk in [`Erased::fill_raw`]: large enough that the generator's own batch
+/// path (one atomic operation per run) dominates, small enough to stay in cache.
 const FILL_CHUNK: usize = 256;
 
 impl<G, C> DynScheme for Erased<G, C>
 where
     G: IdScheme + fmt::Debug,
     C: Codec<Id = G::Id> + fmt::Debug,
-    G::Id: Default,
 {
     fn info(&self) -> SchemeInfo {
         self.generator.info()
@@ -458,12 +479,10 @@ where
     }
 
     fn fill_raw(&self, out: &mut [RawId]) -> Result<(), GenerateError> {
-        let mut buf = [G::Id::default(); FILL_CHUNK];
         for chunk in out.chunks_mut(FILL_CHUNK) {
-            let ids = &mut buf[..chunk.len()];
-            self.generator.fill(ids)?;
-            for (slot, id) in chunk.iter_mut().zip(ids.iter()) {
-                *slot = self.codec.to_raw(*id);
+            let ids = self.generator.take(chunk.len())?;
+            for (slot, id) in chunk.iter_mut().zip(ids) {
+                *slot = self.codec.to_raw(id);
             }
         }
         Ok(())

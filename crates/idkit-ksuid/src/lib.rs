@@ -1,0 +1,139 @@
+#![doc = include_str!("../README.md")]
+
+use idkit_core::codec::{base62, hex};
+use idkit_core::{
+    Alphabet, Clock, Codec, Coordination, Decoded, FieldValue, GenerateError, ParseError, RawId,
+    SchemeInfo, random,
+};
+use svix_ksuid::KsuidLike;
+
+pub use idkit_core;
+pub use idkit_core::{IdScheme, MonotonicClock};
+pub use svix_ksuid::Ksuid;
+
+/// KSUID's epoch: 1400000000 seconds after the Unix epoch (2014-05-13T16:53:20Z).
+pub const EPOCH_SECONDS: u64 = 1_400_000_000;
+/// Bytes in a KSUID: 4 of time, 16 of payload.
+pub const BYTES: usize = 20;
+/// Characters in the canonical string.
+pub const TEXT_LEN: usize = 27;
+
+/// KSUIDs: 32 bits of seconds since [`EPOCH_SECONDS`], then a 128-bit random payload.
+///
+/// Ids sort by second; within a second their order is random (KSUIDs have no monotonic
+/// mode). The payload comes from `idkit_core::random`: a ChaCha12 generator per thread,
+/// seeded from the operating system once, so no id costs a system call. Stateless: one value
+/// serves every thread.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_ksuid::{IdScheme, KsuidGenerator, KsuidCodec};
+/// use idkit_core::Codec;
+/// let id = KsuidGenerator::new().next_id()?;
+/// assert_eq!(KsuidCodec.format(id).len(), 27);
+/// # Ok::<(), idkit_core::GenerateError>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct KsuidGenerator<C = MonotonicClock> {
+    clock: C,
+}
+
+impl KsuidGenerator {
+    /// A generator on a [`MonotonicClock`].
+    pub fn new() -> Self {
+        Self::with_clock(MonotonicClock::new())
+    }
+}
+
+impl<C: Clock> KsuidGenerator<C> {
+    /// A generator on `clock`.
+    pub fn with_clock(clock: C) -> Self {
+        Self { clock }
+    }
+}
+
+const LAST_MS: u64 = (EPOCH_SECONDS + u32::MAX as u64) * 1000 + 999;
+
+impl<C: Clock> IdScheme for KsuidGenerator<C> {
+    type Id = Ksuid;
+
+    fn next_id(&self) -> Result<Ksuid, GenerateError> {
+        let now_ms = self.clock.now_ms();
+        let secs = (now_ms / 1000)
+            .checked_sub(EPOCH_SECONDS)
+            .ok_or(GenerateError::BeforeEpoch {
+                now_ms,
+                epoch_ms: EPOCH_SECONDS * 1000,
+            })?;
+        let secs = u32::try_from(secs).map_err(|_| GenerateError::TimeOverflow { last_ms: LAST_MS })?;
+        let mut payload = [0u8; 16];
+        random::fill(&mut payload)?;
+        Ok(Ksuid::new_raw(secs, Some(&payload)))
+    }
+
+    fn info(&self) -> SchemeInfo {
+        KsuidCodec.info()
+    }
+}
+
+/// Reads and writes KSUIDs: exactly 27 base62 characters (`0-9A-Za-z`), case-sensitive.
+/// Values above the maximum KSUID (`aWgEPTl1tmebfsQzFP4bxwgy80V`) are refused as overflow.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_ksuid::KsuidCodec;
+/// use idkit_core::Codec;
+/// // From segmentio/ksuid's README.
+/// let id = KsuidCodec.parse("0ujtsYcgvSTl8PAuAdqWYSMnLOv")?;
+/// assert_eq!(KsuidCodec.decode(id).timestamp_ms, Some(1_507_608_047_000));
+/// # Ok::<(), idkit_core::ParseError>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KsuidCodec;
+
+impl KsuidCodec {
+    /// The scheme's published facts.
+    pub fn info(self) -> SchemeInfo {
+        SchemeInfo::new("ksuid", 160)
+            .with_string(Alphabet::Base62, u32::try_from(TEXT_LEN).unwrap_or(u32::MAX))
+            .with_time(1000, Some(LAST_MS))
+            .with_coordination(Coordination::None)
+    }
+}
+
+impl Codec for KsuidCodec {
+    type Id = Ksuid;
+
+    fn to_raw(&self, id: Ksuid) -> RawId {
+        // 20 bytes always fit a RawId.
+        RawId::from_bytes(id.bytes()).unwrap_or_default()
+    }
+
+    fn read_raw(&self, raw: &RawId) -> Result<Ksuid, ParseError> {
+        let bytes: [u8; BYTES] = raw
+            .as_bytes()
+            .try_into()
+            .map_err(|_| ParseError::length(BYTES, raw.as_bytes().len()))?;
+        Ok(Ksuid::from_bytes(bytes))
+    }
+
+    fn format(&self, id: Ksuid) -> String {
+        base62::encode(id.bytes(), TEXT_LEN)
+    }
+
+    fn parse(&self, text: &str) -> Result<Ksuid, ParseError> {
+        let mut bytes = [0u8; BYTES];
+        base62::decode(text, TEXT_LEN, &mut bytes)?;
+        Ok(Ksuid::from_bytes(bytes))
+    }
+
+    fn decode(&self, id: Ksuid) -> Decoded {
+        let secs = u64::from(id.timestamp_raw()) + EPOCH_SECONDS;
+        Decoded {
+            timestamp_ms: Some(secs * 1000),
+            fields: vec![("payload", FieldValue::Hex(hex::encode(id.payload())))],
+        }
+    }
+}

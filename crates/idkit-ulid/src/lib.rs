@@ -1,0 +1,178 @@
+#![doc = include_str!("../README.md")]
+
+use core::cell::Cell;
+
+use idkit_core::codec::{crockford, hex};
+use idkit_core::{
+    Alphabet, Clock, Codec, Coordination, Decoded, FieldValue, GenerateError, ParseError, RawId,
+    SchemeInfo, random,
+};
+
+pub use idkit_core;
+pub use idkit_core::{IdScheme, MonotonicClock};
+pub use ulid::Ulid;
+
+/// Bits of the random part.
+const RANDOM_BITS: u32 = 80;
+const RANDOM_MAX: u128 = (1 << RANDOM_BITS) - 1;
+/// The last Unix millisecond a ULID holds (48 bits).
+const LAST_MS: u64 = (1 << 48) - 1;
+
+/// Monotonic ULIDs, per the spec's monotonicity section: in a new millisecond the 80-bit
+/// random part is drawn fresh; within the same millisecond it is the previous one plus one.
+/// If it would overflow, [`IdScheme::next_id`] fails with [`GenerateError::Exhausted`]
+/// (the spec: "the generation MUST fail"), never wraps; the next millisecond works again.
+///
+/// When the clock steps back, the generator stays on the last millisecond it used and keeps
+/// incrementing, so ids still increase.
+///
+/// Randomness comes from `idkit_core::random`: a ChaCha12 generator per thread, seeded from
+/// the operating system once.
+///
+/// Single-owner (`Send`, not `Sync`); share one as `Mutex<UlidGenerator>`.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_ulid::{IdScheme, UlidGenerator};
+/// let generator = UlidGenerator::new();
+/// let (a, b) = (generator.next_id()?, generator.next_id()?);
+/// assert!(b > a);
+/// # Ok::<(), idkit_core::GenerateError>(())
+/// ```
+#[derive(Debug)]
+pub struct UlidGenerator<C = MonotonicClock> {
+    clock: C,
+    last_ms: Cell<u64>,
+    random: Cell<u128>,
+    fixed: Option<u128>,
+}
+
+impl UlidGenerator {
+    /// A generator on a [`MonotonicClock`].
+    pub fn new() -> Self {
+        Self::with_clock(MonotonicClock::new())
+    }
+}
+
+impl Default for UlidGenerator {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<C: Clock> UlidGenerator<C> {
+    /// A generator on `clock`.
+    pub fn with_clock(clock: C) -> Self {
+        Self {
+            clock,
+            last_ms: Cell::new(0),
+            random: Cell::new(0),
+            fixed: None,
+        }
+    }
+
+    /// A deterministic generator for tests and vectors: each new millisecond's random part
+    /// is `random` (masked to 80 bits).
+    pub fn with_fixed_random(clock: C, random: u128) -> Self {
+        Self {
+            fixed: Some(random & RANDOM_MAX),
+            ..Self::with_clock(clock)
+        }
+    }
+}
+
+impl<C: Clock> IdScheme for UlidGenerator<C> {
+    type Id = Ulid;
+
+    fn next_id(&self) -> Result<Ulid, GenerateError> {
+        let now = self.clock.now_ms();
+        if now > LAST_MS {
+            return Err(GenerateError::TimeOverflow { last_ms: LAST_MS });
+        }
+        let last = self.last_ms.get();
+        let (ms, rand) = if now > last {
+            let fresh = match self.fixed {
+                Some(r) => r,
+                None => random::u128()? & RANDOM_MAX,
+            };
+            (now, fresh)
+        } else if self.random.get() < RANDOM_MAX {
+            (last, self.random.get() + 1)
+        } else {
+            return Err(GenerateError::Exhausted {
+                what: "the 80-bit random part within one millisecond",
+            });
+        };
+        self.last_ms.set(ms);
+        self.random.set(rand);
+        Ok(Ulid::from_parts(ms, rand))
+    }
+
+    fn info(&self) -> SchemeInfo {
+        UlidCodec.info()
+    }
+}
+
+/// Reads and writes ULIDs: 26 characters of Crockford base32.
+///
+/// **Alias policy.** Output is canonical upper case. Input follows Crockford's decoding
+/// rules, as the ULID spec asks ("case insensitive"): lower case reads as upper case, `I`
+/// and `L` read as `1`, `O` reads as `0`. `U` is refused, as is any other character. A first
+/// character above `7` is refused as overflow (the value would not fit 128 bits).
+///
+/// # Examples
+///
+/// ```
+/// use idkit_ulid::UlidCodec;
+/// use idkit_core::Codec;
+/// let id = UlidCodec.parse("01arz3ndektsv4rrffq69g5fav")?;
+/// assert_eq!(UlidCodec.format(id), "01ARZ3NDEKTSV4RRFFQ69G5FAV");
+/// assert_eq!(UlidCodec.parse("O1ARZ3NDEKTSV4RRFFQ69G5FAV")?, id);
+/// assert!(UlidCodec.parse("01ARZ3NDEKTSV4RRFFQ69G5FAU").is_err());
+/// # Ok::<(), idkit_core::ParseError>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UlidCodec;
+
+impl UlidCodec {
+    /// The scheme's published facts.
+    pub fn info(self) -> SchemeInfo {
+        SchemeInfo::new("ulid", 128)
+            .with_string(
+                Alphabet::Crockford32,
+                u32::try_from(crockford::LEN_128).unwrap_or(u32::MAX),
+            )
+            .with_time(1, Some(LAST_MS))
+            .with_coordination(Coordination::None)
+    }
+}
+
+impl Codec for UlidCodec {
+    type Id = Ulid;
+
+    fn to_raw(&self, id: Ulid) -> RawId {
+        RawId::from_u128(id.0)
+    }
+
+    fn read_raw(&self, raw: &RawId) -> Result<Ulid, ParseError> {
+        Ok(Ulid(raw.to_u128()?))
+    }
+
+    fn format(&self, id: Ulid) -> String {
+        crockford::encode_u128(id.0)
+    }
+
+    fn parse(&self, text: &str) -> Result<Ulid, ParseError> {
+        crockford::decode_u128(text, crockford::Aliases::Crockford).map(Ulid)
+    }
+
+    fn decode(&self, id: Ulid) -> Decoded {
+        let random = id.random().to_be_bytes();
+        Decoded {
+            timestamp_ms: Some(id.timestamp_ms()),
+            // The low 10 bytes of the u128 are the 80 random bits.
+            fields: vec![("randomness", FieldValue::Hex(hex::encode(&random[6..])))],
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! Round trips, parse robustness and the shared conformance checks.
+
+use std::sync::{Arc, Mutex};
+
+use idkit_core::{Codec, Erased};
+use idkit_ulid::{Ulid, UlidCodec, UlidGenerator};
+use proptest::prelude::*;
+
+proptest! {
+    #[test]
+    fn text_and_bytes_roundtrip(bits in any::<u128>()) {
+        let id = Ulid(bits);
+        prop_assert_eq!(UlidCodec.parse(&UlidCodec.format(id)).unwrap(), id);
+        prop_assert_eq!(UlidCodec.parse(&UlidCodec.format(id).to_lowercase()).unwrap(), id);
+        prop_assert_eq!(UlidCodec.read_raw(&UlidCodec.to_raw(id)).unwrap(), id);
+        // Our text is the ulid crate's text.
+        prop_assert_eq!(UlidCodec.format(id), id.to_string());
+    }
+
+    #[test]
+    fn parse_never_panics(text in "\\PC{0,30}") {
+        let _ = UlidCodec.parse(&text);
+    }
+}
+
+#[test]
+fn conformance() {
+    idkit_testkit::check_dyn(&Erased::new(Mutex::new(UlidGenerator::new()), UlidCodec), 10_000);
+    idkit_testkit::check_sequence(&UlidGenerator::new(), 200_000);
+    idkit_testkit::check_contention(Arc::new(Mutex::new(UlidGenerator::new())), 4, 50_000, 1);
+}

@@ -1,0 +1,192 @@
+//! UUID generators. Randomness comes from `idkit_core::random`: a ChaCha12 generator per
+//! thread, seeded from the operating system once, so no id costs a system call.
+
+use core::cell::Cell;
+
+use idkit_core::{Clock, GenerateError, IdScheme, MonotonicClock, SchemeInfo, random};
+use uuid::Uuid;
+
+use crate::codec::UuidCodec;
+
+/// Version 4 and RFC variant bits, set over 128 random bits.
+const V4_MASK: u128 = 0xffff_ffff_ffff_0fff_3fff_ffff_ffff_ffff;
+const V4_BITS: u128 = 0x0000_0000_0000_4000_8000_0000_0000_0000;
+
+/// Random UUIDs (version 4): 122 random bits. Stateless, so one value can be shared by
+/// every thread.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_uuid::{IdScheme, UuidV4};
+/// let id = UuidV4::new().next_id()?;
+/// assert_eq!(id.get_version_num(), 4);
+/// # Ok::<(), idkit_core::GenerateError>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct UuidV4;
+
+impl UuidV4 {
+    /// A generator.
+    pub fn new() -> Self {
+        Self
+    }
+}
+
+impl IdScheme for UuidV4 {
+    type Id = Uuid;
+
+    #[inline]
+    fn next_id(&self) -> Result<Uuid, GenerateError> {
+        Ok(Uuid::from_u128((random::u128()? & V4_MASK) | V4_BITS))
+    }
+
+    fn info(&self) -> SchemeInfo {
+        UuidCodec::V4.info()
+    }
+}
+
+/// Bits of the monotonic counter: `rand_a` (12) and `rand_b` (62).
+const COUNTER_BITS: u32 = 74;
+const COUNTER_MAX: u128 = (1 << COUNTER_BITS) - 1;
+/// The last Unix millisecond a 48-bit field holds.
+const LAST_MS: u64 = (1 << 48) - 1;
+
+/// Time-ordered UUIDs (version 7), strictly increasing from one generator.
+///
+/// Monotonicity follows RFC 9562 section 6.2, **method 2 ("monotonic random")**: the 74 bits
+/// after the timestamp (`rand_a` and `rand_b`) are one counter. In a new millisecond it
+/// starts at a random value with its top bit clear (the rollover guard of section 6.2);
+/// every further id in the same millisecond adds one. So a generator can issue 2^73 ids in
+/// one millisecond before the counter could run out, and if it ever did, the generator moves
+/// to the next millisecond rather than wrap.
+///
+/// When the clock steps back, the generator keeps the last millisecond it used and goes on
+/// counting, so ids still increase; they carry that later timestamp until the clock catches
+/// up.
+///
+/// `UuidV7` is single-owner (`Send`, not `Sync`); share one as `Mutex<UuidV7>`, which also
+/// implements `IdScheme`.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_uuid::{IdScheme, UuidV7};
+/// let generator = UuidV7::new();
+/// let (a, b) = (generator.next_id()?, generator.next_id()?);
+/// assert!(b > a);
+/// assert_eq!(a.get_version_num(), 7);
+/// # Ok::<(), idkit_core::GenerateError>(())
+/// ```
+#[derive(Debug)]
+pub struct UuidV7<C = MonotonicClock> {
+    clock: C,
+    last_ms: Cell<u64>,
+    counter: Cell<u128>,
+    seeded: Option<u128>,
+}
+
+impl UuidV7 {
+    /// A generator on a [`MonotonicClock`].
+    pub fn new() -> Self {
+        Self::with_clock(MonotonicClock::new())
+    }
+}
+
+impl Default for UuidV7 {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<C: Clock> UuidV7<C> {
+    /// A generator on `clock`.
+    pub fn with_clock(clock: C) -> Self {
+        Self {
+            clock,
+            last_ms: Cell::new(0),
+            counter: Cell::new(0),
+            seeded: None,
+        }
+    }
+
+    /// A deterministic generator for tests and vectors: every new millisecond's counter
+    /// starts at `start` (masked to 73 bits) instead of a random value.
+    pub fn with_fixed_start(clock: C, start: u128) -> Self {
+        Self {
+            seeded: Some(start & (COUNTER_MAX >> 1)),
+            ..Self::with_clock(clock)
+        }
+    }
+
+    fn fresh_counter(&self) -> Result<u128, GenerateError> {
+        match self.seeded {
+            Some(start) => Ok(start),
+            // Top bit clear: the rollover guard of RFC 9562 section 6.2.
+            None => Ok(random::u128()? & (COUNTER_MAX >> 1)),
+        }
+    }
+}
+
+/// Lays out a v7 UUID from its millisecond and 74-bit counter.
+fn assemble(ms: u64, counter: u128) -> Uuid {
+    let rand_a = counter >> 62;
+    let rand_b = counter & ((1 << 62) - 1);
+    Uuid::from_u128(
+        (u128::from(ms) << 80) | (0x7 << 76) | (rand_a << 64) | (0b10 << 62) | rand_b,
+    )
+}
+
+impl<C: Clock> IdScheme for UuidV7<C> {
+    type Id = Uuid;
+
+    fn next_id(&self) -> Result<Uuid, GenerateError> {
+        let now = self.clock.now_ms();
+        let last = self.last_ms.get();
+        let (ms, counter) = if now > last {
+            (now, self.fresh_counter()?)
+        } else if self.counter.get() < COUNTER_MAX {
+            // Same millisecond, or the clock went back: count on from the last id.
+            (last, self.counter.get() + 1)
+        } else {
+            // 2^73 ids in one millisecond: move on rather than wrap.
+            (last + 1, self.fresh_counter()?)
+        };
+        if ms > LAST_MS {
+            return Err(GenerateError::TimeOverflow { last_ms: LAST_MS });
+        }
+        self.last_ms.set(ms);
+        self.counter.set(counter);
+        Ok(assemble(ms, counter))
+    }
+
+    fn info(&self) -> SchemeInfo {
+        UuidCodec::V7.info()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use idkit_core::ManualClock;
+
+    #[test]
+    fn counter_overflow_moves_to_the_next_millisecond() {
+        let clock = ManualClock::new(1_000);
+        let generator = UuidV7::with_fixed_start(&clock, 0);
+        let first = generator.next_id().unwrap();
+        generator.counter.set(COUNTER_MAX);
+        let next = generator.next_id().unwrap();
+        assert!(next > first);
+        assert_eq!(next.as_u128() >> 80, 1_001);
+    }
+
+    #[test]
+    fn time_past_48_bits_is_an_error() {
+        let clock = ManualClock::new(LAST_MS + 1);
+        assert_eq!(
+            UuidV7::with_clock(&clock).next_id(),
+            Err(GenerateError::TimeOverflow { last_ms: LAST_MS })
+        );
+    }
+}
