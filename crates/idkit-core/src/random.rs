@@ -24,9 +24,10 @@ pub fn with_rng<T>(f: impl FnOnce(&mut StdRng) -> T) -> Result<T, GenerateError>
     RNG.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {
-            let rng = StdRng::try_from_rng(&mut SysRng).map_err(|e| GenerateError::Unavailable {
-                reason: format!("the operating system's random source failed: {e}"),
-            })?;
+            let rng =
+                StdRng::try_from_rng(&mut SysRng).map_err(|e| GenerateError::Unavailable {
+                    reason: format!("the operating system's random source failed: {e}"),
+                })?;
             *slot = Some(rng);
         }
         // Seeded just above.
@@ -65,7 +66,9 @@ mod tests {
         super::fill(&mut buf).unwrap();
         assert!(buf.iter().filter(|&&b| b == 0).count() < 16);
         // Another thread gets its own, independently seeded generator.
-        let c = std::thread::spawn(|| super::u128().unwrap()).join().unwrap();
+        let c = std::thread::spawn(|| super::u128().unwrap())
+            .join()
+            .unwrap();
         assert_ne!(c, a);
         assert_ne!(c, b);
     }

@@ -60,13 +60,15 @@ impl<C: Clock> IdScheme for KsuidGenerator<C> {
 
     fn next_id(&self) -> Result<Ksuid, GenerateError> {
         let now_ms = self.clock.now_ms();
-        let secs = (now_ms / 1000)
-            .checked_sub(EPOCH_SECONDS)
-            .ok_or(GenerateError::BeforeEpoch {
-                now_ms,
-                epoch_ms: EPOCH_SECONDS * 1000,
-            })?;
-        let secs = u32::try_from(secs).map_err(|_| GenerateError::TimeOverflow { last_ms: LAST_MS })?;
+        let secs =
+            (now_ms / 1000)
+                .checked_sub(EPOCH_SECONDS)
+                .ok_or(GenerateError::BeforeEpoch {
+                    now_ms,
+                    epoch_ms: EPOCH_SECONDS * 1000,
+                })?;
+        let secs =
+            u32::try_from(secs).map_err(|_| GenerateError::TimeOverflow { last_ms: LAST_MS })?;
         let mut payload = [0u8; 16];
         random::fill(&mut payload)?;
         Ok(Ksuid::new_raw(secs, Some(&payload)))
@@ -97,7 +99,10 @@ impl KsuidCodec {
     /// The scheme's published facts.
     pub fn info(self) -> SchemeInfo {
         SchemeInfo::new("ksuid", 160)
-            .with_string(Alphabet::Base62, u32::try_from(TEXT_LEN).unwrap_or(u32::MAX))
+            .with_string(
+                Alphabet::Base62,
+                u32::try_from(TEXT_LEN).unwrap_or(u32::MAX),
+            )
             .with_time(1000, Some(LAST_MS))
             .with_coordination(Coordination::None)
     }

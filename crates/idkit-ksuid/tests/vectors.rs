@@ -32,17 +32,32 @@ struct Invalid {
 fn readme() {
     let file: File = load_vectors(env!("CARGO_MANIFEST_DIR"), "readme");
     for v in &file.valid {
-        let id = KsuidCodec.parse(&v.text).unwrap_or_else(|e| panic!("{}: {e}", v.name));
-        assert_eq!(idkit_core::codec::hex::encode(id.bytes()), v.raw, "{}", v.name);
+        let id = KsuidCodec
+            .parse(&v.text)
+            .unwrap_or_else(|e| panic!("{}: {e}", v.name));
+        assert_eq!(
+            idkit_core::codec::hex::encode(id.bytes()),
+            v.raw,
+            "{}",
+            v.name
+        );
         let d = KsuidCodec.decode(id);
         assert_eq!(d.timestamp_ms, Some(v.timestamp_ms), "{}", v.name);
-        assert_eq!(d.field("payload"), Some(&FieldValue::Hex(v.payload.clone())));
+        assert_eq!(
+            d.field("payload"),
+            Some(&FieldValue::Hex(v.payload.clone()))
+        );
         assert_eq!(KsuidCodec.format(id), v.text);
         // svix-ksuid agrees on the text.
         assert_eq!(id.to_string(), v.text);
     }
     for v in &file.invalid {
-        assert_eq!(KsuidCodec.parse(&v.text).unwrap_err().to_string(), v.error, "{}", v.name);
+        assert_eq!(
+            KsuidCodec.parse(&v.text).unwrap_err().to_string(),
+            v.error,
+            "{}",
+            v.name
+        );
     }
 }
 

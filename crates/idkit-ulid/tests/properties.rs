@@ -25,7 +25,10 @@ proptest! {
 
 #[test]
 fn conformance() {
-    idkit_testkit::check_dyn(&Erased::new(Mutex::new(UlidGenerator::new()), UlidCodec), 10_000);
+    idkit_testkit::check_dyn(
+        &Erased::new(Mutex::new(UlidGenerator::new()), UlidCodec),
+        10_000,
+    );
     idkit_testkit::check_sequence(&UlidGenerator::new(), 200_000);
     idkit_testkit::check_contention(Arc::new(Mutex::new(UlidGenerator::new())), 4, 50_000, 1);
 }

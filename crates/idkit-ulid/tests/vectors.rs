@@ -36,14 +36,24 @@ struct Monotonic {
 fn spec() {
     let file: File = load_vectors(env!("CARGO_MANIFEST_DIR"), "spec");
     for v in &file.valid {
-        let id = UlidCodec.parse(&v.text).unwrap_or_else(|e| panic!("{}: {e}", v.name));
+        let id = UlidCodec
+            .parse(&v.text)
+            .unwrap_or_else(|e| panic!("{}: {e}", v.name));
         let d = UlidCodec.decode(id);
         assert_eq!(d.timestamp_ms, Some(v.timestamp_ms), "{}", v.name);
-        assert_eq!(d.field("randomness"), Some(&FieldValue::Hex(v.randomness.clone())));
+        assert_eq!(
+            d.field("randomness"),
+            Some(&FieldValue::Hex(v.randomness.clone()))
+        );
         assert_eq!(UlidCodec.format(id), v.text);
     }
     for v in &file.invalid {
-        assert_eq!(UlidCodec.parse(&v.text).unwrap_err().to_string(), v.error, "{}", v.name);
+        assert_eq!(
+            UlidCodec.parse(&v.text).unwrap_err().to_string(),
+            v.error,
+            "{}",
+            v.name
+        );
     }
     // The generator reproduces the spec's same-millisecond sequence from its first id.
     let first = UlidCodec.parse(&file.monotonic.sequence[0]).unwrap();
@@ -58,10 +68,22 @@ fn spec() {
 fn alias_policy() {
     let canonical = UlidCodec.parse("01ARZ3NDEKTSV4RRFFQ69G5FAV").unwrap();
     // Lower case, and Crockford's I/L -> 1, O -> 0, all read as the canonical id.
-    assert_eq!(UlidCodec.parse("01arz3ndektsv4rrffq69g5fav").unwrap(), canonical);
-    assert_eq!(UlidCodec.parse("OIARZ3NDEKTSV4RRFFQ69G5FAV").unwrap(), canonical);
-    assert_eq!(UlidCodec.parse("0lARZ3NDEKTSV4RRFFQ69G5FAV").unwrap(), canonical);
-    assert!(UlidCodec.parse("01ARZ3NDEKTSV4RRFFQ69G5FAu").is_err(), "u is refused too");
+    assert_eq!(
+        UlidCodec.parse("01arz3ndektsv4rrffq69g5fav").unwrap(),
+        canonical
+    );
+    assert_eq!(
+        UlidCodec.parse("OIARZ3NDEKTSV4RRFFQ69G5FAV").unwrap(),
+        canonical
+    );
+    assert_eq!(
+        UlidCodec.parse("0lARZ3NDEKTSV4RRFFQ69G5FAV").unwrap(),
+        canonical
+    );
+    assert!(
+        UlidCodec.parse("01ARZ3NDEKTSV4RRFFQ69G5FAu").is_err(),
+        "u is refused too"
+    );
 }
 
 #[test]

@@ -132,9 +132,7 @@ impl<C: Clock> UuidV7<C> {
 fn assemble(ms: u64, counter: u128) -> Uuid {
     let rand_a = counter >> 62;
     let rand_b = counter & ((1 << 62) - 1);
-    Uuid::from_u128(
-        (u128::from(ms) << 80) | (0x7 << 76) | (rand_a << 64) | (0b10 << 62) | rand_b,
-    )
+    Uuid::from_u128((u128::from(ms) << 80) | (0x7 << 76) | (rand_a << 64) | (0b10 << 62) | rand_b)
 }
 
 impl<C: Clock> IdScheme for UuidV7<C> {

@@ -27,7 +27,10 @@ proptest! {
 #[test]
 fn conformance() {
     idkit_testkit::check_dyn(&Erased::new(UuidV4::new(), UuidCodec::V4), 10_000);
-    idkit_testkit::check_dyn(&Erased::new(Mutex::new(UuidV7::new()), UuidCodec::V7), 10_000);
+    idkit_testkit::check_dyn(
+        &Erased::new(Mutex::new(UuidV7::new()), UuidCodec::V7),
+        10_000,
+    );
     idkit_testkit::check_sequence(&UuidV7::new(), 200_000);
     let shared = Arc::new(Mutex::new(UuidV7::new()));
     idkit_testkit::check_contention(shared, 4, 50_000, 1);

@@ -1,0 +1,109 @@
+//! `auto-increment`: what a single database sequence gives, as a baseline for the report.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use idkit_core::codec::decimal;
+use idkit_core::{
+    Codec, Coordination, Decoded, GenerateError, IdScheme, ParseError, RawId, SchemeInfo,
+};
+
+/// A counter from 1: dense, ordered, 64-bit, and only unique while every id comes from this
+/// one counter (a database sequence, in practice). Shared across threads.
+///
+/// # Examples
+///
+/// ```
+/// use idkit::baseline::AutoIncrement;
+/// use idkit::IdScheme;
+/// let counter = AutoIncrement::new();
+/// assert_eq!(counter.take(3)?, [1, 2, 3]);
+/// # Ok::<(), idkit::GenerateError>(())
+/// ```
+#[derive(Debug, Default)]
+pub struct AutoIncrement {
+    last: AtomicU64,
+}
+
+impl AutoIncrement {
+    /// A counter whose first id is 1.
+    pub fn new() -> Self {
+        Self::starting_after(0)
+    }
+
+    /// A counter whose first id is `last + 1`.
+    pub fn starting_after(last: u64) -> Self {
+        Self {
+            last: AtomicU64::new(last),
+        }
+    }
+}
+
+impl IdScheme for AutoIncrement {
+    type Id = u64;
+
+    fn next_id(&self) -> Result<u64, GenerateError> {
+        // fetch_update, not fetch_add: at u64::MAX the counter must stop, not wrap to 0.
+        self.last
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| v.checked_add(1))
+            .map(|prev| prev + 1)
+            .map_err(|_| GenerateError::Exhausted {
+                what: "the 64-bit counter",
+            })
+    }
+
+    fn info(&self) -> SchemeInfo {
+        AutoIncrementCodec.info()
+    }
+}
+
+/// Decimal text for [`AutoIncrement`] ids.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AutoIncrementCodec;
+
+impl AutoIncrementCodec {
+    /// The scheme's facts.
+    pub fn info(self) -> SchemeInfo {
+        SchemeInfo::new("auto-increment", 64).with_coordination(Coordination::Store)
+    }
+}
+
+impl Codec for AutoIncrementCodec {
+    type Id = u64;
+    fn to_raw(&self, id: u64) -> RawId {
+        RawId::from_u64(id)
+    }
+    fn read_raw(&self, raw: &RawId) -> Result<u64, ParseError> {
+        raw.to_u64()
+    }
+    fn format(&self, id: u64) -> String {
+        id.to_string()
+    }
+    fn parse(&self, text: &str) -> Result<u64, ParseError> {
+        decimal::parse_u64(text)
+    }
+    fn decode(&self, _id: u64) -> Decoded {
+        Decoded {
+            timestamp_ms: None,
+            fields: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stops_at_the_top_instead_of_wrapping() {
+        let counter = AutoIncrement::starting_after(u64::MAX - 1);
+        assert_eq!(counter.next_id(), Ok(u64::MAX));
+        assert!(matches!(
+            counter.next_id(),
+            Err(GenerateError::Exhausted { .. })
+        ));
+        assert!(matches!(
+            counter.next_id(),
+            Err(GenerateError::Exhausted { .. })
+        ));
+    }
+}

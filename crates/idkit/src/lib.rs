@@ -1,0 +1,31 @@
+//! Every idkit scheme behind one dependency, and a [registry](registry) of schemes by their
+//! stable names, which the `idkit` command line, the HTTP service and the benchmark harness
+//! use to find schemes.
+//!
+//! Each scheme family is a feature (all on by default): `snowflake`, `uuid`, `ulid`,
+//! `ksuid`. The `auto-increment` baseline is always there.
+//!
+//! # Examples
+//!
+//! ```
+//! let scheme = idkit::registry::find("discord")?.build(&idkit::registry::Options::default())?;
+//! let id = scheme.next_raw()?;
+//! let text = scheme.format_raw(&id)?;
+//! assert_eq!(scheme.parse_raw(&text)?, id);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod baseline;
+pub mod registry;
+
+pub use idkit_core as core;
+#[cfg(feature = "ksuid")]
+pub use idkit_ksuid as ksuid;
+#[cfg(feature = "snowflake")]
+pub use idkit_snowflake as snowflake;
+#[cfg(feature = "ulid")]
+pub use idkit_ulid as ulid;
+#[cfg(feature = "uuid")]
+pub use idkit_uuid as uuid;
+
+pub use idkit_core::{DynScheme, GenerateError, IdScheme, ParseError, RawId, SchemeInfo};

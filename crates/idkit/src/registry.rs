@@ -1,0 +1,276 @@
+//! Every scheme by its stable name, with short aliases. The CLI, the service and the harness
+//! find schemes only here; adding a scheme to all three is one [`Entry`] in [`ENTRIES`].
+
+use core::fmt;
+use std::sync::Mutex;
+
+use idkit_core::{DynScheme, Erased, SchemeInfo};
+
+use crate::baseline::{AutoIncrement, AutoIncrementCodec};
+
+/// A scheme ready to use from any thread.
+pub type Scheme = Box<dyn DynScheme + Send + Sync>;
+
+/// How to build a scheme: values for its fixed fields (worker, datacenter, shard, machine,
+/// process) and, for Snowflake layouts, a rollback policy. Unset fields are 0.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Field values by name.
+    pub fields: Vec<(String, u64)>,
+    /// The clock-rollback policy (Snowflake layouts); `None` for the default.
+    #[cfg(feature = "snowflake")]
+    pub rollback: Option<idkit_snowflake::RollbackPolicy>,
+}
+
+impl Options {
+    /// Sets a field.
+    #[must_use]
+    pub fn field(mut self, name: &str, value: u64) -> Self {
+        self.fields.push((name.to_owned(), value));
+        self
+    }
+}
+
+/// Why a scheme could not be found or built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// No scheme has this name or alias.
+    UnknownScheme {
+        /// The name asked for.
+        name: String,
+        /// The stable names, comma-separated.
+        known: String,
+    },
+    /// The options do not fit the scheme (a field it lacks, a value too wide...).
+    Config {
+        /// The scheme.
+        scheme: &'static str,
+        /// What was wrong.
+        message: String,
+    },
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::UnknownScheme { name, known } => {
+                write!(f, "unknown scheme {name:?}: expected one of {known}")
+            }
+            Self::Config { scheme, message } => write!(f, "{scheme}: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// One scheme in the registry.
+pub struct Entry {
+    /// Stable name, e.g. `snowflake-twitter`.
+    pub name: &'static str,
+    /// Short names that find it too, e.g. `twitter`.
+    pub aliases: &'static [&'static str],
+    /// One line for listings.
+    pub summary: &'static str,
+    build: fn(&Options) -> Result<Scheme, BuildError>,
+}
+
+impl fmt::Debug for Entry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Entry")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Entry {
+    /// Builds the scheme with `options`. Shared generators: lock-free for Snowflake layouts,
+    /// a mutex around the single-owner generator for UUIDv7 and ULID, stateless for UUIDv4
+    /// and KSUID, an atomic counter for auto-increment.
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError::Config`] when an option names a field the scheme lacks or a value does
+    /// not fit.
+    pub fn build(&self, options: &Options) -> Result<Scheme, BuildError> {
+        (self.build)(options)
+    }
+
+    /// The scheme's facts (built with default options).
+    pub fn info(&self) -> SchemeInfo {
+        match self.build(&Options::default()) {
+            Ok(scheme) => scheme.info(),
+            // Every entry builds with default options (tested).
+            Err(e) => unreachable!("{}: default options failed: {e}", self.name),
+        }
+    }
+}
+
+/// The schemes compiled in, in the order listings show them.
+pub static ENTRIES: &[Entry] = &[
+    #[cfg(feature = "snowflake")]
+    Entry {
+        name: "snowflake-twitter",
+        aliases: &["twitter"],
+        summary: "Twitter Snowflake: 41-bit ms, datacenter 5, worker 5, sequence 12",
+        build: |o| snowflake(idkit_snowflake::Twitter, o),
+    },
+    #[cfg(feature = "snowflake")]
+    Entry {
+        name: "snowflake-discord",
+        aliases: &["discord"],
+        summary: "Discord: 42-bit ms since 2015, worker 5, process 5, increment 12",
+        build: |o| snowflake(idkit_snowflake::Discord, o),
+    },
+    #[cfg(feature = "snowflake")]
+    Entry {
+        name: "snowflake-instagram",
+        aliases: &["instagram"],
+        summary: "Instagram: 41-bit ms, shard 13, sequence 10",
+        build: |o| snowflake(idkit_snowflake::Instagram, o),
+    },
+    #[cfg(feature = "snowflake")]
+    Entry {
+        name: "sonyflake",
+        aliases: &["sony"],
+        summary: "Sonyflake: 39 bits of 10 ms, sequence 8, machine 16",
+        build: |o| snowflake(idkit_snowflake::Sonyflake, o),
+    },
+    #[cfg(feature = "snowflake")]
+    Entry {
+        name: "snowflake-mastodon",
+        aliases: &["mastodon"],
+        summary: "Mastodon: 48-bit Unix ms, sequence 16",
+        build: |o| snowflake(idkit_snowflake::Mastodon, o),
+    },
+    #[cfg(feature = "snowflake")]
+    Entry {
+        name: "flake-boundary",
+        aliases: &["boundary", "flake"],
+        summary: "Boundary flake: 128 bits, 64-bit Unix ms, worker 48, sequence 16",
+        build: |o| snowflake(idkit_snowflake::Boundary, o),
+    },
+    #[cfg(feature = "uuid")]
+    Entry {
+        name: "uuid-v4",
+        aliases: &["uuid4", "v4"],
+        summary: "UUID version 4: 122 random bits",
+        build: |o| {
+            no_fields("uuid-v4", o)?;
+            Ok(Box::new(Erased::new(
+                idkit_uuid::UuidV4::new(),
+                idkit_uuid::UuidCodec::V4,
+            )))
+        },
+    },
+    #[cfg(feature = "uuid")]
+    Entry {
+        name: "uuid-v7",
+        aliases: &["uuid7", "v7"],
+        summary: "UUID version 7: 48-bit Unix ms, 74-bit monotonic random counter",
+        build: |o| {
+            no_fields("uuid-v7", o)?;
+            Ok(Box::new(Erased::new(
+                Mutex::new(idkit_uuid::UuidV7::new()),
+                idkit_uuid::UuidCodec::V7,
+            )))
+        },
+    },
+    #[cfg(feature = "ulid")]
+    Entry {
+        name: "ulid",
+        aliases: &[],
+        summary: "ULID: 48-bit Unix ms, 80 random bits, monotonic, Crockford base32",
+        build: |o| {
+            no_fields("ulid", o)?;
+            Ok(Box::new(Erased::new(
+                Mutex::new(idkit_ulid::UlidGenerator::new()),
+                idkit_ulid::UlidCodec,
+            )))
+        },
+    },
+    #[cfg(feature = "ksuid")]
+    Entry {
+        name: "ksuid",
+        aliases: &[],
+        summary: "KSUID: 32-bit seconds since 2014, 128-bit payload, base62",
+        build: |o| {
+            no_fields("ksuid", o)?;
+            Ok(Box::new(Erased::new(
+                idkit_ksuid::KsuidGenerator::new(),
+                idkit_ksuid::KsuidCodec,
+            )))
+        },
+    },
+    Entry {
+        name: "auto-increment",
+        aliases: &["autoincrement", "serial"],
+        summary: "a single counter, as a database sequence gives (baseline)",
+        build: |o| {
+            no_fields("auto-increment", o)?;
+            Ok(Box::new(Erased::new(
+                AutoIncrement::new(),
+                AutoIncrementCodec,
+            )))
+        },
+    },
+];
+
+/// Every scheme compiled in.
+pub fn schemes() -> &'static [Entry] {
+    ENTRIES
+}
+
+/// The scheme with this stable name or alias (ASCII case-insensitive).
+///
+/// # Errors
+///
+/// [`BuildError::UnknownScheme`] listing the stable names.
+pub fn find(name: &str) -> Result<&'static Entry, BuildError> {
+    ENTRIES
+        .iter()
+        .find(|e| {
+            e.name.eq_ignore_ascii_case(name)
+                || e.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
+        })
+        .ok_or_else(|| BuildError::UnknownScheme {
+            name: name.to_owned(),
+            known: ENTRIES
+                .iter()
+                .map(|e| e.name)
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+}
+
+fn no_fields(scheme: &'static str, options: &Options) -> Result<(), BuildError> {
+    match options.fields.first() {
+        None => Ok(()),
+        Some((name, _)) => Err(BuildError::Config {
+            scheme,
+            message: format!("unknown field {name:?}: this scheme has no fields to set"),
+        }),
+    }
+}
+
+#[cfg(feature = "snowflake")]
+fn snowflake<L: idkit_snowflake::Layout>(
+    layout: L,
+    options: &Options,
+) -> Result<Scheme, BuildError> {
+    let mut builder = idkit_snowflake::Snowflake::builder(layout);
+    for (name, value) in &options.fields {
+        builder = builder.field(name, *value);
+    }
+    if let Some(policy) = options.rollback {
+        builder = builder.rollback(policy);
+    }
+    let generator = builder.build_atomic().map_err(|e| BuildError::Config {
+        scheme: layout.spec().name(),
+        message: e.to_string(),
+    })?;
+    Ok(Box::new(Erased::new(
+        generator,
+        idkit_snowflake::SnowflakeCodec(layout),
+    )))
+}

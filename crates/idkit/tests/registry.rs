@@ -1,0 +1,78 @@
+//! The registry: every scheme by name and alias, each passing the shared conformance checks
+//! through its object-safe form.
+
+use idkit::registry::{BuildError, Options, find, schemes};
+
+const NAMES: [&str; 11] = [
+    "snowflake-twitter",
+    "snowflake-discord",
+    "snowflake-instagram",
+    "sonyflake",
+    "snowflake-mastodon",
+    "flake-boundary",
+    "uuid-v4",
+    "uuid-v7",
+    "ulid",
+    "ksuid",
+    "auto-increment",
+];
+
+#[test]
+fn every_scheme_is_registered_and_conforms() {
+    let names: Vec<_> = schemes().iter().map(|e| e.name).collect();
+    assert_eq!(names, NAMES);
+    for entry in schemes() {
+        let scheme = entry.build(&Options::default()).unwrap();
+        assert_eq!(scheme.info().name, entry.name);
+        assert_eq!(entry.info(), scheme.info());
+        idkit_testkit::check_dyn(scheme.as_ref(), 5_000);
+    }
+}
+
+#[test]
+fn aliases_and_case() {
+    for (alias, name) in [
+        ("twitter", "snowflake-twitter"),
+        ("Discord", "snowflake-discord"),
+        ("sony", "sonyflake"),
+        ("flake", "flake-boundary"),
+        ("v7", "uuid-v7"),
+        ("ULID", "ulid"),
+        ("serial", "auto-increment"),
+    ] {
+        assert_eq!(find(alias).unwrap().name, name);
+    }
+    let err = find("snowflak").unwrap_err();
+    assert!(matches!(err, BuildError::UnknownScheme { .. }));
+    assert!(
+        err.to_string()
+            .starts_with("unknown scheme \"snowflak\": expected one of snowflake-twitter, ")
+    );
+}
+
+#[test]
+fn options_are_checked_against_the_scheme() {
+    let twitter = find("twitter").unwrap();
+    let scheme = twitter
+        .build(&Options::default().field("worker", 3).field("datacenter", 2))
+        .unwrap();
+    let id = scheme.next_raw().unwrap();
+    let decoded = scheme.decode_raw(&id).unwrap();
+    assert_eq!(decoded.field("worker").unwrap().to_string(), "3");
+    assert_eq!(decoded.field("datacenter").unwrap().to_string(), "2");
+    assert_eq!(
+        twitter
+            .build(&Options::default().field("worker", 99))
+            .unwrap_err()
+            .to_string(),
+        "snowflake-twitter: field out of range: worker must be at most 31, found 99"
+    );
+    assert_eq!(
+        find("uuid-v4")
+            .unwrap()
+            .build(&Options::default().field("worker", 1))
+            .unwrap_err()
+            .to_string(),
+        "uuid-v4: unknown field \"worker\": this scheme has no fields to set"
+    );
+}
