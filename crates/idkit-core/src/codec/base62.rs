@@ -27,25 +27,13 @@ pub const fn width_for(bytes: usize) -> usize {
 /// assert_eq!(encode(&[0xff; 20], 27), "aWgEPTl1tmebfsQzFP4bxwgy80V");
 /// ```
 pub fn encode(bytes: &[u8], width: usize) -> String {
-    // Long division of the big-endian number by 62, one output digit per pass.
-    let mut num = bytes.to_vec();
-    let mut out = vec![b'0'; width];
-    for slot in out.iter_mut().rev() {
-        let mut rem = 0u32;
-        for b in &mut num {
-            let acc = (rem << 8) | u32::from(*b);
-            // acc < 62 * 256, so the quotient fits a byte.
-            *b = u8::try_from(acc / 62).unwrap_or(u8::MAX);
-            rem = acc % 62;
-        }
-        *slot = ALPHABET[usize::try_from(rem).unwrap_or(0)];
-    }
+    let text = super::radix_encode(bytes, ALPHABET, width);
     assert!(
-        num.iter().all(|&b| b == 0),
+        text.len() == width,
         "base62 width {width} too small for {} bytes",
         bytes.len()
     );
-    out.into_iter().map(char::from).collect()
+    text
 }
 
 /// Decodes exactly `width` characters into `out` (big-endian).

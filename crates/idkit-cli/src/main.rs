@@ -1,0 +1,251 @@
+//! `idkit`: list schemes, generate, decode and inspect ids.
+//!
+//! Bad input gets one line on stderr naming what was wrong and what was expected, and exit
+//! status 2; a failure while generating (the clock, an exhausted id space) exits with 1.
+
+mod inspect;
+mod render;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use idkit::registry::{self, Options};
+use idkit_core::RawId;
+
+/// Most ids one `gen` call prints.
+const MAX_COUNT: u64 = 10_000_000;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "idkit",
+    version,
+    about = "Generate, decode and inspect unique ids"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// List every scheme and its facts.
+    Schemes {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Generate ids.
+    Gen(GenArgs),
+    /// Decode an id of a known scheme.
+    Decode {
+        /// Scheme name or alias (see `idkit schemes`).
+        scheme: String,
+        /// The id, in the scheme's canonical form.
+        id: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Guess an id's scheme from its shape and print every plausible decoding.
+    Inspect {
+        /// The id.
+        id: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+struct GenArgs {
+    /// Scheme name or alias (see `idkit schemes`).
+    scheme: String,
+    /// How many ids (1 to 10,000,000).
+    #[arg(short = 'n', long = "count", default_value_t = 1)]
+    count: u64,
+    /// Worker id (Twitter, Discord, Boundary).
+    #[arg(long)]
+    worker: Option<u64>,
+    /// Datacenter id (Twitter).
+    #[arg(long)]
+    datacenter: Option<u64>,
+    /// Shard id (Instagram).
+    #[arg(long)]
+    shard: Option<u64>,
+    /// Machine id (Sonyflake).
+    #[arg(long)]
+    machine: Option<u64>,
+    /// Process id (Discord).
+    #[arg(long)]
+    process: Option<u64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Canonical)]
+    format: Format,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// How `gen` writes ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// The scheme's own string.
+    Canonical,
+    /// The id's bytes as one unsigned decimal integer.
+    Decimal,
+    /// The id's bytes in lowercase hex.
+    Hex,
+    /// The id's value in Crockford base32.
+    Base32,
+    /// The id's value in base62 (0-9A-Za-z).
+    Base62,
+}
+
+/// What went wrong, and whose fault it was.
+#[derive(Debug)]
+enum Failure {
+    /// Bad input: exit 2.
+    Usage(String),
+    /// Could not do it right now: exit 1.
+    Runtime(String),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                print!("{e}");
+                return ExitCode::SUCCESS;
+            }
+            // clap's message, without its usage block: one line, as every other error.
+            let text = e.to_string();
+            let line = text.lines().next().unwrap_or("error: invalid arguments");
+            eprintln!("{line}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    match run(cli.command, &mut out) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Usage(message)) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Runtime(message)) => {
+            eprintln!("error: {message}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run(command: Command, out: &mut impl Write) -> Result<(), Failure> {
+    let io = |e: std::io::Error| Failure::Runtime(format!("cannot write output: {e}"));
+    match command {
+        Command::Schemes { json } => {
+            let text = if json {
+                render::schemes_json()
+            } else {
+                render::schemes_table()
+            };
+            writeln!(out, "{text}").map_err(io)
+        }
+        Command::Gen(args) => generate(&args, out),
+        Command::Decode { scheme, id, json } => {
+            let entry = registry::find(&scheme).map_err(|e| Failure::Usage(e.to_string()))?;
+            let scheme = entry
+                .build(&Options::default())
+                .map_err(|e| Failure::Usage(e.to_string()))?;
+            let raw = scheme
+                .parse_raw(&id)
+                .map_err(|e| Failure::Usage(format!("{id:?} is not a {} id: {e}", entry.name)))?;
+            let decoded = scheme
+                .decode_raw(&raw)
+                .map_err(|e| Failure::Usage(format!("{id:?} is not a {} id: {e}", entry.name)))?;
+            let text = if json {
+                render::decoded_json(entry.name, &id, &decoded).to_string()
+            } else {
+                render::decoded_plain(entry.name, &id, &decoded)
+            };
+            writeln!(out, "{text}").map_err(io)
+        }
+        Command::Inspect { id, json } => {
+            let found = inspect::inspect(&id).map_err(Failure::Usage)?;
+            if found.is_empty() {
+                return Err(Failure::Usage(format!(
+                    "{id:?} has the shape of an id, but no scheme decodes it to a plausible time"
+                )));
+            }
+            let text = if json {
+                serde_json::Value::Array(
+                    found
+                        .iter()
+                        .map(|c| render::decoded_json(c.scheme, &c.id, &c.decoded))
+                        .collect(),
+                )
+                .to_string()
+            } else {
+                found
+                    .iter()
+                    .map(|c| render::decoded_plain(c.scheme, &c.id, &c.decoded))
+                    .collect::<Vec<_>>()
+                    .join("\n\n")
+            };
+            writeln!(out, "{text}").map_err(io)
+        }
+    }
+}
+
+fn generate(args: &GenArgs, out: &mut impl Write) -> Result<(), Failure> {
+    if args.count == 0 || args.count > MAX_COUNT {
+        return Err(Failure::Usage(format!(
+            "invalid count {}: expected 1 to {MAX_COUNT}",
+            args.count
+        )));
+    }
+    let entry = registry::find(&args.scheme).map_err(|e| Failure::Usage(e.to_string()))?;
+    let mut options = Options::default();
+    for (name, value) in [
+        ("worker", args.worker),
+        ("datacenter", args.datacenter),
+        ("shard", args.shard),
+        ("machine", args.machine),
+        ("process", args.process),
+    ] {
+        if let Some(v) = value {
+            options = options.field(name, v);
+        }
+    }
+    let scheme = entry
+        .build(&options)
+        .map_err(|e| Failure::Usage(e.to_string()))?;
+    let info = scheme.info();
+    let io = |e: std::io::Error| Failure::Runtime(format!("cannot write output: {e}"));
+    let mut ids = Vec::new();
+    let mut buf = vec![RawId::default(); 4096];
+    let mut left = usize::try_from(args.count).unwrap_or(usize::MAX);
+    let mut out = std::io::BufWriter::new(out);
+    while left > 0 {
+        let batch = &mut buf[..left.min(4096)];
+        scheme
+            .fill_raw(batch)
+            .map_err(|e| Failure::Runtime(format!("{}: {e}", entry.name)))?;
+        for id in batch.iter() {
+            let text = render::format_id(scheme.as_ref(), id, args.format, info.bits)
+                .map_err(|e| Failure::Runtime(e.to_string()))?;
+            if args.json {
+                ids.push(serde_json::Value::String(text));
+            } else {
+                writeln!(out, "{text}").map_err(io)?;
+            }
+        }
+        left -= batch.len();
+    }
+    if args.json {
+        let doc = serde_json::json!({ "scheme": entry.name, "ids": ids });
+        writeln!(out, "{doc}").map_err(io)?;
+    }
+    out.flush().map_err(io)
+}

@@ -1,0 +1,235 @@
+//! End-to-end: run the built `idkit` binary and check its output and exit codes.
+
+use std::process::{Command, Output};
+
+fn idkit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_idkit"))
+        .args(args)
+        .output()
+        .expect("run idkit")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// Bad input: exit 2, exactly one line on stderr, no panic, nothing on stdout.
+fn usage_error(args: &[&str], contains: &str) {
+    let o = idkit(args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "{args:?}: one line, got {err:?}");
+    assert!(err.starts_with("error: "), "{err}");
+    assert!(
+        err.contains(contains),
+        "{args:?}: {err:?} lacks {contains:?}"
+    );
+    assert!(!err.contains("panicked"));
+    assert!(o.stdout.is_empty());
+}
+
+const SCHEMES: [&str; 11] = [
+    "snowflake-twitter",
+    "snowflake-discord",
+    "snowflake-instagram",
+    "sonyflake",
+    "snowflake-mastodon",
+    "flake-boundary",
+    "uuid-v4",
+    "uuid-v7",
+    "ulid",
+    "ksuid",
+    "auto-increment",
+];
+
+#[test]
+fn schemes_lists_every_scheme_with_its_facts() {
+    let o = idkit(&["schemes"]);
+    assert!(o.status.success());
+    let text = stdout(&o);
+    for name in SCHEMES {
+        assert!(text.contains(name), "{name} missing from\n{text}");
+    }
+    assert!(text.contains("10889-08-02"), "full dates past year 9999");
+    let o = idkit(&["schemes", "--json"]);
+    let all: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let all = all.as_array().unwrap();
+    assert_eq!(all.len(), SCHEMES.len());
+    let twitter = &all[0];
+    assert_eq!(twitter["name"], "snowflake-twitter");
+    assert_eq!(twitter["cap_ids_per_sec"], 4_096_000);
+    assert_eq!(twitter["bits"], 64);
+    assert_eq!(twitter["time_runs_out"], "2080-07-10T17:30:30.208Z");
+}
+
+#[test]
+fn decode_json_is_exactly_the_documented_form() {
+    let o = idkit(&[
+        "decode",
+        "snowflake-discord",
+        "175928847299117063",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o).trim(),
+        r#"{"scheme":"snowflake-discord","id":"175928847299117063","timestamp_ms":1462015105796,"timestamp":"2016-04-30T11:18:25.796Z","fields":{"worker":1,"process":0,"increment":7}}"#
+    );
+    // Schemes without time: both times null.
+    let o = idkit(&[
+        "decode",
+        "uuid-v4",
+        "919108f7-52d1-4320-9bac-f847db4148a8",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["timestamp_ms"].is_null() && v["timestamp"].is_null());
+    assert_eq!(v["fields"]["version"], 4);
+}
+
+#[test]
+fn decode_plain_is_an_aligned_listing() {
+    let o = idkit(&["decode", "discord", "175928847299117063"]);
+    let text = stdout(&o);
+    assert!(
+        text.contains("timestamp  2016-04-30T11:18:25.796Z (1462015105796)"),
+        "{text}"
+    );
+    assert!(text.contains("increment  7"), "{text}");
+}
+
+#[test]
+fn gen_with_defaults_and_flags_round_trips_through_decode() {
+    for name in SCHEMES {
+        let o = idkit(&["gen", name]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let id = stdout(&o).trim().to_owned();
+        assert_eq!(id.lines().count(), 1);
+        let d = idkit(&["decode", name, &id, "--json"]);
+        assert!(d.status.success(), "{name} {id}: {}", stderr(&d));
+    }
+    let o = idkit(&[
+        "gen",
+        "twitter",
+        "-n",
+        "1000",
+        "--worker",
+        "3",
+        "--datacenter",
+        "2",
+    ]);
+    let ids: Vec<u64> = stdout(&o).lines().map(|l| l.parse().unwrap()).collect();
+    assert_eq!(ids.len(), 1000);
+    assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    let d = idkit(&["decode", "twitter", &ids[0].to_string(), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&d.stdout).unwrap();
+    assert_eq!(v["fields"]["worker"], 3);
+    assert_eq!(v["fields"]["datacenter"], 2);
+    let o = idkit(&["gen", "instagram", "--shard", "1341", "--json", "-n", "2"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["scheme"], "snowflake-instagram");
+    assert_eq!(v["ids"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn gen_formats() {
+    let one = |format: &str, scheme: &str| {
+        let o = idkit(&["gen", scheme, "--format", format]);
+        assert!(o.status.success(), "{format}: {}", stderr(&o));
+        stdout(&o).trim().to_owned()
+    };
+    assert_eq!(one("hex", "twitter").len(), 16);
+    assert!(one("decimal", "twitter").parse::<u64>().is_ok());
+    assert_eq!(one("base32", "ulid").len(), 26);
+    assert_eq!(one("base62", "ksuid").len(), 27);
+    assert_eq!(one("hex", "uuid-v7").len(), 32);
+    assert!(one("decimal", "ksuid").bytes().all(|b| b.is_ascii_digit()));
+    // The hex of a Twitter id is the hex of the decimal value.
+    let dec = one("decimal", "auto-increment");
+    assert_eq!(dec, "1");
+}
+
+#[test]
+fn inspect_guesses_the_scheme_from_the_shape() {
+    let o = idkit(&["inspect", "175928847299117063", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let schemes: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["scheme"].as_str().unwrap())
+        .collect();
+    assert!(schemes.contains(&"snowflake-discord"), "{schemes:?}");
+    assert_eq!(
+        schemes.last(),
+        Some(&"auto-increment"),
+        "time-less readings last"
+    );
+    for (id, scheme) in [
+        ("017f22e2-79b0-7cc3-98c4-dc0c0c07398f", "uuid-v7"),
+        ("919108f7-52d1-4320-9bac-f847db4148a8", "uuid-v4"),
+        ("01ARZ3NDEKTSV4RRFFQ69G5FAV", "ulid"),
+        ("0ujtsYcgvSTl8PAuAdqWYSMnLOv", "ksuid"),
+        ("017f22e279b07cc398c4dc0c0c07398f", "uuid-v7"),
+    ] {
+        let o = idkit(&["inspect", id, "--json"]);
+        assert!(o.status.success(), "{id}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v[0]["scheme"], scheme, "{id}");
+    }
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    usage_error(
+        &["gen", "nope"],
+        "unknown scheme \"nope\": expected one of snowflake-twitter",
+    );
+    usage_error(
+        &["gen", "twitter", "-n", "0"],
+        "invalid count 0: expected 1 to 10000000",
+    );
+    usage_error(&["gen", "twitter", "-n", "99999999999"], "invalid count");
+    usage_error(&["gen", "twitter", "-n", "-5"], "-5");
+    usage_error(&["gen", "twitter", "-n", "abc"], "invalid value 'abc'");
+    usage_error(
+        &["gen", "twitter", "--worker", "32"],
+        "worker must be at most 31, found 32",
+    );
+    usage_error(&["gen", "uuid-v4", "--worker", "1"], "no fields to set");
+    usage_error(
+        &["gen", "mastodon", "--shard", "1"],
+        "unknown field \"shard\"",
+    );
+    usage_error(
+        &["gen", "twitter", "--format", "base64"],
+        "invalid value 'base64'",
+    );
+    usage_error(
+        &["decode", "twitter", "9223372036854775808"],
+        "bit 63 is set",
+    );
+    usage_error(
+        &["decode", "discord", "18446744073709551616"],
+        "number too large",
+    );
+    usage_error(
+        &["decode", "ulid", "01ARZ3NDEKTSV4RRFFQ69G5FA"],
+        "expected 26 characters, found 25",
+    );
+    usage_error(
+        &["decode", "ksuid", "0ujtsYcgvSTl8PAuAdqWYSMnLO_"],
+        "invalid character '_'",
+    );
+    usage_error(
+        &["decode", "uuid-v7", "919108f7-52d1-4320-9bac-f847db4148a8"],
+        "version 4, expected a version 7 uuid",
+    );
+    usage_error(&["inspect", "hello"], "cannot tell the scheme");
+    usage_error(&["frobnicate"], "unrecognized subcommand");
+}
