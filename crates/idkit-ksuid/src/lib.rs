@@ -21,7 +21,7 @@ pub const TEXT_LEN: usize = 27;
 /// KSUIDs: 32 bits of seconds since [`EPOCH_SECONDS`], then a 128-bit random payload.
 ///
 /// Ids sort by second; within a second their order is random (KSUIDs have no monotonic
-/// mode). The payload comes from `idkit_core::random`: a ChaCha12 generator per thread,
+/// mode). The payload comes from `idkit_core::random`: a ChaCha8 generator per thread,
 /// seeded from the operating system once, so no id costs a system call. Stateless: one value
 /// serves every thread.
 ///

@@ -26,7 +26,7 @@ const LAST_MS: u64 = (1 << 48) - 1;
 /// When the clock steps back, the generator stays on the last millisecond it used and keeps
 /// incrementing, so ids still increase.
 ///
-/// Randomness comes from `idkit_core::random`: a ChaCha12 generator per thread, seeded from
+/// Randomness comes from `idkit_core::random`: a ChaCha8 generator per thread, seeded from
 /// the operating system once.
 ///
 /// Single-owner (`Send`, not `Sync`); share one as `Mutex<UlidGenerator>`.

@@ -1,4 +1,4 @@
-//! UUID generators. Randomness comes from `idkit_core::random`: a ChaCha12 generator per
+//! UUID generators. Randomness comes from `idkit_core::random`: a ChaCha8 generator per
 //! thread, seeded from the operating system once, so no id costs a system call.
 
 use core::cell::Cell;

@@ -1,0 +1,77 @@
+//! The random-suffix schemes against their upstream crates, in the same run. Benchmark ids
+//! are `<scheme>/<implementation>`.
+//!
+//! * `uuid-v4`: idkit; `uuid` 1.x with `fast-rng` (`Uuid::new_v4`, rand's thread RNG); and
+//!   `uuid` without `fast-rng`, which reads the operating system's random source per id
+//!   (reproduced here as `SysRng` + `Builder::from_random_bytes`, what that path does).
+//! * `uuid-v7`: idkit's monotonic generator; `Uuid::now_v7` (uuid's shared v7 context).
+//! * `ulid`: idkit's monotonic generator; `Ulid::generate` (not monotonic); `ulid::Generator`
+//!   (monotonic).
+//! * `ksuid`: idkit; `svix_ksuid::Ksuid::new` (operating-system random source per id).
+//!
+//! Run: `cargo bench -p bench-harness --bench random`.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use idkit_core::IdScheme;
+use rand::TryRng;
+use svix_ksuid::KsuidLike;
+
+fn uuid_v4(c: &mut Criterion) {
+    let mut g = c.benchmark_group("uuid-v4");
+    g.throughput(Throughput::Elements(1));
+    let ours = idkit_uuid::UuidV4::new();
+    g.bench_function("idkit", |b| b.iter(|| black_box(ours.next_id().unwrap())));
+    g.bench_function("uuid-fast-rng", |b| {
+        b.iter(|| black_box(uuid::Uuid::new_v4()))
+    });
+    g.bench_function("uuid-os-rng", |b| {
+        b.iter(|| {
+            let mut bytes = [0u8; 16];
+            rand::rngs::SysRng.try_fill_bytes(&mut bytes).unwrap();
+            black_box(uuid::Builder::from_random_bytes(bytes).into_uuid())
+        })
+    });
+    g.finish();
+}
+
+fn uuid_v7(c: &mut Criterion) {
+    let mut g = c.benchmark_group("uuid-v7");
+    g.throughput(Throughput::Elements(1));
+    let ours = idkit_uuid::UuidV7::new();
+    g.bench_function("idkit", |b| b.iter(|| black_box(ours.next_id().unwrap())));
+    g.bench_function("uuid-now_v7", |b| {
+        b.iter(|| black_box(uuid::Uuid::now_v7()))
+    });
+    g.finish();
+}
+
+fn ulid(c: &mut Criterion) {
+    let mut g = c.benchmark_group("ulid");
+    g.throughput(Throughput::Elements(1));
+    let ours = idkit_ulid::UlidGenerator::new();
+    g.bench_function("idkit", |b| b.iter(|| black_box(ours.next_id().unwrap())));
+    g.bench_function("ulid-generate", |b| {
+        b.iter(|| black_box(ulid::Ulid::generate()))
+    });
+    let mut upstream = ulid::Generator::new();
+    g.bench_function("ulid-generator", |b| {
+        b.iter(|| black_box(upstream.generate().unwrap()))
+    });
+    g.finish();
+}
+
+fn ksuid(c: &mut Criterion) {
+    let mut g = c.benchmark_group("ksuid");
+    g.throughput(Throughput::Elements(1));
+    let ours = idkit_ksuid::KsuidGenerator::new();
+    g.bench_function("idkit", |b| b.iter(|| black_box(ours.next_id().unwrap())));
+    g.bench_function("svix-ksuid-new", |b| {
+        b.iter(|| black_box(svix_ksuid::Ksuid::new(None::<std::time::SystemTime>, None)))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, uuid_v4, uuid_v7, ulid, ksuid);
+criterion_main!(benches);
