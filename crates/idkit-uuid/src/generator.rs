@@ -111,10 +111,12 @@ impl<C: Clock> UuidV7<C> {
     }
 
     /// A deterministic generator for tests and vectors: every new millisecond's counter
-    /// starts at `start` (masked to 73 bits) instead of a random value.
+    /// starts at `start` (masked to the counter's 74 bits) instead of a random value. The
+    /// rollover guard (top bit clear) applies to random starts; a fixed start near the top
+    /// simply reaches the move to the next millisecond sooner.
     pub fn with_fixed_start(clock: C, start: u128) -> Self {
         Self {
-            seeded: Some(start & (COUNTER_MAX >> 1)),
+            seeded: Some(start & COUNTER_MAX),
             ..Self::with_clock(clock)
         }
     }
