@@ -1,4 +1,4 @@
-//! Every idkit scheme behind one dependency, and a [registry](registry) of schemes by their
+//! Every idkit scheme behind one dependency, and a [`registry`] of schemes by their
 //! stable names, which the `idkit` command line, the HTTP service and the benchmark harness
 //! use to find schemes.
 //!
