@@ -1,9 +1,9 @@
 //! `idkit inspect`: guess the scheme from the id's shape, keep the decodings whose time is
 //! plausible, most plausible first.
 
-use idkit::registry::{self, Options};
+use idkit::registry::{self, Entry, Options};
 use idkit_core::codec::hex;
-use idkit_core::{Clock, Decoded, RawId, SystemClock};
+use idkit_core::{Alphabet, Clock, Decoded, RawId, SystemClock};
 
 /// One plausible reading of an id.
 pub struct Candidate {
@@ -17,67 +17,48 @@ const EARLIEST_MS: u64 = 1_199_145_600_000;
 /// How far in the future a timestamp may be and still be plausible (clock skew).
 const FUTURE_SLACK_MS: u64 = 86_400_000;
 
-/// The schemes an id of this shape could belong to, in the order to try them.
-fn shape(id: &str) -> Result<(Vec<&'static str>, Option<RawId>), String> {
+/// The registered schemes an id of this shape could belong to, read from each scheme's
+/// published facts (so a new scheme in the registry is inspected with no change here):
+/// decimal digits try every scheme written in decimal; 16 or 32 hex digits try every scheme
+/// of 64 or 128 bits on those bytes; anything else tries the schemes whose canonical string
+/// has that length.
+fn shape(id: &str) -> Result<(Vec<&'static Entry>, Option<RawId>), String> {
     let len = id.chars().count();
     let all_digits = !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit());
     let all_hex = !id.is_empty() && id.bytes().all(|b| b.is_ascii_hexdigit());
-    if len == 36 && id.chars().filter(|&c| c == '-').count() == 4 {
-        return Ok((vec!["uuid-v7", "uuid-v4"], None));
-    }
-    if all_digits {
-        return Ok((
-            vec![
-                "snowflake-twitter",
-                "snowflake-discord",
-                "snowflake-instagram",
-                "sonyflake",
-                "snowflake-mastodon",
-                "flake-boundary",
-                "auto-increment",
-            ],
-            None,
-        ));
-    }
-    if all_hex && (len == 16 || len == 32) {
+    let schemes = registry::schemes().iter().map(|e| (e, e.info()));
+    let (entries, raw): (Vec<&'static Entry>, _) = if all_digits {
+        let decimal = schemes.filter(|(_, i)| i.alphabet == Alphabet::Decimal);
+        (decimal.map(|(e, _)| e).collect(), None)
+    } else if all_hex && (len == 16 || len == 32) {
         let mut bytes = vec![0u8; len / 2];
         hex::decode_into(id, &mut bytes).map_err(|e| e.to_string())?;
         let raw = RawId::from_bytes(&bytes).map_err(|e| e.to_string())?;
-        let schemes = if len == 16 {
-            vec![
-                "snowflake-twitter",
-                "snowflake-discord",
-                "snowflake-instagram",
-                "sonyflake",
-                "snowflake-mastodon",
-            ]
-        } else {
-            vec!["uuid-v7", "uuid-v4", "ulid", "flake-boundary"]
-        };
-        return Ok((schemes, Some(raw)));
+        let bits = u32::try_from(len * 4).unwrap_or(0);
+        let sized = schemes.filter(|(_, i)| i.bits == bits);
+        (sized.map(|(e, _)| e).collect(), Some(raw))
+    } else {
+        let text = schemes.filter(|(_, i)| {
+            i.alphabet != Alphabet::Decimal && usize::try_from(i.string_len).ok() == Some(len)
+        });
+        (text.map(|(e, _)| e).collect(), None)
+    };
+    if entries.is_empty() {
+        return Err(format!(
+            "cannot tell the scheme of {id:?}: expected a 36-character UUID, a 26-character \
+             ULID, a 27-character KSUID, a decimal integer, or 16 or 32 hex digits"
+        ));
     }
-    if len == 26 {
-        return Ok((vec!["ulid"], None));
-    }
-    if len == 27 {
-        return Ok((vec!["ksuid"], None));
-    }
-    Err(format!(
-        "cannot tell the scheme of {id:?}: expected a 36-character UUID, a 26-character ULID, \
-         a 27-character KSUID, a decimal integer, or 16 or 32 hex digits"
-    ))
+    Ok((entries, raw))
 }
 
 /// Every plausible decoding of `id`, most plausible first: timestamps between 2008 and a
 /// day from now, nearest to now first; schemes without time (uuid-v4, auto-increment) last.
 pub fn inspect(id: &str) -> Result<Vec<Candidate>, String> {
-    let (names, raw_input) = shape(id)?;
+    let (entries, raw_input) = shape(id)?;
     let now = SystemClock.now_ms();
     let mut found = Vec::new();
-    for name in names {
-        let Ok(entry) = registry::find(name) else {
-            continue;
-        };
+    for entry in entries {
         let Ok(scheme) = entry.build(&Options::default()) else {
             continue;
         };

@@ -4,7 +4,7 @@
 #![cfg(loom)]
 
 use idkit_core::{IdScheme, ManualClock};
-use idkit_snowflake::{Custom, LayoutSpec, Snowflake};
+use idkit_snowflake::{AtomicSnowflake, Custom, LayoutSpec, Snowflake};
 use loom::sync::Arc;
 use loom::thread;
 
@@ -17,6 +17,18 @@ fn tiny() -> Custom<u64> {
         .build()
         .expect("valid layout");
     Custom::new(spec).expect("64-bit")
+}
+
+/// A lock-free generator on the tiny layout. The clock is not part of the model (a std
+/// `Arc`, std atomics): only the generator's atomic is.
+fn shared() -> Arc<AtomicSnowflake<Custom<u64>, std::sync::Arc<ManualClock>>> {
+    let clock = std::sync::Arc::new(ManualClock::new(1_000));
+    Arc::new(
+        Snowflake::builder(tiny())
+            .clock(clock)
+            .build_atomic()
+            .expect("generator"),
+    )
 }
 
 fn check(ids: &[Vec<u64>]) {
@@ -33,14 +45,7 @@ fn check(ids: &[Vec<u64>]) {
 #[test]
 fn two_threads_next_id_across_a_tick_boundary() {
     loom::model(|| {
-        // The clock is not part of the model (std Arc): only the generator's atomic is.
-        let clock = std::sync::Arc::new(ManualClock::new(1_000));
-        let generator = Arc::new(
-            Snowflake::builder(tiny())
-                .clock(std::sync::Arc::clone(&clock))
-                .build_atomic()
-                .expect("generator"),
-        );
+        let generator = shared();
         let handles: Vec<_> = (0..2)
             .map(|_| {
                 let generator = Arc::clone(&generator);
@@ -60,14 +65,7 @@ fn two_threads_next_id_across_a_tick_boundary() {
 #[test]
 fn batch_reservation_races_single_ids() {
     loom::model(|| {
-        // The clock is not part of the model (std Arc): only the generator's atomic is.
-        let clock = std::sync::Arc::new(ManualClock::new(1_000));
-        let generator = Arc::new(
-            Snowflake::builder(tiny())
-                .clock(std::sync::Arc::clone(&clock))
-                .build_atomic()
-                .expect("generator"),
-        );
+        let generator = shared();
         let g1 = Arc::clone(&generator);
         let batch = thread::spawn(move || {
             let mut out = [0u64; 3];
