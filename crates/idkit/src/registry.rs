@@ -73,6 +73,7 @@ pub struct Entry {
     /// One line for listings.
     pub summary: &'static str,
     build: fn(&Options) -> Result<Scheme, BuildError>,
+    identity: fn() -> Vec<(&'static str, u32)>,
 }
 
 impl fmt::Debug for Entry {
@@ -96,6 +97,42 @@ impl Entry {
         (self.build)(options)
     }
 
+    /// The fields that tell one generator from another (worker, datacenter, shard,
+    /// machine, process) with their widths in bits, most significant first. Empty for a
+    /// scheme that needs no generator identity.
+    pub fn identity_fields(&self) -> Vec<(&'static str, u32)> {
+        (self.identity)()
+    }
+
+    /// Options giving this generator the identity `n`, spread over
+    /// [`identity_fields`](Self::identity_fields) with the low bits in the last field
+    /// (for Twitter, `n = 33` is datacenter 1, worker 1).
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError::Config`] when `n` does not fit the identity bits, or when the scheme has
+    /// no identity and `n` is not 0.
+    pub fn with_identity(&self, n: u64) -> Result<Options, BuildError> {
+        let mut options = Options::default();
+        let mut rest = n;
+        for (name, bits) in self.identity_fields().into_iter().rev() {
+            let mask = if bits >= 64 {
+                u64::MAX
+            } else {
+                (1 << bits) - 1
+            };
+            options.fields.insert(0, (name.to_owned(), rest & mask));
+            rest = if bits >= 64 { 0 } else { rest >> bits };
+        }
+        if rest != 0 {
+            return Err(BuildError::Config {
+                scheme: self.name,
+                message: format!("generator identity {n} does not fit the identity bits"),
+            });
+        }
+        Ok(options)
+    }
+
     /// The scheme's facts (built with default options).
     pub fn info(&self) -> SchemeInfo {
         match self.build(&Options::default()) {
@@ -114,6 +151,7 @@ pub static ENTRIES: &[Entry] = &[
         aliases: &["twitter"],
         summary: "Twitter Snowflake: 41-bit ms, datacenter 5, worker 5, sequence 12",
         build: |o| snowflake(idkit_snowflake::Twitter, o),
+        identity: || identity(&idkit_snowflake::Twitter),
     },
     #[cfg(feature = "snowflake")]
     Entry {
@@ -121,6 +159,7 @@ pub static ENTRIES: &[Entry] = &[
         aliases: &["discord"],
         summary: "Discord: 42-bit ms since 2015, worker 5, process 5, increment 12",
         build: |o| snowflake(idkit_snowflake::Discord, o),
+        identity: || identity(&idkit_snowflake::Discord),
     },
     #[cfg(feature = "snowflake")]
     Entry {
@@ -128,6 +167,7 @@ pub static ENTRIES: &[Entry] = &[
         aliases: &["instagram"],
         summary: "Instagram: 41-bit ms, shard 13, sequence 10",
         build: |o| snowflake(idkit_snowflake::Instagram, o),
+        identity: || identity(&idkit_snowflake::Instagram),
     },
     #[cfg(feature = "snowflake")]
     Entry {
@@ -135,6 +175,7 @@ pub static ENTRIES: &[Entry] = &[
         aliases: &["sony"],
         summary: "Sonyflake: 39 bits of 10 ms, sequence 8, machine 16",
         build: |o| snowflake(idkit_snowflake::Sonyflake, o),
+        identity: || identity(&idkit_snowflake::Sonyflake),
     },
     #[cfg(feature = "snowflake")]
     Entry {
@@ -142,6 +183,7 @@ pub static ENTRIES: &[Entry] = &[
         aliases: &["mastodon"],
         summary: "Mastodon: 48-bit Unix ms, sequence 16",
         build: |o| snowflake(idkit_snowflake::Mastodon, o),
+        identity: || identity(&idkit_snowflake::Mastodon),
     },
     #[cfg(feature = "snowflake")]
     Entry {
@@ -149,6 +191,7 @@ pub static ENTRIES: &[Entry] = &[
         aliases: &["boundary", "flake"],
         summary: "Boundary flake: 128 bits, 64-bit Unix ms, worker 48, sequence 16",
         build: |o| snowflake(idkit_snowflake::Boundary, o),
+        identity: || identity(&idkit_snowflake::Boundary),
     },
     #[cfg(feature = "uuid")]
     Entry {
@@ -162,6 +205,7 @@ pub static ENTRIES: &[Entry] = &[
                 idkit_uuid::UuidCodec::V4,
             )))
         },
+        identity: Vec::new,
     },
     #[cfg(feature = "uuid")]
     Entry {
@@ -175,6 +219,7 @@ pub static ENTRIES: &[Entry] = &[
                 idkit_uuid::UuidCodec::V7,
             )))
         },
+        identity: Vec::new,
     },
     #[cfg(feature = "ulid")]
     Entry {
@@ -188,6 +233,7 @@ pub static ENTRIES: &[Entry] = &[
                 idkit_ulid::UlidCodec,
             )))
         },
+        identity: Vec::new,
     },
     #[cfg(feature = "ksuid")]
     Entry {
@@ -201,6 +247,7 @@ pub static ENTRIES: &[Entry] = &[
                 idkit_ksuid::KsuidCodec,
             )))
         },
+        identity: Vec::new,
     },
     Entry {
         name: "auto-increment",
@@ -213,6 +260,7 @@ pub static ENTRIES: &[Entry] = &[
                 AutoIncrementCodec,
             )))
         },
+        identity: Vec::new,
     },
 ];
 
@@ -251,6 +299,16 @@ fn no_fields(scheme: &'static str, options: &Options) -> Result<(), BuildError> 
             message: format!("unknown field {name:?}: this scheme has no fields to set"),
         }),
     }
+}
+
+#[cfg(feature = "snowflake")]
+fn identity<L: idkit_snowflake::Layout>(layout: &L) -> Vec<(&'static str, u32)> {
+    layout
+        .spec()
+        .fields()
+        .filter(|f| f.kind == idkit_snowflake::FieldKind::Fixed)
+        .map(|f| (f.name, f.bits))
+        .collect()
 }
 
 #[cfg(feature = "snowflake")]

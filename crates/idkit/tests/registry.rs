@@ -76,3 +76,30 @@ fn options_are_checked_against_the_scheme() {
         "uuid-v4: unknown field \"worker\": this scheme has no fields to set"
     );
 }
+
+#[test]
+fn identities_spread_over_the_identity_fields() {
+    let twitter = find("twitter").unwrap();
+    assert_eq!(
+        twitter.identity_fields(),
+        vec![("datacenter", 5), ("worker", 5)]
+    );
+    let scheme = twitter.build(&twitter.with_identity(33).unwrap()).unwrap();
+    let decoded = scheme.decode_raw(&scheme.next_raw().unwrap()).unwrap();
+    assert_eq!(decoded.field("datacenter").unwrap().to_string(), "1");
+    assert_eq!(decoded.field("worker").unwrap().to_string(), "1");
+    // 10 identity bits: 1023 is the last identity, 1024 does not fit.
+    assert!(twitter.with_identity(1023).is_ok());
+    assert!(matches!(
+        twitter.with_identity(1024),
+        Err(BuildError::Config { .. })
+    ));
+    assert_eq!(
+        find("sonyflake").unwrap().identity_fields(),
+        vec![("machine", 16)]
+    );
+    let ulid = find("ulid").unwrap();
+    assert!(ulid.identity_fields().is_empty());
+    assert!(ulid.with_identity(0).unwrap().fields.is_empty());
+    assert!(ulid.with_identity(1).is_err());
+}

@@ -1,0 +1,469 @@
+//! B-tree insert cost in SQLite: every scheme's ids, generated before timing starts, are
+//! inserted into a fresh database file in each storage form, commit size and page-cache
+//! size; the run records the insert rate as the table grows and the tree it left behind.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use idkit::registry::Entry;
+use idkit_core::RawId;
+use rusqlite::{Connection, params};
+use serde::Serialize;
+
+use crate::{Error, Params, Progress};
+
+/// How the id is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Storage {
+    /// A 64-bit id as `INTEGER PRIMARY KEY` (the rowid itself).
+    IntegerPk,
+    /// A wider id's bytes as `BLOB PRIMARY KEY` in a `WITHOUT ROWID` table.
+    BlobPk,
+    /// The id (integer or blob) in a `UNIQUE` index beside a rowid table.
+    UniqueIndex,
+    /// The canonical string as `TEXT PRIMARY KEY` in a `WITHOUT ROWID` table.
+    TextPk,
+}
+
+impl Storage {
+    /// The name used in the CSV files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::IntegerPk => "integer_pk",
+            Self::BlobPk => "blob_pk",
+            Self::UniqueIndex => "unique_index",
+            Self::TextPk => "text_pk",
+        }
+    }
+
+    /// The storage form that keys a table by the id itself.
+    pub fn native(bits: u32) -> Self {
+        if bits <= 64 {
+            Self::IntegerPk
+        } else {
+            Self::BlobPk
+        }
+    }
+
+    fn schema(self, wide: bool) -> String {
+        let id_type = if wide { "BLOB" } else { "INTEGER" };
+        match self {
+            Self::IntegerPk => "CREATE TABLE t(id INTEGER PRIMARY KEY)".to_owned(),
+            Self::BlobPk => "CREATE TABLE t(id BLOB PRIMARY KEY) WITHOUT ROWID".to_owned(),
+            Self::UniqueIndex => format!(
+                "CREATE TABLE t(n INTEGER PRIMARY KEY, id {id_type} NOT NULL);\
+                 CREATE UNIQUE INDEX t_id ON t(id)"
+            ),
+            Self::TextPk => "CREATE TABLE t(id TEXT PRIMARY KEY) WITHOUT ROWID".to_owned(),
+        }
+    }
+
+    /// The b-tree whose shape the id order decides.
+    fn key_tree(self) -> &'static str {
+        match self {
+            Self::UniqueIndex => "t_id",
+            _ => "t",
+        }
+    }
+}
+
+/// One insert run (a row of `btree.csv`).
+#[derive(Debug, Clone, Serialize)]
+pub struct BtreeRun {
+    /// Registry name.
+    pub scheme: &'static str,
+    /// Storage form.
+    pub storage: Storage,
+    /// `small` or `large` page cache.
+    pub cache: &'static str,
+    /// Rows per transaction (equal to `rows` for one transaction).
+    pub commit_rows: usize,
+    /// Rows inserted.
+    pub rows: usize,
+    /// Wall time of all inserts and commits.
+    pub seconds: f64,
+    /// `rows / seconds`.
+    pub rows_per_sec: f64,
+    /// Database file size after a final checkpoint.
+    pub file_bytes: u64,
+    /// `file_bytes / rows`.
+    pub bytes_per_row: f64,
+    /// Leaf pages of the key b-tree.
+    pub leaf_pages: u64,
+    /// Used fraction of those leaf pages (1 - unused / page size).
+    pub leaf_fill: f64,
+    /// Levels of the key b-tree (1: the root is a leaf).
+    pub depth: u64,
+    /// Pages written out of the page cache (`SQLITE_DBSTATUS_CACHE_WRITE`).
+    pub pages_written: u64,
+    /// Page-cache misses (`SQLITE_DBSTATUS_CACHE_MISS`).
+    pub cache_misses: u64,
+    /// Pages the database grew by.
+    pub pages_allocated: u64,
+    /// Bytes appended to the write-ahead log: pages written x (page size + 24-byte frame
+    /// header).
+    pub wal_bytes: u64,
+    /// Transactions committed.
+    pub commits: u64,
+    /// Page cache size, KiB.
+    pub cache_kib: i64,
+}
+
+impl BtreeRun {
+    /// Pages written per committed transaction.
+    pub fn pages_per_commit(&self) -> f64 {
+        self.pages_written as f64 / self.commits.max(1) as f64
+    }
+}
+
+/// One point of an insert-rate curve (a row of `btree_curve.csv`).
+#[derive(Debug, Clone, Serialize)]
+pub struct CurvePoint {
+    /// Registry name.
+    pub scheme: &'static str,
+    /// Storage form.
+    pub storage: Storage,
+    /// `small` or `large`.
+    pub cache: &'static str,
+    /// Rows in the table at the end of this stretch.
+    pub rows_so_far: usize,
+    /// Insert rate over this stretch, commits included.
+    pub batch_rows_per_sec: f64,
+    /// Rows per transaction.
+    pub commit_rows: usize,
+}
+
+/// Everything the insert runs measured.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Btree {
+    /// One per run.
+    pub runs: Vec<BtreeRun>,
+    /// Every run's curve.
+    pub curve: Vec<CurvePoint>,
+    /// The pragmas every database was opened with (the cache size varies).
+    pub pragmas: Vec<String>,
+}
+
+impl Btree {
+    /// The run of this scheme, storage, cache and commit size.
+    pub fn find(
+        &self,
+        scheme: &str,
+        storage: Storage,
+        cache: &str,
+        commit_rows: usize,
+    ) -> Option<&BtreeRun> {
+        self.runs.iter().find(|r| {
+            r.scheme == scheme
+                && r.storage == storage
+                && r.cache == cache
+                && r.commit_rows == commit_rows
+        })
+    }
+}
+
+/// Page size of every database.
+pub const PAGE_SIZE: u64 = 4096;
+
+fn pragmas() -> Vec<String> {
+    vec![
+        format!("PRAGMA page_size = {PAGE_SIZE}"),
+        "PRAGMA journal_mode = WAL".to_owned(),
+        "PRAGMA synchronous = NORMAL".to_owned(),
+        "PRAGMA wal_autocheckpoint = 1000".to_owned(),
+    ]
+}
+
+enum Keys {
+    Int(Vec<i64>),
+    Blob(Vec<RawId>),
+    Text(Vec<String>),
+}
+
+/// Runs the insert matrix for every entry; databases live in a scratch directory under
+/// `out` that is removed at the end.
+///
+/// # Errors
+///
+/// [`Error::Sqlite`], [`Error::Io`], or a scheme's error while generating the ids.
+pub fn measure(
+    entries: &[Entry],
+    params: &Params,
+    out: &Path,
+    progress: &Progress,
+) -> Result<Btree, Error> {
+    let work = out.join(format!(".btree-work-{}", std::process::id()));
+    std::fs::create_dir_all(&work).map_err(Error::io(&work))?;
+    let result = measure_in(entries, params, &work, progress);
+    // The scratch files are large; remove them whatever happened.
+    let _ = std::fs::remove_dir_all(&work);
+    result
+}
+
+fn measure_in(
+    entries: &[Entry],
+    params: &Params,
+    work: &Path,
+    progress: &Progress,
+) -> Result<Btree, Error> {
+    let runs_per_scheme = 6;
+    let bar = progress.bar("sqlite", entries.len() * runs_per_scheme);
+    let mut out = Btree {
+        pragmas: pragmas(),
+        ..Btree::default()
+    };
+    for entry in entries {
+        bar.set_message(format!("{}: generating ids", entry.name));
+        let scheme = entry.build(&entry.with_identity(0)?)?;
+        let mut ids = vec![RawId::default(); params.btree_rows];
+        scheme
+            .fill_raw(&mut ids)
+            .map_err(Error::generate(entry.name))?;
+        let wide = entry.info().bits > 64;
+        let native = Storage::native(entry.info().bits);
+        let key_form = if wide {
+            Keys::Blob(ids.clone())
+        } else {
+            Keys::Int(
+                ids.iter()
+                    .map(|id| {
+                        id.to_u64()
+                            .ok()
+                            .and_then(|v| i64::try_from(v).ok())
+                            .ok_or(Error::IdRange { scheme: entry.name })
+                    })
+                    .collect::<Result<_, _>>()?,
+            )
+        };
+        let text = Keys::Text(
+            ids.iter()
+                .map(|id| {
+                    scheme.format_raw(id).map_err(|e| Error::Generate {
+                        scheme: entry.name,
+                        source: idkit_core::GenerateError::Unavailable {
+                            reason: e.to_string(),
+                        },
+                    })
+                })
+                .collect::<Result<_, _>>()?,
+        );
+        drop(ids);
+        let mut matrix = Vec::new();
+        for commit in [params.commit_rows, params.btree_rows] {
+            for cache in ["small", "large"] {
+                matrix.push((native, &key_form, cache, commit));
+            }
+        }
+        matrix.push((Storage::UniqueIndex, &key_form, "small", params.commit_rows));
+        matrix.push((Storage::TextPk, &text, "small", params.commit_rows));
+        for (storage, keys, cache, commit) in matrix {
+            bar.set_message(format!(
+                "{} {} {cache} cache, {commit} rows/commit",
+                entry.name,
+                storage.name()
+            ));
+            let cache_kib = if cache == "small" {
+                params.small_cache_kib
+            } else {
+                params.large_cache_kib
+            };
+            let spec = RunSpec {
+                scheme: entry.name,
+                storage,
+                cache,
+                cache_kib,
+                commit_rows: commit,
+                wide,
+            };
+            let path = work.join(format!(
+                "{}-{}-{cache}-{commit}.db",
+                entry.name,
+                storage.name()
+            ));
+            let (run, curve) = insert_run(&spec, keys, params, &path)?;
+            remove_db(&path);
+            out.runs.push(run);
+            out.curve.extend(curve);
+            bar.inc(1);
+        }
+    }
+    let slowest = out
+        .runs
+        .iter()
+        .min_by(|a, b| a.rows_per_sec.total_cmp(&b.rows_per_sec));
+    progress.done(
+        &bar,
+        &format!(
+            "sqlite: {} insert runs of {} rows{}",
+            out.runs.len(),
+            params.btree_rows,
+            slowest.map_or_else(String::new, |r| format!(
+                "; slowest {} {} {} cache at {:.0} rows/s",
+                r.scheme,
+                r.storage.name(),
+                r.cache,
+                r.rows_per_sec
+            ))
+        ),
+    );
+    Ok(out)
+}
+
+struct RunSpec {
+    scheme: &'static str,
+    storage: Storage,
+    cache: &'static str,
+    cache_kib: i64,
+    commit_rows: usize,
+    wide: bool,
+}
+
+fn remove_db(path: &Path) {
+    for suffix in ["", "-wal", "-shm"] {
+        let mut p = path.as_os_str().to_owned();
+        p.push(suffix);
+        let _ = std::fs::remove_file(PathBuf::from(p));
+    }
+}
+
+fn insert_run(
+    spec: &RunSpec,
+    keys: &Keys,
+    params: &Params,
+    path: &PathBuf,
+) -> Result<(BtreeRun, Vec<CurvePoint>), Error> {
+    remove_db(path);
+    let conn = Connection::open(path)?;
+    for pragma in pragmas() {
+        // journal_mode answers with a row; the others with none.
+        conn.query_row(&pragma, [], |_| Ok(()))
+            .or_else(|e| match e {
+                rusqlite::Error::QueryReturnedNoRows => Ok(()),
+                e => Err(e),
+            })?;
+    }
+    conn.execute_batch(&format!("PRAGMA cache_size = -{}", spec.cache_kib))?;
+    conn.execute_batch(&spec.storage.schema(spec.wide))?;
+    let pages_before = count(conn.query_row("PRAGMA page_count", [], |r| r.get(0))?);
+    let baseline_writes = db_status(&conn, rusqlite::ffi::SQLITE_DBSTATUS_CACHE_WRITE)?;
+    let baseline_misses = db_status(&conn, rusqlite::ffi::SQLITE_DBSTATUS_CACHE_MISS)?;
+
+    let rows = match keys {
+        Keys::Int(v) => v.len(),
+        Keys::Blob(v) => v.len(),
+        Keys::Text(v) => v.len(),
+    };
+    let segment = rows.div_ceil(params.curve_points.max(1)).max(1);
+    let mut stmt = conn.prepare("INSERT INTO t(id) VALUES (?1)")?;
+    let mut curve = Vec::new();
+    let mut commits = 0u64;
+    let start = Instant::now();
+    let mut segment_start = start;
+    let mut segment_rows = 0usize;
+    for i in 0..rows {
+        if i % spec.commit_rows == 0 {
+            conn.execute_batch("BEGIN")?;
+        }
+        match keys {
+            Keys::Int(v) => stmt.execute(params![v[i]])?,
+            Keys::Blob(v) => stmt.execute(params![v[i].as_bytes()])?,
+            Keys::Text(v) => stmt.execute(params![v[i]])?,
+        };
+        let done = i + 1;
+        if done % spec.commit_rows == 0 || done == rows {
+            conn.execute_batch("COMMIT")?;
+            commits += 1;
+        }
+        segment_rows += 1;
+        if done % segment == 0 || done == rows {
+            let now = Instant::now();
+            curve.push(CurvePoint {
+                scheme: spec.scheme,
+                storage: spec.storage,
+                cache: spec.cache,
+                rows_so_far: done,
+                batch_rows_per_sec: segment_rows as f64 / (now - segment_start).as_secs_f64(),
+                commit_rows: spec.commit_rows,
+            });
+            segment_start = now;
+            segment_rows = 0;
+        }
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    drop(stmt);
+    let pages_written =
+        db_status(&conn, rusqlite::ffi::SQLITE_DBSTATUS_CACHE_WRITE)? - baseline_writes;
+    let cache_misses =
+        db_status(&conn, rusqlite::ffi::SQLITE_DBSTATUS_CACHE_MISS)? - baseline_misses;
+
+    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+    let pages_after = count(conn.query_row("PRAGMA page_count", [], |r| r.get(0))?);
+    let tree = spec.storage.key_tree();
+    let (leaf_pages, leaf_bytes, leaf_unused) = conn.query_row(
+        "SELECT count(*), coalesce(sum(pgsize), 0), coalesce(sum(unused), 0) \
+         FROM dbstat WHERE name = ?1 AND pagetype = 'leaf'",
+        [tree],
+        |r| Ok((count(r.get(0)?), count(r.get(1)?), count(r.get(2)?))),
+    )?;
+    let depth = conn.query_row(
+        "SELECT coalesce(max(length(path) - length(replace(path, '/', ''))), 0) \
+         FROM dbstat WHERE name = ?1",
+        [tree],
+        |r| r.get(0).map(count),
+    )?;
+    drop(conn);
+    let file_bytes = std::fs::metadata(path).map_err(Error::io(path))?.len();
+    let pages_written = u64::try_from(pages_written).unwrap_or(0);
+    Ok((
+        BtreeRun {
+            scheme: spec.scheme,
+            storage: spec.storage,
+            cache: spec.cache,
+            commit_rows: spec.commit_rows.min(rows),
+            rows,
+            seconds,
+            rows_per_sec: rows as f64 / seconds,
+            file_bytes,
+            bytes_per_row: file_bytes as f64 / rows as f64,
+            leaf_pages,
+            leaf_fill: if leaf_bytes == 0 {
+                0.0
+            } else {
+                1.0 - leaf_unused as f64 / leaf_bytes as f64
+            },
+            depth,
+            pages_written,
+            cache_misses: u64::try_from(cache_misses).unwrap_or(0),
+            pages_allocated: pages_after.saturating_sub(pages_before),
+            wal_bytes: pages_written * (PAGE_SIZE + 24),
+            commits,
+            cache_kib: spec.cache_kib,
+        },
+        curve,
+    ))
+}
+
+/// A count SQLite returns as a signed integer (never negative here).
+fn count(v: i64) -> u64 {
+    u64::try_from(v).unwrap_or(0)
+}
+
+/// One `sqlite3_db_status` counter's current value since the connection opened.
+#[allow(unsafe_code)]
+fn db_status(conn: &Connection, op: std::os::raw::c_int) -> Result<i64, Error> {
+    let (mut current, mut high) = (0, 0);
+    // SAFETY: `conn.handle()` is the live database handle of `conn`, which outlives this
+    // call; sqlite3_db_status reads the connection's counters into the two integers and
+    // keeps no pointer to them. No other thread uses `conn` (it is not `Sync`).
+    let rc =
+        unsafe { rusqlite::ffi::sqlite3_db_status(conn.handle(), op, &mut current, &mut high, 0) };
+    if rc == rusqlite::ffi::SQLITE_OK {
+        Ok(i64::from(current))
+    } else {
+        Err(Error::Sqlite(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rc),
+            Some(format!("sqlite3_db_status({op})")),
+        )))
+    }
+}

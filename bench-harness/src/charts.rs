@@ -1,0 +1,685 @@
+//! The report's charts, each drawn once into a PNG and once into an SVG. Text comes from
+//! the embedded DejaVu Sans in both: plotters rasterises it for the PNG, and
+//! [`OutlinedSvg`](crate::svgtext::OutlinedSvg) writes glyph outlines into the SVG.
+
+use std::path::Path;
+use std::sync::Once;
+
+use ab_glyph::FontRef;
+use plotters::coord::Shift;
+use plotters::coord::ranged1d::SegmentValue;
+use plotters::prelude::*;
+
+use crate::btree::Storage;
+use crate::output::Results;
+use crate::svgtext::OutlinedSvg;
+use crate::{Error, Progress};
+
+/// The font family name the charts ask for; it is the embedded font, registered once.
+const FAMILY: &str = "sans-serif";
+/// Every chart's size in pixels (the SVG is drawn at `SVG_SCALE` times and scaled down by
+/// its `viewBox`, so glyph outlines keep sub-pixel precision).
+const SIZE: (u32, u32) = (1000, 600);
+const SVG_SCALE: u32 = 4;
+
+type DrawResult<E> = Result<(), DrawingAreaErrorKind<E>>;
+
+/// A chart written by [`draw_all`]: `charts/<stem>.png` and `charts/<stem>.svg`.
+#[derive(Debug, Clone)]
+pub struct ChartFile {
+    /// File name without extension.
+    pub stem: &'static str,
+    /// What it shows.
+    pub title: String,
+}
+
+trait Chart {
+    fn stem(&self) -> &'static str;
+    fn title(&self) -> String;
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        s: f64,
+    ) -> DrawResult<DB::ErrorType>;
+}
+
+fn font() -> FontRef<'static> {
+    static REGISTER: Once = Once::new();
+    REGISTER.call_once(|| {
+        // The embedded font always parses; if it did not, text drawing reports the error.
+        let _ = plotters::style::register_font(FAMILY, FontStyle::Normal, dejavu::sans::regular());
+    });
+    match FontRef::try_from_slice(dejavu::sans::regular()) {
+        Ok(f) => f,
+        Err(_) => unreachable!("the embedded DejaVu Sans is a valid font"),
+    }
+}
+
+/// Draws every chart into `dir` as PNG and SVG.
+///
+/// # Errors
+///
+/// [`Error::Io`] when `dir` cannot be written, [`Error::Chart`] when drawing fails.
+pub(crate) fn draw_all(
+    results: &Results<'_>,
+    dir: &Path,
+    progress: &Progress,
+) -> Result<Vec<ChartFile>, Error> {
+    std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
+    let bar = progress.bar("charts", 5);
+    let mut files = Vec::new();
+    let mut emit = |chart: &dyn ErasedChart| -> Result<(), Error> {
+        bar.set_message(chart.stem());
+        chart.render(dir)?;
+        files.push(ChartFile {
+            stem: chart.stem(),
+            title: chart.title(),
+        });
+        bar.inc(1);
+        Ok(())
+    };
+    emit(&NsPerId::new(results))?;
+    emit(&Threads::new(results))?;
+    emit(&InsertCurve::new(results))?;
+    emit(&SizeFill::new(results))?;
+    emit(&PagesPerCommit::new(results))?;
+    progress.done(
+        &bar,
+        &format!(
+            "charts: {} charts as PNG and SVG in {}",
+            files.len(),
+            dir.display()
+        ),
+    );
+    Ok(files)
+}
+
+trait ErasedChart {
+    fn stem(&self) -> &'static str;
+    fn title(&self) -> String;
+    fn render(&self, dir: &Path) -> Result<(), Error>;
+}
+
+impl<C: Chart> ErasedChart for C {
+    fn stem(&self) -> &'static str {
+        Chart::stem(self)
+    }
+    fn title(&self) -> String {
+        Chart::title(self)
+    }
+    fn render(&self, dir: &Path) -> Result<(), Error> {
+        let chart_err = |e: String| Error::Chart(format!("{}: {e}", Chart::stem(self)));
+        let font = font();
+        let png = dir.join(format!("{}.png", Chart::stem(self)));
+        {
+            let root = BitMapBackend::new(&png, SIZE).into_drawing_area();
+            root.fill(&WHITE).map_err(|e| chart_err(e.to_string()))?;
+            self.draw(&root, 1.0)
+                .map_err(|e| chart_err(e.to_string()))?;
+            root.present().map_err(|e| chart_err(e.to_string()))?;
+        }
+        let mut svg = String::new();
+        let (w, h) = (SIZE.0 * SVG_SCALE, SIZE.1 * SVG_SCALE);
+        {
+            let root = OutlinedSvg::new(&mut svg, (w, h), font).into_drawing_area();
+            root.fill(&WHITE).map_err(|e| chart_err(e.to_string()))?;
+            self.draw(&root, f64::from(SVG_SCALE))
+                .map_err(|e| chart_err(e.to_string()))?;
+            root.present().map_err(|e| chart_err(e.to_string()))?;
+        }
+        let svg = svg.replacen(
+            &format!("width=\"{w}\" height=\"{h}\""),
+            &format!("width=\"{}\" height=\"{}\"", SIZE.0, SIZE.1),
+            1,
+        );
+        let path = dir.join(format!("{}.svg", Chart::stem(self)));
+        std::fs::write(&path, svg).map_err(Error::io(path))
+    }
+}
+
+fn px(s: f64, size: f64) -> u32 {
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let v = (size * s).round() as u32;
+    v.max(1)
+}
+
+fn ipx(s: f64, size: f64) -> i32 {
+    i32::try_from(px(s, size)).unwrap_or(i32::MAX)
+}
+
+/// Labels for a log axis spanning whole decades `lo..hi`: one per decade.
+fn decade_count(lo: f64, hi: f64) -> usize {
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let n = (hi - lo).round().max(0.0) as usize;
+    n + 1
+}
+
+fn text(s: f64, size: f64) -> TextStyle<'static> {
+    (FAMILY, size * s).into_font().color(&BLACK)
+}
+
+/// `10^v` for a log10 axis, in short form (1, 10, 100, 1k ... 1G).
+fn pow10_label(v: f64) -> String {
+    let value = 10f64.powf(v);
+    let rounded = |x: f64| {
+        if (x - x.round()).abs() < 1e-9 {
+            format!("{x:.0}")
+        } else {
+            format!("{x:.1}")
+        }
+    };
+    if value >= 1e9 {
+        format!("{}G", rounded(value / 1e9))
+    } else if value >= 1e6 {
+        format!("{}M", rounded(value / 1e6))
+    } else if value >= 1e3 {
+        format!("{}k", rounded(value / 1e3))
+    } else if value >= 1.0 {
+        rounded(value)
+    } else {
+        format!("{value:.2}")
+    }
+}
+
+/// Whole decades around the values (log10), for a log axis.
+fn decades(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (lo, hi) = values
+        .filter(|v| *v > 0.0)
+        .fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    if lo > hi {
+        return (0.0, 1.0);
+    }
+    let (lo, hi) = (lo.log10().floor(), hi.log10().ceil());
+    (lo, if hi > lo { hi } else { lo + 1.0 })
+}
+
+/// One horizontal bar per label, top to bottom in order; an optional marker per bar.
+struct Bars<'a> {
+    title: &'a str,
+    x_desc: &'a str,
+    rows: Vec<(String, f64, Option<f64>)>,
+    log: bool,
+    percent: bool,
+}
+
+fn draw_bars<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    s: f64,
+    bars: &Bars<'_>,
+) -> DrawResult<DB::ErrorType> {
+    let n = bars.rows.len();
+    let value = |v: f64| {
+        if bars.log {
+            v.max(f64::MIN_POSITIVE).log10()
+        } else {
+            v
+        }
+    };
+    let (x_lo, x_hi) = if bars.log {
+        decades(
+            bars.rows
+                .iter()
+                .flat_map(|(_, v, m)| [Some(*v), *m])
+                .flatten(),
+        )
+    } else {
+        let max = bars.rows.iter().map(|r| r.1).fold(0.0, f64::max);
+        (0.0, if max > 0.0 { max * 1.1 } else { 1.0 })
+    };
+    let names: Vec<String> = bars.rows.iter().map(|r| r.0.clone()).collect();
+    let mut chart = ChartBuilder::on(area)
+        .caption(bars.title, text(s, 17.0))
+        .margin(px(s, 10.0))
+        .margin_right(px(s, 24.0))
+        .x_label_area_size(px(s, 40.0))
+        .y_label_area_size(px(s, 150.0))
+        .build_cartesian_2d(x_lo..x_hi, (0..n.saturating_sub(1)).into_segmented())?;
+    let log = bars.log;
+    let percent = bars.percent;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .x_desc(bars.x_desc)
+        .x_labels(if log { decade_count(x_lo, x_hi) } else { 8 })
+        .x_label_formatter(&|v| {
+            if log {
+                pow10_label(*v)
+            } else if percent {
+                format!("{:.0}%", v * 100.0)
+            } else {
+                format!("{v:.0}")
+            }
+        })
+        .y_labels(n)
+        .y_label_formatter(&|v| match v {
+            SegmentValue::CenterOf(i) if *i < n => names[n - 1 - *i].clone(),
+            _ => String::new(),
+        })
+        .label_style(text(s, 12.0))
+        .axis_desc_style(text(s, 13.0))
+        .light_line_style(WHITE.mix(0.0))
+        .draw()?;
+    let margin = px(s, 4.0);
+    chart.draw_series(bars.rows.iter().enumerate().map(|(i, (_, v, _))| {
+        let slot = n - 1 - i;
+        let mut bar = Rectangle::new(
+            [
+                (x_lo, SegmentValue::Exact(slot)),
+                (value(*v).max(x_lo), SegmentValue::Exact(slot + 1)),
+            ],
+            Palette99::pick(i).to_rgba().mix(0.85).filled(),
+        );
+        bar.set_margin(margin, margin, 0, 0);
+        bar
+    }))?;
+    let markers: Vec<_> = bars
+        .rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (_, _, m))| m.map(|m| (n - 1 - i, value(m))))
+        .collect();
+    if !markers.is_empty() {
+        chart
+            .draw_series(markers.iter().map(|&(slot, x)| {
+                PathElement::new(
+                    vec![
+                        (x, SegmentValue::Exact(slot)),
+                        (x, SegmentValue::Exact(slot + 1)),
+                    ],
+                    RED.stroke_width(px(s, 3.0)),
+                )
+            }))?
+            .label("cap (fastest the layout allows)")
+            .legend(move |(x, y)| {
+                PathElement::new(
+                    vec![(x, y - ipx(s, 6.0)), (x, y + ipx(s, 6.0))],
+                    RED.stroke_width(px(s, 3.0)),
+                )
+            });
+        chart
+            .configure_series_labels()
+            .label_font(text(s, 12.0))
+            .background_style(WHITE.mix(0.9))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::LowerRight)
+            .draw()?;
+    }
+    Ok(())
+}
+
+/// Lines of (x, y) points per series, y on a log axis.
+struct Lines<'a> {
+    title: &'a str,
+    x_desc: &'a str,
+    y_desc: &'a str,
+    series: Vec<(String, Vec<(f64, f64)>)>,
+}
+
+fn draw_lines<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    s: f64,
+    lines: &Lines<'_>,
+) -> DrawResult<DB::ErrorType> {
+    let points = || lines.series.iter().flat_map(|(_, p)| p.iter().copied());
+    let x_hi = points().map(|p| p.0).fold(0.0, f64::max);
+    let x_lo = points().map(|p| p.0).fold(x_hi, f64::min);
+    let (y_lo, y_hi) = decades(points().map(|p| p.1));
+    let mut chart = ChartBuilder::on(area)
+        .caption(lines.title, text(s, 17.0))
+        .margin(px(s, 10.0))
+        .x_label_area_size(px(s, 40.0))
+        .y_label_area_size(px(s, 70.0))
+        .build_cartesian_2d(x_lo..x_hi.max(x_lo + 1.0), y_lo..y_hi)?;
+    chart
+        .configure_mesh()
+        .x_desc(lines.x_desc)
+        .y_desc(lines.y_desc)
+        .y_labels(decade_count(y_lo, y_hi))
+        .y_label_formatter(&|v| pow10_label(*v))
+        .x_label_formatter(&|v| pow10_label(v.max(1.0).log10()))
+        .label_style(text(s, 12.0))
+        .axis_desc_style(text(s, 13.0))
+        .light_line_style(BLACK.mix(0.05))
+        .draw()?;
+    for (i, (name, pts)) in lines.series.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        let data: Vec<(f64, f64)> = pts
+            .iter()
+            .map(|&(x, y)| (x, y.max(f64::MIN_POSITIVE).log10()))
+            .collect();
+        chart
+            .draw_series(LineSeries::new(
+                data.clone(),
+                color.stroke_width(px(s, 2.0)),
+            ))?
+            .label(name.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(
+                    vec![(x, y), (x + ipx(s, 16.0), y)],
+                    color.stroke_width(px(s, 2.0)),
+                )
+            });
+        chart.draw_series(
+            data.into_iter()
+                .map(|p| Circle::new(p, px(s, 2.5), color.filled())),
+        )?;
+    }
+    chart
+        .configure_series_labels()
+        .label_font(text(s, 11.0))
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()?;
+    Ok(())
+}
+
+struct NsPerId(Vec<(String, f64, Option<f64>)>);
+
+impl NsPerId {
+    fn new(r: &Results<'_>) -> Self {
+        Self(
+            r.generation
+                .rows
+                .iter()
+                .filter(|g| g.variant == "shared" && g.threads == 1)
+                .map(|g| {
+                    (
+                        g.scheme.to_owned(),
+                        g.ns_per_id,
+                        g.cap_ids_per_sec.map(|c| 1e9 / c as f64),
+                    )
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Chart for NsPerId {
+    fn stem(&self) -> &'static str {
+        "generation_ns_per_id"
+    }
+    fn title(&self) -> String {
+        "Nanoseconds per id, one thread, the registry's shared generator (red: the layout's cap)"
+            .to_owned()
+    }
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        s: f64,
+    ) -> DrawResult<DB::ErrorType> {
+        draw_bars(
+            root,
+            s,
+            &Bars {
+                title: "ns per id, 1 thread (red: the layout's cap)",
+                x_desc: "nanoseconds per id (log scale; shorter is faster)",
+                rows: self.0.clone(),
+                log: true,
+                percent: false,
+            },
+        )
+    }
+}
+
+struct Threads {
+    shared: Vec<(String, Vec<(f64, f64)>)>,
+    own: Vec<(String, Vec<(f64, f64)>)>,
+}
+
+impl Threads {
+    fn new(r: &Results<'_>) -> Self {
+        let series = |variant: &str, with_one: bool| {
+            r.entries()
+                .map(|name| {
+                    let pts = r
+                        .generation
+                        .rows
+                        .iter()
+                        .filter(|g| {
+                            g.scheme == name
+                                && (g.variant == variant
+                                    || (with_one && g.variant == "shared" && g.threads == 1))
+                        })
+                        .map(|g| (g.threads as f64, g.ids_per_sec))
+                        .collect();
+                    (name.to_owned(), pts)
+                })
+                .collect()
+        };
+        Self {
+            shared: series("shared", false),
+            own: series("per-thread", true),
+        }
+    }
+}
+
+impl Chart for Threads {
+    fn stem(&self) -> &'static str {
+        "generation_threads"
+    }
+    fn title(&self) -> String {
+        "Ids per second against threads: one shared generator, and one generator per thread"
+            .to_owned()
+    }
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        s: f64,
+    ) -> DrawResult<DB::ErrorType> {
+        let (left, right) = root.split_horizontally(f64::from(SIZE.0) * s / 2.0);
+        draw_lines(
+            &left,
+            s,
+            &Lines {
+                title: "one shared generator",
+                x_desc: "threads",
+                y_desc: "ids per second (log)",
+                series: self.shared.clone(),
+            },
+        )?;
+        draw_lines(
+            &right,
+            s,
+            &Lines {
+                title: "one generator per thread",
+                x_desc: "threads",
+                y_desc: "ids per second (log)",
+                series: self.own.clone(),
+            },
+        )
+    }
+}
+
+struct InsertCurve {
+    series: Vec<(String, Vec<(f64, f64)>)>,
+    title: String,
+}
+
+impl InsertCurve {
+    fn new(r: &Results<'_>) -> Self {
+        let commit = r.params.commit_rows;
+        let series = r
+            .entries_with_bits()
+            .map(|(name, bits)| {
+                let storage = Storage::native(bits);
+                let pts = r
+                    .btree
+                    .curve
+                    .iter()
+                    .filter(|c| {
+                        c.scheme == name
+                            && c.storage == storage
+                            && c.cache == "small"
+                            && c.commit_rows == commit
+                    })
+                    .map(|c| (c.rows_so_far as f64, c.batch_rows_per_sec))
+                    .collect();
+                (format!("{name} ({})", storage.name()), pts)
+            })
+            .collect();
+        Self {
+            series,
+            title: format!(
+                "SQLite insert rate as the table grows: key b-tree, {commit} rows per commit, {} KiB page cache",
+                r.params.small_cache_kib
+            ),
+        }
+    }
+}
+
+impl Chart for InsertCurve {
+    fn stem(&self) -> &'static str {
+        "btree_insert_curve"
+    }
+    fn title(&self) -> String {
+        self.title.clone()
+    }
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        s: f64,
+    ) -> DrawResult<DB::ErrorType> {
+        draw_lines(
+            root,
+            s,
+            &Lines {
+                title: "insert rate as the table grows (small page cache)",
+                x_desc: "rows in the table",
+                y_desc: "rows per second (log)",
+                series: self.series.clone(),
+            },
+        )
+    }
+}
+
+struct SizeFill {
+    size: Vec<(String, f64, Option<f64>)>,
+    fill: Vec<(String, f64, Option<f64>)>,
+}
+
+impl SizeFill {
+    fn new(r: &Results<'_>) -> Self {
+        let runs: Vec<_> = r
+            .entries_with_bits()
+            .filter_map(|(name, bits)| {
+                r.btree
+                    .find(name, Storage::native(bits), "small", r.params.commit_rows)
+            })
+            .collect();
+        Self {
+            size: runs
+                .iter()
+                .map(|b| (b.scheme.to_owned(), b.bytes_per_row, None))
+                .collect(),
+            fill: runs
+                .iter()
+                .map(|b| (b.scheme.to_owned(), b.leaf_fill, None))
+                .collect(),
+        }
+    }
+}
+
+impl Chart for SizeFill {
+    fn stem(&self) -> &'static str {
+        "btree_size_fill"
+    }
+    fn title(&self) -> String {
+        "Database bytes per row and leaf-page fill of the key b-tree".to_owned()
+    }
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        s: f64,
+    ) -> DrawResult<DB::ErrorType> {
+        let (left, right) = root.split_horizontally(f64::from(SIZE.0) * s / 2.0);
+        draw_bars(
+            &left,
+            s,
+            &Bars {
+                title: "file bytes per row",
+                x_desc: "bytes per row",
+                rows: self.size.clone(),
+                log: false,
+                percent: false,
+            },
+        )?;
+        draw_bars(
+            &right,
+            s,
+            &Bars {
+                title: "leaf page fill",
+                x_desc: "used fraction of leaf pages",
+                rows: self.fill.clone(),
+                log: false,
+                percent: true,
+            },
+        )
+    }
+}
+
+struct PagesPerCommit {
+    small: Vec<(String, f64, Option<f64>)>,
+    large: Vec<(String, f64, Option<f64>)>,
+    commit: usize,
+}
+
+impl PagesPerCommit {
+    fn new(r: &Results<'_>) -> Self {
+        let rows = |cache: &str| {
+            r.entries_with_bits()
+                .filter_map(|(name, bits)| {
+                    r.btree
+                        .find(name, Storage::native(bits), cache, r.params.commit_rows)
+                })
+                .map(|b| (b.scheme.to_owned(), b.pages_per_commit(), None))
+                .collect()
+        };
+        Self {
+            small: rows("small"),
+            large: rows("large"),
+            commit: r.params.commit_rows,
+        }
+    }
+}
+
+impl Chart for PagesPerCommit {
+    fn stem(&self) -> &'static str {
+        "btree_pages_per_commit"
+    }
+    fn title(&self) -> String {
+        format!(
+            "Pages written per commit of {} rows, small and large page cache",
+            self.commit
+        )
+    }
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        s: f64,
+    ) -> DrawResult<DB::ErrorType> {
+        let (left, right) = root.split_horizontally(f64::from(SIZE.0) * s / 2.0);
+        draw_bars(
+            &left,
+            s,
+            &Bars {
+                title: "pages written per commit, small cache",
+                x_desc: "pages (log scale)",
+                rows: self.small.clone(),
+                log: true,
+                percent: false,
+            },
+        )?;
+        draw_bars(
+            &right,
+            s,
+            &Bars {
+                title: "pages written per commit, large cache",
+                x_desc: "pages (log scale)",
+                rows: self.large.clone(),
+                log: true,
+                percent: false,
+            },
+        )
+    }
+}

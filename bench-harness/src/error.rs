@@ -1,0 +1,86 @@
+use std::fmt;
+use std::path::PathBuf;
+
+use idkit::registry::BuildError;
+use idkit_core::GenerateError;
+
+/// Why a harness run stopped.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// A scheme from the registry would not build.
+    Build(BuildError),
+    /// A scheme failed to generate an id.
+    Generate {
+        /// The scheme.
+        scheme: &'static str,
+        /// Its error.
+        source: GenerateError,
+    },
+    /// A 64-bit id does not fit SQLite's signed integer key.
+    IdRange {
+        /// The scheme.
+        scheme: &'static str,
+    },
+    /// SQLite failed.
+    Sqlite(rusqlite::Error),
+    /// A file could not be read or written.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// A chart could not be drawn.
+    Chart(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Build(e) => write!(f, "building a scheme: {e}"),
+            Self::Generate { scheme, source } => write!(f, "{scheme}: generating: {source}"),
+            Self::IdRange { scheme } => {
+                write!(f, "{scheme}: an id exceeds SQLite's 63-bit integer key")
+            }
+            Self::Sqlite(e) => write!(f, "sqlite: {e}"),
+            Self::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            Self::Chart(e) => write!(f, "drawing a chart: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Build(e) => Some(e),
+            Self::Generate { source, .. } => Some(source),
+            Self::Sqlite(e) => Some(e),
+            Self::Io { source, .. } => Some(source),
+            Self::IdRange { .. } | Self::Chart(_) => None,
+        }
+    }
+}
+
+impl From<BuildError> for Error {
+    fn from(e: BuildError) -> Self {
+        Self::Build(e)
+    }
+}
+
+impl From<rusqlite::Error> for Error {
+    fn from(e: rusqlite::Error) -> Self {
+        Self::Sqlite(e)
+    }
+}
+
+impl Error {
+    pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Self {
+        let path = path.into();
+        move |source| Self::Io { path, source }
+    }
+
+    pub(crate) fn generate(scheme: &'static str) -> impl FnOnce(GenerateError) -> Self {
+        move |source| Self::Generate { scheme, source }
+    }
+}

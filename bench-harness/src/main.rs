@@ -1,0 +1,36 @@
+//! `report`: measures every idkit scheme and writes `reports/`. `scripts/report.sh` runs it.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use bench_harness::{Config, Profile};
+use clap::Parser;
+
+/// Measure every scheme in the idkit registry and write REPORT.md, charts and data.
+#[derive(Debug, Parser)]
+#[command(name = "report", version)]
+struct Args {
+    /// quick (about a minute), standard (the committed report) or full (larger tables).
+    #[arg(long, default_value = "standard")]
+    profile: Profile,
+    /// Directory to write REPORT.md, charts/ and data/ into.
+    #[arg(long, default_value = "reports")]
+    out: PathBuf,
+    /// No progress bars or step summaries.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let mut config = Config::new(args.profile, args.out);
+    config.quiet = args.quiet;
+    config.command = std::env::var("IDKIT_REPORT_COMMAND").unwrap_or(config.command);
+    match bench_harness::run(&config) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("report: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
