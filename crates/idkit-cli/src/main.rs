@@ -1,4 +1,4 @@
-//! `idkit`: list schemes, generate, decode and inspect ids.
+//! `idkit`: list schemes, generate, decode and inspect ids, and serve them over HTTP.
 //!
 //! Bad input gets one line on stderr naming what was wrong and what was expected, and exit
 //! status 2; a failure while generating (the clock, an exhausted id space) exits with 1.
@@ -47,6 +47,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve ids over HTTP (see the idkit-server crate for the routes).
+    Serve(ServeArgs),
     /// Guess an id's scheme from its shape and print every plausible decoding.
     Inspect {
         /// The id.
@@ -85,6 +87,45 @@ struct GenArgs {
     /// Print JSON.
     #[arg(long)]
     json: bool,
+}
+
+/// `idkit serve`: a TOML file, then these flags on top of it.
+#[derive(clap::Args, Debug)]
+struct ServeArgs {
+    /// TOML configuration file (keys: listen, schemes, max_batch, worker, datacenter,
+    /// shard, machine, process, rollback, rollback_max_ms).
+    #[arg(long)]
+    config: Option<std::path::PathBuf>,
+    /// Address to listen on (default 127.0.0.1:8080; port 0 picks a free one).
+    #[arg(long)]
+    listen: Option<String>,
+    /// A scheme to serve; repeat for several (default: every scheme).
+    #[arg(long = "scheme")]
+    schemes: Vec<String>,
+    /// Most ids one request may ask for.
+    #[arg(long)]
+    max_batch: Option<u32>,
+    /// Worker id (Twitter, Discord, Boundary).
+    #[arg(long)]
+    worker: Option<u64>,
+    /// Datacenter id (Twitter).
+    #[arg(long)]
+    datacenter: Option<u64>,
+    /// Shard id (Instagram).
+    #[arg(long)]
+    shard: Option<u64>,
+    /// Machine id (Sonyflake).
+    #[arg(long)]
+    machine: Option<u64>,
+    /// Process id (Discord).
+    #[arg(long)]
+    process: Option<u64>,
+    /// Clock-rollback policy: fail-fast, wait or logical.
+    #[arg(long)]
+    rollback: Option<String>,
+    /// Bound of the rollback policy, ms.
+    #[arg(long)]
+    rollback_max_ms: Option<u64>,
 }
 
 /// How `gen` writes ids.
@@ -153,6 +194,7 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), Failure> {
             writeln!(out, "{text}").map_err(io)
         }
         Command::Gen(args) => generate(&args, out),
+        Command::Serve(args) => serve(args),
         Command::Decode { scheme, id, json } => {
             let entry = registry::find(&scheme).map_err(|e| Failure::Usage(e.to_string()))?;
             let scheme = entry
@@ -248,4 +290,66 @@ fn generate(args: &GenArgs, out: &mut impl Write) -> Result<(), Failure> {
         writeln!(out, "{doc}").map_err(io)?;
     }
     out.flush().map_err(io)
+}
+
+fn serve(args: ServeArgs) -> Result<(), Failure> {
+    let mut config = match &args.config {
+        Some(path) => idkit_server::Config::from_file(path),
+        None => Ok(idkit_server::Config::default()),
+    }
+    .map_err(|e| Failure::Usage(e.to_string()))?;
+    if let Some(v) = args.listen {
+        config.listen = v;
+    }
+    if !args.schemes.is_empty() {
+        config.schemes = args.schemes;
+    }
+    if let Some(v) = args.max_batch {
+        config.max_batch = v;
+    }
+    for (slot, flag) in [
+        (&mut config.worker, args.worker),
+        (&mut config.datacenter, args.datacenter),
+        (&mut config.shard, args.shard),
+        (&mut config.machine, args.machine),
+        (&mut config.process, args.process),
+    ] {
+        if flag.is_some() {
+            *slot = flag;
+        }
+    }
+    if let Some(v) = args.rollback {
+        config.rollback = v;
+    }
+    if let Some(v) = args.rollback_max_ms {
+        config.rollback_max_ms = v;
+    }
+    let service = idkit_server::Service::new(&config).map_err(|e| Failure::Usage(e.to_string()))?;
+    let addr = config
+        .listen_addr()
+        .map_err(|e| Failure::Usage(e.to_string()))?;
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::Runtime(format!("cannot start the runtime: {e}")))?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| Failure::Runtime(format!("cannot listen on {addr}: {e}")))?;
+        idkit_server::serve(
+            listener,
+            std::sync::Arc::new(service),
+            idkit_server::shutdown_signal(),
+        )
+        .await
+        .map_err(|e| Failure::Runtime(format!("serving: {e}")))
+    })
 }

@@ -37,6 +37,6 @@ pub use clock::{Clock, ManualClock, MonotonicClock, SystemClock, TickerClock};
 pub use error::{ComposeError, GenerateError, ParseError};
 pub use raw::{MAX_ID_BYTES, RawId};
 pub use scheme::{
-    Alphabet, Codec, Compose, Coordination, Decoded, DynScheme, Erased, FieldValue, IdScheme,
-    SchemeInfo,
+    Alphabet, Codec, Compose, Coordination, Decoded, DynScheme, Erased, FieldValue, GeneratorStats,
+    IdScheme, SchemeInfo,
 };

@@ -88,6 +88,32 @@ pub trait IdScheme {
 
     /// The scheme's published facts.
     fn info(&self) -> SchemeInfo;
+
+    /// What the generator has met so far: clock rollbacks and waits for the next tick.
+    /// Schemes without a clock-driven sequence report zeros.
+    fn stats(&self) -> GeneratorStats {
+        GeneratorStats::default()
+    }
+}
+
+/// Events a generator counts since it was built; a service exports them as metrics.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct GeneratorStats {
+    /// Times the generator found the clock behind the last time it issued.
+    pub clock_rollbacks: u64,
+    /// Times it waited for the next tick because the sequence of the current one ran out.
+    pub tick_waits: u64,
+}
+
+impl GeneratorStats {
+    /// Stats with these counts.
+    pub const fn new(clock_rollbacks: u64, tick_waits: u64) -> Self {
+        Self {
+            clock_rollbacks,
+            tick_waits,
+        }
+    }
 }
 
 impl<T: IdScheme + ?Sized> IdScheme for &T {
@@ -104,6 +130,9 @@ impl<T: IdScheme + ?Sized> IdScheme for &T {
     fn info(&self) -> SchemeInfo {
         (**self).info()
     }
+    fn stats(&self) -> GeneratorStats {
+        (**self).stats()
+    }
 }
 
 impl<T: IdScheme + ?Sized> IdScheme for Arc<T> {
@@ -119,6 +148,9 @@ impl<T: IdScheme + ?Sized> IdScheme for Arc<T> {
     }
     fn info(&self) -> SchemeInfo {
         (**self).info()
+    }
+    fn stats(&self) -> GeneratorStats {
+        (**self).stats()
     }
 }
 
@@ -141,6 +173,11 @@ impl<G: IdScheme> IdScheme for std::sync::Mutex<G> {
         self.lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .info()
+    }
+    fn stats(&self) -> GeneratorStats {
+        self.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .stats()
     }
 }
 
@@ -418,6 +455,9 @@ pub trait DynScheme: fmt::Debug {
     ///
     /// [`ParseError`] when `id` is not an id of this scheme.
     fn decode_raw(&self, id: &RawId) -> Result<Decoded, ParseError>;
+
+    /// As [`IdScheme::stats`].
+    fn stats(&self) -> GeneratorStats;
 }
 
 /// A generator and its codec joined into a [`DynScheme`].
@@ -498,6 +538,9 @@ where
 
     fn decode_raw(&self, id: &RawId) -> Result<Decoded, ParseError> {
         self.codec.read_raw(id).map(|id| self.codec.decode(id))
+    }
+    fn stats(&self) -> GeneratorStats {
+        self.generator.stats()
     }
 }
 

@@ -6,7 +6,7 @@ use core::cell::Cell;
 use core::fmt;
 use std::sync::Mutex;
 
-use idkit_core::{Clock, GenerateError, IdScheme, MonotonicClock, SchemeInfo};
+use idkit_core::{Clock, GenerateError, GeneratorStats, IdScheme, MonotonicClock, SchemeInfo};
 
 use crate::error::ConfigError;
 use crate::layout::{FieldKind, Layout, Word};
@@ -107,6 +107,10 @@ pub(crate) struct Core<L: Layout, C> {
     max_tick: u64,
     start_below: u64,
     seed: u64,
+    // Counters for `IdScheme::stats`, touched only on the cold path. Plain std atomics even
+    // under loom: they never decide an id.
+    rollbacks: std::sync::atomic::AtomicU64,
+    tick_waits: std::sync::atomic::AtomicU64,
 }
 
 impl<L: Layout, C: fmt::Debug> fmt::Debug for Core<L, C> {
@@ -237,6 +241,8 @@ impl<L: Layout, C: Clock> Core<L, C> {
         let last = state.tick;
         let behind = now < last;
         if behind {
+            self.rollbacks
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let behind_ms = self.tick_start(last).saturating_sub(now_ms);
             match self.policy {
                 RollbackPolicy::FailFast => {
@@ -290,9 +296,13 @@ impl<L: Layout, C: Clock> Core<L, C> {
                     limit_ms: max_ahead_ms,
                 })
             }
-            _ => Ok(Step::Wait {
-                until_ms: self.tick_start(next),
-            }),
+            _ => {
+                self.tick_waits
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                Ok(Step::Wait {
+                    until_ms: self.tick_start(next),
+                })
+            }
         }
     }
 
@@ -414,6 +424,11 @@ impl<L: Layout, C: Clock> Core<L, C> {
 
     pub(crate) fn info(&self) -> SchemeInfo {
         self.layout.spec().info()
+    }
+
+    pub(crate) fn stats(&self) -> GeneratorStats {
+        use std::sync::atomic::Ordering::Relaxed;
+        GeneratorStats::new(self.rollbacks.load(Relaxed), self.tick_waits.load(Relaxed))
     }
 }
 
@@ -558,6 +573,8 @@ impl<L: Layout, C: Clock> Builder<L, C> {
             max_tick,
             start_below,
             seed: self.seed.unwrap_or_else(random_seed),
+            rollbacks: std::sync::atomic::AtomicU64::new(0),
+            tick_waits: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -746,6 +763,10 @@ impl<L: Layout, C: Clock> IdScheme for Snowflake<L, C> {
     fn info(&self) -> SchemeInfo {
         self.core.info()
     }
+
+    fn stats(&self) -> GeneratorStats {
+        self.core.stats()
+    }
 }
 
 fn pack(state: State, seq_bits: u32) -> u64 {
@@ -890,6 +911,10 @@ impl<L: Layout, C: Clock> IdScheme for AtomicSnowflake<L, C> {
     fn info(&self) -> SchemeInfo {
         self.core.info()
     }
+
+    fn stats(&self) -> GeneratorStats {
+        self.core.stats()
+    }
 }
 
 /// Exponential spinning after a lost compare-and-swap: 1, 2, 4 ... 1024 spin-loop hints.
@@ -953,5 +978,9 @@ impl<L: Layout, C: Clock> IdScheme for MutexSnowflake<L, C> {
 
     fn info(&self) -> SchemeInfo {
         self.core.info()
+    }
+
+    fn stats(&self) -> GeneratorStats {
+        self.core.stats()
     }
 }

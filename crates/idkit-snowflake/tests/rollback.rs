@@ -280,3 +280,32 @@ fn time_past_the_layout_and_before_the_epoch_are_errors() {
         assert!(matches!(err, GenerateError::BeforeEpoch { .. }), "{err}");
     }
 }
+
+/// `stats()` counts rollbacks and waits for the next tick, in every mode, and nothing on
+/// the plain path.
+#[test]
+fn stats_count_rollbacks_and_tick_waits() {
+    for mode in [Mode::Single, Mode::Atomic, Mode::Mutex] {
+        let spec = *Twitter.spec();
+        let clock = ManualClock::new(spec.epoch_ms() + START_AFTER_EPOCH);
+        let generator = build(Twitter, mode, RollbackPolicy::FailFast, &clock);
+        for _ in 0..100 {
+            generator.next_id().unwrap();
+        }
+        assert_eq!(
+            generator.stats(),
+            idkit_core::GeneratorStats::default(),
+            "{mode:?}"
+        );
+        // 4096 ids per tick: the rest of this tick's sequence, then one wait.
+        for _ in 0..4096 {
+            generator.next_id().unwrap();
+        }
+        assert_eq!(generator.stats().tick_waits, 1, "{mode:?}");
+        clock.step_back(3);
+        assert!(generator.next_id().is_err());
+        assert!(generator.next_id().is_err());
+        assert_eq!(generator.stats().clock_rollbacks, 2, "{mode:?}");
+        assert_eq!(generator.stats().tick_waits, 1, "{mode:?}");
+    }
+}

@@ -1,0 +1,666 @@
+//! The idkit HTTP id service as a library: [`Service`] holds the configured generators,
+//! [`Service::router`] is an axum [`Router`] any application can mount, and [`serve`] runs
+//! it with graceful shutdown. `idkit serve` is this crate plus flags.
+//!
+//! | route | answer |
+//! |---|---|
+//! | `GET /v1/schemes` | the served schemes and their facts |
+//! | `GET /v1/{scheme}/next` | one id |
+//! | `GET /v1/{scheme}/next?count=N` | `N` ids, `1 <= N <= max_batch` |
+//! | `GET /v1/{scheme}/decode/{id}` | timestamp and fields of `id` |
+//! | `GET /healthz` | 200 while the process runs |
+//! | `GET /readyz` | 200 when every served scheme can issue an id now, else 503 |
+//! | `GET /metrics` | Prometheus text format |
+//!
+//! Answers are text (one id per line) unless the request's `Accept` names
+//! `application/json`; JSON ids are strings. Errors are always JSON,
+//! `{"error": "..."}`, with 400 for bad input, 404 for an unknown scheme or route, 413/414 for
+//! an oversized request, and 503 when a scheme cannot issue right now.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use idkit_server::{Config, Service};
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let config = Config::from_toml(r#"schemes = ["snowflake-discord"]
+//! worker = 1"#)?;
+//! let service = Arc::new(Service::new(&config)?);
+//! let app = axum::Router::new().nest("/ids", service.router());
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! axum::serve(listener, app).await?;
+//! # Ok(()) }
+//! ```
+
+mod config;
+mod metrics;
+pub mod render;
+
+use std::fmt::Write as _;
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::Instant;
+
+use axum::Router;
+use axum::extract::{Path, RawQuery, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use idkit::registry::{self, Options, Scheme};
+use idkit_core::{GenerateError, RawId};
+use serde_json::{Value, json};
+
+pub use config::{Config, ConfigError, MAX_BATCH_LIMIT};
+use metrics::{ERROR_KINDS, Requests, SchemeCounters, error_kind};
+
+/// Batches larger than this are generated on a blocking thread, so a capped layout waiting
+/// for its next tick does not hold up the async workers.
+const INLINE_BATCH: usize = 256;
+/// Longest request path and query accepted, bytes.
+const MAX_URI: usize = 2048;
+/// Largest request body accepted, bytes (no route takes a body).
+const MAX_BODY: u64 = 1024;
+
+/// One served scheme.
+#[derive(Debug)]
+struct Served {
+    name: &'static str,
+    aliases: &'static [&'static str],
+    summary: &'static str,
+    scheme: Scheme,
+    counters: SchemeCounters,
+}
+
+/// The configured generators and their counters; cheap to share behind an [`Arc`].
+#[derive(Debug)]
+pub struct Service {
+    served: Vec<Served>,
+    max_batch: u32,
+    requests: Requests,
+    description: String,
+}
+
+impl Service {
+    /// Builds every configured scheme.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Invalid`] when a scheme is unknown, an identity value does not fit a
+    /// served scheme (or no served scheme has that field), the rollback policy is unknown,
+    /// `max_batch` is 0 or above [`MAX_BATCH_LIMIT`], or `listen` is not an address.
+    pub fn new(config: &Config) -> Result<Self, ConfigError> {
+        config.listen_addr()?;
+        if config.max_batch == 0 || config.max_batch > MAX_BATCH_LIMIT {
+            return Err(ConfigError::Invalid {
+                key: "max_batch",
+                message: format!(
+                    "{} is out of range: expected 1 to {MAX_BATCH_LIMIT}",
+                    config.max_batch
+                ),
+            });
+        }
+        let policy = config.rollback_policy()?;
+        let entries: Vec<&'static registry::Entry> = if config.schemes.is_empty() {
+            registry::schemes().iter().collect()
+        } else {
+            let mut found: Vec<&'static registry::Entry> = Vec::new();
+            for name in &config.schemes {
+                let entry = registry::find(name).map_err(|e| ConfigError::Invalid {
+                    key: "schemes",
+                    message: e.to_string(),
+                })?;
+                if !found.iter().any(|e| e.name == entry.name) {
+                    found.push(entry);
+                }
+            }
+            found
+        };
+        let identity = config.identity();
+        for (field, _) in &identity {
+            let used = entries
+                .iter()
+                .any(|e| e.identity_fields().iter().any(|(name, _)| name == field));
+            if !used {
+                return Err(ConfigError::Invalid {
+                    key: field,
+                    message: format!(
+                        "is set but no served scheme has a {field} field (served: {})",
+                        entries
+                            .iter()
+                            .map(|e| e.name)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                });
+            }
+        }
+        let mut served = Vec::new();
+        for entry in entries {
+            let own = entry.identity_fields();
+            let mut options = Options::default();
+            for (field, value) in &identity {
+                if own.iter().any(|(name, _)| name == field) {
+                    options = options.field(field, *value);
+                }
+            }
+            if !own.is_empty() {
+                options.rollback = Some(policy);
+            }
+            let scheme = entry.build(&options).map_err(|e| ConfigError::Invalid {
+                key: "identity",
+                message: e.to_string(),
+            })?;
+            served.push(Served {
+                name: entry.name,
+                aliases: entry.aliases,
+                summary: entry.summary,
+                scheme,
+                counters: SchemeCounters::default(),
+            });
+        }
+        let ids = if identity.is_empty() {
+            "no identity fields set (all 0)".to_owned()
+        } else {
+            identity
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let description = format!(
+            "schemes: {}; {ids}; rollback: {} ({} ms); max batch: {}",
+            served.iter().map(|s| s.name).collect::<Vec<_>>().join(", "),
+            config.rollback,
+            config.rollback_max_ms,
+            config.max_batch
+        );
+        Ok(Self {
+            served,
+            max_batch: config.max_batch,
+            requests: Requests::default(),
+            description,
+        })
+    }
+
+    /// A service for generators built by the caller (custom layouts, test clocks), each
+    /// served under its [`SchemeInfo`](idkit_core::SchemeInfo) name.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Invalid`] when `schemes` is empty, two share a name, or `max_batch`
+    /// is 0 or above [`MAX_BATCH_LIMIT`].
+    pub fn from_schemes(schemes: Vec<Scheme>, max_batch: u32) -> Result<Self, ConfigError> {
+        if max_batch == 0 || max_batch > MAX_BATCH_LIMIT {
+            return Err(ConfigError::Invalid {
+                key: "max_batch",
+                message: format!("{max_batch} is out of range: expected 1 to {MAX_BATCH_LIMIT}"),
+            });
+        }
+        if schemes.is_empty() {
+            return Err(ConfigError::Invalid {
+                key: "schemes",
+                message: "no scheme to serve".to_owned(),
+            });
+        }
+        let mut served: Vec<Served> = Vec::new();
+        for scheme in schemes {
+            let name = scheme.info().name;
+            if served.iter().any(|s| s.name == name) {
+                return Err(ConfigError::Invalid {
+                    key: "schemes",
+                    message: format!("{name} is given twice"),
+                });
+            }
+            served.push(Served {
+                name,
+                aliases: &[],
+                summary: "",
+                scheme,
+                counters: SchemeCounters::default(),
+            });
+        }
+        let description = format!(
+            "schemes: {}; max batch: {max_batch}",
+            served.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+        );
+        Ok(Self {
+            served,
+            max_batch,
+            requests: Requests::default(),
+            description,
+        })
+    }
+
+    /// One line saying what is served and how (the start-up log line uses it).
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// Names of the served schemes.
+    pub fn scheme_names(&self) -> Vec<&'static str> {
+        self.served.iter().map(|s| s.name).collect()
+    }
+
+    /// The routes, with request metrics and size limits.
+    pub fn router(self: &Arc<Self>) -> Router {
+        Router::new()
+            .route("/v1/schemes", get(schemes))
+            .route("/v1/{scheme}/next", get(next))
+            .route("/v1/{scheme}/decode/{id}", get(decode))
+            .route("/healthz", get(healthz))
+            .route("/readyz", get(readyz))
+            .route("/metrics", get(metrics_text))
+            .fallback(not_found)
+            .layer(middleware::from_fn_with_state(Arc::clone(self), guard))
+            .with_state(Arc::clone(self))
+    }
+
+    fn find(&self, name: &str) -> Result<&Served, ApiError> {
+        let stable = registry::find(name).map_or(name, |e| e.name);
+        self.served
+            .iter()
+            .find(|s| s.name == stable)
+            .ok_or_else(|| ApiError::UnknownScheme {
+                name: name.to_owned(),
+                known: self.scheme_names(),
+            })
+    }
+
+    /// Issues `count` ids of scheme `index`, counting them and any error.
+    fn issue(&self, index: usize, count: usize) -> Result<Vec<String>, ApiError> {
+        let served = &self.served[index];
+        let mut ids = vec![RawId::default(); count];
+        let result = served.scheme.fill_raw(&mut ids);
+        if let Err(e) = result {
+            served.counters.errors[error_kind(&e)].fetch_add(1, Relaxed);
+            return Err(ApiError::Unavailable {
+                scheme: served.name,
+                reason: e.to_string(),
+            });
+        }
+        served
+            .counters
+            .issued
+            .fetch_add(u64::try_from(count).unwrap_or(u64::MAX), Relaxed);
+        ids.iter()
+            .map(|id| {
+                served
+                    .scheme
+                    .format_raw(id)
+                    .map_err(|e| ApiError::Unavailable {
+                        scheme: served.name,
+                        reason: e.to_string(),
+                    })
+            })
+            .collect()
+    }
+}
+
+/// Runs `service` on `listener` until `shutdown` completes, then lets in-flight requests
+/// finish. Logs one line saying what is served and where.
+///
+/// # Errors
+///
+/// The listener's I/O errors.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    service: Arc<Service>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let addr = listener.local_addr()?;
+    tracing::info!(listen = %addr, served = %service.description(), "idkit serve: listening on http://{addr}");
+    let app = service.router();
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await?;
+    tracing::info!("idkit serve: stopped; in-flight requests finished");
+    Ok(())
+}
+
+/// Completes on Ctrl-C or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => tracing::info!("idkit serve: Ctrl-C, shutting down"),
+        () = term => tracing::info!("idkit serve: SIGTERM, shutting down"),
+    }
+}
+
+/// A typed failure of a request; always answered as JSON.
+#[derive(Debug)]
+enum ApiError {
+    UnknownScheme {
+        name: String,
+        known: Vec<&'static str>,
+    },
+    BadRequest(String),
+    Unavailable {
+        scheme: &'static str,
+        reason: String,
+    },
+    NotFound(String),
+    TooLarge(StatusCode, String),
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, body) = match self {
+            Self::UnknownScheme { name, known } => (
+                StatusCode::NOT_FOUND,
+                json!({
+                    "error": format!("unknown scheme {name:?}: expected one of {}", known.join(", ")),
+                    "known": known,
+                }),
+            ),
+            Self::BadRequest(message) => (StatusCode::BAD_REQUEST, json!({ "error": message })),
+            Self::Unavailable { scheme, reason } => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                json!({ "error": format!("{scheme} cannot issue ids now: {reason}"), "scheme": scheme }),
+            ),
+            Self::NotFound(path) => (
+                StatusCode::NOT_FOUND,
+                json!({ "error": format!("no route {path}: see /v1/schemes, /v1/{{scheme}}/next, /v1/{{scheme}}/decode/{{id}}, /healthz, /readyz, /metrics") }),
+            ),
+            Self::TooLarge(status, message) => (status, json!({ "error": message })),
+        };
+        (status, axum::Json(body)).into_response()
+    }
+}
+
+fn wants_json(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| v.contains("application/json"))
+}
+
+fn text(body: String) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; charset=utf-8"),
+        )],
+        body,
+    )
+        .into_response()
+}
+
+/// Refuses oversized requests and records every answer's latency and status.
+async fn guard(State(service): State<Arc<Service>>, request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let uri_len = request
+        .uri()
+        .path_and_query()
+        .map_or(0, |p| p.as_str().len());
+    let body_len = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    let chunked = request.headers().contains_key(header::TRANSFER_ENCODING);
+    let response = if uri_len > MAX_URI {
+        ApiError::TooLarge(
+            StatusCode::URI_TOO_LONG,
+            format!("request target of {uri_len} bytes: at most {MAX_URI}"),
+        )
+        .into_response()
+    } else if body_len.is_some_and(|n| n > MAX_BODY) || chunked {
+        ApiError::TooLarge(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("request body too large: no route takes more than {MAX_BODY} bytes"),
+        )
+        .into_response()
+    } else {
+        next.run(request).await
+    };
+    service
+        .requests
+        .observe(started.elapsed(), response.status().as_u16());
+    response
+}
+
+/// `count` from the query: absent means one id.
+fn parse_count(query: Option<&str>, max: u32) -> Result<Option<usize>, ApiError> {
+    let mut count = None;
+    for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        if key != "count" {
+            continue;
+        }
+        if count.is_some() {
+            return Err(ApiError::BadRequest(
+                "count is given more than once".to_owned(),
+            ));
+        }
+        if value.is_empty() {
+            return Err(ApiError::BadRequest(format!(
+                "count needs a value: expected ?count=N with 1 <= N <= {max}"
+            )));
+        }
+        if !value.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(ApiError::BadRequest(format!(
+                "count {value:?} is not a whole number: expected 1 to {max}"
+            )));
+        }
+        let n: u64 = value.parse().unwrap_or(u64::MAX);
+        if n == 0 || n > u64::from(max) {
+            return Err(ApiError::BadRequest(format!(
+                "count {value} is out of range: expected 1 to {max}"
+            )));
+        }
+        count = Some(usize::try_from(n).unwrap_or(usize::MAX));
+    }
+    Ok(count)
+}
+
+async fn next(
+    State(service): State<Arc<Service>>,
+    Path(name): Path<String>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let served = service.find(&name)?;
+    let scheme = served.name;
+    let index = service
+        .served
+        .iter()
+        .position(|s| s.name == scheme)
+        .unwrap_or_default();
+    let count = parse_count(query.as_deref(), service.max_batch)?;
+    let n = count.unwrap_or(1);
+    let ids = if n > INLINE_BATCH {
+        let service = Arc::clone(&service);
+        tokio::task::spawn_blocking(move || service.issue(index, n))
+            .await
+            .map_err(|e| ApiError::Unavailable {
+                scheme,
+                reason: e.to_string(),
+            })??
+    } else {
+        service.issue(index, n)?
+    };
+    if wants_json(&headers) {
+        let body = match count {
+            None => json!({ "scheme": scheme, "id": ids[0] }),
+            Some(_) => json!({ "scheme": scheme, "ids": ids }),
+        };
+        return Ok(axum::Json(body).into_response());
+    }
+    let mut body = String::with_capacity(ids.len() * 24);
+    for id in &ids {
+        body.push_str(id);
+        body.push('\n');
+    }
+    Ok(text(body))
+}
+
+async fn decode(
+    State(service): State<Arc<Service>>,
+    Path((name, id)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let served = service.find(&name)?;
+    let raw = served
+        .scheme
+        .parse_raw(&id)
+        .map_err(|e| ApiError::BadRequest(format!("malformed {} id {id:?}: {e}", served.name)))?;
+    let decoded = served
+        .scheme
+        .decode_raw(&raw)
+        .map_err(|e| ApiError::BadRequest(format!("malformed {} id {id:?}: {e}", served.name)))?;
+    let canonical = served
+        .scheme
+        .format_raw(&raw)
+        .map_err(|e| ApiError::BadRequest(format!("malformed {} id {id:?}: {e}", served.name)))?;
+    if wants_json(&headers) {
+        return Ok(
+            axum::Json(render::decoded_json(served.name, &canonical, &decoded)).into_response(),
+        );
+    }
+    Ok(text(
+        render::decoded_plain(served.name, &canonical, &decoded) + "\n",
+    ))
+}
+
+async fn schemes(State(service): State<Arc<Service>>, headers: HeaderMap) -> Response {
+    if wants_json(&headers) {
+        let all: Vec<Value> = service
+            .served
+            .iter()
+            .map(|s| render::info_json(&s.scheme.info(), s.aliases, s.summary))
+            .collect();
+        return axum::Json(Value::Array(all)).into_response();
+    }
+    let width = service
+        .served
+        .iter()
+        .map(|s| s.name.len())
+        .max()
+        .unwrap_or(0);
+    let mut body = String::new();
+    for s in &service.served {
+        let _ = writeln!(body, "{:<width$}  {}", s.name, s.summary);
+    }
+    text(body)
+}
+
+async fn healthz() -> Response {
+    text("ok\n".to_owned())
+}
+
+/// Ready when every served scheme issues an id now (the probe ids are discarded: a gap,
+/// never a duplicate).
+async fn readyz(State(service): State<Arc<Service>>, headers: HeaderMap) -> Response {
+    let failing: Vec<(&str, GenerateError)> = service
+        .served
+        .iter()
+        .filter_map(|s| s.scheme.next_raw().err().map(|e| (s.name, e)))
+        .collect();
+    if failing.is_empty() {
+        return if wants_json(&headers) {
+            axum::Json(json!({ "ready": true })).into_response()
+        } else {
+            text("ready\n".to_owned())
+        };
+    }
+    let reasons: Vec<Value> = failing
+        .iter()
+        .map(|(scheme, e)| json!({ "scheme": scheme, "error": e.to_string() }))
+        .collect();
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        axum::Json(json!({
+            "ready": false,
+            "error": format!("{} of {} schemes cannot issue ids", failing.len(), service.served.len()),
+            "schemes": reasons,
+        })),
+    )
+        .into_response()
+}
+
+async fn metrics_text(State(service): State<Arc<Service>>) -> Response {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# HELP idkit_ids_issued_total Ids issued.\n# TYPE idkit_ids_issued_total counter"
+    );
+    for s in &service.served {
+        let _ = writeln!(
+            out,
+            "idkit_ids_issued_total{{scheme=\"{}\"}} {}",
+            s.name,
+            s.counters.issued.load(Relaxed)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "# HELP idkit_generate_errors_total Requests that could not be served, by error kind.\n\
+         # TYPE idkit_generate_errors_total counter"
+    );
+    for s in &service.served {
+        for (kind, n) in ERROR_KINDS.iter().zip(&s.counters.errors) {
+            let _ = writeln!(
+                out,
+                "idkit_generate_errors_total{{scheme=\"{}\",kind=\"{kind}\"}} {}",
+                s.name,
+                n.load(Relaxed)
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "# HELP idkit_clock_rollbacks_total Times a generator found the clock behind its last id.\n\
+         # TYPE idkit_clock_rollbacks_total counter"
+    );
+    for s in &service.served {
+        let _ = writeln!(
+            out,
+            "idkit_clock_rollbacks_total{{scheme=\"{}\"}} {}",
+            s.name,
+            s.scheme.stats().clock_rollbacks
+        );
+    }
+    let _ = writeln!(
+        out,
+        "# HELP idkit_tick_waits_total Times a generator waited for the next tick, its sequence spent.\n\
+         # TYPE idkit_tick_waits_total counter"
+    );
+    for s in &service.served {
+        let _ = writeln!(
+            out,
+            "idkit_tick_waits_total{{scheme=\"{}\"}} {}",
+            s.name,
+            s.scheme.stats().tick_waits
+        );
+    }
+    service.requests.write(&mut out);
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+        )],
+        out,
+    )
+        .into_response()
+}
+
+async fn not_found(request: Request) -> ApiError {
+    ApiError::NotFound(request.uri().path().to_owned())
+}

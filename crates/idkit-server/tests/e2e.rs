@@ -1,0 +1,383 @@
+//! End-to-end: the service on an ephemeral loopback port, driven by a real HTTP client
+//! (reqwest): every route, every error case, text and JSON, concurrent clients.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use idkit_core::{Erased, ManualClock};
+use idkit_server::{Config, Service};
+use idkit_snowflake::{RollbackPolicy, Snowflake, SnowflakeCodec, Twitter};
+use reqwest::StatusCode;
+use serde_json::Value;
+
+struct Running {
+    base: String,
+    client: reqwest::Client,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+}
+
+impl Running {
+    async fn start(service: Service) -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(idkit_server::serve(
+            listener,
+            Arc::new(service),
+            async move {
+                let _ = stopped.await;
+            },
+        ));
+        Self {
+            base,
+            client: reqwest::Client::new(),
+            stop: Some(stop),
+            task: Some(task),
+        }
+    }
+
+    async fn get(&self, path: &str) -> (StatusCode, String) {
+        let r = self
+            .client
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .unwrap();
+        (r.status(), r.text().await.unwrap())
+    }
+
+    async fn get_json(&self, path: &str) -> (StatusCode, Value) {
+        let r = self
+            .client
+            .get(format!("{}{path}", self.base))
+            .header("Accept", "application/json")
+            .send()
+            .await
+            .unwrap();
+        let status = r.status();
+        assert!(
+            r.headers()["content-type"]
+                .to_str()
+                .unwrap()
+                .starts_with("application/json"),
+            "{path}"
+        );
+        (status, r.json().await.unwrap())
+    }
+
+    async fn stop(mut self) {
+        let _ = self.stop.take().unwrap().send(());
+        self.task.take().unwrap().await.unwrap().unwrap();
+    }
+}
+
+fn configured(toml: &str) -> Service {
+    Service::new(&Config::from_toml(toml).unwrap()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_route_in_text_and_json() {
+    let s = Running::start(configured(
+        r#"schemes = ["twitter", "uuid-v7", "ulid", "discord"]
+           worker = 7
+           datacenter = 2
+           process = 1
+           max_batch = 500"#,
+    ))
+    .await;
+
+    let (status, body) = s.get("/v1/schemes").await;
+    assert_eq!(status, StatusCode::OK);
+    let names: Vec<&str> = body
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["snowflake-twitter", "uuid-v7", "ulid", "snowflake-discord"]
+    );
+    let (_, json) = s.get_json("/v1/schemes").await;
+    assert_eq!(json.as_array().unwrap().len(), 4);
+    assert_eq!(json[0]["name"], "snowflake-twitter");
+    assert_eq!(json[0]["cap_ids_per_sec"], 4_096_000);
+
+    // One id, text: a line; it decodes to the configured worker and datacenter.
+    let (status, body) = s.get("/v1/snowflake-twitter/next").await;
+    assert_eq!(status, StatusCode::OK);
+    let id = body.strip_suffix('\n').unwrap();
+    assert!(id.parse::<u64>().is_ok(), "{body:?}");
+    let (status, decoded) = s.get_json(&format!("/v1/twitter/decode/{id}")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(decoded["scheme"], "snowflake-twitter");
+    assert_eq!(decoded["id"], id);
+    assert_eq!(decoded["fields"]["worker"], 7);
+    assert_eq!(decoded["fields"]["datacenter"], 2);
+    assert!(decoded["timestamp"].as_str().unwrap().ends_with('Z'));
+    let (status, plain) = s.get(&format!("/v1/twitter/decode/{id}")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(plain.contains("worker      7"), "{plain}");
+
+    // Discord gets its own fields from the same config.
+    let (_, one) = s.get_json("/v1/discord/next").await;
+    let id = one["id"].as_str().unwrap();
+    let (_, decoded) = s.get_json(&format!("/v1/discord/decode/{id}")).await;
+    assert_eq!(decoded["fields"]["worker"], 7);
+    assert_eq!(decoded["fields"]["process"], 1);
+
+    // Batches: text lines, JSON strings, increasing.
+    let (status, body) = s.get("/v1/uuid-v7/next?count=500").await;
+    assert_eq!(status, StatusCode::OK);
+    let lines: Vec<&str> = body.lines().collect();
+    assert_eq!(lines.len(), 500);
+    assert!(lines.windows(2).all(|w| w[0] < w[1]));
+    let (_, json) = s.get_json("/v1/ulid/next?count=3").await;
+    assert_eq!(json["scheme"], "ulid");
+    let ids = json["ids"].as_array().unwrap();
+    assert_eq!(ids.len(), 3);
+    assert!(
+        ids.iter()
+            .all(|v| v.as_str().is_some_and(|s| s.len() == 26))
+    );
+
+    let (status, body) = s.get("/healthz").await;
+    assert_eq!((status, body.as_str()), (StatusCode::OK, "ok\n"));
+    let (status, body) = s.get("/readyz").await;
+    assert_eq!((status, body.as_str()), (StatusCode::OK, "ready\n"));
+
+    let (status, metrics) = s.get("/metrics").await;
+    assert_eq!(status, StatusCode::OK);
+    let value = |line_start: &str| -> f64 {
+        metrics
+            .lines()
+            .find(|l| l.starts_with(line_start))
+            .unwrap_or_else(|| panic!("no {line_start} in\n{metrics}"))
+            .rsplit(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    // One single id, one from each readyz probe aside (probes are not counted as issued).
+    assert_eq!(
+        value("idkit_ids_issued_total{scheme=\"snowflake-twitter\"}"),
+        1.0
+    );
+    assert_eq!(value("idkit_ids_issued_total{scheme=\"uuid-v7\"}"), 500.0);
+    assert_eq!(value("idkit_ids_issued_total{scheme=\"ulid\"}"), 3.0);
+    assert_eq!(
+        value("idkit_clock_rollbacks_total{scheme=\"snowflake-twitter\"}"),
+        0.0
+    );
+    assert!(metrics.contains("# TYPE idkit_request_duration_seconds histogram"));
+    assert!(value("idkit_request_duration_seconds_count") >= 10.0);
+    assert!(value("idkit_requests_total{code=\"2xx\"}") >= 10.0);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_gets_typed_errors() {
+    let s = Running::start(configured(
+        r#"schemes = ["twitter", "ksuid"]
+                                          max_batch = 100"#,
+    ))
+    .await;
+    let error = |json: &Value| json["error"].as_str().unwrap().to_owned();
+
+    let (status, json) = s.get_json("/v1/nope/next").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        json["known"],
+        serde_json::json!(["snowflake-twitter", "ksuid"])
+    );
+    assert!(error(&json).contains("unknown scheme \"nope\""));
+    // A registered scheme that is not served is unknown here too.
+    let (status, _) = s.get("/v1/uuid-v4/next").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = s.get("/v1/nope/decode/1").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    for (query, needle) in [
+        ("count", "needs a value"),
+        ("count=", "needs a value"),
+        ("count=0", "out of range"),
+        ("count=-3", "not a whole number"),
+        ("count=ten", "not a whole number"),
+        ("count=1.5", "not a whole number"),
+        ("count=101", "out of range"),
+        ("count=99999999999999999999999", "out of range"),
+        ("count=2&count=3", "more than once"),
+    ] {
+        let (status, json) = s.get_json(&format!("/v1/twitter/next?{query}")).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{query}");
+        assert!(error(&json).contains(needle), "{query}: {json}");
+    }
+    let (status, body) = s.get("/v1/twitter/next?count=100").await;
+    assert_eq!((status, body.lines().count()), (StatusCode::OK, 100));
+
+    for bad in ["abc", "-1", "18446744073709551616", "9223372036854775808"] {
+        let (status, json) = s.get_json(&format!("/v1/twitter/decode/{bad}")).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
+        assert!(
+            error(&json).starts_with("malformed snowflake-twitter id"),
+            "{json}"
+        );
+    }
+    let (status, json) = s
+        .get_json("/v1/ksuid/decode/0ujtsYcgvSTl8PAuAdqWYSMnLO")
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{json}");
+
+    let (status, json) = s.get_json("/v2/anything").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert!(error(&json).contains("no route /v2/anything"));
+    let (status, _) = s.get("/").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    let long = "x".repeat(3000);
+    let (status, _) = s.get(&format!("/v1/twitter/decode/{long}")).await;
+    assert_eq!(status, StatusCode::URI_TOO_LONG);
+    let r = s
+        .client
+        .post(format!("{}/v1/twitter/next", s.base))
+        .body(vec![b'a'; 4096])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let r = s
+        .client
+        .post(format!("{}/v1/twitter/next", s.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::METHOD_NOT_ALLOWED);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_clients_get_distinct_decodable_ids() {
+    let s = Arc::new(
+        Running::start(configured(
+            r#"schemes = ["twitter", "uuid-v7", "instagram"]
+                                      shard = 9"#,
+        ))
+        .await,
+    );
+    let mut tasks = Vec::new();
+    for client in 0..16 {
+        let s = Arc::clone(&s);
+        tasks.push(tokio::spawn(async move {
+            let scheme = ["twitter", "uuid-v7", "instagram"][client % 3];
+            let mut ids = Vec::new();
+            for _ in 0..20 {
+                let (status, body) = s.get(&format!("/v1/{scheme}/next?count=250")).await;
+                assert_eq!(status, StatusCode::OK);
+                let got: Vec<String> = body.lines().map(str::to_owned).collect();
+                assert_eq!(got.len(), 250);
+                // Each response is in issue order.
+                if scheme != "uuid-v7" {
+                    assert!(
+                        got.windows(2)
+                            .all(|w| w[0].parse::<u64>().unwrap() < w[1].parse::<u64>().unwrap())
+                    );
+                } else {
+                    assert!(got.windows(2).all(|w| w[0] < w[1]));
+                }
+                ids.extend(got.into_iter().map(|id| (scheme, id)));
+            }
+            ids
+        }));
+    }
+    let mut all = Vec::new();
+    for t in tasks {
+        all.extend(t.await.unwrap());
+    }
+    assert_eq!(all.len(), 16 * 20 * 250);
+    let unique: HashSet<&(&str, String)> = all.iter().collect();
+    assert_eq!(
+        unique.len(),
+        all.len(),
+        "duplicate ids across concurrent clients"
+    );
+    // A sample decodes through the service; every Instagram id carries the shard.
+    for (scheme, id) in all.iter().step_by(997) {
+        let (status, json) = s.get_json(&format!("/v1/{scheme}/decode/{id}")).await;
+        assert_eq!(status, StatusCode::OK, "{scheme} {id}");
+        assert_eq!(json["id"], id.as_str());
+        if *scheme == "instagram" {
+            assert_eq!(json["fields"]["shard"], 9);
+        }
+    }
+    Arc::into_inner(s).unwrap().stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn readyz_fails_while_the_clock_is_behind_and_recovers() {
+    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    let generator = Snowflake::builder(Twitter)
+        .clock(Arc::clone(&clock))
+        .rollback(RollbackPolicy::FailFast)
+        .build_atomic()
+        .unwrap();
+    let service = Service::from_schemes(
+        vec![Box::new(Erased::new(generator, SnowflakeCodec(Twitter)))],
+        10,
+    )
+    .unwrap();
+    let s = Running::start(service).await;
+    let (status, _) = s.get("/readyz").await;
+    assert_eq!(status, StatusCode::OK);
+    s.get("/v1/snowflake-twitter/next").await;
+
+    clock.step_back(50);
+    let (status, json) = s.get_json("/readyz").await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(json["ready"], false);
+    assert_eq!(json["schemes"][0]["scheme"], "snowflake-twitter");
+    let (status, json) = s.get_json("/v1/snowflake-twitter/next").await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert!(
+        json["error"]
+            .as_str()
+            .unwrap()
+            .contains("clock moved backwards"),
+        "{json}"
+    );
+    let (_, metrics) = s.get("/metrics").await;
+    assert!(metrics.contains(
+        "idkit_generate_errors_total{scheme=\"snowflake-twitter\",kind=\"clock_moved_backwards\"} 1"
+    ), "{metrics}");
+    assert!(!metrics.contains("idkit_clock_rollbacks_total{scheme=\"snowflake-twitter\"} 0"));
+
+    clock.advance(51);
+    let (status, _) = s.get("/readyz").await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = s.get("/v1/snowflake-twitter/next").await;
+    assert_eq!(status, StatusCode::OK);
+    s.stop().await;
+}
+
+#[test]
+fn invalid_configuration_is_refused_with_a_reason() {
+    let refuse = |toml: &str| {
+        Service::new(&Config::from_toml(toml).unwrap())
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        refuse("listen = \"localhost\""),
+        "invalid config: listen: \"localhost\" is not an address: expected IP:PORT, e.g. 127.0.0.1:8080"
+    );
+    assert!(refuse("schemes = [\"nope\"]").contains("unknown scheme \"nope\""));
+    assert!(refuse("max_batch = 0").contains("max_batch: 0 is out of range"));
+    assert!(refuse("rollback = \"sometimes\"").contains("expected fail-fast, wait or logical"));
+    assert!(refuse("schemes = [\"twitter\"]\nworker = 32").contains("worker must be at most 31"));
+    assert!(
+        refuse("schemes = [\"uuid-v4\"]\nshard = 1")
+            .contains("shard: is set but no served scheme has a shard field")
+    );
+    let toml_error = Config::from_toml("listn = \"x\"").unwrap_err().to_string();
+    assert!(toml_error.contains("unknown field `listn`"), "{toml_error}");
+    assert!(Config::from_toml("worker = -1").is_err());
+}
