@@ -169,6 +169,11 @@ impl<G: IdScheme> IdScheme for std::sync::Mutex<G> {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .fill(out)
     }
+    fn take(&self, n: usize) -> Result<Vec<G::Id>, GenerateError> {
+        self.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take(n)
+    }
     fn info(&self) -> SchemeInfo {
         self.lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -386,6 +391,11 @@ pub trait Codec {
     /// The canonical string.
     fn format(&self, id: Self::Id) -> String;
 
+    /// Appends the canonical string to `out` (no allocation where the codec can avoid it).
+    fn format_into(&self, id: Self::Id, out: &mut String) {
+        out.push_str(&self.format(id));
+    }
+
     /// Parses the canonical string.
     ///
     /// # Errors
@@ -441,6 +451,16 @@ pub trait DynScheme: fmt::Debug {
     ///
     /// [`ParseError`] when `id` is not an id of this scheme.
     fn format_raw(&self, id: &RawId) -> Result<String, ParseError>;
+
+    /// Appends the canonical string of `id` to `out`.
+    ///
+    /// # Errors
+    ///
+    /// As [`DynScheme::format_raw`]; `out` is unchanged then.
+    fn format_raw_into(&self, id: &RawId, out: &mut String) -> Result<(), ParseError> {
+        out.push_str(&self.format_raw(id)?);
+        Ok(())
+    }
 
     /// Parses a canonical string.
     ///
@@ -530,6 +550,10 @@ where
 
     fn format_raw(&self, id: &RawId) -> Result<String, ParseError> {
         self.codec.read_raw(id).map(|id| self.codec.format(id))
+    }
+    fn format_raw_into(&self, id: &RawId, out: &mut String) -> Result<(), ParseError> {
+        self.codec.format_into(self.codec.read_raw(id)?, out);
+        Ok(())
     }
 
     fn parse_raw(&self, text: &str) -> Result<RawId, ParseError> {

@@ -268,11 +268,10 @@ impl Service {
     }
 
     /// Issues `count` ids of scheme `index`, counting them and any error.
-    fn issue(&self, index: usize, count: usize) -> Result<Vec<String>, ApiError> {
+    fn issue(&self, index: usize, count: usize) -> Result<Vec<RawId>, ApiError> {
         let served = &self.served[index];
         let mut ids = vec![RawId::default(); count];
-        let result = served.scheme.fill_raw(&mut ids);
-        if let Err(e) = result {
+        if let Err(e) = served.scheme.fill_raw(&mut ids) {
             served.counters.errors[error_kind(&e)].fetch_add(1, Relaxed);
             return Err(ApiError::Unavailable {
                 scheme: served.name,
@@ -283,17 +282,14 @@ impl Service {
             .counters
             .issued
             .fetch_add(u64::try_from(count).unwrap_or(u64::MAX), Relaxed);
-        ids.iter()
-            .map(|id| {
-                served
-                    .scheme
-                    .format_raw(id)
-                    .map_err(|e| ApiError::Unavailable {
-                        scheme: served.name,
-                        reason: e.to_string(),
-                    })
-            })
-            .collect()
+        Ok(ids)
+    }
+}
+
+fn format_error(scheme: &'static str) -> impl Fn(idkit_core::ParseError) -> ApiError {
+    move |e| ApiError::Unavailable {
+        scheme,
+        reason: e.to_string(),
     }
 }
 
@@ -485,7 +481,9 @@ async fn next(
         .unwrap_or_default();
     let count = parse_count(query.as_deref(), service.max_batch)?;
     let n = count.unwrap_or(1);
-    let ids = if n > INLINE_BATCH {
+    // Only a capped layout can wait for its next tick; its large batches go to a blocking
+    // thread so the async workers keep answering.
+    let ids = if n > INLINE_BATCH && served.scheme.info().cap_per_sec.is_some() {
         let service = Arc::clone(&service);
         tokio::task::spawn_blocking(move || service.issue(index, n))
             .await
@@ -496,16 +494,26 @@ async fn next(
     } else {
         service.issue(index, n)?
     };
+    let served = &service.served[index];
     if wants_json(&headers) {
+        let strings = ids
+            .iter()
+            .map(|id| served.scheme.format_raw(id))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(format_error(scheme))?;
         let body = match count {
-            None => json!({ "scheme": scheme, "id": ids[0] }),
-            Some(_) => json!({ "scheme": scheme, "ids": ids }),
+            None => json!({ "scheme": scheme, "id": strings[0] }),
+            Some(_) => json!({ "scheme": scheme, "ids": strings }),
         };
         return Ok(axum::Json(body).into_response());
     }
-    let mut body = String::with_capacity(ids.len() * 24);
+    let width = usize::try_from(served.scheme.info().string_len).unwrap_or(0) + 1;
+    let mut body = String::with_capacity(ids.len() * width);
     for id in &ids {
-        body.push_str(id);
+        served
+            .scheme
+            .format_raw_into(id, &mut body)
+            .map_err(format_error(scheme))?;
         body.push('\n');
     }
     Ok(text(body))

@@ -690,6 +690,12 @@ impl<L: Layout> Codec for SnowflakeCodec<L> {
         id.to_string()
     }
 
+    fn format_into(&self, id: L::Id, out: &mut String) {
+        use core::fmt::Write as _;
+        // Writing into a String cannot fail.
+        let _ = write!(out, "{id}");
+    }
+
     fn parse(&self, text: &str) -> Result<L::Id, ParseError> {
         self.validate(L::Id::parse_decimal(text)?)
     }

@@ -15,6 +15,9 @@ proptest! {
         prop_assert_eq!(UlidCodec.read_raw(&UlidCodec.to_raw(id)).unwrap(), id);
         // Our text is the ulid crate's text.
         prop_assert_eq!(UlidCodec.format(id), id.to_string());
+        let mut appended = String::from("x");
+        UlidCodec.format_into(id, &mut appended);
+        prop_assert_eq!(&appended[1..], id.to_string());
     }
 
     #[test]
@@ -31,4 +34,19 @@ fn conformance() {
     );
     idkit_testkit::check_sequence(&UlidGenerator::new(), 200_000);
     idkit_testkit::check_contention(Arc::new(Mutex::new(UlidGenerator::new())), 4, 50_000, 1);
+}
+
+#[test]
+fn batches_are_strictly_increasing_across_calls() {
+    let generator = UlidGenerator::new();
+    let mut previous = None;
+    for _ in 0..1_000 {
+        let mut batch = [Ulid(0); 64];
+        idkit_core::IdScheme::fill(&generator, &mut batch).unwrap();
+        assert!(batch.windows(2).all(|w| w[0] < w[1]));
+        if let Some(p) = previous {
+            assert!(batch[0] > p);
+        }
+        previous = Some(batch[63]);
+    }
 }

@@ -97,6 +97,11 @@ impl Codec for UuidCodec {
         id.hyphenated().to_string()
     }
 
+    fn format_into(&self, id: Uuid, out: &mut String) {
+        let mut buf = [0u8; uuid::fmt::Hyphenated::LENGTH];
+        out.push_str(id.hyphenated().encode_lower(&mut buf));
+    }
+
     fn parse(&self, text: &str) -> Result<Uuid, ParseError> {
         if text.is_empty() {
             return Err(ParseError::Empty);

@@ -29,14 +29,21 @@ pub enum Aliases {
 /// assert_eq!(encode_u128(u128::MAX), "7ZZZZZZZZZZZZZZZZZZZZZZZZZ");
 /// ```
 pub fn encode_u128(v: u128) -> String {
-    let mut out = [0u8; LEN_128];
-    for (i, slot) in out.iter_mut().enumerate() {
+    let mut out = String::with_capacity(LEN_128);
+    encode_u128_into(v, &mut out);
+    out
+}
+
+/// Appends the 26-character form of `v` to `out`.
+pub fn encode_u128_into(v: u128, out: &mut String) {
+    let mut digits = [0u8; LEN_128];
+    for (i, slot) in digits.iter_mut().enumerate() {
         // Digit i covers bits 125-5i .. 130-5i; the first digit holds only the top 3 bits.
         let shift = 5 * (LEN_128 - 1 - i);
         let digit = (v >> shift) & 0x1f;
         *slot = ALPHABET[usize::try_from(digit).unwrap_or(0)];
     }
-    out.iter().map(|&b| char::from(b)).collect()
+    out.extend(digits.iter().map(|&b| char::from(b)));
 }
 
 /// Parses the 26-character form.

@@ -1,0 +1,84 @@
+//! Shared helpers for the range tests (included with `mod common;`).
+#![allow(dead_code)]
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use idkit_range::{IdScheme, RangeAllocator};
+
+/// A scratch directory removed on drop.
+#[derive(Debug)]
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    /// A new directory under the system temp dir.
+    pub fn new(tag: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!(
+            "idkit-range-{tag}-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        Self(dir)
+    }
+
+    /// The database file inside it.
+    pub fn db(&self) -> PathBuf {
+        self.0.join("ids.db")
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `threads` threads take `per` ids each from `allocators[i % len]`; returns each thread's
+/// ids in order.
+pub fn run_threads(
+    allocators: &[Arc<RangeAllocator>],
+    threads: usize,
+    per: usize,
+) -> Vec<Vec<u64>> {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|i| {
+                let a = Arc::clone(&allocators[i % allocators.len()]);
+                s.spawn(move || {
+                    let mut ids = Vec::with_capacity(per);
+                    let mut batch = [0u64; 7];
+                    while ids.len() < per {
+                        // Mix single ids and small batches.
+                        if ids.len() % 3 == 0 {
+                            a.fill(&mut batch).unwrap();
+                            ids.extend_from_slice(&batch);
+                        } else {
+                            ids.push(a.next_id().unwrap());
+                        }
+                    }
+                    ids
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}
+
+/// No id twice in the union, and each sequence strictly increasing.
+pub fn assert_unique_and_increasing(sequences: &[Vec<u64>]) {
+    let mut seen = HashSet::new();
+    for (i, seq) in sequences.iter().enumerate() {
+        assert!(
+            seq.windows(2).all(|w| w[0] < w[1]),
+            "sequence {i} does not increase"
+        );
+        for id in seq {
+            assert!(seen.insert(*id), "duplicate id {id}");
+        }
+    }
+}

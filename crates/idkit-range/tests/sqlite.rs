@@ -1,0 +1,292 @@
+//! The allocator on SQLite: threads, several allocators, OS processes, SIGKILL, an outage
+//! (another connection holding the write lock), corrupt state, interleaving, adaptive blocks
+//! and configuration errors.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::{Scratch, assert_unique_and_increasing, run_threads};
+use idkit_range::{GenerateError, IdScheme, RangeAllocator, RangeConfigError, SqliteStore};
+
+fn store(path: &std::path::Path) -> SqliteStore {
+    SqliteStore::open(path, Duration::from_secs(10)).unwrap()
+}
+
+fn allocator(path: &std::path::Path, block: u64) -> RangeAllocator {
+    RangeAllocator::builder(store(path))
+        .namespace("orders")
+        .block_size(block)
+        .max_block(block)
+        .build()
+        .unwrap()
+}
+
+/// Entry point of the child processes; does nothing unless the parent set the variables.
+#[test]
+fn child_process_entry() {
+    let (Ok(path), Ok(count)) = (
+        std::env::var("IDKIT_RANGE_CHILD_DB"),
+        std::env::var("IDKIT_RANGE_CHILD_COUNT"),
+    ) else {
+        return;
+    };
+    let count: usize = count.parse().unwrap();
+    let a = allocator(std::path::Path::new(&path), 50);
+    let mut out = std::io::stdout().lock();
+    for _ in 0..count {
+        use std::io::Write;
+        writeln!(out, "{}", a.next_id().unwrap()).unwrap();
+        out.flush().unwrap();
+    }
+}
+
+fn spawn_child(db: &std::path::Path, count: usize) -> std::process::Child {
+    Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_process_entry",
+            "--nocapture",
+            "--test-threads=1",
+            "-q",
+        ])
+        .env("IDKIT_RANGE_CHILD_DB", db)
+        .env("IDKIT_RANGE_CHILD_COUNT", count.to_string())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn ids_of(output: &str) -> Vec<u64> {
+    output
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect()
+}
+
+#[test]
+fn threads_sharing_one_allocator_never_collide() {
+    let dir = Scratch::new("threads");
+    let a = Arc::new(allocator(&dir.db(), 100));
+    let seqs = run_threads(&[a], 4, 20_000);
+    assert_unique_and_increasing(&seqs);
+}
+
+#[test]
+fn allocators_on_one_file_never_collide() {
+    let dir = Scratch::new("allocators");
+    let all: Vec<Arc<RangeAllocator>> =
+        (0..3).map(|_| Arc::new(allocator(&dir.db(), 64))).collect();
+    let seqs = run_threads(&all, 6, 10_000);
+    assert_unique_and_increasing(&seqs);
+}
+
+#[test]
+fn processes_on_one_file_never_collide() {
+    let dir = Scratch::new("processes");
+    let children: Vec<_> = (0..4).map(|_| spawn_child(&dir.db(), 5_000)).collect();
+    // The parent draws at the same time.
+    let parent = allocator(&dir.db(), 50);
+    let mine: Vec<u64> = (0..5_000).map(|_| parent.next_id().unwrap()).collect();
+    let mut seqs = vec![mine];
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        let ids = ids_of(&String::from_utf8(out.stdout).unwrap());
+        assert_eq!(ids.len(), 5_000);
+        seqs.push(ids);
+    }
+    assert_unique_and_increasing(&seqs);
+}
+
+#[test]
+fn a_killed_process_leaves_gaps_never_reused_ids() {
+    let dir = Scratch::new("kill");
+    let mut child = spawn_child(&dir.db(), 10_000_000);
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut issued = Vec::new();
+    // Kill it mid-block: 1,234 is not a multiple of the block size of 50.
+    while issued.len() < 1_234 {
+        let line = lines.next().unwrap().unwrap();
+        // The test harness prints a line or two of its own.
+        if let Ok(id) = line.trim().parse::<u64>() {
+            issued.push(id);
+        }
+    }
+    child.kill().unwrap(); // SIGKILL on Unix
+    child.wait().unwrap();
+    // Whatever it printed after we stopped reading was issued too.
+    issued.extend(
+        lines
+            .map_while(Result::ok)
+            .filter_map(|l| l.parse::<u64>().ok()),
+    );
+    let dead_max = *issued.iter().max().unwrap();
+
+    let fresh = allocator(&dir.db(), 50);
+    let new_ids: Vec<u64> = (0..2_000).map(|_| fresh.next_id().unwrap()).collect();
+    assert!(new_ids.iter().all(|id| !issued.contains(id)));
+    // Stronger: the store had moved past every block the dead process leased.
+    assert!(new_ids[0] > dead_max, "{} <= {dead_max}", new_ids[0]);
+}
+
+#[test]
+fn outage_serves_leased_ids_then_fails_typed_then_recovers() {
+    let dir = Scratch::new("outage");
+    let a =
+        RangeAllocator::builder(SqliteStore::open(dir.db(), Duration::from_millis(50)).unwrap())
+            .block_size(100)
+            .max_block(100)
+            .prefetch_at(0.5)
+            .wait(Duration::from_millis(500))
+            .build()
+            .unwrap();
+    // Take 60: the prefetch (at 50) leases the second block.
+    let mut issued: Vec<u64> = (0..60).map(|_| a.next_id().unwrap()).collect();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while a.stats().leases < 2 {
+        assert!(Instant::now() < deadline, "prefetch did not happen");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+
+    // The outage: another connection holds the write lock.
+    let blocker = rusqlite::Connection::open(dir.db()).unwrap();
+    blocker.execute_batch("BEGIN EXCLUSIVE").unwrap();
+    // 140 ids are leased and not yet used: all are served.
+    for _ in 0..140 {
+        issued.push(a.next_id().unwrap());
+    }
+    let err = a.next_id().unwrap_err();
+    match &err {
+        GenerateError::Unavailable { reason } => {
+            assert!(reason.contains("range store unreachable"), "{reason}");
+            assert!(reason.contains("every leased id is used"), "{reason}");
+        }
+        other => panic!("expected Unavailable, got {other:?}"),
+    }
+    assert!(a.stats().store_errors >= 1);
+
+    // The store comes back; the allocator recovers by itself.
+    blocker.execute_batch("ROLLBACK").unwrap();
+    drop(blocker);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let next = loop {
+        match a.next_id() {
+            Ok(id) => break id,
+            Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => panic!("did not recover: {e}"),
+        }
+    };
+    issued.push(next);
+    assert_unique_and_increasing(&[issued]);
+}
+
+#[test]
+fn corrupt_state_is_refused() {
+    let dir = Scratch::new("corrupt");
+    {
+        let a = allocator(&dir.db(), 10);
+        a.next_id().unwrap();
+    }
+    let conn = rusqlite::Connection::open(dir.db()).unwrap();
+    for bad in ["'seven'", "-5", "1.5"] {
+        conn.execute_batch(&format!(
+            "UPDATE idkit_ranges SET max_id = {bad} WHERE namespace = 'orders'"
+        ))
+        .unwrap();
+        let a = RangeAllocator::builder(store(&dir.db()))
+            .namespace("orders")
+            .wait(Duration::from_secs(5))
+            .build()
+            .unwrap();
+        let err = a.next_id().unwrap_err().to_string();
+        assert!(err.contains("is corrupt"), "{bad}: {err}");
+        assert!(err.contains("\"orders\""), "{err}");
+    }
+}
+
+#[test]
+fn interleaved_stores_serve_odd_and_even_ids() {
+    let (d1, d2) = (Scratch::new("odd"), Scratch::new("even"));
+    let even = RangeAllocator::builder(store(&d1.db()))
+        .interleave(2, 0)
+        .build()
+        .unwrap();
+    let odd = RangeAllocator::builder(store(&d2.db()))
+        .interleave(2, 1)
+        .build()
+        .unwrap();
+    let e: Vec<u64> = (0..3_000).map(|_| even.next_id().unwrap()).collect();
+    let o: Vec<u64> = (0..3_000).map(|_| odd.next_id().unwrap()).collect();
+    assert!(e.iter().all(|id| id % 2 == 0));
+    assert!(o.iter().all(|id| id % 2 == 1));
+    assert_eq!((e[0], o[0]), (2, 3));
+    assert_unique_and_increasing(&[e, o]);
+}
+
+#[test]
+fn block_size_adapts_and_the_lease_records_it() {
+    let dir = Scratch::new("adaptive");
+    // Blocks drain far faster than the target: they grow to the maximum.
+    let fast = RangeAllocator::builder(store(&dir.db()))
+        .namespace("fast")
+        .block_size(10)
+        .max_block(640)
+        .target_period(Duration::from_secs(3600))
+        .build()
+        .unwrap();
+    for _ in 0..20_000 {
+        fast.next_id().unwrap();
+    }
+    assert_eq!(fast.stats().block_size, 640);
+    // Blocks drain slower than twice the target: they shrink to the minimum.
+    let slow = RangeAllocator::builder(store(&dir.db()))
+        .namespace("slow")
+        .block_size(400)
+        .min_block(100)
+        .target_period(Duration::from_millis(1))
+        .prefetch_at(1.0)
+        .build()
+        .unwrap();
+    for _ in 0..5 {
+        for _ in 0..400 {
+            slow.next_id().unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(slow.stats().block_size, 100);
+    let conn = rusqlite::Connection::open(dir.db()).unwrap();
+    let recorded: i64 = conn
+        .query_row(
+            "SELECT block_size FROM idkit_ranges WHERE namespace = 'fast'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(recorded, 640);
+}
+
+#[test]
+fn bad_configuration_is_refused_when_built() {
+    let dir = Scratch::new("config");
+    let build = |f: &dyn Fn(
+        idkit_range::RangeBuilder<SqliteStore>,
+    ) -> idkit_range::RangeBuilder<SqliteStore>| {
+        f(RangeAllocator::builder(store(&dir.db())))
+            .build()
+            .map(drop)
+    };
+    let msg = |r: Result<(), RangeConfigError>| r.unwrap_err().to_string();
+    assert!(msg(build(&|b| b.block_size(0))).contains("block_size: 0 is out of range"));
+    assert!(msg(build(&|b| b.interleave(0, 0))).contains("step: must be at least 1"));
+    assert!(msg(build(&|b| b.interleave(2, 2))).contains("offset: 2 must be below step 2"));
+    assert!(msg(build(&|b| b.namespace(""))).contains("namespace is empty"));
+    assert!(msg(build(&|b| b.namespace(&"n".repeat(129)))).contains("at most 128"));
+    assert!(msg(build(&|b| b.prefetch_at(0.0))).contains("prefetch_at"));
+    assert!(msg(build(&|b| b.block_size(100).min_block(200))).contains("min_block"));
+    assert!(build(&|b| b.namespace(&"n".repeat(128))).is_ok());
+}
