@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (.ci/run calls this and nothing else):
-# formatting, lints, every test, docs with warnings denied, the loom model check of the
+# formatting, lints, every test (the harness's quick profile among them), the range store
+# against a real PostgreSQL server, docs with warnings denied, the loom model check of the
 # lock-free generator, and a smoke run of the criterion benches.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +19,18 @@ cargo clippy --workspace --all-targets --all-features -- -D warnings
 
 step "cargo test --workspace"
 cargo test --workspace
+
+step "range allocator against a real PostgreSQL server on loopback"
+# Installs Debian's postgresql when missing, starts a throwaway cluster, stops it at exit.
+PG_DIR=$(mktemp -d)
+PG_PORT=$((20000 + RANDOM % 20000))
+scripts/pg-cluster.sh start "$PG_DIR" "$PG_PORT"
+trap 'scripts/pg-cluster.sh stop "$PG_DIR" >/dev/null 2>&1 || true; rm -rf "$PG_DIR"' EXIT
+export IDKIT_TEST_PG="host=127.0.0.1 port=$PG_PORT user=postgres"
+export IDKIT_TEST_PG_DIR="$PG_DIR"
+cargo test -p idkit-range --features postgres --test postgres
+# The outage test stops and restarts the server, so it runs on its own.
+cargo test -p idkit-range --features postgres --test postgres -- --ignored
 
 step "rustdoc, warnings denied"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps

@@ -93,7 +93,7 @@ struct GenArgs {
 #[derive(clap::Args, Debug)]
 struct ServeArgs {
     /// TOML configuration file (keys: listen, schemes, max_batch, worker, datacenter,
-    /// shard, machine, process, rollback, rollback_max_ms).
+    /// shard, machine, process, rollback, rollback_max_ms, range_store).
     #[arg(long)]
     config: Option<std::path::PathBuf>,
     /// Address to listen on (default 127.0.0.1:8080; port 0 picks a free one).
@@ -126,6 +126,9 @@ struct ServeArgs {
     /// Bound of the rollback policy, ms.
     #[arg(long)]
     rollback_max_ms: Option<u64>,
+    /// The range allocator's SQLite file.
+    #[arg(long)]
+    range_store: Option<std::path::PathBuf>,
 }
 
 /// How `gen` writes ids.
@@ -323,6 +326,9 @@ fn serve(args: ServeArgs) -> Result<(), Failure> {
     }
     if let Some(v) = args.rollback_max_ms {
         config.rollback_max_ms = v;
+    }
+    if let Some(v) = args.range_store {
+        config.range_store = Some(v);
     }
     let service = idkit_server::Service::new(&config).map_err(|e| Failure::Usage(e.to_string()))?;
     let addr = config

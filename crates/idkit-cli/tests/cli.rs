@@ -32,7 +32,7 @@ fn usage_error(args: &[&str], contains: &str) {
     assert!(o.stdout.is_empty());
 }
 
-const SCHEMES: [&str; 11] = [
+const SCHEMES: [&str; 12] = [
     "snowflake-twitter",
     "snowflake-discord",
     "snowflake-instagram",
@@ -43,6 +43,7 @@ const SCHEMES: [&str; 11] = [
     "uuid-v7",
     "ulid",
     "ksuid",
+    "range",
     "auto-increment",
 ];
 

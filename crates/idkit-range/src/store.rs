@@ -269,9 +269,17 @@ mod pg {
         fn connect(&self) -> Result<postgres::Client, StoreError> {
             let mut client = postgres::Client::connect(&self.params, postgres::NoTls)
                 .map_err(|e| StoreError::Unreachable(format!("postgres: {e}")))?;
-            client
-                .batch_execute(SCHEMA)
-                .map_err(|e| StoreError::Unreachable(format!("postgres: {e}")))?;
+            // Concurrent `CREATE TABLE IF NOT EXISTS` can race in PostgreSQL (a unique
+            // violation in the catalog); the table then exists, which is all we need.
+            if let Err(e) = client.batch_execute(SCHEMA) {
+                let exists: Option<String> = client
+                    .query_one("SELECT to_regclass('idkit_ranges')::text", &[])
+                    .ok()
+                    .and_then(|row| row.get(0));
+                if exists.is_none() {
+                    return Err(StoreError::Unreachable(format!("postgres: {e}")));
+                }
+            }
             Ok(client)
         }
     }

@@ -53,6 +53,9 @@ pub struct Config {
     /// For `wait`: the longest wait for the clock, ms; for `logical`: how far ahead of the
     /// clock ids may run, ms (default 5).
     pub rollback_max_ms: u64,
+    /// The range allocator's SQLite file (default: `idkit-range.sqlite3` in the system
+    /// temporary directory).
+    pub range_store: Option<std::path::PathBuf>,
 }
 
 impl Default for Config {
@@ -68,6 +71,7 @@ impl Default for Config {
             process: None,
             rollback: "wait".to_owned(),
             rollback_max_ms: 5,
+            range_store: None,
         }
     }
 }

@@ -147,6 +147,7 @@ impl Service {
             if !own.is_empty() {
                 options.rollback = Some(policy);
             }
+            options.store.clone_from(&config.range_store);
             let scheme = entry.build(&options).map_err(|e| ConfigError::Invalid {
                 key: "identity",
                 message: e.to_string(),

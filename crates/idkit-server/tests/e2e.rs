@@ -381,3 +381,31 @@ fn invalid_configuration_is_refused_with_a_reason() {
     assert!(toml_error.contains("unknown field `listn`"), "{toml_error}");
     assert!(Config::from_toml("worker = -1").is_err());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_range_allocator_is_served_from_the_configured_store() {
+    let dir = std::env::temp_dir().join(format!("idkit-server-range-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("ids.db");
+    let toml = format!(
+        "schemes = [\"range\"]\nrange_store = {:?}",
+        db.display().to_string()
+    );
+    let s = Running::start(configured(&toml)).await;
+    let (status, body) = s.get("/v1/range/next?count=2500").await;
+    assert_eq!(status, StatusCode::OK);
+    let ids: Vec<u64> = body.lines().map(|l| l.parse().unwrap()).collect();
+    assert_eq!(ids.len(), 2500);
+    assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    let (_, decoded) = s.get_json(&format!("/v1/range/decode/{}", ids[0])).await;
+    assert_eq!(decoded["timestamp_ms"], Value::Null);
+    let (status, _) = s.get("/readyz").await;
+    assert_eq!(status, StatusCode::OK);
+    s.stop().await;
+    // The configured file is the store: a second service on it continues past these ids.
+    let again = Running::start(configured(&toml)).await;
+    let (_, body) = again.get("/v1/range/next").await;
+    assert!(body.trim().parse::<u64>().unwrap() > *ids.last().unwrap());
+    again.stop().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -21,6 +21,8 @@ pub mod registry;
 pub use idkit_core as core;
 #[cfg(feature = "ksuid")]
 pub use idkit_ksuid as ksuid;
+#[cfg(feature = "range")]
+pub use idkit_range as range;
 #[cfg(feature = "snowflake")]
 pub use idkit_snowflake as snowflake;
 #[cfg(feature = "ulid")]

@@ -20,6 +20,9 @@ pub struct Options {
     /// The clock-rollback policy (Snowflake layouts); `None` for the default.
     #[cfg(feature = "snowflake")]
     pub rollback: Option<idkit_snowflake::RollbackPolicy>,
+    /// The range allocator's SQLite file; `None` for `idkit-range.sqlite3` in the system
+    /// temporary directory (shared by every process of this host that uses the default).
+    pub store: Option<std::path::PathBuf>,
 }
 
 impl Options {
@@ -246,6 +249,32 @@ pub static ENTRIES: &[Entry] = &[
                 idkit_ksuid::KsuidGenerator::new(),
                 idkit_ksuid::KsuidCodec,
             )))
+        },
+        identity: Vec::new,
+    },
+    #[cfg(feature = "range")]
+    Entry {
+        name: "range",
+        aliases: &["ticket", "segment"],
+        summary: "ticket / range allocator: 64-bit ids in blocks leased from a SQLite store",
+        build: |o| {
+            no_fields("range", o)?;
+            let path = o
+                .store
+                .clone()
+                .unwrap_or_else(|| std::env::temp_dir().join("idkit-range.sqlite3"));
+            let config = |message: String| BuildError::Config {
+                scheme: "range",
+                message,
+            };
+            let store = idkit_range::SqliteStore::open(&path, std::time::Duration::from_secs(5))
+                .map_err(|e| config(e.to_string()))?;
+            let allocator = idkit_range::RangeAllocator::builder(store)
+                .block_size(1_000)
+                .max_block(100_000)
+                .build()
+                .map_err(|e| config(e.to_string()))?;
+            Ok(Box::new(Erased::new(allocator, idkit_range::RangeCodec)))
         },
         identity: Vec::new,
     },

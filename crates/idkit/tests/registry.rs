@@ -3,7 +3,7 @@
 
 use idkit::registry::{BuildError, Options, find, schemes};
 
-const NAMES: [&str; 11] = [
+const NAMES: [&str; 12] = [
     "snowflake-twitter",
     "snowflake-discord",
     "snowflake-instagram",
@@ -14,6 +14,7 @@ const NAMES: [&str; 11] = [
     "uuid-v7",
     "ulid",
     "ksuid",
+    "range",
     "auto-increment",
 ];
 

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL cluster on loopback for the range store's tests.
+#
+#   scripts/pg-cluster.sh start DIR PORT   # installs Debian's postgresql if missing, initdb, start
+#   scripts/pg-cluster.sh stop DIR         # fast shutdown
+#   scripts/pg-cluster.sh restart-server DIR   # start an existing, stopped cluster again
+#
+# Runs the server as the `postgres` user when invoked as root (initdb refuses root).
+set -euo pipefail
+
+cmd="$1"
+dir="$2"
+
+bin_dir() {
+    local initdb
+    initdb=$(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | sort -V | tail -1 || true)
+    if [ -z "$initdb" ]; then
+        echo "==> installing postgresql (Debian package)" >&2
+        (apt-get install -y postgresql || (apt-get update && apt-get install -y postgresql)) >/dev/null
+        initdb=$(ls /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1)
+    fi
+    dirname "$initdb"
+}
+
+as_owner() {
+    if [ "$(id -u)" = 0 ]; then
+        runuser -u postgres -- "$@"
+    else
+        "$@"
+    fi
+}
+
+BIN=$(bin_dir)
+case "$cmd" in
+start)
+    port="$3"
+    mkdir -p "$dir"
+    [ "$(id -u)" = 0 ] && chown postgres "$dir"
+    as_owner "$BIN/initdb" -D "$dir/data" --auth=trust -U postgres >/dev/null
+    as_owner "$BIN/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off" start >/dev/null
+    echo "$port" >"$dir/port"
+    ;;
+restart-server)
+    port=$(cat "$dir/port")
+    as_owner "$BIN/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off" start >/dev/null
+    ;;
+stop)
+    as_owner "$BIN/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
+    ;;
+*)
+    echo "usage: $0 start DIR PORT | stop DIR | restart-server DIR" >&2
+    exit 2
+    ;;
+esac
