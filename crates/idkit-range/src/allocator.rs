@@ -1,6 +1,7 @@
 //! The allocator: a double-buffered pair of block slots read through a seqlock, one atomic
 //! word for the cursor, and a background thread that leases.
 
+use std::cell::RefCell;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering, fence};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -23,6 +24,11 @@ const MAX_BLOCK: u64 = 1 << 36;
 const PARKED: u64 = 1 << 39;
 /// Most offsets one draw takes.
 const MAX_DRAW: u64 = 1 << 20;
+/// Ids a thread takes from the shared cursor at once and then hands out from its own cache,
+/// so threads sharing an allocator do not contend on the cursor for every id.
+const THREAD_CHUNK: u64 = 64;
+/// Allocators a thread keeps a cache for.
+const THREAD_CACHES: usize = 8;
 /// A slot being rewritten.
 const WRITING: u64 = u64::MAX;
 const BACKOFF_MIN: Duration = Duration::from_millis(10);
@@ -194,6 +200,7 @@ impl<S: Store> RangeBuilder<S> {
                 shutdown: false,
                 leases: 0,
                 failures: 0,
+                waits: 0,
             }),
             changed: Condvar::new(),
             store: Box::new(self.store),
@@ -216,7 +223,10 @@ impl<S: Store> RangeBuilder<S> {
                 setting: "thread",
                 message: format!("cannot start the leasing thread: {e}"),
             })?;
-        Ok(RangeAllocator { shared })
+        Ok(RangeAllocator {
+            shared,
+            key: KEYS.fetch_add(1, Ordering::Relaxed),
+        })
     }
 }
 
@@ -230,12 +240,37 @@ pub struct RangeStats {
     pub store_errors: u64,
     /// Size of the next block to lease.
     pub block_size: u64,
+    /// Times a caller found its block spent with the next one not leased yet, and so
+    /// waited on the store (0 while double buffering keeps up).
+    pub waits: u64,
 }
 
 /// Hands out 64-bit ids from leased blocks; see the crate docs. Share it with an `Arc`.
+///
+/// Each thread takes up to 64 ids from the shared cursor at once and hands them out from a
+/// thread-local cache, so threads do not contend per id. Ids a thread has cached but not
+/// used when it exits, or when the allocator is dropped, become gaps.
 pub struct RangeAllocator {
     shared: Arc<Shared>,
+    /// Distinguishes this allocator in the thread-local caches.
+    key: u64,
 }
+
+/// One thread's cached run of ids of one allocator: `next`, `next + step`, ... (`left` of
+/// them).
+#[derive(Clone, Copy)]
+struct Cached {
+    key: u64,
+    next: u64,
+    left: u64,
+    step: u64,
+}
+
+thread_local! {
+    static CACHE: RefCell<Vec<Cached>> = const { RefCell::new(Vec::new()) };
+}
+
+static KEYS: AtomicU64 = AtomicU64::new(1);
 
 impl fmt::Debug for RangeAllocator {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -299,6 +334,7 @@ struct Control {
     shutdown: bool,
     leases: u64,
     failures: u64,
+    waits: u64,
 }
 
 struct Shared {
@@ -362,6 +398,7 @@ impl Shared {
     #[cold]
     fn refill(&self, epoch: u64) -> Result<(), GenerateError> {
         let deadline = Instant::now() + self.wait;
+        let mut waited = false;
         let mut c = self.lock();
         loop {
             let current = self.cursor.load(Ordering::Acquire) >> OFFSET_BITS;
@@ -382,6 +419,9 @@ impl Shared {
             }
             c.wanted = true;
             self.changed.notify_all();
+            if !std::mem::replace(&mut waited, true) {
+                c.waits += 1;
+            }
             if let Some(error) = &c.last_error {
                 return Err(GenerateError::Unavailable {
                     reason: format!("{error}; every leased id is used"),
@@ -514,12 +554,51 @@ impl RangeAllocator {
             leases: c.leases,
             store_errors: c.failures,
             block_size: c.block,
+            waits: c.waits,
         }
     }
 
     /// The namespace.
     pub fn namespace(&self) -> &str {
         &self.shared.namespace
+    }
+
+    /// Takes up to `n` ids from this thread's cache: `(first, count)`.
+    #[inline]
+    fn cached(&self, n: u64) -> Option<(u64, u64)> {
+        CACHE.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            let entry = cache.iter_mut().find(|c| c.key == self.key)?;
+            if entry.left == 0 {
+                return None;
+            }
+            let count = n.min(entry.left);
+            let first = entry.next;
+            entry.next += count * entry.step;
+            entry.left -= count;
+            Some((first, count))
+        })
+    }
+
+    /// Caches `left` ids from `next` for this thread.
+    fn keep(&self, next: u64, left: u64) {
+        let entry = Cached {
+            key: self.key,
+            next,
+            left,
+            step: self.shared.step,
+        };
+        CACHE.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            if let Some(slot) = cache.iter_mut().find(|c| c.key == self.key) {
+                *slot = entry;
+            } else {
+                if cache.len() >= THREAD_CACHES {
+                    cache.remove(0);
+                }
+                cache.push(entry);
+            }
+        });
     }
 }
 
@@ -542,32 +621,42 @@ impl IdScheme for RangeAllocator {
     /// configured wait.
     #[inline]
     fn next_id(&self) -> Result<u64, GenerateError> {
+        if let Some(id) = self.cached(1).map(|(id, _)| id) {
+            return Ok(id);
+        }
         loop {
-            match self.shared.draw(1) {
-                Draw::Ids(id, _) => return Ok(id),
+            match self.shared.draw(THREAD_CHUNK) {
+                Draw::Ids(first, count) => {
+                    if count > 1 {
+                        self.keep(first + self.shared.step, count - 1);
+                    }
+                    return Ok(first);
+                }
                 Draw::Exhausted(epoch) => self.shared.refill(epoch)?,
             }
         }
     }
 
     fn fill(&self, out: &mut [u64]) -> Result<(), GenerateError> {
+        let step = self.shared.step;
         let mut at = 0;
+        let write = |out: &mut [u64], at: &mut usize, first: u64, count: u64| {
+            let count = usize::try_from(count).unwrap_or(usize::MAX);
+            for (i, slot) in out[*at..].iter_mut().take(count).enumerate() {
+                *slot = first + (i as u64) * step;
+            }
+            *at += count;
+        };
+        // This thread's cached ids come first, so its ids keep increasing.
+        if let Some((first, count)) = self.cached(u64::try_from(out.len()).unwrap_or(u64::MAX)) {
+            write(out, &mut at, first, count);
+        }
         while at < out.len() {
             let want = u64::try_from(out.len() - at)
                 .unwrap_or(u64::MAX)
                 .min(MAX_DRAW);
             match self.shared.draw(want) {
-                Draw::Ids(first, count) => {
-                    let step = self.shared.step;
-                    for (i, slot) in out[at..]
-                        .iter_mut()
-                        .take(usize::try_from(count).unwrap_or(usize::MAX))
-                        .enumerate()
-                    {
-                        *slot = first + (i as u64) * step;
-                    }
-                    at += usize::try_from(count).unwrap_or(usize::MAX);
-                }
+                Draw::Ids(first, count) => write(out, &mut at, first, count),
                 Draw::Exhausted(epoch) => self.shared.refill(epoch)?,
             }
         }
