@@ -41,5 +41,9 @@ step "loom model check of the lock-free Snowflake generator"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
     cargo test -p idkit-snowflake --test loom --release
 
+step "loom model check of the range allocator's cursor and block slots"
+RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
+    cargo test -p idkit-range --lib --release loom
+
 step "criterion benches, smoke run (each benchmark once, no timing)"
 cargo bench -p bench-harness --benches -- --test

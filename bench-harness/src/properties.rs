@@ -37,7 +37,8 @@ pub struct PropRow {
     /// Duplicates among those ids (0 expected).
     pub unique_duplicates: usize,
     /// What the collision run did: `same identity` (two generators with identity 0),
-    /// `two stores` (two independent stores) or `independent` (the scheme has no identity).
+    /// `two instances` (a store-coordinated scheme built twice: whether they share a store
+    /// is the scheme's default) or `independent` (the scheme has no identity).
     pub collision_setup: &'static str,
     /// Ids from the two generators together.
     pub collision_ids: usize,
@@ -134,11 +135,12 @@ fn measure_one(entry: &Entry, params: &Params) -> Result<PropRow, Error> {
     )?;
     let unique_duplicates = duplicates(&ids);
 
-    // The silent failure: two generators with the same identity, or two separate stores.
+    // The silent failure: two generators with the same identity, or a store-coordinated
+    // scheme built twice.
     // Both are built separately with identity 0.
     let setup = match info.coordination {
         Coordination::WorkerId { .. } => "same identity",
-        Coordination::Store => "two stores",
+        Coordination::Store => "two instances",
         _ => "independent",
     };
     let pair = [

@@ -112,7 +112,9 @@ fn header(r: &Results<'_>, md: &mut String) {
          {burst} ids at the start of every millisecond ({burst_rate} ids/s each, a busy \
          service, not a benchmark loop). The ids are sorted and compared with creation order. Uniqueness: {ug} generators with distinct worker ids, \
          {ui} ids each; then two generators built with the same worker id (or, for a \
-         store-coordinated scheme, two separate stores), {ci} ids each. Store-coordinated \
+         store-coordinated scheme, two instances built separately: two in-process counters for \
+         `auto-increment`, two allocators on the same default SQLite file for `range`), {ci} ids \
+         each. Store-coordinated \
          schemes run their generators from one shared store, as they are deployed.\n\
          - **SQLite.** rusqlite with its bundled SQLite {sqlite}. Each run opens a new file, \
          creates one table, and inserts {rows} ids generated before the clock starts, in \
@@ -567,12 +569,15 @@ fn guide(r: &Results<'_>, md: &mut String) {
             md,
             "- **Dense integers from one database:** `auto-increment` inserts at {} with the \
              smallest rows ({} bytes per row), but needs one store that every writer asks; two \
-             separate counters issued {} duplicates in {} ids. A range allocator spreads the \
-             store's cost over blocks of ids.",
+             separate counters issued {} duplicates in {} ids. `range` leases blocks from a \
+             shared store instead, so the store is asked once per block: {} per id here, and \
+             {} duplicates between two allocators on one store.",
             ins_rate("auto-increment", 64),
             ins("auto-increment", 64).map_or("-".to_owned(), |x| format!("{:.1}", x.bytes_per_row)),
             ai.collision_duplicates,
-            ai.collision_ids
+            ai.collision_ids,
+            one("range"),
+            prop("range").map_or("-".to_owned(), |r| r.collision_duplicates.to_string())
         );
     }
     if let Some(v4) = ins("uuid-v4", 128) {

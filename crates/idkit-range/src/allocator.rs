@@ -3,6 +3,12 @@
 
 use std::cell::RefCell;
 use std::fmt;
+
+// The cursor and the block slots are the lock-free part; `RUSTFLAGS="--cfg loom"` swaps in
+// loom's atomics for the model check in `loom_model` below.
+#[cfg(loom)]
+use loom::sync::atomic::{AtomicU64, Ordering, fence};
+#[cfg(not(loom))]
 use std::sync::atomic::{AtomicU64, Ordering, fence};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -225,7 +231,7 @@ impl<S: Store> RangeBuilder<S> {
             })?;
         Ok(RangeAllocator {
             shared,
-            key: KEYS.fetch_add(1, Ordering::Relaxed),
+            key: KEYS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
     }
 }
@@ -270,7 +276,7 @@ thread_local! {
     static CACHE: RefCell<Vec<Cached>> = const { RefCell::new(Vec::new()) };
 }
 
-static KEYS: AtomicU64 = AtomicU64::new(1);
+static KEYS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl fmt::Debug for RangeAllocator {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -384,6 +390,12 @@ impl Shared {
         Draw::Ids(first_id + off * self.step, count)
     }
 
+    /// Makes the block after `epoch` current (its slot is published).
+    fn switch_from(&self, epoch: u64) {
+        let next = (epoch + 1) & ((1 << (64 - OFFSET_BITS)) - 1);
+        self.cursor.store(next << OFFSET_BITS, Ordering::Release);
+    }
+
     #[cold]
     fn want_next(&self) {
         let mut c = self.lock();
@@ -410,8 +422,7 @@ impl Shared {
                 .store((epoch << OFFSET_BITS) | PARKED, Ordering::Release);
             if c.next_ready {
                 // The next slot was published under this lock before `next_ready` was set.
-                let next = (epoch + 1) & ((1 << (64 - OFFSET_BITS)) - 1);
-                self.cursor.store(next << OFFSET_BITS, Ordering::Release);
+                self.switch_from(epoch);
                 c.next_ready = false;
                 c.wanted = false;
                 self.changed.notify_all();
@@ -700,5 +711,120 @@ impl Codec for RangeCodec {
             timestamp_ms: None,
             fields: Vec::new(),
         }
+    }
+}
+
+/// Model check of the lock-free part: draws racing a refill (the switch to the next block)
+/// and a slot being rewritten under a delayed reader. Run with
+/// `RUSTFLAGS="--cfg loom" cargo test -p idkit-range --lib --release loom`.
+#[cfg(all(test, loom))]
+mod loom_model {
+    use super::*;
+    use loom::sync::Arc as LoomArc;
+
+    #[derive(Debug)]
+    struct NoStore;
+
+    impl Store for NoStore {
+        fn lease(&self, _: &str, _: u64) -> Result<crate::Lease, StoreError> {
+            Err(StoreError::Unreachable("not used by the model".to_owned()))
+        }
+        fn describe(&self) -> String {
+            "none".to_owned()
+        }
+    }
+
+    /// Epoch 1 current: ids 100 and 101.
+    fn shared() -> Shared {
+        let s = Shared {
+            cursor: AtomicU64::new(1 << OFFSET_BITS),
+            slots: [Slot::empty(), Slot::empty()],
+            control: Mutex::new(Control {
+                next_ready: false,
+                wanted: false,
+                last_error: None,
+                block: 2,
+                last_lease: None,
+                shutdown: true,
+                leases: 0,
+                failures: 0,
+                waits: 0,
+            }),
+            changed: Condvar::new(),
+            store: Box::new(NoStore),
+            namespace: "model".to_owned(),
+            step: 1,
+            offset: 0,
+            min_block: 2,
+            max_block: 2,
+            prefetch_at: 1.0,
+            target_period: Duration::from_secs(1),
+            wait: Duration::from_millis(1),
+        };
+        s.slots[1].publish(1, 100, 2, u64::MAX);
+        s
+    }
+
+    fn take(s: &Shared) -> Option<u64> {
+        match s.draw(1) {
+            Draw::Ids(id, _) => Some(id),
+            Draw::Exhausted(_) => None,
+        }
+    }
+
+    #[test]
+    fn loom_draws_racing_a_refill_never_duplicate() {
+        loom::model(|| {
+            let s = LoomArc::new(shared());
+            let other = LoomArc::clone(&s);
+            let t = loom::thread::spawn(move || [take(&other), take(&other)]);
+            // The refiller: the next block (ids 200, 201) is published, and the switch
+            // happens once a draw finds block 1 spent, as `refill` does.
+            s.slots[0].publish(2, 200, 2, u64::MAX);
+            let mut mine = Vec::new();
+            loop {
+                match s.draw(1) {
+                    Draw::Ids(id, _) => mine.push(id),
+                    Draw::Exhausted(1) => {
+                        s.switch_from(1);
+                        break;
+                    }
+                    Draw::Exhausted(_) => break,
+                }
+            }
+            mine.extend(take(&s));
+            let theirs = t.join().unwrap();
+            let mut all: Vec<u64> = mine
+                .into_iter()
+                .chain(theirs.into_iter().flatten())
+                .collect();
+            assert!(
+                all.iter().all(|id| [100, 101, 200, 201].contains(id)),
+                "{all:?}"
+            );
+            let n = all.len();
+            all.sort_unstable();
+            all.dedup();
+            assert_eq!(all.len(), n, "duplicate id");
+        });
+    }
+
+    #[test]
+    fn loom_a_rewritten_slot_is_never_read_as_the_old_block() {
+        loom::model(|| {
+            let s = LoomArc::new(shared());
+            let reader = LoomArc::clone(&s);
+            let t = loom::thread::spawn(move || take(&reader));
+            // Block 1 is replaced by block 2 in the other slot, then slot 1 is rewritten
+            // with block 3 (ids 300, 301) while the reader may still hold epoch 1.
+            s.slots[0].publish(2, 200, 2, u64::MAX);
+            s.switch_from(1);
+            s.slots[1].publish(3, 300, 2, u64::MAX);
+            let got = t.join().unwrap();
+            assert!(
+                got.is_none() || [100, 200].contains(&got.unwrap()),
+                "{got:?}"
+            );
+        });
     }
 }
