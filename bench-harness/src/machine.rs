@@ -50,7 +50,12 @@ impl Machine {
             .find_map(|l| l.strip_prefix("PRETTY_NAME="))
             .map_or("unknown", |v| v.trim_matches('"'));
         let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
-        let dirty = command("git", &["status", "--porcelain"]).is_some_and(|s| !s.is_empty());
+        // Changes to tracked files outside reports/ (the output this run rewrites).
+        let dirty = command(
+            "git",
+            &["status", "--porcelain", "--untracked-files=no", "--", ".", ":!reports"],
+        )
+        .is_some_and(|s| !s.is_empty());
         let revision = command("git", &["rev-parse", "--short", "HEAD"])
             .unwrap_or_else(|| "unknown".to_owned());
         let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_owned());

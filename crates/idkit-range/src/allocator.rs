@@ -20,7 +20,10 @@ use idkit_core::{
 
 use crate::store::{Store, StoreError, check_namespace};
 
-/// Bits of the cursor word for the offset within the current block.
+/// Bits of the cursor word for the offset within the current block; the other 24 hold the
+/// block's epoch, which wraps after 2^24 block switches. A reader delayed between its draw
+/// and its slot read across exactly a multiple of 2^24 switches could take the new block
+/// for its own: not reachable in practice (blocks last milliseconds or more).
 const OFFSET_BITS: u32 = 40;
 const OFFSET_MASK: u64 = (1 << OFFSET_BITS) - 1;
 /// The largest block: offsets must stay below 2^40 even with every thread overdrawing.
