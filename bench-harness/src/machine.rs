@@ -53,7 +53,14 @@ impl Machine {
         // Changes to tracked files outside reports/ (the output this run rewrites).
         let dirty = command(
             "git",
-            &["status", "--porcelain", "--untracked-files=no", "--", ".", ":!reports"],
+            &[
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "--",
+                ".",
+                ":!reports",
+            ],
         )
         .is_some_and(|s| !s.is_empty());
         let revision = command("git", &["rev-parse", "--short", "HEAD"])
