@@ -66,6 +66,19 @@ struct GenArgs {
     /// How many ids (1 to 10,000,000).
     #[arg(short = 'n', long = "count", default_value_t = 1)]
     count: u64,
+    #[command(flatten)]
+    identity: IdentityArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Canonical)]
+    format: Format,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The fields that tell one generator from another; each scheme takes the ones it has.
+#[derive(clap::Args, Debug)]
+struct IdentityArgs {
     /// Worker id (Twitter, Discord, Boundary).
     #[arg(long)]
     worker: Option<u64>,
@@ -81,12 +94,6 @@ struct GenArgs {
     /// Process id (Discord).
     #[arg(long)]
     process: Option<u64>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Canonical)]
-    format: Format,
-    /// Print JSON.
-    #[arg(long)]
-    json: bool,
 }
 
 /// `idkit serve`: a TOML file, then these flags on top of it.
@@ -105,21 +112,8 @@ struct ServeArgs {
     /// Most ids one request may ask for.
     #[arg(long)]
     max_batch: Option<u32>,
-    /// Worker id (Twitter, Discord, Boundary).
-    #[arg(long)]
-    worker: Option<u64>,
-    /// Datacenter id (Twitter).
-    #[arg(long)]
-    datacenter: Option<u64>,
-    /// Shard id (Instagram).
-    #[arg(long)]
-    shard: Option<u64>,
-    /// Machine id (Sonyflake).
-    #[arg(long)]
-    machine: Option<u64>,
-    /// Process id (Discord).
-    #[arg(long)]
-    process: Option<u64>,
+    #[command(flatten)]
+    identity: IdentityArgs,
     /// Clock-rollback policy: fail-fast, wait or logical.
     #[arg(long)]
     rollback: Option<String>,
@@ -253,11 +247,11 @@ fn generate(args: &GenArgs, out: &mut impl Write) -> Result<(), Failure> {
     let entry = registry::find(&args.scheme).map_err(|e| Failure::Usage(e.to_string()))?;
     let mut options = Options::default();
     for (name, value) in [
-        ("worker", args.worker),
-        ("datacenter", args.datacenter),
-        ("shard", args.shard),
-        ("machine", args.machine),
-        ("process", args.process),
+        ("worker", args.identity.worker),
+        ("datacenter", args.identity.datacenter),
+        ("shard", args.identity.shard),
+        ("machine", args.identity.machine),
+        ("process", args.identity.process),
     ] {
         if let Some(v) = value {
             options = options.field(name, v);
@@ -311,11 +305,11 @@ fn serve(args: ServeArgs) -> Result<(), Failure> {
         config.max_batch = v;
     }
     for (slot, flag) in [
-        (&mut config.worker, args.worker),
-        (&mut config.datacenter, args.datacenter),
-        (&mut config.shard, args.shard),
-        (&mut config.machine, args.machine),
-        (&mut config.process, args.process),
+        (&mut config.worker, args.identity.worker),
+        (&mut config.datacenter, args.identity.datacenter),
+        (&mut config.shard, args.identity.shard),
+        (&mut config.machine, args.identity.machine),
+        (&mut config.process, args.identity.process),
     ] {
         if flag.is_some() {
             *slot = flag;

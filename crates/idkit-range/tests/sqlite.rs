@@ -4,12 +4,11 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{Scratch, assert_unique_and_increasing, run_threads};
+use common::{Scratch, assert_unique_and_increasing, ids_of, kill_after, run_threads};
 use idkit_range::{GenerateError, IdScheme, RangeAllocator, RangeConfigError, SqliteStore};
 
 fn store(path: &std::path::Path) -> SqliteStore {
@@ -61,13 +60,6 @@ fn spawn_child(db: &std::path::Path, count: usize) -> std::process::Child {
         .unwrap()
 }
 
-fn ids_of(output: &str) -> Vec<u64> {
-    output
-        .lines()
-        .filter_map(|l| l.trim().parse().ok())
-        .collect()
-}
-
 #[test]
 fn threads_sharing_one_allocator_never_collide() {
     let dir = Scratch::new("threads");
@@ -106,25 +98,8 @@ fn processes_on_one_file_never_collide() {
 #[test]
 fn a_killed_process_leaves_gaps_never_reused_ids() {
     let dir = Scratch::new("kill");
-    let mut child = spawn_child(&dir.db(), 10_000_000);
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut issued = Vec::new();
-    // Kill it mid-block: 1,234 is not a multiple of the block size of 50.
-    while issued.len() < 1_234 {
-        let line = lines.next().unwrap().unwrap();
-        // The test harness prints a line or two of its own.
-        if let Ok(id) = line.trim().parse::<u64>() {
-            issued.push(id);
-        }
-    }
-    child.kill().unwrap(); // SIGKILL on Unix
-    child.wait().unwrap();
-    // Whatever it printed after we stopped reading was issued too.
-    issued.extend(
-        lines
-            .map_while(Result::ok)
-            .filter_map(|l| l.parse::<u64>().ok()),
-    );
+    // Killed mid-block: 1,234 is not a multiple of the block size of 50.
+    let issued = kill_after(spawn_child(&dir.db(), 10_000_000), 1_234);
     let dead_max = *issued.iter().max().unwrap();
 
     let fresh = allocator(&dir.db(), 50);

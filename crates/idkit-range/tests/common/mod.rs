@@ -69,6 +69,37 @@ pub fn run_threads(
     })
 }
 
+/// Reads ids from a child printing one per line until it has printed `at_least`, kills it
+/// with SIGKILL, and returns every id it printed (the harness's own lines skipped).
+pub fn kill_after(mut child: std::process::Child, at_least: usize) -> Vec<u64> {
+    use std::io::BufRead;
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut issued = Vec::new();
+    while issued.len() < at_least {
+        let line = lines.next().unwrap().unwrap();
+        if let Ok(id) = line.trim().parse::<u64>() {
+            issued.push(id);
+        }
+    }
+    child.kill().unwrap(); // SIGKILL on Unix
+    child.wait().unwrap();
+    // Whatever it printed after we stopped reading was issued too.
+    issued.extend(
+        lines
+            .map_while(Result::ok)
+            .filter_map(|l| l.trim().parse::<u64>().ok()),
+    );
+    issued
+}
+
+/// The ids in a child's output, one per line (the harness's own lines skipped).
+pub fn ids_of(output: &str) -> Vec<u64> {
+    output
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect()
+}
+
 /// No id twice in the union, and each sequence strictly increasing.
 pub fn assert_unique_and_increasing(sequences: &[Vec<u64>]) {
     let mut seen = HashSet::new();
