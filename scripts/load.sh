@@ -10,6 +10,9 @@ cd "$(dirname "$0")/.."
 
 DURATION="${DURATION:-10s}"
 THREADS="${THREADS:-1}"
+# Server runtime workers for both servers (default: one per core). WORKERS=1 leaves a core
+# to wrk on a 2-core machine: a shorter tail at times, but fewer ids/s in batches.
+WORKERS="${WORKERS:-$(nproc)}"
 PORT_BARE=18181
 PORT_IDKIT=18182
 
@@ -36,9 +39,9 @@ wait_up() {
     exit 1
 }
 
-target/release/bare_http "127.0.0.1:$PORT_BARE" 2>/dev/null &
+target/release/bare_http "127.0.0.1:$PORT_BARE" "$WORKERS" 2>/dev/null &
 pids+=($!)
-target/release/idkit serve --listen "127.0.0.1:$PORT_IDKIT" --max-batch 1000 \
+target/release/idkit serve --listen "127.0.0.1:$PORT_IDKIT" --max-batch 1000 --workers "$WORKERS" \
     --scheme snowflake-twitter --scheme snowflake-mastodon --scheme uuid-v4 \
     --scheme uuid-v7 --scheme ulid 2>/dev/null &
 pids+=($!)
@@ -77,9 +80,9 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')
 {
     echo "# idkit serve under load"
     echo
-    echo "wrk on the same machine as the server, loopback, $THREADS wrk threads, $DURATION per"
-    echo "run after a 1 s warm-up. Machine: $cpu, $(nproc) cores. Revision \`$(git rev-parse --short HEAD)\`,"
-    echo "$(date -u +%Y-%m-%d). Command: \`scripts/load.sh\` (DURATION=$DURATION)."
+    echo "wrk on the same machine as the server, loopback, $THREADS wrk thread(s), $WORKERS server"
+    echo "runtime worker(s) for both servers, $DURATION per run after a 1 s warm-up. Machine: $cpu, $(nproc) cores. Revision \`$(git rev-parse --short HEAD)\`,"
+    echo "$(date -u +%Y-%m-%d). Command: \`scripts/load.sh\` (DURATION=$DURATION WORKERS=$WORKERS)."
     echo
     echo "| target | path | connections | requests/s | ids/s | p50 | p99 | p99.9 | errors |"
     echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"

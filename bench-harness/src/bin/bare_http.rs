@@ -1,7 +1,8 @@
 //! The cost of HTTP alone, for `scripts/load.sh`: a minimal axum handler that returns an
 //! atomic counter, on the same runtime settings as `idkit serve`.
 //!
-//! `bare_http 127.0.0.1:18081` serves `GET /` until killed.
+//! `bare_http 127.0.0.1:18081 [WORKERS]` serves `GET /` until killed (WORKERS: runtime
+//! worker threads, default one per core, as `idkit serve --workers`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,6 +15,7 @@ fn main() -> std::io::Result<()> {
     let addr = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "127.0.0.1:18081".to_owned());
+    let workers: Option<usize> = std::env::args().nth(2).and_then(|w| w.parse().ok());
     let counter = Arc::new(AtomicU64::new(0));
     let app = Router::new()
         .route(
@@ -23,12 +25,13 @@ fn main() -> std::io::Result<()> {
             }),
         )
         .with_state(counter);
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?
-        .block_on(async move {
-            let listener = tokio::net::TcpListener::bind(&addr).await?;
-            eprintln!("bare_http: listening on http://{addr}");
-            axum::serve(listener, app).await
-        })
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if let Some(workers) = workers {
+        builder.worker_threads(workers);
+    }
+    builder.enable_all().build()?.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(&addr).await?;
+        eprintln!("bare_http: listening on http://{addr}");
+        axum::serve(listener, app).await
+    })
 }

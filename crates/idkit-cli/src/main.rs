@@ -100,7 +100,7 @@ struct IdentityArgs {
 #[derive(clap::Args, Debug)]
 struct ServeArgs {
     /// TOML configuration file (keys: listen, schemes, max_batch, worker, datacenter,
-    /// shard, machine, process, rollback, rollback_max_ms, range_store).
+    /// shard, machine, process, rollback, rollback_max_ms, range_store, workers).
     #[arg(long)]
     config: Option<std::path::PathBuf>,
     /// Address to listen on (default 127.0.0.1:8080; port 0 picks a free one).
@@ -123,6 +123,9 @@ struct ServeArgs {
     /// The range allocator's SQLite file.
     #[arg(long)]
     range_store: Option<std::path::PathBuf>,
+    /// Runtime worker threads (default: one per core).
+    #[arg(long)]
+    workers: Option<usize>,
 }
 
 /// How `gen` writes ids.
@@ -324,6 +327,14 @@ fn serve(args: ServeArgs) -> Result<(), Failure> {
     if let Some(v) = args.range_store {
         config.range_store = Some(v);
     }
+    if let Some(v) = args.workers {
+        config.workers = Some(v);
+    }
+    if config.workers == Some(0) {
+        return Err(Failure::Usage(
+            "invalid config: workers: must be at least 1".to_owned(),
+        ));
+    }
     let service = idkit_server::Service::new(&config).map_err(|e| Failure::Usage(e.to_string()))?;
     let addr = config
         .listen_addr()
@@ -336,7 +347,11 @@ fn serve(args: ServeArgs) -> Result<(), Failure> {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if let Some(workers) = config.workers {
+        builder.worker_threads(workers);
+    }
+    let runtime = builder
         .enable_all()
         .build()
         .map_err(|e| Failure::Runtime(format!("cannot start the runtime: {e}")))?;

@@ -96,6 +96,7 @@ fn bad_configuration_stops_start_up_with_one_line() {
         ),
         (vec!["--listen", "nowhere"], "is not an address"),
         (vec!["--scheme", "nope"], "unknown scheme \"nope\""),
+        (vec!["--workers", "0"], "workers: must be at least 1"),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_idkit"))
             .arg("serve")

@@ -56,6 +56,9 @@ pub struct Config {
     /// The range allocator's SQLite file (default: `idkit-range.sqlite3` in the system
     /// temporary directory).
     pub range_store: Option<std::path::PathBuf>,
+    /// Runtime worker threads for `idkit serve` (default: one per core). When clients run
+    /// on the same cores, fewer workers cut the latency tail.
+    pub workers: Option<usize>,
 }
 
 impl Default for Config {
@@ -72,6 +75,7 @@ impl Default for Config {
             rollback: "wait".to_owned(),
             rollback_max_ms: 5,
             range_store: None,
+            workers: None,
         }
     }
 }
