@@ -560,13 +560,7 @@ struct SizeFill {
 
 impl SizeFill {
     fn new(r: &Results<'_>) -> Self {
-        let runs: Vec<_> = r
-            .entries_with_bits()
-            .filter_map(|(name, bits)| {
-                r.btree
-                    .find(name, Storage::native(bits), "small", r.params.commit_rows)
-            })
-            .collect();
+        let runs = r.native_runs("small", r.params.commit_rows);
         Self {
             size: runs
                 .iter()
@@ -627,11 +621,8 @@ struct PagesPerCommit {
 impl PagesPerCommit {
     fn new(r: &Results<'_>) -> Self {
         let rows = |cache: &str| {
-            r.entries_with_bits()
-                .filter_map(|(name, bits)| {
-                    r.btree
-                        .find(name, Storage::native(bits), cache, r.params.commit_rows)
-                })
+            r.native_runs(cache, r.params.commit_rows)
+                .into_iter()
                 .map(|b| (b.scheme.to_owned(), b.pages_per_commit(), None))
                 .collect()
         };

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::btree::Btree;
+use crate::btree::{Btree, BtreeRun, Storage};
 use crate::generation::Generation;
 use crate::machine::{Machine, Primitive};
 use crate::properties::PropRow;
@@ -35,6 +35,17 @@ impl Results<'_> {
         idkit::registry::schemes()
             .iter()
             .map(|e| (e.name, e.info().bits))
+    }
+
+    /// Each scheme's run keyed by its own binary form, with this cache and commit size,
+    /// in registry order.
+    pub fn native_runs(&self, cache: &str, commit_rows: usize) -> Vec<&BtreeRun> {
+        self.entries_with_bits()
+            .filter_map(|(name, bits)| {
+                self.btree
+                    .find(name, Storage::native(bits), cache, commit_rows)
+            })
+            .collect()
     }
 }
 

@@ -326,13 +326,8 @@ fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
         p.btree_rows, p.commit_rows
     );
     for cache in ["small", "large"] {
-        for (name, bits) in r.entries_with_bits() {
-            if let Some(b) = r
-                .btree
-                .find(name, Storage::native(bits), cache, p.commit_rows)
-            {
-                btree_row(md, b);
-            }
+        for b in r.native_runs(cache, p.commit_rows) {
+            btree_row(md, b);
         }
     }
     let _ = writeln!(
@@ -341,13 +336,8 @@ fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
         p.btree_rows
     );
     for cache in ["small", "large"] {
-        for (name, bits) in r.entries_with_bits() {
-            if let Some(b) = r
-                .btree
-                .find(name, Storage::native(bits), cache, p.btree_rows)
-            {
-                btree_row(md, b);
-            }
+        for b in r.native_runs(cache, p.btree_rows) {
+            btree_row(md, b);
         }
     }
     let _ = writeln!(

@@ -10,7 +10,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{assert_unique_and_increasing, ids_of, kill_after, run_threads};
+use common::{assert_unique_and_increasing, collect_children, kill_after, run_threads};
 use idkit_range::{GenerateError, IdScheme, PostgresStore, RangeAllocator};
 
 fn params() -> String {
@@ -34,7 +34,8 @@ fn allocator(ns: &str, block: u64) -> RangeAllocator {
         .namespace(ns)
         .block_size(block)
         .max_block(block)
-        // Several test processes share two cores with the server: allow for a slow lease.
+        // Several test processes share two cores and a disk with the server: allow for a
+        // slow lease rather than fail on it.
         .wait(Duration::from_secs(15))
         .build()
         .unwrap()
@@ -95,13 +96,7 @@ fn pg_processes_never_collide() {
     let ns = namespace("processes");
     let children: Vec<_> = (0..3).map(|_| spawn_child(&ns, 3_000)).collect();
     let mut seqs = Vec::new();
-    for child in children {
-        let out = child.wait_with_output().unwrap();
-        assert!(out.status.success());
-        let ids = ids_of(&String::from_utf8(out.stdout).unwrap());
-        assert_eq!(ids.len(), 3_000);
-        seqs.push(ids);
-    }
+    seqs.extend(collect_children(children, 3_000));
     assert_unique_and_increasing(&seqs);
 }
 

@@ -8,15 +8,21 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{Scratch, assert_unique_and_increasing, ids_of, kill_after, run_threads};
+use common::{Scratch, assert_unique_and_increasing, collect_children, kill_after, run_threads};
 use idkit_range::{GenerateError, IdScheme, RangeAllocator, RangeConfigError, SqliteStore};
 
 fn store(path: &std::path::Path) -> SqliteStore {
     SqliteStore::open(path, Duration::from_secs(10)).unwrap()
 }
 
+/// A builder on `store` that waits up to 15 s for a block: a lease commits with fsync, and
+/// on a shared disk under the parallel tests one took 1.9 s here (the default wait is 2 s).
+fn builder(store: SqliteStore) -> idkit_range::RangeBuilder<SqliteStore> {
+    RangeAllocator::builder(store).wait(Duration::from_secs(15))
+}
+
 fn allocator(path: &std::path::Path, block: u64) -> RangeAllocator {
-    RangeAllocator::builder(store(path))
+    builder(store(path))
         .namespace("orders")
         .block_size(block)
         .max_block(block)
@@ -85,13 +91,7 @@ fn processes_on_one_file_never_collide() {
     let parent = allocator(&dir.db(), 50);
     let mine: Vec<u64> = (0..5_000).map(|_| parent.next_id().unwrap()).collect();
     let mut seqs = vec![mine];
-    for child in children {
-        let out = child.wait_with_output().unwrap();
-        assert!(out.status.success());
-        let ids = ids_of(&String::from_utf8(out.stdout).unwrap());
-        assert_eq!(ids.len(), 5_000);
-        seqs.push(ids);
-    }
+    seqs.extend(collect_children(children, 5_000));
     assert_unique_and_increasing(&seqs);
 }
 
@@ -112,14 +112,12 @@ fn a_killed_process_leaves_gaps_never_reused_ids() {
 #[test]
 fn outage_serves_leased_ids_then_fails_typed_then_recovers() {
     let dir = Scratch::new("outage");
-    let a =
-        RangeAllocator::builder(SqliteStore::open(dir.db(), Duration::from_millis(50)).unwrap())
-            .block_size(100)
-            .max_block(100)
-            .prefetch_at(0.5)
-            .wait(Duration::from_millis(500))
-            .build()
-            .unwrap();
+    let a = builder(SqliteStore::open(dir.db(), Duration::from_millis(50)).unwrap())
+        .block_size(100)
+        .max_block(100)
+        .prefetch_at(0.5)
+        .build()
+        .unwrap();
     // Take 60: the prefetch (at 50) leases the second block.
     let mut issued: Vec<u64> = (0..60).map(|_| a.next_id().unwrap()).collect();
     let deadline = Instant::now() + Duration::from_secs(5);
@@ -173,9 +171,8 @@ fn corrupt_state_is_refused() {
             "UPDATE idkit_ranges SET max_id = {bad} WHERE namespace = 'orders'"
         ))
         .unwrap();
-        let a = RangeAllocator::builder(store(&dir.db()))
+        let a = builder(store(&dir.db()))
             .namespace("orders")
-            .wait(Duration::from_secs(5))
             .build()
             .unwrap();
         let err = a.next_id().unwrap_err().to_string();
@@ -187,14 +184,8 @@ fn corrupt_state_is_refused() {
 #[test]
 fn interleaved_stores_serve_odd_and_even_ids() {
     let (d1, d2) = (Scratch::new("odd"), Scratch::new("even"));
-    let even = RangeAllocator::builder(store(&d1.db()))
-        .interleave(2, 0)
-        .build()
-        .unwrap();
-    let odd = RangeAllocator::builder(store(&d2.db()))
-        .interleave(2, 1)
-        .build()
-        .unwrap();
+    let even = builder(store(&d1.db())).interleave(2, 0).build().unwrap();
+    let odd = builder(store(&d2.db())).interleave(2, 1).build().unwrap();
     let e: Vec<u64> = (0..3_000).map(|_| even.next_id().unwrap()).collect();
     let o: Vec<u64> = (0..3_000).map(|_| odd.next_id().unwrap()).collect();
     assert!(e.iter().all(|id| id % 2 == 0));
@@ -207,7 +198,7 @@ fn interleaved_stores_serve_odd_and_even_ids() {
 fn block_size_adapts_and_the_lease_records_it() {
     let dir = Scratch::new("adaptive");
     // Blocks drain far faster than the target: they grow to the maximum.
-    let fast = RangeAllocator::builder(store(&dir.db()))
+    let fast = builder(store(&dir.db()))
         .namespace("fast")
         .block_size(10)
         .max_block(640)
@@ -218,22 +209,24 @@ fn block_size_adapts_and_the_lease_records_it() {
         fast.next_id().unwrap();
     }
     assert_eq!(fast.stats().block_size, 640);
-    // Blocks drain slower than twice the target: they shrink to the minimum.
-    let slow = RangeAllocator::builder(store(&dir.db()))
+    // Blocks drain slower than twice the target (64 ids every 3 ms, the target 1 ms):
+    // they shrink to the minimum and stay there. Blocks hold at least 64 ids, the most a
+    // thread takes at once, so every block spans several of those pauses.
+    let slow = builder(store(&dir.db()))
         .namespace("slow")
-        .block_size(400)
-        .min_block(100)
+        .block_size(256)
+        .min_block(128)
         .target_period(Duration::from_millis(1))
         .prefetch_at(1.0)
         .build()
         .unwrap();
-    for _ in 0..5 {
-        for _ in 0..400 {
+    for _ in 0..16 {
+        std::thread::sleep(Duration::from_millis(3));
+        for _ in 0..64 {
             slow.next_id().unwrap();
         }
-        std::thread::sleep(Duration::from_millis(10));
     }
-    assert_eq!(slow.stats().block_size, 100);
+    assert_eq!(slow.stats().block_size, 128);
     let conn = rusqlite::Connection::open(dir.db()).unwrap();
     let recorded: i64 = conn
         .query_row(
@@ -251,9 +244,7 @@ fn bad_configuration_is_refused_when_built() {
     let build = |f: &dyn Fn(
         idkit_range::RangeBuilder<SqliteStore>,
     ) -> idkit_range::RangeBuilder<SqliteStore>| {
-        f(RangeAllocator::builder(store(&dir.db())))
-            .build()
-            .map(drop)
+        f(builder(store(&dir.db()))).build().map(drop)
     };
     let msg = |r: Result<(), RangeConfigError>| r.unwrap_err().to_string();
     assert!(msg(build(&|b| b.block_size(0))).contains("block_size: 0 is out of range"));

@@ -48,7 +48,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use idkit::registry::{self, Options, Scheme};
-use idkit_core::{GenerateError, RawId};
+use idkit_core::{GenerateError, RawId, SchemeInfo};
 use serde_json::{Value, json};
 
 pub use config::{Config, ConfigError, MAX_BATCH_LIMIT};
@@ -65,11 +65,24 @@ const MAX_BODY: u64 = 1024;
 /// One served scheme.
 #[derive(Debug)]
 struct Served {
-    name: &'static str,
+    /// The scheme's facts, read once: requests consult its name, cap and string length.
+    info: SchemeInfo,
     aliases: &'static [&'static str],
     summary: &'static str,
     scheme: Scheme,
     counters: SchemeCounters,
+}
+
+impl Served {
+    fn new(scheme: Scheme, aliases: &'static [&'static str], summary: &'static str) -> Self {
+        Self {
+            info: scheme.info(),
+            aliases,
+            summary,
+            scheme,
+            counters: SchemeCounters::default(),
+        }
+    }
 }
 
 /// The configured generators and their counters; cheap to share behind an [`Arc`].
@@ -91,15 +104,7 @@ impl Service {
     /// `max_batch` is 0 or above [`MAX_BATCH_LIMIT`], or `listen` is not an address.
     pub fn new(config: &Config) -> Result<Self, ConfigError> {
         config.listen_addr()?;
-        if config.max_batch == 0 || config.max_batch > MAX_BATCH_LIMIT {
-            return Err(ConfigError::Invalid {
-                key: "max_batch",
-                message: format!(
-                    "{} is out of range: expected 1 to {MAX_BATCH_LIMIT}",
-                    config.max_batch
-                ),
-            });
-        }
+        check_max_batch(config.max_batch)?;
         let policy = config.rollback_policy()?;
         let entries: Vec<&'static registry::Entry> = if config.schemes.is_empty() {
             registry::schemes().iter().collect()
@@ -152,13 +157,7 @@ impl Service {
                 key: "identity",
                 message: e.to_string(),
             })?;
-            served.push(Served {
-                name: entry.name,
-                aliases: entry.aliases,
-                summary: entry.summary,
-                scheme,
-                counters: SchemeCounters::default(),
-            });
+            served.push(Served::new(scheme, entry.aliases, entry.summary));
         }
         let ids = if identity.is_empty() {
             "no identity fields set (all 0)".to_owned()
@@ -171,7 +170,11 @@ impl Service {
         };
         let description = format!(
             "schemes: {}; {ids}; rollback: {} ({} ms); max batch: {}",
-            served.iter().map(|s| s.name).collect::<Vec<_>>().join(", "),
+            served
+                .iter()
+                .map(|s| s.info.name)
+                .collect::<Vec<_>>()
+                .join(", "),
             config.rollback,
             config.rollback_max_ms,
             config.max_batch
@@ -185,19 +188,14 @@ impl Service {
     }
 
     /// A service for generators built by the caller (custom layouts, test clocks), each
-    /// served under its [`SchemeInfo`](idkit_core::SchemeInfo) name.
+    /// served under its [`SchemeInfo`] name.
     ///
     /// # Errors
     ///
     /// [`ConfigError::Invalid`] when `schemes` is empty, two share a name, or `max_batch`
     /// is 0 or above [`MAX_BATCH_LIMIT`].
     pub fn from_schemes(schemes: Vec<Scheme>, max_batch: u32) -> Result<Self, ConfigError> {
-        if max_batch == 0 || max_batch > MAX_BATCH_LIMIT {
-            return Err(ConfigError::Invalid {
-                key: "max_batch",
-                message: format!("{max_batch} is out of range: expected 1 to {MAX_BATCH_LIMIT}"),
-            });
-        }
+        check_max_batch(max_batch)?;
         if schemes.is_empty() {
             return Err(ConfigError::Invalid {
                 key: "schemes",
@@ -207,23 +205,21 @@ impl Service {
         let mut served: Vec<Served> = Vec::new();
         for scheme in schemes {
             let name = scheme.info().name;
-            if served.iter().any(|s| s.name == name) {
+            if served.iter().any(|s| s.info.name == name) {
                 return Err(ConfigError::Invalid {
                     key: "schemes",
                     message: format!("{name} is given twice"),
                 });
             }
-            served.push(Served {
-                name,
-                aliases: &[],
-                summary: "",
-                scheme,
-                counters: SchemeCounters::default(),
-            });
+            served.push(Served::new(scheme, &[], ""));
         }
         let description = format!(
             "schemes: {}; max batch: {max_batch}",
-            served.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+            served
+                .iter()
+                .map(|s| s.info.name)
+                .collect::<Vec<_>>()
+                .join(", ")
         );
         Ok(Self {
             served,
@@ -240,7 +236,7 @@ impl Service {
 
     /// Names of the served schemes.
     pub fn scheme_names(&self) -> Vec<&'static str> {
-        self.served.iter().map(|s| s.name).collect()
+        self.served.iter().map(|s| s.info.name).collect()
     }
 
     /// The routes, with request metrics and size limits.
@@ -257,11 +253,12 @@ impl Service {
             .with_state(Arc::clone(self))
     }
 
-    fn find(&self, name: &str) -> Result<&Served, ApiError> {
+    /// The index of the served scheme with this name or alias.
+    fn find(&self, name: &str) -> Result<usize, ApiError> {
         let stable = registry::find(name).map_or(name, |e| e.name);
         self.served
             .iter()
-            .find(|s| s.name == stable)
+            .position(|s| s.info.name == stable)
             .ok_or_else(|| ApiError::UnknownScheme {
                 name: name.to_owned(),
                 known: self.scheme_names(),
@@ -275,7 +272,7 @@ impl Service {
         if let Err(e) = served.scheme.fill_raw(&mut ids) {
             served.counters.errors[error_kind(&e)].fetch_add(1, Relaxed);
             return Err(ApiError::Unavailable {
-                scheme: served.name,
+                scheme: served.info.name,
                 reason: e.to_string(),
             });
         }
@@ -285,6 +282,16 @@ impl Service {
             .fetch_add(u64::try_from(count).unwrap_or(u64::MAX), Relaxed);
         Ok(ids)
     }
+}
+
+fn check_max_batch(max_batch: u32) -> Result<(), ConfigError> {
+    if max_batch == 0 || max_batch > MAX_BATCH_LIMIT {
+        return Err(ConfigError::Invalid {
+            key: "max_batch",
+            message: format!("{max_batch} is out of range: expected 1 to {MAX_BATCH_LIMIT}"),
+        });
+    }
+    Ok(())
 }
 
 fn format_error(scheme: &'static str) -> impl Fn(idkit_core::ParseError) -> ApiError {
@@ -473,18 +480,14 @@ async fn next(
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let served = service.find(&name)?;
-    let scheme = served.name;
-    let index = service
-        .served
-        .iter()
-        .position(|s| s.name == scheme)
-        .unwrap_or_default();
+    let index = service.find(&name)?;
+    let served = &service.served[index];
+    let scheme = served.info.name;
     let count = parse_count(query.as_deref(), service.max_batch)?;
     let n = count.unwrap_or(1);
     // Only a capped layout can wait for its next tick; its large batches go to a blocking
     // thread so the async workers keep answering.
-    let ids = if n > INLINE_BATCH && served.scheme.info().cap_per_sec.is_some() {
+    let ids = if n > INLINE_BATCH && served.info.cap_per_sec.is_some() {
         let service = Arc::clone(&service);
         tokio::task::spawn_blocking(move || service.issue(index, n))
             .await
@@ -495,7 +498,6 @@ async fn next(
     } else {
         service.issue(index, n)?
     };
-    let served = &service.served[index];
     if wants_json(&headers) {
         let strings = ids
             .iter()
@@ -508,7 +510,7 @@ async fn next(
         };
         return Ok(axum::Json(body).into_response());
     }
-    let width = usize::try_from(served.scheme.info().string_len).unwrap_or(0) + 1;
+    let width = usize::try_from(served.info.string_len).unwrap_or(0) + 1;
     let mut body = String::with_capacity(ids.len() * width);
     for id in &ids {
         served
@@ -525,26 +527,24 @@ async fn decode(
     Path((name, id)): Path<(String, String)>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let served = service.find(&name)?;
-    let raw = served
-        .scheme
-        .parse_raw(&id)
-        .map_err(|e| ApiError::BadRequest(format!("malformed {} id {id:?}: {e}", served.name)))?;
-    let decoded = served
-        .scheme
-        .decode_raw(&raw)
-        .map_err(|e| ApiError::BadRequest(format!("malformed {} id {id:?}: {e}", served.name)))?;
-    let canonical = served
-        .scheme
-        .format_raw(&raw)
-        .map_err(|e| ApiError::BadRequest(format!("malformed {} id {id:?}: {e}", served.name)))?;
+    let served = &service.served[service.find(&name)?];
+    let raw = served.scheme.parse_raw(&id).map_err(|e| {
+        ApiError::BadRequest(format!("malformed {} id {id:?}: {e}", served.info.name))
+    })?;
+    let decoded = served.scheme.decode_raw(&raw).map_err(|e| {
+        ApiError::BadRequest(format!("malformed {} id {id:?}: {e}", served.info.name))
+    })?;
+    let canonical = served.scheme.format_raw(&raw).map_err(|e| {
+        ApiError::BadRequest(format!("malformed {} id {id:?}: {e}", served.info.name))
+    })?;
     if wants_json(&headers) {
         return Ok(
-            axum::Json(render::decoded_json(served.name, &canonical, &decoded)).into_response(),
+            axum::Json(render::decoded_json(served.info.name, &canonical, &decoded))
+                .into_response(),
         );
     }
     Ok(text(
-        render::decoded_plain(served.name, &canonical, &decoded) + "\n",
+        render::decoded_plain(served.info.name, &canonical, &decoded) + "\n",
     ))
 }
 
@@ -553,19 +553,19 @@ async fn schemes(State(service): State<Arc<Service>>, headers: HeaderMap) -> Res
         let all: Vec<Value> = service
             .served
             .iter()
-            .map(|s| render::info_json(&s.scheme.info(), s.aliases, s.summary))
+            .map(|s| render::info_json(&s.info, s.aliases, s.summary))
             .collect();
         return axum::Json(Value::Array(all)).into_response();
     }
     let width = service
         .served
         .iter()
-        .map(|s| s.name.len())
+        .map(|s| s.info.name.len())
         .max()
         .unwrap_or(0);
     let mut body = String::new();
     for s in &service.served {
-        let _ = writeln!(body, "{:<width$}  {}", s.name, s.summary);
+        let _ = writeln!(body, "{:<width$}  {}", s.info.name, s.summary);
     }
     text(body)
 }
@@ -580,7 +580,7 @@ async fn readyz(State(service): State<Arc<Service>>, headers: HeaderMap) -> Resp
     let failing: Vec<(&str, GenerateError)> = service
         .served
         .iter()
-        .filter_map(|s| s.scheme.next_raw().err().map(|e| (s.name, e)))
+        .filter_map(|s| s.scheme.next_raw().err().map(|e| (s.info.name, e)))
         .collect();
     if failing.is_empty() {
         return if wants_json(&headers) {
@@ -614,7 +614,7 @@ async fn metrics_text(State(service): State<Arc<Service>>) -> Response {
         let _ = writeln!(
             out,
             "idkit_ids_issued_total{{scheme=\"{}\"}} {}",
-            s.name,
+            s.info.name,
             s.counters.issued.load(Relaxed)
         );
     }
@@ -628,7 +628,7 @@ async fn metrics_text(State(service): State<Arc<Service>>) -> Response {
             let _ = writeln!(
                 out,
                 "idkit_generate_errors_total{{scheme=\"{}\",kind=\"{kind}\"}} {}",
-                s.name,
+                s.info.name,
                 n.load(Relaxed)
             );
         }
@@ -642,7 +642,7 @@ async fn metrics_text(State(service): State<Arc<Service>>) -> Response {
         let _ = writeln!(
             out,
             "idkit_clock_rollbacks_total{{scheme=\"{}\"}} {}",
-            s.name,
+            s.info.name,
             s.scheme.stats().clock_rollbacks
         );
     }
@@ -655,7 +655,7 @@ async fn metrics_text(State(service): State<Arc<Service>>) -> Response {
         let _ = writeln!(
             out,
             "idkit_tick_waits_total{{scheme=\"{}\"}} {}",
-            s.name,
+            s.info.name,
             s.scheme.stats().tick_waits
         );
     }

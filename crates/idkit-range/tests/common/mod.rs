@@ -92,11 +92,19 @@ pub fn kill_after(mut child: std::process::Child, at_least: usize) -> Vec<u64> {
     issued
 }
 
-/// The ids in a child's output, one per line (the harness's own lines skipped).
-pub fn ids_of(output: &str) -> Vec<u64> {
-    output
-        .lines()
-        .filter_map(|l| l.trim().parse().ok())
+/// Waits for children that each print `each` ids and returns their ids; each must exit 0.
+pub fn collect_children(children: Vec<std::process::Child>, each: usize) -> Vec<Vec<u64>> {
+    children
+        .into_iter()
+        .map(|child| {
+            let out = child.wait_with_output().unwrap();
+            assert!(out.status.success());
+            let text = String::from_utf8(out.stdout).unwrap();
+            // The harness prints a line or two of its own.
+            let ids: Vec<u64> = text.lines().filter_map(|l| l.trim().parse().ok()).collect();
+            assert_eq!(ids.len(), each);
+            ids
+        })
         .collect()
 }
 
