@@ -158,13 +158,41 @@ impl SqliteStore {
             |e: rusqlite::Error| StoreError::Unreachable(format!("{}: {e}", self.path.display()));
         let conn = Connection::open(&self.path).map_err(unreachable)?;
         conn.busy_timeout(self.busy_timeout).map_err(unreachable)?;
-        conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
-            .map_err(unreachable)?;
+        // Switching a new file to WAL needs every other connection out of it, and SQLite
+        // answers "database is locked" at once rather than calling the busy handler, so
+        // several processes opening one new file at the same moment retry here.
+        let deadline = std::time::Instant::now() + self.busy_timeout;
+        loop {
+            match conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)) {
+                Ok(mode) if mode.eq_ignore_ascii_case("wal") => break,
+                Ok(mode) if std::time::Instant::now() >= deadline => {
+                    return Err(StoreError::Unreachable(format!(
+                        "{}: cannot switch to WAL mode (still {mode})",
+                        self.path.display()
+                    )));
+                }
+                Err(e) if !is_busy(&e) || std::time::Instant::now() >= deadline => {
+                    return Err(unreachable(e));
+                }
+                _ => std::thread::sleep(Duration::from_millis(2)),
+            }
+        }
         conn.execute_batch("PRAGMA synchronous = FULL")
             .map_err(unreachable)?;
-        conn.execute_batch(SQLITE_SCHEMA).map_err(unreachable)?;
+        // In one write transaction: an autocommit `CREATE TABLE IF NOT EXISTS` reads the
+        // schema first and cannot upgrade to a write if another process created it meanwhile.
+        conn.execute_batch(&format!("BEGIN IMMEDIATE; {SQLITE_SCHEMA}; COMMIT"))
+            .map_err(unreachable)?;
         Ok(conn)
     }
+}
+
+/// `SQLITE_BUSY` or `SQLITE_LOCKED`, with any extended code.
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
 }
 
 impl Store for SqliteStore {

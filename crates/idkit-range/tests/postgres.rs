@@ -78,7 +78,7 @@ fn spawn_child(ns: &str, count: usize) -> std::process::Child {
         .env("IDKIT_RANGE_PG_CHILD_NS", ns)
         .env("IDKIT_RANGE_PG_CHILD_COUNT", count.to_string())
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap()
 }

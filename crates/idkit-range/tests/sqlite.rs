@@ -40,6 +40,13 @@ fn child_process_entry() {
         return;
     };
     let count: usize = count.parse().unwrap();
+    // An optional common start time (ms since the Unix epoch), so children open together.
+    if let Ok(start) = std::env::var("IDKIT_RANGE_CHILD_START") {
+        let start = std::time::UNIX_EPOCH + Duration::from_millis(start.parse().unwrap());
+        if let Ok(wait) = start.duration_since(std::time::SystemTime::now()) {
+            std::thread::sleep(wait);
+        }
+    }
     let a = allocator(std::path::Path::new(&path), 50);
     let mut out = std::io::stdout().lock();
     for _ in 0..count {
@@ -50,20 +57,28 @@ fn child_process_entry() {
 }
 
 fn spawn_child(db: &std::path::Path, count: usize) -> std::process::Child {
-    Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "child_process_entry",
-            "--nocapture",
-            "--test-threads=1",
-            "-q",
-        ])
-        .env("IDKIT_RANGE_CHILD_DB", db)
-        .env("IDKIT_RANGE_CHILD_COUNT", count.to_string())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap()
+    spawn_child_at(db, count, None)
+}
+
+/// A child that starts work at `start` (ms since the Unix epoch) when given.
+fn spawn_child_at(db: &std::path::Path, count: usize, start: Option<u128>) -> std::process::Child {
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    if let Some(start) = start {
+        cmd.env("IDKIT_RANGE_CHILD_START", start.to_string());
+    }
+    cmd.args([
+        "--exact",
+        "child_process_entry",
+        "--nocapture",
+        "--test-threads=1",
+        "-q",
+    ])
+    .env("IDKIT_RANGE_CHILD_DB", db)
+    .env("IDKIT_RANGE_CHILD_COUNT", count.to_string())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap()
 }
 
 #[test]
@@ -93,6 +108,25 @@ fn processes_on_one_file_never_collide() {
     let mut seqs = vec![mine];
     seqs.extend(collect_children(children, 5_000));
     assert_unique_and_increasing(&seqs);
+}
+
+/// Several processes creating one new file at the same moment: each must get WAL mode and
+/// the table (SQLite refuses a concurrent switch to WAL at once, without its busy handler).
+#[test]
+fn processes_opening_one_new_file_at_once() {
+    for round in 0..10 {
+        let dir = Scratch::new(&format!("open-{round}"));
+        let start = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis()
+            + 300;
+        let children: Vec<_> = (0..8)
+            .map(|_| spawn_child_at(&dir.db(), 3, Some(start)))
+            .collect();
+        let seqs = collect_children(children, 3);
+        assert_unique_and_increasing(&seqs);
+    }
 }
 
 #[test]

@@ -92,13 +92,20 @@ pub fn kill_after(mut child: std::process::Child, at_least: usize) -> Vec<u64> {
     issued
 }
 
-/// Waits for children that each print `each` ids and returns their ids; each must exit 0.
+/// Waits for children that each print `each` ids and returns their ids; each must exit 0
+/// (a failure shows the child's stderr).
 pub fn collect_children(children: Vec<std::process::Child>, each: usize) -> Vec<Vec<u64>> {
     children
         .into_iter()
         .map(|child| {
             let out = child.wait_with_output().unwrap();
-            assert!(out.status.success());
+            assert!(
+                out.status.success(),
+                "child failed ({}): {}{}",
+                out.status,
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
             let text = String::from_utf8(out.stdout).unwrap();
             // The harness prints a line or two of its own.
             let ids: Vec<u64> = text.lines().filter_map(|l| l.trim().parse().ok()).collect();
