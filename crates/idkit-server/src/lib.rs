@@ -32,6 +32,7 @@
 //! ```
 
 mod config;
+mod guard;
 mod metrics;
 pub mod render;
 
@@ -39,12 +40,12 @@ use std::fmt::Write as _;
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
-use std::time::Instant;
 
 use axum::Router;
-use axum::extract::{Path, RawQuery, Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::middleware::{self, Next};
+use axum::extract::FromRequestParts;
+use axum::extract::{Path, RawPathParams, RawQuery, Request, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use idkit::registry::{self, Options, Scheme};
@@ -90,7 +91,7 @@ impl Served {
 pub struct Service {
     served: Vec<Served>,
     max_batch: u32,
-    requests: Requests,
+    requests: Arc<Requests>,
     description: String,
 }
 
@@ -182,7 +183,7 @@ impl Service {
         Ok(Self {
             served,
             max_batch: config.max_batch,
-            requests: Requests::default(),
+            requests: Arc::default(),
             description,
         })
     }
@@ -224,7 +225,7 @@ impl Service {
         Ok(Self {
             served,
             max_batch,
-            requests: Requests::default(),
+            requests: Arc::default(),
             description,
         })
     }
@@ -239,8 +240,16 @@ impl Service {
         self.served.iter().map(|s| s.info.name).collect()
     }
 
-    /// The routes, with request metrics and size limits.
+    /// The routes, with request metrics and size limits on each, to mount in an application
+    /// (`Router::nest`, `Router::merge`). [`serve`] puts the same checks around the whole
+    /// router once instead, which saves two allocations per request.
     pub fn router(self: &Arc<Self>) -> Router {
+        self.routes()
+            .layer(self.guard())
+            .with_state(Arc::clone(self))
+    }
+
+    fn routes(self: &Arc<Self>) -> Router<Arc<Self>> {
         Router::new()
             .route("/v1/schemes", get(schemes))
             .route("/v1/{scheme}/next", get(next))
@@ -249,16 +258,28 @@ impl Service {
             .route("/readyz", get(readyz))
             .route("/metrics", get(metrics_text))
             .fallback(not_found)
-            .layer(middleware::from_fn_with_state(Arc::clone(self), guard))
-            .with_state(Arc::clone(self))
+    }
+
+    fn guard(&self) -> guard::GuardLayer {
+        guard::GuardLayer {
+            requests: Arc::clone(&self.requests),
+        }
     }
 
     /// The index of the served scheme with this name or alias.
     fn find(&self, name: &str) -> Result<usize, ApiError> {
-        let stable = registry::find(name).map_or(name, |e| e.name);
+        let named = |s: &Served| {
+            s.info.name.eq_ignore_ascii_case(name)
+                || s.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
+        };
         self.served
             .iter()
-            .position(|s| s.info.name == stable)
+            .position(named)
+            // Schemes given to `from_schemes` carry no aliases: ask the registry.
+            .or_else(|| {
+                let stable = registry::find(name).ok()?.name;
+                self.served.iter().position(|s| s.info.name == stable)
+            })
             .ok_or_else(|| ApiError::UnknownScheme {
                 name: name.to_owned(),
                 known: self.scheme_names(),
@@ -314,8 +335,11 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let addr = listener.local_addr()?;
     tracing::info!(listen = %addr, served = %service.description(), "idkit serve: listening on http://{addr}");
-    let app = service.router();
-    axum::serve(listener, app)
+    let app = tower_layer::Layer::layer(
+        &service.guard(),
+        service.routes().with_state(Arc::clone(&service)),
+    );
+    axum::serve(listener, axum::ServiceExt::into_make_service(app))
         .with_graceful_shutdown(shutdown)
         .await?;
     tracing::info!("idkit serve: stopped; in-flight requests finished");
@@ -387,12 +411,23 @@ impl IntoResponse for ApiError {
     }
 }
 
-fn wants_json(headers: &HeaderMap) -> bool {
-    headers
-        .get_all(header::ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .any(|v| v.contains("application/json"))
+/// Whether the client asked for JSON (`Accept: application/json`), read from the request
+/// without copying its headers.
+struct WantsJson(bool);
+
+impl<S: Send + Sync> FromRequestParts<S> for WantsJson {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(Self(
+            parts
+                .headers
+                .get_all(header::ACCEPT)
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .any(|v| v.contains("application/json")),
+        ))
+    }
 }
 
 fn text(body: String) -> Response {
@@ -404,40 +439,6 @@ fn text(body: String) -> Response {
         body,
     )
         .into_response()
-}
-
-/// Refuses oversized requests and records every answer's latency and status.
-async fn guard(State(service): State<Arc<Service>>, request: Request, next: Next) -> Response {
-    let started = Instant::now();
-    let uri_len = request
-        .uri()
-        .path_and_query()
-        .map_or(0, |p| p.as_str().len());
-    let body_len = request
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    let chunked = request.headers().contains_key(header::TRANSFER_ENCODING);
-    let response = if uri_len > MAX_URI {
-        ApiError::TooLarge(
-            StatusCode::URI_TOO_LONG,
-            format!("request target of {uri_len} bytes: at most {MAX_URI}"),
-        )
-        .into_response()
-    } else if body_len.is_some_and(|n| n > MAX_BODY) || chunked {
-        ApiError::TooLarge(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            format!("request body too large: no route takes more than {MAX_BODY} bytes"),
-        )
-        .into_response()
-    } else {
-        next.run(request).await
-    };
-    service
-        .requests
-        .observe(started.elapsed(), response.status().as_u16());
-    response
 }
 
 /// `count` from the query: absent means one id.
@@ -476,11 +477,13 @@ fn parse_count(query: Option<&str>, max: u32) -> Result<Option<usize>, ApiError>
 
 async fn next(
     State(service): State<Arc<Service>>,
-    Path(name): Path<String>,
+    params: RawPathParams,
     RawQuery(query): RawQuery,
-    headers: HeaderMap,
+    WantsJson(json_out): WantsJson,
 ) -> Result<Response, ApiError> {
-    let index = service.find(&name)?;
+    // The name as sent, not percent-decoded: no scheme name needs escaping.
+    let name = params.iter().next().map_or("", |(_, v)| v);
+    let index = service.find(name)?;
     let served = &service.served[index];
     let scheme = served.info.name;
     let count = parse_count(query.as_deref(), service.max_batch)?;
@@ -498,7 +501,7 @@ async fn next(
     } else {
         service.issue(index, n)?
     };
-    if wants_json(&headers) {
+    if json_out {
         let strings = ids
             .iter()
             .map(|id| served.scheme.format_raw(id))
@@ -525,7 +528,7 @@ async fn next(
 async fn decode(
     State(service): State<Arc<Service>>,
     Path((name, id)): Path<(String, String)>,
-    headers: HeaderMap,
+    WantsJson(json_out): WantsJson,
 ) -> Result<Response, ApiError> {
     let served = &service.served[service.find(&name)?];
     let raw = served.scheme.parse_raw(&id).map_err(|e| {
@@ -537,7 +540,7 @@ async fn decode(
     let canonical = served.scheme.format_raw(&raw).map_err(|e| {
         ApiError::BadRequest(format!("malformed {} id {id:?}: {e}", served.info.name))
     })?;
-    if wants_json(&headers) {
+    if json_out {
         return Ok(
             axum::Json(render::decoded_json(served.info.name, &canonical, &decoded))
                 .into_response(),
@@ -548,8 +551,8 @@ async fn decode(
     ))
 }
 
-async fn schemes(State(service): State<Arc<Service>>, headers: HeaderMap) -> Response {
-    if wants_json(&headers) {
+async fn schemes(State(service): State<Arc<Service>>, WantsJson(json_out): WantsJson) -> Response {
+    if json_out {
         let all: Vec<Value> = service
             .served
             .iter()
@@ -576,14 +579,14 @@ async fn healthz() -> Response {
 
 /// Ready when every served scheme issues an id now (the probe ids are discarded: a gap,
 /// never a duplicate).
-async fn readyz(State(service): State<Arc<Service>>, headers: HeaderMap) -> Response {
+async fn readyz(State(service): State<Arc<Service>>, WantsJson(json_out): WantsJson) -> Response {
     let failing: Vec<(&str, GenerateError)> = service
         .served
         .iter()
         .filter_map(|s| s.scheme.next_raw().err().map(|e| (s.info.name, e)))
         .collect();
     if failing.is_empty() {
-        return if wants_json(&headers) {
+        return if json_out {
             axum::Json(json!({ "ready": true })).into_response()
         } else {
             text("ready\n".to_owned())

@@ -44,8 +44,9 @@ pub(crate) struct SchemeCounters {
 /// Service-wide request counters.
 #[derive(Debug, Default)]
 pub(crate) struct Requests {
-    buckets: [AtomicU64; BUCKETS.len()],
-    count: AtomicU64,
+    /// Requests per bucket alone (the last one: above every bound); summed when written,
+    /// so a request costs one add here.
+    buckets: [AtomicU64; BUCKETS.len() + 1],
     sum_nanos: AtomicU64,
     by_class: [AtomicU64; 5],
 }
@@ -53,12 +54,8 @@ pub(crate) struct Requests {
 impl Requests {
     pub fn observe(&self, elapsed: Duration, status: u16) {
         let secs = elapsed.as_secs_f64();
-        for (bound, bucket) in BUCKETS.iter().zip(&self.buckets) {
-            if secs <= *bound {
-                bucket.fetch_add(1, Relaxed);
-            }
-        }
-        self.count.fetch_add(1, Relaxed);
+        let bucket = BUCKETS.partition_point(|bound| *bound < secs);
+        self.buckets[bucket].fetch_add(1, Relaxed);
         let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
         self.sum_nanos.fetch_add(nanos, Relaxed);
         let class = usize::from(status / 100).clamp(1, 5) - 1;
@@ -71,14 +68,16 @@ impl Requests {
             "# HELP idkit_request_duration_seconds Time to answer a request.\n\
              # TYPE idkit_request_duration_seconds histogram"
         );
+        let mut cumulative = 0;
         for (bound, bucket) in BUCKETS.iter().zip(&self.buckets) {
+            cumulative += bucket.load(Relaxed);
             let _ = writeln!(
                 out,
-                "idkit_request_duration_seconds_bucket{{le=\"{bound}\"}} {}",
-                bucket.load(Relaxed)
+                "idkit_request_duration_seconds_bucket{{le=\"{bound}\"}} {cumulative}"
             );
         }
-        let count = self.count.load(Relaxed);
+        // The count is the buckets' total, so `+Inf` is never below a finite bucket.
+        let count = cumulative + self.buckets[BUCKETS.len()].load(Relaxed);
         let sum = self.sum_nanos.load(Relaxed) as f64 / 1e9;
         let _ = writeln!(
             out,
@@ -96,5 +95,58 @@ impl Requests {
                 n.load(Relaxed)
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bucket_line(text: &str, le: &str) -> u64 {
+        let prefix = format!("idkit_request_duration_seconds_bucket{{le=\"{le}\"}} ");
+        text.lines()
+            .find_map(|l| l.strip_prefix(&prefix))
+            .unwrap_or_else(|| panic!("no bucket {le} in {text}"))
+            .parse()
+            .unwrap()
+    }
+
+    #[test]
+    fn buckets_are_cumulative_and_bounds_inclusive() {
+        let r = Requests::default();
+        r.observe(Duration::from_micros(30), 200); // le 0.00005
+        r.observe(Duration::from_micros(100), 200); // exactly on 0.0001: counted there
+        r.observe(Duration::from_micros(101), 404); // le 0.00025
+        r.observe(Duration::from_secs(2), 503); // above every bound: +Inf only
+        let mut out = String::new();
+        r.write(&mut out);
+        assert_eq!(bucket_line(&out, "0.00005"), 1);
+        assert_eq!(bucket_line(&out, "0.0001"), 2);
+        assert_eq!(bucket_line(&out, "0.00025"), 3);
+        assert_eq!(bucket_line(&out, "1"), 3);
+        assert_eq!(bucket_line(&out, "+Inf"), 4);
+        assert!(
+            out.contains("idkit_request_duration_seconds_count 4\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("idkit_requests_total{code=\"2xx\"} 2\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("idkit_requests_total{code=\"4xx\"} 1\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("idkit_requests_total{code=\"5xx\"} 1\n"),
+            "{out}"
+        );
+        let sum: f64 = out
+            .lines()
+            .find_map(|l| l.strip_prefix("idkit_request_duration_seconds_sum "))
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!((sum - 2.000_231).abs() < 1e-9, "{sum}");
     }
 }

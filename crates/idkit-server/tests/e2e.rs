@@ -409,3 +409,65 @@ async fn the_range_allocator_is_served_from_the_configured_store() {
     again.stop().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `Service::router` mounted under a prefix in another application keeps the size limits,
+/// the metrics and the JSON errors of `serve`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_router_mounts_under_a_prefix_with_its_checks() {
+    let service = Arc::new(configured(r#"schemes = ["uuid-v4", "snowflake-twitter"]"#));
+    let app = axum::Router::new()
+        .route("/", axum::routing::get(|| async { "the application\n" }))
+        .nest("/ids", service.router());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let task = tokio::spawn(async move { axum::serve(listener, app).await });
+    let client = reqwest::Client::new();
+    let get = |path: String| {
+        let client = client.clone();
+        let url = format!("{base}{path}");
+        async move {
+            let r = client.get(url).send().await.unwrap();
+            (r.status(), r.text().await.unwrap())
+        }
+    };
+
+    let (status, body) = get("/".to_owned()).await;
+    assert_eq!(
+        (status, body.as_str()),
+        (StatusCode::OK, "the application\n")
+    );
+    let (status, body) = get("/ids/v1/uuid-v4/next".to_owned()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body.trim_end().len(), 36, "{body:?}");
+    // Names and aliases in any case.
+    let (status, _) = get("/ids/v1/TWITTER/next".to_owned()).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, body) = get("/ids/v1/ulid/next".to_owned()).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert!(
+        body.contains("uuid-v4") && body.contains("snowflake-twitter"),
+        "{body}"
+    );
+    let (status, body) = get(format!(
+        "/ids/v1/uuid-v4/next?count=1&pad={}",
+        "x".repeat(3_000)
+    ))
+    .await;
+    assert_eq!(status, StatusCode::URI_TOO_LONG, "{body}");
+    let (status, body) = get("/ids/metrics".to_owned()).await;
+    assert_eq!(status, StatusCode::OK);
+    // The four requests above under /ids, answered before this one.
+    assert!(
+        body.contains("idkit_request_duration_seconds_count 4\n"),
+        "{body}"
+    );
+    assert!(
+        body.contains("idkit_requests_total{code=\"4xx\"} 2\n"),
+        "{body}"
+    );
+    assert!(
+        body.contains("idkit_ids_issued_total{scheme=\"uuid-v4\"} 1\n"),
+        "{body}"
+    );
+    task.abort();
+}
