@@ -39,7 +39,17 @@ wait_up() {
     exit 1
 }
 
+port_busy() {
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
 start_servers() { # workers
+    for port in "$PORT_BARE" "$PORT_IDKIT"; do
+        if port_busy "$port"; then
+            echo "port $port is already in use: stop what listens there (it would be measured instead)" >&2
+            exit 1
+        fi
+    done
     target/release/bare_http "127.0.0.1:$PORT_BARE" "$1" 2>/dev/null &
     pids=($!)
     target/release/idkit serve --listen "127.0.0.1:$PORT_IDKIT" --max-batch 1000 --workers "$1" \
@@ -48,6 +58,9 @@ start_servers() { # workers
     pids+=($!)
     wait_up "$PORT_BARE" /
     wait_up "$PORT_IDKIT" /healthz
+    for p in "${pids[@]}"; do
+        kill -0 "$p" 2>/dev/null || { echo "a server exited at start-up" >&2; exit 1; }
+    done
 }
 
 stop_servers() {

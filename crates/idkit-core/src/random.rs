@@ -57,6 +57,24 @@ pub fn u128() -> Result<u128, GenerateError> {
     with_rng(|rng| rng.random::<u128>())
 }
 
+/// Sets every slot of `out` to `make(128 random bits)`, looking the thread's generator up
+/// once for the whole slice: for batches.
+///
+/// # Errors
+///
+/// As [`with_rng`] (`out` is unchanged then).
+#[inline]
+pub fn fill_with_u128<T>(
+    out: &mut [T],
+    mut make: impl FnMut(u128) -> T,
+) -> Result<(), GenerateError> {
+    with_rng(|rng| {
+        for slot in out {
+            *slot = make(rng.random::<u128>());
+        }
+    })
+}
+
 /// Fills `dest` from this thread's generator.
 ///
 /// # Errors
@@ -77,6 +95,10 @@ mod tests {
         let mut buf = [0u8; 64];
         super::fill(&mut buf).unwrap();
         assert!(buf.iter().filter(|&&b| b == 0).count() < 16);
+        let mut many = [0u128; 8];
+        super::fill_with_u128(&mut many, |v| v).unwrap();
+        let distinct: std::collections::HashSet<u128> = many.iter().copied().collect();
+        assert_eq!(distinct.len(), many.len());
         // Another thread gets its own, independently seeded generator.
         let c = std::thread::spawn(|| super::u128().unwrap())
             .join()

@@ -101,8 +101,9 @@ impl<C: Clock> IdScheme for UlidGenerator<C> {
 
     /// As [`fill`](Self::fill): one clock read for the batch.
     fn take(&self, n: usize) -> Result<Vec<Ulid>, GenerateError> {
-        let now = self.clock.now_ms();
-        (0..n).map(|_| self.issue_at(now)).collect()
+        let mut out = vec![Ulid(0); n];
+        self.fill(&mut out)?;
+        Ok(out)
     }
 
     fn info(&self) -> SchemeInfo {

@@ -27,13 +27,46 @@ pub const fn width_for(bytes: usize) -> usize {
 /// assert_eq!(encode(&[0xff; 20], 27), "aWgEPTl1tmebfsQzFP4bxwgy80V");
 /// ```
 pub fn encode(bytes: &[u8], width: usize) -> String {
-    let text = super::radix_encode(bytes, ALPHABET, width);
+    // 62^5 fits a u32: the number is divided by it, in 32-bit limbs, five digits per pass.
+    const BASE_5: u64 = 62u64.pow(5);
+    let mut limbs: Vec<u32> = Vec::with_capacity(bytes.len().div_ceil(4));
+    let head = bytes.len() % 4;
+    if head != 0 {
+        limbs.push(
+            bytes[..head]
+                .iter()
+                .fold(0, |acc, &b| (acc << 8) | u32::from(b)),
+        );
+    }
+    for chunk in bytes[head..].chunks_exact(4) {
+        limbs.push(u32::from_be_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]));
+    }
+    // Least significant digit first.
+    let mut digits: Vec<u8> = Vec::with_capacity(width + 5);
+    while limbs.iter().any(|&l| l != 0) {
+        let mut rem = 0u64;
+        for limb in &mut limbs {
+            let acc = (rem << 32) | u64::from(*limb);
+            // rem < BASE_5 < 2^32, so the quotient fits a limb.
+            *limb = u32::try_from(acc / BASE_5).unwrap_or(u32::MAX);
+            rem = acc % BASE_5;
+        }
+        for _ in 0..5 {
+            digits.push(ALPHABET[usize::try_from(rem % 62).unwrap_or(0)]);
+            rem /= 62;
+        }
+    }
+    // The last pass may leave zero digits on top: drop them down to the width.
+    while digits.len() > width && digits.last() == Some(&b'0') {
+        digits.pop();
+    }
     assert!(
-        text.len() == width,
+        digits.len() <= width,
         "base62 width {width} too small for {} bytes",
         bytes.len()
     );
-    text
+    digits.resize(width, b'0');
+    digits.iter().rev().map(|&b| char::from(b)).collect()
 }
 
 /// Decodes exactly `width` characters into `out` (big-endian).
@@ -76,6 +109,29 @@ fn digit(c: u8) -> Option<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The limb-wise encoder agrees with the general byte-wise long division.
+        #[test]
+        fn encode_matches_long_division(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..33)) {
+            let width = width_for(bytes.len());
+            proptest::prop_assert_eq!(
+                encode(&bytes, width),
+                crate::codec::radix_encode(&bytes, ALPHABET, width)
+            );
+            // A wider field pads with zeros.
+            proptest::prop_assert_eq!(
+                encode(&bytes, width + 3),
+                crate::codec::radix_encode(&bytes, ALPHABET, width + 3)
+            );
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "too small")]
+    fn a_narrow_width_panics() {
+        let _ = encode(&[0xff; 20], 26);
+    }
 
     #[test]
     fn widths() {

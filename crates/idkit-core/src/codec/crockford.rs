@@ -1,7 +1,7 @@
 //! Crockford's base32 (<https://www.crockford.com/base32.html>) for 128-bit values, in the
 //! 26-character form ULID uses: 2 padding bits on top, so the first character is `0`-`7`.
 
-use super::{ascii_len, bad_char};
+use super::{ascii_len, bad_char, push_ascii};
 use crate::error::ParseError;
 
 /// The canonical alphabet: digits and upper-case letters without `I L O U`.
@@ -43,7 +43,7 @@ pub fn encode_u128_into(v: u128, out: &mut String) {
         let digit = (v >> shift) & 0x1f;
         *slot = ALPHABET[usize::try_from(digit).unwrap_or(0)];
     }
-    out.extend(digits.iter().map(|&b| char::from(b)));
+    push_ascii(out, &digits);
 }
 
 /// Parses the 26-character form.

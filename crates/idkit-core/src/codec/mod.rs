@@ -46,6 +46,15 @@ pub fn radix_encode(bytes: &[u8], alphabet: &[u8], min_width: usize) -> String {
     out.iter().rev().map(|&b| char::from(b)).collect()
 }
 
+/// Appends `bytes`, an encoder's ASCII output, to `out` in one copy.
+fn push_ascii(out: &mut String, bytes: &[u8]) {
+    match core::str::from_utf8(bytes) {
+        Ok(text) => out.push_str(text),
+        // Not reached: every alphabet here is ASCII. Byte by byte is still right for it.
+        Err(_) => out.extend(bytes.iter().map(|&b| char::from(b))),
+    }
+}
+
 /// Checks that `text` is `min..=max` ASCII characters; returns its bytes.
 fn ascii_len(text: &str, min: usize, max: usize) -> Result<&[u8], ParseError> {
     if text.is_empty() {
