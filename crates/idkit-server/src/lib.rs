@@ -607,20 +607,29 @@ async fn readyz(State(service): State<Arc<Service>>, WantsJson(json_out): WantsJ
         .into_response()
 }
 
+/// Writes one counter family with a sample per served scheme.
+fn scheme_counter(
+    out: &mut String,
+    service: &Service,
+    name: &str,
+    help: &str,
+    value: impl Fn(&Served) -> u64,
+) {
+    let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter");
+    for s in &service.served {
+        let _ = writeln!(out, "{name}{{scheme=\"{}\"}} {}", s.info.name, value(s));
+    }
+}
+
 async fn metrics_text(State(service): State<Arc<Service>>) -> Response {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "# HELP idkit_ids_issued_total Ids issued.\n# TYPE idkit_ids_issued_total counter"
+    scheme_counter(
+        &mut out,
+        &service,
+        "idkit_ids_issued_total",
+        "Ids issued.",
+        |s| s.counters.issued.load(Relaxed),
     );
-    for s in &service.served {
-        let _ = writeln!(
-            out,
-            "idkit_ids_issued_total{{scheme=\"{}\"}} {}",
-            s.info.name,
-            s.counters.issued.load(Relaxed)
-        );
-    }
     let _ = writeln!(
         out,
         "# HELP idkit_generate_errors_total Requests that could not be served, by error kind.\n\
@@ -636,32 +645,20 @@ async fn metrics_text(State(service): State<Arc<Service>>) -> Response {
             );
         }
     }
-    let _ = writeln!(
-        out,
-        "# HELP idkit_clock_rollbacks_total Times a generator found the clock behind its last id.\n\
-         # TYPE idkit_clock_rollbacks_total counter"
+    scheme_counter(
+        &mut out,
+        &service,
+        "idkit_clock_rollbacks_total",
+        "Times a generator found the clock behind its last id.",
+        |s| s.scheme.stats().clock_rollbacks,
     );
-    for s in &service.served {
-        let _ = writeln!(
-            out,
-            "idkit_clock_rollbacks_total{{scheme=\"{}\"}} {}",
-            s.info.name,
-            s.scheme.stats().clock_rollbacks
-        );
-    }
-    let _ = writeln!(
-        out,
-        "# HELP idkit_tick_waits_total Times a generator waited for the next tick, its sequence spent.\n\
-         # TYPE idkit_tick_waits_total counter"
+    scheme_counter(
+        &mut out,
+        &service,
+        "idkit_tick_waits_total",
+        "Times a generator waited for the next tick, its sequence spent.",
+        |s| s.scheme.stats().tick_waits,
     );
-    for s in &service.served {
-        let _ = writeln!(
-            out,
-            "idkit_tick_waits_total{{scheme=\"{}\"}} {}",
-            s.info.name,
-            s.scheme.stats().tick_waits
-        );
-    }
     service.requests.write(&mut out);
     (
         [(
