@@ -188,7 +188,7 @@ enum Keys {
 ///
 /// [`Error::Sqlite`], [`Error::Io`], or a scheme's error while generating the ids.
 pub fn measure(
-    entries: &[Entry],
+    entries: &[&Entry],
     params: &Params,
     out: &Path,
     progress: &Progress,
@@ -202,7 +202,7 @@ pub fn measure(
 }
 
 fn measure_in(
-    entries: &[Entry],
+    entries: &[&Entry],
     params: &Params,
     work: &Path,
     progress: &Progress,
@@ -214,12 +214,12 @@ fn measure_in(
         ..Btree::default()
     };
     for entry in entries {
-        bar.set_message(format!("{}: generating ids", entry.name));
+        bar.set_message(format!("{}: generating ids", entry.name()));
         let scheme = entry.build(&entry.with_identity(0)?)?;
         let mut ids = vec![RawId::default(); params.btree_rows];
         scheme
             .fill_raw(&mut ids)
-            .map_err(Error::generate(entry.name))?;
+            .map_err(Error::generate(entry.name()))?;
         let wide = entry.info().bits > 64;
         let native = Storage::native(entry.info().bits);
         let key_form = if wide {
@@ -231,7 +231,9 @@ fn measure_in(
                         id.to_u64()
                             .ok()
                             .and_then(|v| i64::try_from(v).ok())
-                            .ok_or(Error::IdRange { scheme: entry.name })
+                            .ok_or(Error::IdRange {
+                                scheme: entry.name(),
+                            })
                     })
                     .collect::<Result<_, _>>()?,
             )
@@ -240,7 +242,7 @@ fn measure_in(
             ids.iter()
                 .map(|id| {
                     scheme.format_raw(id).map_err(|e| Error::Generate {
-                        scheme: entry.name,
+                        scheme: entry.name(),
                         source: idkit_core::GenerateError::Unavailable {
                             reason: e.to_string(),
                         },
@@ -260,7 +262,7 @@ fn measure_in(
         for (storage, keys, cache, commit) in matrix {
             bar.set_message(format!(
                 "{} {} {cache} cache, {commit} rows/commit",
-                entry.name,
+                entry.name(),
                 storage.name()
             ));
             let cache_kib = if cache == "small" {
@@ -269,7 +271,7 @@ fn measure_in(
                 params.large_cache_kib
             };
             let spec = RunSpec {
-                scheme: entry.name,
+                scheme: entry.name(),
                 storage,
                 cache,
                 cache_kib,
@@ -278,7 +280,7 @@ fn measure_in(
             };
             let path = work.join(format!(
                 "{}-{}-{cache}-{commit}.db",
-                entry.name,
+                entry.name(),
                 storage.name()
             ));
             let (run, curve) = insert_run(&spec, keys, params, &path)?;

@@ -55,14 +55,14 @@ impl Generation {
 ///
 /// [`Error::Build`] or [`Error::Generate`] from a scheme.
 pub fn measure(
-    entries: &[Entry],
+    entries: &[&Entry],
     params: &Params,
     progress: &Progress,
 ) -> Result<Generation, Error> {
     let bar = progress.bar("generation", entries.len());
     let mut out = Generation::default();
     for entry in entries {
-        bar.set_message(entry.name);
+        bar.set_message(entry.name());
         let info = entry.info();
         let cap = info.cap_per_sec;
         // A capped generator issues a tick's worth at once, so a sample must span many
@@ -72,23 +72,24 @@ pub fn measure(
             params.sample_ms = params.sample_ms.max(params.ticks_per_sample * tick);
         }
         let params = &params;
-        for (variant, ns) in snowflake_modes(entry.name, params)?.unwrap_or_default() {
-            out.rows.push(row(entry.name, variant, 1, 1e9 / ns, cap));
+        for (variant, ns) in snowflake_modes(entry.name(), params)?.unwrap_or_default() {
+            out.rows.push(row(entry.name(), variant, 1, 1e9 / ns, cap));
         }
         let shared = entry.build(&entry.with_identity(0)?)?;
         for &threads in params.threads {
-            let rate = aggregate_rate(entry.name, &vec![&shared; threads], params)?;
-            out.rows.push(row(entry.name, "shared", threads, rate, cap));
+            let rate = aggregate_rate(entry.name(), &vec![&shared; threads], params)?;
+            out.rows
+                .push(row(entry.name(), "shared", threads, rate, cap));
         }
         let own: Vec<Scheme> = (0..params.threads.iter().copied().max().unwrap_or(1))
-            .map(|n| Ok(entry.build(&identity(entry, n)?)?))
+            .map(|n| Ok(entry.build(&identity(*entry, n)?)?))
             .collect::<Result<_, Error>>()?;
         for &threads in params.threads.iter().filter(|&&t| t > 1) {
             let mine: Vec<&Scheme> = own.iter().take(threads).collect();
-            let rate = aggregate_rate(entry.name, &mine, params)?;
+            let rate = aggregate_rate(entry.name(), &mine, params)?;
             let caps = cap.map(|c| c * u64::try_from(threads).unwrap_or(u64::MAX));
             out.rows
-                .push(row(entry.name, "per-thread", threads, rate, caps));
+                .push(row(entry.name(), "per-thread", threads, rate, caps));
         }
         bar.inc(1);
     }
@@ -239,10 +240,7 @@ where
     L: Layout + Copy + Send + Sync + 'static,
 {
     let config = |e: idkit_snowflake::ConfigError| {
-        Error::Build(idkit::registry::BuildError::Config {
-            scheme: name,
-            message: e.to_string(),
-        })
+        Error::Build(idkit::registry::BuildError::invalid(name, e.to_string()))
     };
     let single = Snowflake::builder(layout).build().map_err(config)?;
     let lock_free = Snowflake::builder(layout).build_atomic().map_err(config)?;

@@ -52,15 +52,15 @@ pub struct PropRow {
 ///
 /// [`Error::Build`] or [`Error::Generate`] from a scheme.
 pub fn measure(
-    entries: &[Entry],
+    entries: &[&Entry],
     params: &Params,
     progress: &Progress,
 ) -> Result<Vec<PropRow>, Error> {
     let bar = progress.bar("properties", entries.len());
     let mut rows = Vec::new();
     for entry in entries {
-        bar.set_message(entry.name);
-        rows.push(measure_one(entry, params)?);
+        bar.set_message(entry.name());
+        rows.push(measure_one(*entry, params)?);
         bar.inc(1);
     }
     let distinct_dups: usize = rows.iter().map(|r| r.unique_duplicates).sum();
@@ -85,7 +85,7 @@ pub fn measure(
 }
 
 fn measure_one(entry: &Entry, params: &Params) -> Result<PropRow, Error> {
-    let name = entry.name;
+    let name = entry.name();
     let info = entry.info();
 
     // Size: from generated ids, not from the scheme's own facts.

@@ -93,7 +93,10 @@ fn quick_profile_writes_a_complete_report() {
     let config = Config::new(Profile::Quick, dir.0.clone());
     let summary = run(&config).unwrap();
     let params = Profile::Quick.params();
-    let schemes: BTreeSet<&str> = idkit::registry::schemes().iter().map(|e| e.name).collect();
+    let schemes: BTreeSet<&str> = idkit::registry::schemes()
+        .iter()
+        .map(|e| e.name())
+        .collect();
     assert_eq!(summary.schemes, schemes.len());
 
     for file in [

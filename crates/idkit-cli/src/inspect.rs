@@ -1,7 +1,7 @@
 //! `idkit inspect`: guess the scheme from the id's shape, keep the decodings whose time is
 //! plausible, most plausible first.
 
-use idkit::registry::{self, Entry, Options};
+use idkit::registry::{self, Entry};
 use idkit_core::codec::hex;
 use idkit_core::{Alphabet, Clock, Decoded, RawId, SystemClock};
 
@@ -18,17 +18,17 @@ const EARLIEST_MS: u64 = 1_199_145_600_000;
 const FUTURE_SLACK_MS: u64 = 86_400_000;
 
 /// The registered schemes an id of this shape could belong to, read from each scheme's
-/// published facts (so a new scheme in the registry is inspected with no change here):
-/// decimal digits try every scheme written in decimal; 16 or 32 hex digits try every scheme
-/// of 64 or 128 bits on those bytes; anything else tries the schemes whose canonical string
-/// has that length.
+/// published facts and codec (so a new scheme in the registry is inspected with no change
+/// here): decimal digits try every scheme written in decimal; 16 or 32 hex digits try every
+/// scheme of 64 or 128 bits on those bytes; anything else tries the schemes whose codec
+/// parses it.
 fn shape(id: &str) -> Result<(Vec<&'static Entry>, Option<RawId>), String> {
     let len = id.chars().count();
     let all_digits = !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit());
     let all_hex = !id.is_empty() && id.bytes().all(|b| b.is_ascii_hexdigit());
-    let schemes = registry::schemes().iter().map(|e| (e, e.info()));
+    let schemes = registry::schemes().iter().copied().map(|e| (e, e.info()));
     let (entries, raw): (Vec<&'static Entry>, _) = if all_digits {
-        let decimal = schemes.filter(|(_, i)| i.alphabet == Alphabet::Decimal);
+        let decimal = schemes.filter(|(_, i)| i.alphabet == Alphabet::DECIMAL);
         (decimal.map(|(e, _)| e).collect(), None)
     } else if all_hex && (len == 16 || len == 32) {
         let mut bytes = vec![0u8; len / 2];
@@ -38,15 +38,21 @@ fn shape(id: &str) -> Result<(Vec<&'static Entry>, Option<RawId>), String> {
         let sized = schemes.filter(|(_, i)| i.bits == bits);
         (sized.map(|(e, _)| e).collect(), Some(raw))
     } else {
-        let text = schemes.filter(|(_, i)| {
-            i.alphabet != Alphabet::Decimal && usize::try_from(i.string_len).ok() == Some(len)
-        });
+        let text = schemes
+            .filter(|(e, i)| i.alphabet != Alphabet::DECIMAL && e.codec().parse_raw(id).is_ok());
         (text.map(|(e, _)| e).collect(), None)
     };
     if entries.is_empty() {
+        let forms: Vec<String> = registry::schemes()
+            .iter()
+            .map(|e| (e.name(), e.info()))
+            .filter(|(_, i)| i.alphabet != Alphabet::DECIMAL)
+            .map(|(name, i)| format!("{name} ({} {})", i.string_len, i.alphabet.name()))
+            .collect();
         return Err(format!(
-            "cannot tell the scheme of {id:?}: expected a 36-character UUID, a 26-character \
-             ULID, a 27-character KSUID, a decimal integer, or 16 or 32 hex digits"
+            "cannot tell the scheme of {id:?}: expected a decimal integer, 16 or 32 hex \
+             digits, or the canonical string of one of {}",
+            forms.join(", ")
         ));
     }
     Ok((entries, raw))
@@ -59,9 +65,8 @@ pub fn inspect(id: &str) -> Result<Vec<Candidate>, String> {
     let now = SystemClock.now_ms();
     let mut found = Vec::new();
     for entry in entries {
-        let Ok(scheme) = entry.build(&Options::default()) else {
-            continue;
-        };
+        // The codec alone: inspecting builds no generator and opens no store.
+        let scheme = entry.codec();
         let raw = match raw_input {
             Some(raw) => raw,
             None => match scheme.parse_raw(id) {
@@ -81,7 +86,7 @@ pub fn inspect(id: &str) -> Result<Vec<Candidate>, String> {
         found.push((
             rank,
             Candidate {
-                scheme: entry.name,
+                scheme: entry.name(),
                 id: canonical,
                 decoded,
             },

@@ -5,11 +5,12 @@
 
 mod inspect;
 mod render;
+mod settings;
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{FromArgMatches, Parser, Subcommand, ValueEnum};
 use idkit::registry::{self, Options};
 use idkit_core::RawId;
 
@@ -66,8 +67,6 @@ struct GenArgs {
     /// How many ids (1 to 10,000,000).
     #[arg(short = 'n', long = "count", default_value_t = 1)]
     count: u64,
-    #[command(flatten)]
-    identity: IdentityArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Canonical)]
     format: Format,
@@ -76,31 +75,11 @@ struct GenArgs {
     json: bool,
 }
 
-/// The fields that tell one generator from another; each scheme takes the ones it has.
-#[derive(clap::Args, Debug)]
-struct IdentityArgs {
-    /// Worker id (Twitter, Discord, Boundary).
-    #[arg(long)]
-    worker: Option<u64>,
-    /// Datacenter id (Twitter).
-    #[arg(long)]
-    datacenter: Option<u64>,
-    /// Shard id (Instagram).
-    #[arg(long)]
-    shard: Option<u64>,
-    /// Machine id (Sonyflake).
-    #[arg(long)]
-    machine: Option<u64>,
-    /// Process id (Discord).
-    #[arg(long)]
-    process: Option<u64>,
-}
-
 /// `idkit serve`: a TOML file, then these flags on top of it.
 #[derive(clap::Args, Debug)]
 struct ServeArgs {
-    /// TOML configuration file (keys: listen, schemes, max_batch, worker, datacenter,
-    /// shard, machine, process, rollback, rollback_max_ms, range_store, workers).
+    /// TOML configuration file (keys: listen, schemes, max_batch, workers, every scheme
+    /// setting below with `_` for `-`, and `[scheme.NAME]` tables).
     #[arg(long)]
     config: Option<std::path::PathBuf>,
     /// Address to listen on (default 127.0.0.1:8080; port 0 picks a free one).
@@ -112,17 +91,6 @@ struct ServeArgs {
     /// Most ids one request may ask for.
     #[arg(long)]
     max_batch: Option<u32>,
-    #[command(flatten)]
-    identity: IdentityArgs,
-    /// Clock-rollback policy: fail-fast, wait or logical.
-    #[arg(long)]
-    rollback: Option<String>,
-    /// Bound of the rollback policy, ms.
-    #[arg(long)]
-    rollback_max_ms: Option<u64>,
-    /// The range allocator's SQLite file.
-    #[arg(long)]
-    range_store: Option<std::path::PathBuf>,
     /// Runtime worker threads (default: one per core).
     #[arg(long)]
     workers: Option<usize>,
@@ -153,8 +121,12 @@ enum Failure {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    let parsed = settings::command().try_get_matches().and_then(|matches| {
+        let cli = Cli::from_arg_matches(&matches)?;
+        Ok((cli, settings::given(&matches)))
+    });
+    let (cli, given) = match parsed {
+        Ok(parsed) => parsed,
         Err(e) => {
             use clap::error::ErrorKind;
             if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
@@ -169,7 +141,7 @@ fn main() -> ExitCode {
         }
     };
     let mut out = std::io::stdout().lock();
-    match run(cli.command, &mut out) {
+    match run(cli.command, given, &mut out) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Usage(message)) => {
             eprintln!("error: {message}");
@@ -182,7 +154,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(command: Command, out: &mut impl Write) -> Result<(), Failure> {
+fn run(command: Command, given: Options, out: &mut impl Write) -> Result<(), Failure> {
     let io = |e: std::io::Error| Failure::Runtime(format!("cannot write output: {e}"));
     match command {
         Command::Schemes { json } => {
@@ -193,23 +165,21 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), Failure> {
             };
             writeln!(out, "{text}").map_err(io)
         }
-        Command::Gen(args) => generate(&args, out),
-        Command::Serve(args) => serve(args),
+        Command::Gen(args) => generate(&args, &given, out),
+        Command::Serve(args) => serve(args, given),
         Command::Decode { scheme, id, json } => {
             let entry = registry::find(&scheme).map_err(|e| Failure::Usage(e.to_string()))?;
-            let scheme = entry
-                .build(&Options::default())
-                .map_err(|e| Failure::Usage(e.to_string()))?;
-            let raw = scheme
-                .parse_raw(&id)
-                .map_err(|e| Failure::Usage(format!("{id:?} is not a {} id: {e}", entry.name)))?;
-            let decoded = scheme
-                .decode_raw(&raw)
-                .map_err(|e| Failure::Usage(format!("{id:?} is not a {} id: {e}", entry.name)))?;
+            // The codec alone: decoding builds no generator and opens no store.
+            let codec = entry.codec();
+            let not_one = |e: idkit_core::ParseError| {
+                Failure::Usage(format!("{id:?} is not a {} id: {e}", entry.name()))
+            };
+            let raw = codec.parse_raw(&id).map_err(not_one)?;
+            let decoded = codec.decode_raw(&raw).map_err(not_one)?;
             let text = if json {
-                render::decoded_json(entry.name, &id, &decoded).to_string()
+                render::decoded_json(entry.name(), &id, &decoded).to_string()
             } else {
-                render::decoded_plain(entry.name, &id, &decoded)
+                render::decoded_plain(entry.name(), &id, &decoded)
             };
             writeln!(out, "{text}").map_err(io)
         }
@@ -240,7 +210,7 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), Failure> {
     }
 }
 
-fn generate(args: &GenArgs, out: &mut impl Write) -> Result<(), Failure> {
+fn generate(args: &GenArgs, options: &Options, out: &mut impl Write) -> Result<(), Failure> {
     if args.count == 0 || args.count > MAX_COUNT {
         return Err(Failure::Usage(format!(
             "invalid count {}: expected 1 to {MAX_COUNT}",
@@ -248,20 +218,8 @@ fn generate(args: &GenArgs, out: &mut impl Write) -> Result<(), Failure> {
         )));
     }
     let entry = registry::find(&args.scheme).map_err(|e| Failure::Usage(e.to_string()))?;
-    let mut options = Options::default();
-    for (name, value) in [
-        ("worker", args.identity.worker),
-        ("datacenter", args.identity.datacenter),
-        ("shard", args.identity.shard),
-        ("machine", args.identity.machine),
-        ("process", args.identity.process),
-    ] {
-        if let Some(v) = value {
-            options = options.field(name, v);
-        }
-    }
     let scheme = entry
-        .build(&options)
+        .build(options)
         .map_err(|e| Failure::Usage(e.to_string()))?;
     let info = scheme.info();
     let io = |e: std::io::Error| Failure::Runtime(format!("cannot write output: {e}"));
@@ -273,7 +231,7 @@ fn generate(args: &GenArgs, out: &mut impl Write) -> Result<(), Failure> {
         let batch = &mut buf[..left.min(4096)];
         scheme
             .fill_raw(batch)
-            .map_err(|e| Failure::Runtime(format!("{}: {e}", entry.name)))?;
+            .map_err(|e| Failure::Runtime(format!("{}: {e}", entry.name())))?;
         for id in batch.iter() {
             let text = render::format_id(scheme.as_ref(), id, args.format, info.bits)
                 .map_err(|e| Failure::Runtime(e.to_string()))?;
@@ -286,13 +244,13 @@ fn generate(args: &GenArgs, out: &mut impl Write) -> Result<(), Failure> {
         left -= batch.len();
     }
     if args.json {
-        let doc = serde_json::json!({ "scheme": entry.name, "ids": ids });
+        let doc = serde_json::json!({ "scheme": entry.name(), "ids": ids });
         writeln!(out, "{doc}").map_err(io)?;
     }
     out.flush().map_err(io)
 }
 
-fn serve(args: ServeArgs) -> Result<(), Failure> {
+fn serve(args: ServeArgs, given: Options) -> Result<(), Failure> {
     let mut config = match &args.config {
         Some(path) => idkit_server::Config::from_file(path),
         None => Ok(idkit_server::Config::default()),
@@ -307,25 +265,11 @@ fn serve(args: ServeArgs) -> Result<(), Failure> {
     if let Some(v) = args.max_batch {
         config.max_batch = v;
     }
-    for (slot, flag) in [
-        (&mut config.worker, args.identity.worker),
-        (&mut config.datacenter, args.identity.datacenter),
-        (&mut config.shard, args.identity.shard),
-        (&mut config.machine, args.identity.machine),
-        (&mut config.process, args.identity.process),
-    ] {
-        if flag.is_some() {
-            *slot = flag;
-        }
+    for (name, value) in given.fields {
+        config.settings.set_field(&name, value);
     }
-    if let Some(v) = args.rollback {
-        config.rollback = v;
-    }
-    if let Some(v) = args.rollback_max_ms {
-        config.rollback_max_ms = v;
-    }
-    if let Some(v) = args.range_store {
-        config.range_store = Some(v);
+    for (name, value) in given.options {
+        config.settings.set_option(&name, value);
     }
     if let Some(v) = args.workers {
         config.workers = Some(v);

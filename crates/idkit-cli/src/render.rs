@@ -27,7 +27,7 @@ pub fn format_id(
     })
 }
 
-pub use idkit_server::render::{decoded_json, decoded_plain, schemes_json};
+pub use idkit::render::{decoded_json, decoded_plain, schemes_json};
 
 /// `idkit schemes`.
 pub fn schemes_table() -> String {
@@ -43,7 +43,7 @@ pub fn schemes_table() -> String {
     for entry in registry::schemes() {
         let info = entry.info();
         rows.push([
-            entry.name.to_owned(),
+            entry.name().to_owned(),
             info.bits.to_string(),
             format!("{} {}", info.string_len, info.alphabet.name()),
             info.time_precision_ms

@@ -32,34 +32,27 @@ fn usage_error(args: &[&str], contains: &str) {
     assert!(o.stdout.is_empty());
 }
 
-const SCHEMES: [&str; 12] = [
-    "snowflake-twitter",
-    "snowflake-discord",
-    "snowflake-instagram",
-    "sonyflake",
-    "snowflake-mastodon",
-    "flake-boundary",
-    "uuid-v4",
-    "uuid-v7",
-    "ulid",
-    "ksuid",
-    "range",
-    "auto-increment",
-];
+/// Every registered scheme's stable name: the command line must handle each.
+fn schemes() -> Vec<&'static str> {
+    idkit::registry::schemes()
+        .iter()
+        .map(|e| e.name())
+        .collect()
+}
 
 #[test]
 fn schemes_lists_every_scheme_with_its_facts() {
     let o = idkit(&["schemes"]);
     assert!(o.status.success());
     let text = stdout(&o);
-    for name in SCHEMES {
+    for name in schemes() {
         assert!(text.contains(name), "{name} missing from\n{text}");
     }
     assert!(text.contains("10889-08-02"), "full dates past year 9999");
     let o = idkit(&["schemes", "--json"]);
     let all: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let all = all.as_array().unwrap();
-    assert_eq!(all.len(), SCHEMES.len());
+    assert_eq!(all.len(), schemes().len());
     let twitter = &all[0];
     assert_eq!(twitter["name"], "snowflake-twitter");
     assert_eq!(twitter["cap_ids_per_sec"], 4_096_000);
@@ -105,7 +98,7 @@ fn decode_plain_is_an_aligned_listing() {
 
 #[test]
 fn gen_with_defaults_and_flags_round_trips_through_decode() {
-    for name in SCHEMES {
+    for name in schemes() {
         let o = idkit(&["gen", name]);
         assert!(o.status.success(), "{name}: {}", stderr(&o));
         let id = stdout(&o).trim().to_owned();
@@ -233,4 +226,39 @@ fn bad_input_is_one_line_and_exit_2() {
     );
     usage_error(&["inspect", "hello"], "cannot tell the scheme");
     usage_error(&["frobnicate"], "unrecognized subcommand");
+}
+
+/// Reading an id needs only the scheme's codec: `decode` and `inspect` build no generator,
+/// so `range` opens no SQLite store and leaves no file in the temporary directory.
+#[test]
+fn decode_and_inspect_create_no_file() {
+    let dir = std::env::temp_dir().join(format!("idkit-no-files-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for args in [
+        &["decode", "range", "42"][..],
+        &["decode", "auto-increment", "42", "--json"],
+        &["inspect", "175928847299117063"],
+        &["inspect", "42", "--json"],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_idkit"))
+            .args(args)
+            .env("TMPDIR", &dir)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let left: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(left.is_empty(), "{args:?} created {left:?}");
+    }
+    // The same directory does receive the store when a range id is generated.
+    let o = Command::new(env!("CARGO_BIN_EXE_idkit"))
+        .args(["gen", "range"])
+        .env("TMPDIR", &dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(dir.join("idkit-range.sqlite3").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -11,7 +11,10 @@
 //!   check keeps each where it belongs.
 //! * [`Codec`] (text, bytes, decoding) and [`Compose`] (build an id from parts): capability
 //!   traits implemented by a scheme's layout, so reading ids needs no generator.
-//! * [`DynScheme`] and [`Erased`]: the object-safe form the CLI, service and harness hold.
+//! * [`DynScheme`] and [`Erased`]: the object-safe form the CLI, service and harness hold;
+//!   [`DynCodec`] and [`CodecOnly`]: reading ids with no generator.
+//! * [`SchemeDef`]: a scheme's one definition (name, facts, codec, identity fields,
+//!   options, how to build it), which the facade's registry lists.
 //! * [`clock`]: system, monotonic-anchored, ticker and manual clocks.
 //! * [`codec`]: decimal, hex, Crockford base32 and base62, all strict.
 //!
@@ -26,6 +29,7 @@
 
 pub mod clock;
 pub mod codec;
+pub mod definition;
 mod error;
 #[cfg(feature = "rand")]
 pub mod random;
@@ -34,9 +38,10 @@ mod scheme;
 pub mod time;
 
 pub use clock::{Clock, ManualClock, MonotonicClock, SystemClock, TickerClock};
+pub use definition::{BuildError, BuildErrorKind, Options, PlainDef, SchemeDef};
 pub use error::{ComposeError, GenerateError, ParseError};
 pub use raw::{MAX_ID_BYTES, RawId};
 pub use scheme::{
-    Alphabet, Codec, Compose, Coordination, Decoded, DynScheme, Erased, FieldValue, GeneratorStats,
-    IdScheme, SchemeInfo,
+    Alphabet, Codec, CodecOnly, Compose, Coordination, Decoded, DynCodec, DynScheme, Erased,
+    FieldValue, GeneratorStats, IdScheme, SchemeInfo,
 };

@@ -186,34 +186,83 @@ impl<G: IdScheme> IdScheme for std::sync::Mutex<G> {
     }
 }
 
-/// The alphabet of a scheme's canonical string.
+/// The alphabet of a scheme's canonical string: a name and the characters it uses. A scheme
+/// with an alphabet of its own declares it here, with no edit anywhere else.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_core::Alphabet;
+/// assert!(Alphabet::CROCKFORD32.contains('Z'));
+/// assert!(!Alphabet::CROCKFORD32.contains('U'));
+/// const TYPEID: Alphabet = Alphabet::new("typeid", "_0123456789abcdefghijklmnopqrstuvwxyz");
+/// assert!(TYPEID.contains('_'));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize),
-    serde(rename_all = "kebab-case")
-)]
-#[non_exhaustive]
-pub enum Alphabet {
-    /// `0-9`, a decimal integer.
-    Decimal,
-    /// `0-9a-f` in the 8-4-4-4-12 grouping of RFC 9562.
-    UuidHex,
-    /// Crockford's base32, `0-9A-Z` without `I L O U`.
-    Crockford32,
-    /// `0-9A-Za-z`.
-    Base62,
+pub struct Alphabet {
+    name: &'static str,
+    chars: &'static str,
+    variable_length: bool,
 }
 
 impl Alphabet {
+    /// `0-9`, a decimal integer, as long as its value needs.
+    pub const DECIMAL: Self = Self::new("decimal", "0123456789").with_variable_length();
+    /// `0-9a-f` in the 8-4-4-4-12 grouping of RFC 9562.
+    pub const UUID_HEX: Self = Self::new("uuid-hex", "-0123456789abcdef");
+    /// Crockford's base32, `0-9A-Z` without `I L O U`.
+    pub const CROCKFORD32: Self = Self::new("crockford-base32", "0123456789ABCDEFGHJKMNPQRSTVWXYZ");
+    /// `0-9A-Za-z`.
+    pub const BASE62: Self = Self::new(
+        "base62",
+        "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+    );
+    /// `0-9a-f`, lowercase hex.
+    pub const HEX: Self = Self::new("hex", "0123456789abcdef");
+
+    /// An alphabet called `name` of the ASCII characters in `chars`; canonical strings have
+    /// exactly [`SchemeInfo::string_len`] characters.
+    pub const fn new(name: &'static str, chars: &'static str) -> Self {
+        Self {
+            name,
+            chars,
+            variable_length: false,
+        }
+    }
+
+    /// The same alphabet, for strings as long as their value needs, up to
+    /// [`SchemeInfo::string_len`] characters.
+    #[must_use]
+    pub const fn with_variable_length(mut self) -> Self {
+        self.variable_length = true;
+        self
+    }
+
     /// A short name, e.g. "crockford-base32".
     pub fn name(self) -> &'static str {
-        match self {
-            Self::Decimal => "decimal",
-            Self::UuidHex => "uuid-hex",
-            Self::Crockford32 => "crockford-base32",
-            Self::Base62 => "base62",
-        }
+        self.name
+    }
+
+    /// The characters of canonical strings.
+    pub fn chars(self) -> &'static str {
+        self.chars
+    }
+
+    /// True when `c` is one of them.
+    pub fn contains(self, c: char) -> bool {
+        self.chars.contains(c)
+    }
+
+    /// True when strings are as long as their value needs rather than of one length.
+    pub fn variable_length(self) -> bool {
+        self.variable_length
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for Alphabet {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name)
     }
 }
 
@@ -282,7 +331,7 @@ impl SchemeInfo {
             bits,
             bytes: bits.div_ceil(8),
             string_len: decimal_len(bits),
-            alphabet: Alphabet::Decimal,
+            alphabet: Alphabet::DECIMAL,
             time_precision_ms: None,
             coordination: Coordination::None,
             cap_per_sec: None,
@@ -423,27 +472,12 @@ pub trait Compose {
     -> Result<Self::Id, ComposeError>;
 }
 
-/// The object-safe form of a scheme: generation, text and decoding over [`RawId`].
-///
-/// The CLI, the HTTP service and the harness hold every scheme as
-/// `Box<dyn DynScheme + Send + Sync>`; [`Erased`] builds one from a generator and a codec.
-pub trait DynScheme: fmt::Debug {
+/// The object-safe form of a codec: text and decoding over [`RawId`], with no generator.
+/// [`SchemeDef::codec`](crate::definition::SchemeDef::codec) gives one for every scheme, so
+/// reading an id never builds a generator or opens a store.
+pub trait DynCodec: fmt::Debug {
     /// The scheme's facts.
     fn info(&self) -> SchemeInfo;
-
-    /// Issues one id.
-    ///
-    /// # Errors
-    ///
-    /// As [`IdScheme::next_id`].
-    fn next_raw(&self) -> Result<RawId, GenerateError>;
-
-    /// Fills `out` with consecutive ids.
-    ///
-    /// # Errors
-    ///
-    /// As [`IdScheme::fill`].
-    fn fill_raw(&self, out: &mut [RawId]) -> Result<(), GenerateError>;
 
     /// The canonical string of `id`.
     ///
@@ -456,7 +490,7 @@ pub trait DynScheme: fmt::Debug {
     ///
     /// # Errors
     ///
-    /// As [`DynScheme::format_raw`]; `out` is unchanged then.
+    /// As [`DynCodec::format_raw`]; `out` is unchanged then.
     fn format_raw_into(&self, id: &RawId, out: &mut String) -> Result<(), ParseError> {
         out.push_str(&self.format_raw(id)?);
         Ok(())
@@ -475,9 +509,64 @@ pub trait DynScheme: fmt::Debug {
     ///
     /// [`ParseError`] when `id` is not an id of this scheme.
     fn decode_raw(&self, id: &RawId) -> Result<Decoded, ParseError>;
+}
+
+/// The object-safe form of a scheme: generation, and (through [`DynCodec`]) text and
+/// decoding over [`RawId`].
+///
+/// The CLI, the HTTP service and the harness hold every scheme as
+/// `Box<dyn DynScheme + Send + Sync>`; [`Erased`] builds one from a generator and a codec.
+pub trait DynScheme: DynCodec {
+    /// Issues one id.
+    ///
+    /// # Errors
+    ///
+    /// As [`IdScheme::next_id`].
+    fn next_raw(&self) -> Result<RawId, GenerateError>;
+
+    /// Fills `out` with consecutive ids.
+    ///
+    /// # Errors
+    ///
+    /// As [`IdScheme::fill`].
+    fn fill_raw(&self, out: &mut [RawId]) -> Result<(), GenerateError>;
 
     /// As [`IdScheme::stats`].
     fn stats(&self) -> GeneratorStats;
+}
+
+/// A codec and the scheme's facts joined into a [`DynCodec`]: what a scheme's definition
+/// hands out to read ids without a generator.
+#[derive(Debug, Clone, Copy)]
+pub struct CodecOnly<C> {
+    codec: C,
+    info: SchemeInfo,
+}
+
+impl<C> CodecOnly<C> {
+    /// Joins `codec` and `info`.
+    pub fn new(codec: C, info: SchemeInfo) -> Self {
+        Self { codec, info }
+    }
+}
+
+impl<C: Codec + fmt::Debug> DynCodec for CodecOnly<C> {
+    fn info(&self) -> SchemeInfo {
+        self.info
+    }
+    fn format_raw(&self, id: &RawId) -> Result<String, ParseError> {
+        self.codec.read_raw(id).map(|id| self.codec.format(id))
+    }
+    fn format_raw_into(&self, id: &RawId, out: &mut String) -> Result<(), ParseError> {
+        self.codec.format_into(self.codec.read_raw(id)?, out);
+        Ok(())
+    }
+    fn parse_raw(&self, text: &str) -> Result<RawId, ParseError> {
+        self.codec.parse(text).map(|id| self.codec.to_raw(id))
+    }
+    fn decode_raw(&self, id: &RawId) -> Result<Decoded, ParseError> {
+        self.codec.read_raw(id).map(|id| self.codec.decode(id))
+    }
 }
 
 /// A generator and its codec joined into a [`DynScheme`].
@@ -525,7 +614,7 @@ impl<G, C> Erased<G, C> {
 /// path (one atomic operation per run) dominates, small enough to stay in cache.
 const FILL_CHUNK: usize = 256;
 
-impl<G, C> DynScheme for Erased<G, C>
+impl<G, C> DynCodec for Erased<G, C>
 where
     G: IdScheme + fmt::Debug,
     C: Codec<Id = G::Id> + fmt::Debug,
@@ -533,7 +622,26 @@ where
     fn info(&self) -> SchemeInfo {
         self.generator.info()
     }
+    fn format_raw(&self, id: &RawId) -> Result<String, ParseError> {
+        self.codec.read_raw(id).map(|id| self.codec.format(id))
+    }
+    fn format_raw_into(&self, id: &RawId, out: &mut String) -> Result<(), ParseError> {
+        self.codec.format_into(self.codec.read_raw(id)?, out);
+        Ok(())
+    }
+    fn parse_raw(&self, text: &str) -> Result<RawId, ParseError> {
+        self.codec.parse(text).map(|id| self.codec.to_raw(id))
+    }
+    fn decode_raw(&self, id: &RawId) -> Result<Decoded, ParseError> {
+        self.codec.read_raw(id).map(|id| self.codec.decode(id))
+    }
+}
 
+impl<G, C> DynScheme for Erased<G, C>
+where
+    G: IdScheme + fmt::Debug,
+    C: Codec<Id = G::Id> + fmt::Debug,
+{
     fn next_raw(&self) -> Result<RawId, GenerateError> {
         self.generator.next_id().map(|id| self.codec.to_raw(id))
     }
@@ -548,21 +656,6 @@ where
         Ok(())
     }
 
-    fn format_raw(&self, id: &RawId) -> Result<String, ParseError> {
-        self.codec.read_raw(id).map(|id| self.codec.format(id))
-    }
-    fn format_raw_into(&self, id: &RawId, out: &mut String) -> Result<(), ParseError> {
-        self.codec.format_into(self.codec.read_raw(id)?, out);
-        Ok(())
-    }
-
-    fn parse_raw(&self, text: &str) -> Result<RawId, ParseError> {
-        self.codec.parse(text).map(|id| self.codec.to_raw(id))
-    }
-
-    fn decode_raw(&self, id: &RawId) -> Result<Decoded, ParseError> {
-        self.codec.read_raw(id).map(|id| self.codec.decode(id))
-    }
     fn stats(&self) -> GeneratorStats {
         self.generator.stats()
     }

@@ -11,6 +11,16 @@ pub use idkit_core;
 pub use idkit_core::{IdScheme, MonotonicClock};
 pub use svix_ksuid::Ksuid;
 
+/// The registry definition of `ksuid`: stateless, shared as it is.
+pub static DEFINITION: idkit_core::PlainDef<KsuidCodec> = idkit_core::PlainDef {
+    name: "ksuid",
+    aliases: &[],
+    summary: "KSUID: 32-bit seconds since 2014, 128-bit payload, base62",
+    codec: KsuidCodec,
+    info: || KsuidCodec.info(),
+    generator: || Box::new(idkit_core::Erased::new(KsuidGenerator::new(), KsuidCodec)),
+};
+
 /// KSUID's epoch: 1400000000 seconds after the Unix epoch (2014-05-13T16:53:20Z).
 pub const EPOCH_SECONDS: u64 = 1_400_000_000;
 /// Bytes in a KSUID: 4 of time, 16 of payload.
@@ -100,7 +110,7 @@ impl KsuidCodec {
     pub fn info(self) -> SchemeInfo {
         SchemeInfo::new("ksuid", 160)
             .with_string(
-                Alphabet::Base62,
+                Alphabet::BASE62,
                 u32::try_from(TEXT_LEN).unwrap_or(u32::MAX),
             )
             .with_time(1000, Some(LAST_MS))

@@ -13,10 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering, fence};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use idkit_core::codec::decimal;
-use idkit_core::{
-    Alphabet, Codec, Coordination, Decoded, GenerateError, IdScheme, ParseError, RawId, SchemeInfo,
-};
+use idkit_core::{Alphabet, Coordination, GenerateError, IdScheme, SchemeInfo};
 
 use crate::store::{Store, StoreError, check_namespace};
 
@@ -678,44 +675,14 @@ impl IdScheme for RangeAllocator {
     }
 
     fn info(&self) -> SchemeInfo {
-        RangeCodec.info()
+        INFO
     }
 }
 
-/// Decimal text of range ids; they carry no time and no fields.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct RangeCodec;
-
-impl RangeCodec {
-    /// The scheme's facts.
-    pub fn info(self) -> SchemeInfo {
-        SchemeInfo::new("range", 64)
-            .with_string(Alphabet::Decimal, 20)
-            .with_coordination(Coordination::Store)
-    }
-}
-
-impl Codec for RangeCodec {
-    type Id = u64;
-    fn to_raw(&self, id: u64) -> RawId {
-        RawId::from_u64(id)
-    }
-    fn read_raw(&self, raw: &RawId) -> Result<u64, ParseError> {
-        raw.to_u64()
-    }
-    fn format(&self, id: u64) -> String {
-        id.to_string()
-    }
-    fn parse(&self, text: &str) -> Result<u64, ParseError> {
-        decimal::parse_u64(text)
-    }
-    fn decode(&self, _id: u64) -> Decoded {
-        Decoded {
-            timestamp_ms: None,
-            fields: Vec::new(),
-        }
-    }
-}
+/// The facts of range ids: 64-bit decimal counters, no time, a shared store.
+pub const INFO: SchemeInfo = SchemeInfo::new("range", 64)
+    .with_string(Alphabet::DECIMAL, 20)
+    .with_coordination(Coordination::Store);
 
 /// Model check of the lock-free part: draws racing a refill (the switch to the next block)
 /// and a slot being rewritten under a delayed reader. Run with

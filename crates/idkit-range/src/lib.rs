@@ -38,7 +38,11 @@
 mod allocator;
 mod store;
 
-pub use allocator::{RangeAllocator, RangeBuilder, RangeCodec, RangeConfigError, RangeStats};
+pub use allocator::{INFO, RangeAllocator, RangeBuilder, RangeConfigError, RangeStats};
+/// Range ids are plain decimal counters.
+pub use idkit_core::codec::decimal::DecimalCodec as RangeCodec;
+
+pub mod definition;
 pub use idkit_core::{self, GenerateError, IdScheme};
 #[cfg(feature = "postgres")]
 pub use store::PostgresStore;

@@ -5,31 +5,43 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::path::Path;
 
-use idkit_snowflake::RollbackPolicy;
-use serde::Deserialize;
+use idkit::registry::{self, Options};
 
 /// Largest batch a configuration may allow per request.
 pub const MAX_BATCH_LIMIT: u32 = 1_000_000;
 
+/// The keys of the service itself; every other top-level key is a scheme setting.
+const SERVICE_KEYS: [&str; 5] = ["listen", "schemes", "max_batch", "workers", "scheme"];
+
 /// Everything `idkit serve` can be told.
+///
+/// Besides the service's own keys, the file takes every identity field and option that a
+/// registered scheme declares (`worker`, `shard`, `node`, `rollback`, `rollback_max_ms`,
+/// `range_store`, `prefix`...; `idkit serve --help` lists them): at the top level they
+/// apply to every served scheme that takes them, and in a `[scheme.NAME]` table to that
+/// scheme only, over the top-level value.
 ///
 /// ```
 /// use idkit_server::Config;
 ///
 /// let config = Config::from_toml(r#"
 ///     listen = "127.0.0.1:9000"
-///     schemes = ["snowflake-twitter", "uuid-v7"]
+///     schemes = ["snowflake-twitter", "snowflake-discord", "uuid-v7"]
 ///     worker = 3
 ///     datacenter = 1
 ///     rollback = "wait"
 ///     rollback_max_ms = 10
 ///     max_batch = 5000
+///
+///     [scheme.discord]
+///     worker = 4
 /// "#)?;
-/// assert_eq!(config.worker, Some(3));
+/// assert_eq!(config.settings.get_field("worker"), Some(3));
+/// assert_eq!(config.settings.get("rollback-max-ms"), Some("10"));
+/// assert_eq!(config.per_scheme[0].1.get_field("worker"), Some(4));
 /// # Ok::<(), idkit_server::ConfigError>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
     /// Address to listen on, `host:port` (default `127.0.0.1:8080`).
     pub listen: String,
@@ -37,28 +49,13 @@ pub struct Config {
     pub schemes: Vec<String>,
     /// Most ids one `?count=` request may ask for (default 10,000; at most 1,000,000).
     pub max_batch: u32,
-    /// Worker id (Twitter, Discord, Boundary).
-    pub worker: Option<u64>,
-    /// Datacenter id (Twitter).
-    pub datacenter: Option<u64>,
-    /// Shard id (Instagram).
-    pub shard: Option<u64>,
-    /// Machine id (Sonyflake).
-    pub machine: Option<u64>,
-    /// Process id (Discord).
-    pub process: Option<u64>,
-    /// Clock-rollback policy of Snowflake layouts: `fail-fast`, `wait` (default) or
-    /// `logical`.
-    pub rollback: String,
-    /// For `wait`: the longest wait for the clock, ms; for `logical`: how far ahead of the
-    /// clock ids may run, ms (default 5).
-    pub rollback_max_ms: u64,
-    /// The range allocator's SQLite file (default: `idkit-range.sqlite3` in the system
-    /// temporary directory).
-    pub range_store: Option<std::path::PathBuf>,
     /// Runtime worker threads for `idkit serve` (default: one per core). When clients run
     /// on the same cores, fewer workers cut the latency tail.
     pub workers: Option<usize>,
+    /// Identity fields and options for every served scheme that takes them.
+    pub settings: Options,
+    /// Settings of one scheme each (`[scheme.NAME]` tables), over [`settings`](Self::settings).
+    pub per_scheme: Vec<(String, Options)>,
 }
 
 impl Default for Config {
@@ -67,15 +64,9 @@ impl Default for Config {
             listen: "127.0.0.1:8080".to_owned(),
             schemes: Vec::new(),
             max_batch: 10_000,
-            worker: None,
-            datacenter: None,
-            shard: None,
-            machine: None,
-            process: None,
-            rollback: "wait".to_owned(),
-            rollback_max_ms: 5,
-            range_store: None,
             workers: None,
+            settings: Options::default(),
+            per_scheme: Vec::new(),
         }
     }
 }
@@ -121,9 +112,31 @@ impl Config {
     ///
     /// [`ConfigError::Toml`] for malformed TOML, unknown keys and wrong types.
     pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
-        toml::from_str(text).map_err(|e| ConfigError::Toml(e.message().to_owned()))
+        let table: toml::Table =
+            toml::from_str(text).map_err(|e| ConfigError::Toml(e.message().to_owned()))?;
+        let mut config = Self::default();
+        for (key, value) in table {
+            match key.as_str() {
+                "listen" => config.listen = typed(&key, value)?,
+                "schemes" => config.schemes = typed(&key, value)?,
+                "max_batch" => config.max_batch = typed(&key, value)?,
+                "workers" => config.workers = Some(typed(&key, value)?),
+                "scheme" => {
+                    let tables: toml::Table = typed(&key, value)?;
+                    for (name, value) in tables {
+                        let settings: toml::Table = typed(&format!("scheme.{name}"), value)?;
+                        let mut options = Options::default();
+                        for (key, value) in settings {
+                            setting(&mut options, &key, value)?;
+                        }
+                        config.per_scheme.push((name, options));
+                    }
+                }
+                _ => setting(&mut config.settings, &key, value)?,
+            }
+        }
+        Ok(config)
     }
-
     /// Reads and parses a TOML file.
     ///
     /// # Errors
@@ -151,38 +164,56 @@ impl Config {
             ),
         })
     }
+}
 
-    /// The rollback policy.
-    ///
-    /// # Errors
-    ///
-    /// [`ConfigError::Invalid`] for a name other than `fail-fast`, `wait`, `logical`.
-    pub fn rollback_policy(&self) -> Result<RollbackPolicy, ConfigError> {
-        let max_ms = self.rollback_max_ms;
-        match self.rollback.as_str() {
-            "fail-fast" => Ok(RollbackPolicy::FailFast),
-            "wait" => Ok(RollbackPolicy::Wait { max_ms }),
-            "logical" => Ok(RollbackPolicy::Logical {
-                max_ahead_ms: max_ms,
-            }),
-            other => Err(ConfigError::Invalid {
-                key: "rollback",
-                message: format!("{other:?}: expected fail-fast, wait or logical"),
-            }),
-        }
+/// `value` as a `T`, or the TOML error naming `key`.
+fn typed<T: serde::de::DeserializeOwned>(key: &str, value: toml::Value) -> Result<T, ConfigError> {
+    value
+        .try_into()
+        .map_err(|e: toml::de::Error| ConfigError::Toml(format!("{key}: {}", e.message())))
+}
+
+/// Records `key = value` as an identity field or option of some registered scheme.
+fn setting(options: &mut Options, key: &str, value: toml::Value) -> Result<(), ConfigError> {
+    let name = key.replace('_', "-");
+    if registry::identity_fields()
+        .iter()
+        .any(|(f, _)| f.name == name)
+    {
+        options.set_field(&name, typed(key, value)?);
+        return Ok(());
     }
+    if registry::options().iter().any(|(o, _)| o.name == name) {
+        let text = match value {
+            toml::Value::String(s) => s,
+            toml::Value::Integer(_) | toml::Value::Boolean(_) | toml::Value::Float(_) => {
+                value.to_string()
+            }
+            other => {
+                return Err(ConfigError::Toml(format!(
+                    "{key}: invalid type: {}, expected a string or a number",
+                    other.type_str()
+                )));
+            }
+        };
+        options.set_option(&name, text);
+        return Ok(());
+    }
+    Err(ConfigError::Toml(format!(
+        "unknown field `{key}`, expected one of {}",
+        known_keys().join(", ")
+    )))
+}
 
-    /// The identity fields that are set, by name.
-    pub fn identity(&self) -> Vec<(&'static str, u64)> {
-        [
-            ("worker", self.worker),
-            ("datacenter", self.datacenter),
-            ("shard", self.shard),
-            ("machine", self.machine),
-            ("process", self.process),
-        ]
-        .into_iter()
-        .filter_map(|(k, v)| v.map(|v| (k, v)))
+/// Every key the file takes: the service's own, then each scheme setting.
+pub fn known_keys() -> Vec<String> {
+    let fields = registry::identity_fields().into_iter().map(|(f, _)| f.name);
+    let options = registry::options().into_iter().map(|(o, _)| o.name);
+    SERVICE_KEYS
+        .iter()
+        .copied()
+        .chain(fields)
+        .chain(options)
+        .map(|k| k.replace('-', "_"))
         .collect()
-    }
 }

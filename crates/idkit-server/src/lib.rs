@@ -34,7 +34,6 @@
 mod config;
 mod guard;
 mod metrics;
-pub mod render;
 
 use std::fmt::Write as _;
 use std::future::Future;
@@ -48,11 +47,12 @@ use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use idkit::registry::{self, Options, Scheme};
+use idkit::registry::{self, Scheme};
 use idkit_core::{GenerateError, RawId, SchemeInfo};
 use serde_json::{Value, json};
 
-pub use config::{Config, ConfigError, MAX_BATCH_LIMIT};
+pub use config::{Config, ConfigError, MAX_BATCH_LIMIT, known_keys};
+pub use idkit::render;
 use metrics::{ERROR_KINDS, Requests, SchemeCounters, error_kind};
 
 /// Batches larger than this are generated on a blocking thread, so a capped layout waiting
@@ -96,88 +96,110 @@ pub struct Service {
 }
 
 impl Service {
-    /// Builds every configured scheme.
+    /// Builds every configured scheme, each with the top-level settings it takes and its
+    /// own `[scheme.NAME]` table over them.
     ///
     /// # Errors
     ///
-    /// [`ConfigError::Invalid`] when a scheme is unknown, an identity value does not fit a
-    /// served scheme (or no served scheme has that field), the rollback policy is unknown,
-    /// `max_batch` is 0 or above [`MAX_BATCH_LIMIT`], or `listen` is not an address.
+    /// [`ConfigError::Invalid`] when a scheme is unknown, a setting is taken by no served
+    /// scheme, a value does not fit or is refused by a served scheme (an identity value too
+    /// wide, an unknown rollback policy...), a scheme's store cannot be opened, `max_batch`
+    /// is 0 or above [`MAX_BATCH_LIMIT`], or `listen` is not an address.
     pub fn new(config: &Config) -> Result<Self, ConfigError> {
         config.listen_addr()?;
         check_max_batch(config.max_batch)?;
-        let policy = config.rollback_policy()?;
+        let invalid = |key: &'static str| {
+            move |e: registry::BuildError| ConfigError::Invalid {
+                key,
+                message: e.to_string(),
+            }
+        };
         let entries: Vec<&'static registry::Entry> = if config.schemes.is_empty() {
-            registry::schemes().iter().collect()
+            registry::schemes().to_vec()
         } else {
             let mut found: Vec<&'static registry::Entry> = Vec::new();
             for name in &config.schemes {
-                let entry = registry::find(name).map_err(|e| ConfigError::Invalid {
-                    key: "schemes",
-                    message: e.to_string(),
-                })?;
-                if !found.iter().any(|e| e.name == entry.name) {
+                let entry = registry::find(name).map_err(invalid("schemes"))?;
+                if !found.iter().any(|e| e.name() == entry.name()) {
                     found.push(entry);
                 }
             }
             found
         };
-        let identity = config.identity();
-        for (field, _) in &identity {
-            let used = entries
+        let served_names = || {
+            entries
                 .iter()
-                .any(|e| e.identity_fields().iter().any(|(name, _)| name == field));
-            if !used {
+                .map(|e| e.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let settings = &config.settings;
+        let names = settings.fields.iter().map(|(n, _)| n);
+        for name in names.chain(settings.options.iter().map(|(n, _)| n)) {
+            if !entries.iter().copied().any(|e| takes(e, name)) {
+                let key = name.replace('-', "_");
                 return Err(ConfigError::Invalid {
-                    key: field,
+                    key: "settings",
                     message: format!(
-                        "is set but no served scheme has a {field} field (served: {})",
-                        entries
-                            .iter()
-                            .map(|e| e.name)
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        "{key}: is set but no served scheme has a {key} field (served: {})",
+                        served_names()
+                    ),
+                });
+            }
+        }
+        for (name, _) in &config.per_scheme {
+            let entry = registry::find(name).map_err(invalid("scheme"))?;
+            if !entries.iter().any(|e| e.name() == entry.name()) {
+                return Err(ConfigError::Invalid {
+                    key: "scheme",
+                    message: format!(
+                        "[scheme.{name}] is given but {} is not served (served: {})",
+                        entry.name(),
+                        served_names()
                     ),
                 });
             }
         }
         let mut served = Vec::new();
         for entry in entries {
-            let own = entry.identity_fields();
-            let mut options = Options::default();
-            for (field, value) in &identity {
-                if own.iter().any(|(name, _)| name == field) {
-                    options = options.field(field, *value);
+            let mut options = registry::Options::default();
+            for (name, value) in &settings.fields {
+                if takes(entry, name) {
+                    options.set_field(name, *value);
                 }
             }
-            if !own.is_empty() {
-                options.rollback = Some(policy);
+            for (name, value) in &settings.options {
+                if takes(entry, name) {
+                    options.set_option(name, value.clone());
+                }
             }
-            options.store.clone_from(&config.range_store);
-            let scheme = entry.build(&options).map_err(|e| ConfigError::Invalid {
-                key: "identity",
-                message: e.to_string(),
-            })?;
-            served.push(Served::new(scheme, entry.aliases, entry.summary));
+            for (_, own) in config.per_scheme.iter().filter(|(n, _)| entry.is_called(n)) {
+                for (name, value) in &own.fields {
+                    options.set_field(name, *value);
+                }
+                for (name, value) in &own.options {
+                    options.set_option(name, value.clone());
+                }
+            }
+            let scheme = entry.build(&options).map_err(invalid("settings"))?;
+            served.push(Served::new(scheme, entry.aliases(), entry.summary()));
         }
-        let ids = if identity.is_empty() {
-            "no identity fields set (all 0)".to_owned()
+        let mut described = vec![if settings.is_empty() {
+            "no settings (identity fields 0, default options)".to_owned()
         } else {
-            identity
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
+            settings.describe()
+        }];
+        for (name, own) in &config.per_scheme {
+            described.push(format!("[scheme.{name}] {}", own.describe()));
+        }
+        let settings = described.join("; ");
         let description = format!(
-            "schemes: {}; {ids}; rollback: {} ({} ms); max batch: {}",
+            "schemes: {}; {settings}; max batch: {}",
             served
                 .iter()
                 .map(|s| s.info.name)
                 .collect::<Vec<_>>()
                 .join(", "),
-            config.rollback,
-            config.rollback_max_ms,
             config.max_batch
         );
         Ok(Self {
@@ -277,7 +299,7 @@ impl Service {
             .position(named)
             // Schemes given to `from_schemes` carry no aliases: ask the registry.
             .or_else(|| {
-                let stable = registry::find(name).ok()?.name;
+                let stable = registry::find(name).ok()?.name();
                 self.served.iter().position(|s| s.info.name == stable)
             })
             .ok_or_else(|| ApiError::UnknownScheme {
@@ -303,6 +325,12 @@ impl Service {
             .fetch_add(u64::try_from(count).unwrap_or(u64::MAX), Relaxed);
         Ok(ids)
     }
+}
+
+/// True when `entry` declares an identity field or option called `name`.
+fn takes(entry: &registry::Entry, name: &str) -> bool {
+    entry.identity().iter().any(|f| f.name == name)
+        || entry.options().iter().any(|o| o.name == name)
 }
 
 fn check_max_batch(max_batch: u32) -> Result<(), ConfigError> {

@@ -420,7 +420,7 @@ impl LayoutSpec {
         let value_bits = self.word_bits - self.reserved_bits();
         SchemeInfo::new(self.name, self.word_bits)
             .with_string(
-                Alphabet::Decimal,
+                Alphabet::DECIMAL,
                 SchemeInfo::new("", value_bits).string_len,
             )
             .with_time(self.tick_ms, self.last_ms())

@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod definition;
 mod error;
 mod generator;
 mod layout;

@@ -12,6 +12,21 @@ pub use idkit_core;
 pub use idkit_core::{IdScheme, MonotonicClock};
 pub use ulid::Ulid;
 
+/// The registry definition of `ulid`: monotonic, shared behind a mutex.
+pub static DEFINITION: idkit_core::PlainDef<UlidCodec> = idkit_core::PlainDef {
+    name: "ulid",
+    aliases: &[],
+    summary: "ULID: 48-bit Unix ms, 80 random bits, monotonic, Crockford base32",
+    codec: UlidCodec,
+    info: || UlidCodec.info(),
+    generator: || {
+        Box::new(idkit_core::Erased::new(
+            std::sync::Mutex::new(UlidGenerator::new()),
+            UlidCodec,
+        ))
+    },
+};
+
 /// Bits of the random part.
 const RANDOM_BITS: u32 = 80;
 const RANDOM_MAX: u128 = (1 << RANDOM_BITS) - 1;
@@ -162,7 +177,7 @@ impl UlidCodec {
     pub fn info(self) -> SchemeInfo {
         SchemeInfo::new("ulid", 128)
             .with_string(
-                Alphabet::Crockford32,
+                Alphabet::CROCKFORD32,
                 u32::try_from(crockford::LEN_128).unwrap_or(u32::MAX),
             )
             .with_time(1, Some(LAST_MS))

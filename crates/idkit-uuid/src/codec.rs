@@ -48,9 +48,9 @@ impl UuidCodec {
     pub fn info(self) -> SchemeInfo {
         let len = u32::try_from(TEXT_LEN).unwrap_or(u32::MAX);
         match self {
-            Self::V4 => SchemeInfo::new("uuid-v4", 128).with_string(Alphabet::UuidHex, len),
+            Self::V4 => SchemeInfo::new("uuid-v4", 128).with_string(Alphabet::UUID_HEX, len),
             Self::V7 => SchemeInfo::new("uuid-v7", 128)
-                .with_string(Alphabet::UuidHex, len)
+                .with_string(Alphabet::UUID_HEX, len)
                 // 48-bit Unix ms: the last representable millisecond.
                 .with_time(1, Some((1 << 48) - 1)),
         }

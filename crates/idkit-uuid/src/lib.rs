@@ -9,3 +9,32 @@ pub use uuid::Uuid;
 
 pub use codec::UuidCodec;
 pub use generator::{UuidV4, UuidV7};
+
+/// The registry definitions: `uuid-v4` and `uuid-v7`.
+pub mod definition {
+    use std::sync::Mutex;
+
+    use idkit_core::{Erased, PlainDef};
+
+    use crate::{UuidCodec, UuidV4, UuidV7};
+
+    /// UUID version 4.
+    pub static UUID_V4: PlainDef<UuidCodec> = PlainDef {
+        name: "uuid-v4",
+        aliases: &["uuid4", "v4"],
+        summary: "UUID version 4: 122 random bits",
+        codec: UuidCodec::V4,
+        info: || UuidCodec::V4.info(),
+        generator: || Box::new(Erased::new(UuidV4::new(), UuidCodec::V4)),
+    };
+
+    /// UUID version 7, monotonic; shared behind a mutex.
+    pub static UUID_V7: PlainDef<UuidCodec> = PlainDef {
+        name: "uuid-v7",
+        aliases: &["uuid7", "v7"],
+        summary: "UUID version 7: 48-bit Unix ms, 74-bit monotonic random counter",
+        codec: UuidCodec::V7,
+        info: || UuidCodec::V7.info(),
+        generator: || Box::new(Erased::new(Mutex::new(UuidV7::new()), UuidCodec::V7)),
+    };
+}

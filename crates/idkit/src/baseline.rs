@@ -2,10 +2,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use idkit_core::codec::decimal;
-use idkit_core::{
-    Codec, Coordination, Decoded, GenerateError, IdScheme, ParseError, RawId, SchemeInfo,
-};
+use idkit_core::codec::decimal::DecimalCodec;
+use idkit_core::{Coordination, Erased, GenerateError, IdScheme, PlainDef, SchemeInfo};
 
 /// A counter from 1: dense, ordered, 64-bit, and only unique while every id comes from this
 /// one counter (a database sequence, in practice). Shared across threads.
@@ -52,42 +50,23 @@ impl IdScheme for AutoIncrement {
     }
 
     fn info(&self) -> SchemeInfo {
-        AutoIncrementCodec.info()
+        INFO
     }
 }
 
-/// Decimal text for [`AutoIncrement`] ids.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct AutoIncrementCodec;
+/// The facts of auto-increment ids.
+pub const INFO: SchemeInfo =
+    SchemeInfo::new("auto-increment", 64).with_coordination(Coordination::Store);
 
-impl AutoIncrementCodec {
-    /// The scheme's facts.
-    pub fn info(self) -> SchemeInfo {
-        SchemeInfo::new("auto-increment", 64).with_coordination(Coordination::Store)
-    }
-}
-
-impl Codec for AutoIncrementCodec {
-    type Id = u64;
-    fn to_raw(&self, id: u64) -> RawId {
-        RawId::from_u64(id)
-    }
-    fn read_raw(&self, raw: &RawId) -> Result<u64, ParseError> {
-        raw.to_u64()
-    }
-    fn format(&self, id: u64) -> String {
-        id.to_string()
-    }
-    fn parse(&self, text: &str) -> Result<u64, ParseError> {
-        decimal::parse_u64(text)
-    }
-    fn decode(&self, _id: u64) -> Decoded {
-        Decoded {
-            timestamp_ms: None,
-            fields: Vec::new(),
-        }
-    }
-}
+/// The registry definition of `auto-increment`.
+pub static DEFINITION: PlainDef<DecimalCodec> = PlainDef {
+    name: "auto-increment",
+    aliases: &["autoincrement", "serial"],
+    summary: "a single counter, as a database sequence gives (baseline)",
+    codec: DecimalCodec,
+    info: || INFO,
+    generator: || Box::new(Erased::new(AutoIncrement::new(), DecimalCodec)),
+};
 
 #[cfg(test)]
 mod tests {

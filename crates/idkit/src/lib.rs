@@ -17,6 +17,8 @@
 
 pub mod baseline;
 pub mod registry;
+#[cfg(feature = "render")]
+pub mod render;
 
 pub use idkit_core as core;
 #[cfg(feature = "ksuid")]
@@ -30,4 +32,6 @@ pub use idkit_ulid as ulid;
 #[cfg(feature = "uuid")]
 pub use idkit_uuid as uuid;
 
-pub use idkit_core::{DynScheme, GenerateError, IdScheme, ParseError, RawId, SchemeInfo};
+pub use idkit_core::{
+    DynCodec, DynScheme, GenerateError, IdScheme, ParseError, RawId, SchemeDef, SchemeInfo,
+};

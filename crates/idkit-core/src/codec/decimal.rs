@@ -2,6 +2,46 @@
 
 use super::{ascii_len, bad_char};
 use crate::error::ParseError;
+use crate::raw::RawId;
+use crate::scheme::{Codec, Decoded};
+
+/// The codec of plain 64-bit counters (the range allocator, auto-increment): decimal text,
+/// no time and no fields.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_core::Codec;
+/// use idkit_core::codec::decimal::DecimalCodec;
+/// assert_eq!(DecimalCodec.parse("42")?, 42);
+/// assert_eq!(DecimalCodec.format(u64::MAX), "18446744073709551615");
+/// assert_eq!(DecimalCodec.decode(7).timestamp_ms, None);
+/// # Ok::<(), idkit_core::ParseError>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DecimalCodec;
+
+impl Codec for DecimalCodec {
+    type Id = u64;
+    fn to_raw(&self, id: u64) -> RawId {
+        RawId::from_u64(id)
+    }
+    fn read_raw(&self, raw: &RawId) -> Result<u64, ParseError> {
+        raw.to_u64()
+    }
+    fn format(&self, id: u64) -> String {
+        id.to_string()
+    }
+    fn parse(&self, text: &str) -> Result<u64, ParseError> {
+        parse_u64(text)
+    }
+    fn decode(&self, _id: u64) -> Decoded {
+        Decoded {
+            timestamp_ms: None,
+            fields: Vec::new(),
+        }
+    }
+}
 
 const EXPECTED: &str = "decimal digits 0-9";
 

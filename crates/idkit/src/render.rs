@@ -1,7 +1,7 @@
 //! Text and JSON forms of decoded ids and scheme facts, shared by the service and the
 //! `idkit` command line so both print the same thing.
 
-use idkit::registry;
+use crate::registry;
 use idkit_core::{Decoded, FieldValue, SchemeInfo, time};
 use serde_json::{Map, Value, json};
 
@@ -68,7 +68,7 @@ pub fn info_json(info: &SchemeInfo, aliases: &[&str], summary: &str) -> Value {
 pub fn schemes_json() -> String {
     let all: Vec<Value> = registry::schemes()
         .iter()
-        .map(|e| info_json(&e.info(), e.aliases, e.summary))
+        .map(|e| info_json(&e.info(), e.aliases(), e.summary()))
         .collect();
     Value::Array(all).to_string()
 }

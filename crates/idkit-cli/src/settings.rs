@@ -1,0 +1,74 @@
+//! The scheme settings as flags: one `--NAME` flag for every identity field and option that a
+//! registered scheme declares, added to `gen` and `serve` at start-up, so a scheme with a new
+//! field or option needs no edit here.
+
+use clap::{Arg, ArgMatches, Command};
+use idkit::registry::{self, Options};
+
+/// The subcommands that take scheme settings.
+const TAKE_SETTINGS: [&str; 2] = ["gen", "serve"];
+
+/// The command line: the derived parser plus the generated setting flags.
+pub fn command() -> Command {
+    let mut command = <crate::Cli as clap::CommandFactory>::command();
+    for name in TAKE_SETTINGS {
+        command = command.mut_subcommand(name, add_flags);
+    }
+    command
+}
+
+/// `--NAME` for each identity field (a number) and each option (text), with the schemes
+/// that take it in the help.
+fn add_flags(mut command: Command) -> Command {
+    for (field, schemes) in registry::identity_fields() {
+        command = command.arg(
+            Arg::new(field.name)
+                .long(field.name)
+                .value_name("N")
+                .value_parser(clap::value_parser!(u64))
+                .help_heading("Scheme settings")
+                .help(format!("{} ({})", field.help, schemes.join(", "))),
+        );
+    }
+    for (option, schemes) in registry::options() {
+        command = command.arg(
+            Arg::new(option.name)
+                .long(option.name)
+                .value_name(option.value)
+                .help_heading("Scheme settings")
+                .help(format!("{} ({})", option.help, schemes.join(", "))),
+        );
+    }
+    command
+}
+
+/// The settings given on the command line, to the subcommand that takes them.
+pub fn given(matches: &ArgMatches) -> Options {
+    let mut options = Options::default();
+    let Some((_, sub)) = matches
+        .subcommand()
+        .filter(|(name, _)| TAKE_SETTINGS.contains(name))
+    else {
+        return options;
+    };
+    for (field, _) in registry::identity_fields() {
+        if let Some(value) = sub.get_one::<u64>(field.name) {
+            options.set_field(field.name, *value);
+        }
+    }
+    for (option, _) in registry::options() {
+        if let Some(value) = sub.get_one::<String>(option.name) {
+            options.set_option(option.name, value.clone());
+        }
+    }
+    options
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_generated_flags_clash_with_nothing() {
+        // clap's own consistency checks: duplicate names or flags fail here.
+        super::command().debug_assert();
+    }
+}
