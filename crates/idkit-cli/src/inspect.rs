@@ -66,18 +66,18 @@ pub fn inspect(id: &str) -> Result<Vec<Candidate>, String> {
     let mut found = Vec::new();
     for entry in entries {
         // The codec alone: inspecting builds no generator and opens no store.
-        let scheme = entry.codec();
-        let raw = match raw_input {
-            Some(raw) => raw,
-            None => match scheme.parse_raw(id) {
-                Ok(raw) => raw,
-                Err(_) => continue,
-            },
+        let codec = entry.codec();
+        let read = match raw_input {
+            Some(raw) => codec
+                .decode_raw(&raw)
+                .and_then(|d| Ok((d, codec.format_raw(&raw)?))),
+            None => codec
+                .decode_text(id)
+                .and_then(|d| Ok((d, codec.canonical_text(id)?))),
         };
-        let Ok(decoded) = scheme.decode_raw(&raw) else {
+        let Ok((decoded, canonical)) = read else {
             continue;
         };
-        let canonical = scheme.format_raw(&raw).unwrap_or_else(|_| id.to_owned());
         let rank = match decoded.timestamp_ms {
             Some(ms) if (EARLIEST_MS..=now + FUTURE_SLACK_MS).contains(&ms) => ms.abs_diff(now),
             Some(_) => continue,

@@ -174,8 +174,7 @@ fn run(command: Command, given: Options, out: &mut impl Write) -> Result<(), Fai
             let not_one = |e: idkit_core::ParseError| {
                 Failure::Usage(format!("{id:?} is not a {} id: {e}", entry.name()))
             };
-            let raw = codec.parse_raw(&id).map_err(not_one)?;
-            let decoded = codec.decode_raw(&raw).map_err(not_one)?;
+            let decoded = codec.decode_text(&id).map_err(not_one)?;
             let text = if json {
                 render::decoded_json(entry.name(), &id, &decoded).to_string()
             } else {

@@ -7,12 +7,123 @@
 //! argues for, and it makes a UUIDv4 about as cheap as `uuid`'s `fast-rng` path
 //! (measured in `bench-harness`, group `uuid-v4`).
 
+//!
+//! Generators take their randomness through [`RandomSource`]: [`ThreadRandom`] (the default,
+//! the per-thread generator above) or [`SeededRandom`] (a fixed seed, for tests and vectors
+//! that must come out the same every run). `rand`'s own types stay inside this module.
+
 use std::cell::RefCell;
+use std::fmt;
+use std::sync::Mutex;
 
 use rand::rngs::{ChaCha8Rng, SysRng};
 use rand::{Rng, RngExt, SeedableRng};
 
 use crate::GenerateError;
+
+/// Where a generator's random bits come from.
+pub trait RandomSource: fmt::Debug + Send + Sync {
+    /// 128 random bits.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Unavailable`] when the source cannot be seeded.
+    fn u128(&self) -> Result<u128, GenerateError>;
+
+    /// Fills `dest` with random bytes.
+    ///
+    /// # Errors
+    ///
+    /// As [`RandomSource::u128`].
+    fn fill(&self, dest: &mut [u8]) -> Result<(), GenerateError>;
+
+    /// Sets every slot of `out` to `make(128 random bits)`: for batches.
+    ///
+    /// # Errors
+    ///
+    /// As [`RandomSource::u128`] (`out` is unchanged then).
+    fn fill_with_u128<T>(
+        &self,
+        out: &mut [T],
+        mut make: impl FnMut(u128) -> T,
+    ) -> Result<(), GenerateError>
+    where
+        Self: Sized,
+    {
+        for slot in out {
+            *slot = make(self.u128()?);
+        }
+        Ok(())
+    }
+}
+
+/// This thread's ChaCha8 generator, seeded from the operating system once per thread: the
+/// default source of every random scheme.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ThreadRandom;
+
+impl RandomSource for ThreadRandom {
+    #[inline]
+    fn u128(&self) -> Result<u128, GenerateError> {
+        u128()
+    }
+    #[inline]
+    fn fill(&self, dest: &mut [u8]) -> Result<(), GenerateError> {
+        fill(dest)
+    }
+    #[inline]
+    fn fill_with_u128<T>(
+        &self,
+        out: &mut [T],
+        make: impl FnMut(u128) -> T,
+    ) -> Result<(), GenerateError> {
+        fill_with_u128(out, make)
+    }
+}
+
+/// A ChaCha8 generator from a fixed seed: the same bits every run, for tests and vectors.
+/// Not for ids in production (anyone who knows the seed can predict them).
+///
+/// # Examples
+///
+/// ```
+/// use idkit_core::random::{RandomSource, SeededRandom};
+/// let (a, b) = (SeededRandom::new(7), SeededRandom::new(7));
+/// assert_eq!(a.u128()?, b.u128()?);
+/// assert_ne!(a.u128()?, SeededRandom::new(8).u128()?);
+/// # Ok::<(), idkit_core::GenerateError>(())
+/// ```
+pub struct SeededRandom(Mutex<ChaCha8Rng>);
+
+impl SeededRandom {
+    /// A source seeded with `seed`.
+    pub fn new(seed: u64) -> Self {
+        Self(Mutex::new(ChaCha8Rng::seed_from_u64(seed)))
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&mut ChaCha8Rng) -> T) -> T {
+        f(&mut self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner))
+    }
+}
+
+impl fmt::Debug for SeededRandom {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SeededRandom")
+    }
+}
+
+impl RandomSource for SeededRandom {
+    fn u128(&self) -> Result<u128, GenerateError> {
+        Ok(self.with(|rng| rng.random::<u128>()))
+    }
+    fn fill(&self, dest: &mut [u8]) -> Result<(), GenerateError> {
+        self.with(|rng| rng.fill_bytes(dest));
+        Ok(())
+    }
+}
 
 thread_local! {
     static RNG: RefCell<Option<ChaCha8Rng>> = const { RefCell::new(None) };
@@ -25,7 +136,7 @@ thread_local! {
 /// [`GenerateError::Unavailable`] when the operating system's random source cannot seed
 /// the generator (nothing is issued; a later call tries again).
 #[inline(always)]
-pub fn with_rng<T>(f: impl FnOnce(&mut ChaCha8Rng) -> T) -> Result<T, GenerateError> {
+fn with_rng<T>(f: impl FnOnce(&mut ChaCha8Rng) -> T) -> Result<T, GenerateError> {
     RNG.with(|cell| {
         let mut slot = cell.borrow_mut();
         match slot.as_mut() {

@@ -387,13 +387,15 @@ pub enum FieldValue {
     Int(u64),
     /// A binary field (random bits, payload), shown as lowercase hex.
     Hex(String),
+    /// A text field (a TypeID's type prefix).
+    Text(String),
 }
 
 impl fmt::Display for FieldValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Int(v) => write!(f, "{v}"),
-            Self::Hex(h) => f.write_str(h),
+            Self::Hex(h) | Self::Text(h) => f.write_str(h),
         }
     }
 }
@@ -509,6 +511,22 @@ pub trait DynCodec: fmt::Debug {
     ///
     /// [`ParseError`] when `id` is not an id of this scheme.
     fn decode_raw(&self, id: &RawId) -> Result<Decoded, ParseError>;
+
+    /// Parses and decodes a canonical string. Unlike `decode_raw(parse_raw(text))`, this
+    /// keeps what the text carries beyond the raw bytes (a TypeID's prefix).
+    ///
+    /// # Errors
+    ///
+    /// As [`Codec::parse`].
+    fn decode_text(&self, text: &str) -> Result<Decoded, ParseError>;
+
+    /// The canonical spelling of a string this codec accepts (upper case for ULID, the
+    /// prefix kept for TypeID).
+    ///
+    /// # Errors
+    ///
+    /// As [`Codec::parse`].
+    fn canonical_text(&self, text: &str) -> Result<String, ParseError>;
 }
 
 /// The object-safe form of a scheme: generation, and (through [`DynCodec`]) text and
@@ -566,6 +584,12 @@ impl<C: Codec + fmt::Debug> DynCodec for CodecOnly<C> {
     }
     fn decode_raw(&self, id: &RawId) -> Result<Decoded, ParseError> {
         self.codec.read_raw(id).map(|id| self.codec.decode(id))
+    }
+    fn decode_text(&self, text: &str) -> Result<Decoded, ParseError> {
+        self.codec.parse(text).map(|id| self.codec.decode(id))
+    }
+    fn canonical_text(&self, text: &str) -> Result<String, ParseError> {
+        self.codec.parse(text).map(|id| self.codec.format(id))
     }
 }
 
@@ -634,6 +658,12 @@ where
     }
     fn decode_raw(&self, id: &RawId) -> Result<Decoded, ParseError> {
         self.codec.read_raw(id).map(|id| self.codec.decode(id))
+    }
+    fn decode_text(&self, text: &str) -> Result<Decoded, ParseError> {
+        self.codec.parse(text).map(|id| self.codec.decode(id))
+    }
+    fn canonical_text(&self, text: &str) -> Result<String, ParseError> {
+        self.codec.parse(text).map(|id| self.codec.format(id))
     }
 }
 

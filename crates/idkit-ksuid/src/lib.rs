@@ -1,9 +1,10 @@
 #![doc = include_str!("../README.md")]
 
 use idkit_core::codec::{base62, hex};
+use idkit_core::random::{RandomSource, ThreadRandom};
 use idkit_core::{
     Alphabet, Clock, Codec, Coordination, Decoded, FieldValue, GenerateError, ParseError, RawId,
-    SchemeInfo, random,
+    SchemeInfo,
 };
 use svix_ksuid::KsuidLike;
 
@@ -45,8 +46,9 @@ pub const TEXT_LEN: usize = 27;
 /// # Ok::<(), idkit_core::GenerateError>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default)]
-pub struct KsuidGenerator<C = MonotonicClock> {
+pub struct KsuidGenerator<C = MonotonicClock, R = ThreadRandom> {
     clock: C,
+    random: R,
 }
 
 impl KsuidGenerator {
@@ -59,13 +61,21 @@ impl KsuidGenerator {
 impl<C: Clock> KsuidGenerator<C> {
     /// A generator on `clock`.
     pub fn with_clock(clock: C) -> Self {
-        Self { clock }
+        Self::with_source(clock, ThreadRandom)
+    }
+}
+
+impl<C: Clock, R: RandomSource> KsuidGenerator<C, R> {
+    /// A generator on `clock` drawing payloads from `random`: with a
+    /// [`SeededRandom`](idkit_core::random::SeededRandom), the same ids every run.
+    pub fn with_source(clock: C, random: R) -> Self {
+        Self { clock, random }
     }
 }
 
 const LAST_MS: u64 = (EPOCH_SECONDS + u32::MAX as u64) * 1000 + 999;
 
-impl<C: Clock> IdScheme for KsuidGenerator<C> {
+impl<C: Clock, R: RandomSource> IdScheme for KsuidGenerator<C, R> {
     type Id = Ksuid;
 
     fn next_id(&self) -> Result<Ksuid, GenerateError> {
@@ -80,7 +90,7 @@ impl<C: Clock> IdScheme for KsuidGenerator<C> {
         let secs =
             u32::try_from(secs).map_err(|_| GenerateError::TimeOverflow { last_ms: LAST_MS })?;
         let mut payload = [0u8; 16];
-        random::fill(&mut payload)?;
+        self.random.fill(&mut payload)?;
         Ok(Ksuid::new_raw(secs, Some(&payload)))
     }
 

@@ -559,15 +559,10 @@ async fn decode(
     WantsJson(json_out): WantsJson,
 ) -> Result<Response, ApiError> {
     let served = &service.served[service.find(&name)?];
-    let raw = served.scheme.parse_raw(&id).map_err(|e| {
-        ApiError::BadRequest(format!("malformed {} id {id:?}: {e}", served.info.name))
-    })?;
-    let decoded = served.scheme.decode_raw(&raw).map_err(|e| {
-        ApiError::BadRequest(format!("malformed {} id {id:?}: {e}", served.info.name))
-    })?;
-    let canonical = served.scheme.format_raw(&raw).map_err(|e| {
-        ApiError::BadRequest(format!("malformed {} id {id:?}: {e}", served.info.name))
-    })?;
+    let malformed =
+        |e| ApiError::BadRequest(format!("malformed {} id {id:?}: {e}", served.info.name));
+    let decoded = served.scheme.decode_text(&id).map_err(malformed)?;
+    let canonical = served.scheme.canonical_text(&id).map_err(malformed)?;
     if json_out {
         return Ok(
             axum::Json(render::decoded_json(served.info.name, &canonical, &decoded))

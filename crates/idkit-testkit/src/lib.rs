@@ -1,10 +1,15 @@
 //! Test-vector loading and conformance checks shared by idkit's scheme crates.
 //!
+//! * [`vectors::run`] checks a codec vector file against a scheme's definition, so a
+//!   crate's `tests/vectors.rs` is one line per data file.
+//! * [`conformance!`] writes the tests every scheme crate passes (`tests/conformance.rs`).
 //! * [`load_vectors`] reads `tests/data/<name>.toml`, and refuses a file whose first line
 //!   does not name its source (`# source: ...`).
 //! * [`check_sequence`], [`check_dyn`] and [`check_contention`] are the checks every scheme
 //!   passes: unique and increasing ids, text and byte round trips that agree with
 //!   [`SchemeInfo`](idkit_core::SchemeInfo), and no duplicate under contention.
+
+pub mod vectors;
 
 use std::collections::HashSet;
 use std::fmt::Debug;
@@ -182,4 +187,73 @@ where
     }
     assert_eq!(all.len(), threads * per_thread);
     all.len()
+}
+
+/// The checks every scheme's definition passes: the scheme it builds with default settings
+/// has the facts the definition publishes and passes [`check_dyn`]; its ids read the same
+/// through the generator-free codec; a setting it does not take is refused; each identity
+/// field takes its largest value and refuses one more; and generator identities
+/// `0..=max` build.
+///
+/// # Panics
+///
+/// On the first check that fails.
+pub fn check_definition(def: &dyn idkit_core::SchemeDef, n: usize) {
+    use idkit_core::definition::Options;
+    let name = def.name();
+    assert!(def.is_called(name) && def.is_called(&name.to_ascii_uppercase()));
+    let scheme = def.build(&Options::default()).expect("build with defaults");
+    assert_eq!(scheme.info(), def.info(), "{name}: published facts");
+    assert_eq!(scheme.info().name, name);
+    check_dyn(scheme.as_ref(), n);
+    let codec = def.codec();
+    assert_eq!(codec.info(), def.info());
+    for _ in 0..100 {
+        let id = scheme.next_raw().expect("next_raw");
+        let text = scheme.format_raw(&id).unwrap();
+        assert_eq!(codec.format_raw(&id).unwrap(), text, "{name}: codec text");
+        assert_eq!(codec.parse_raw(&text).unwrap(), id, "{name}: codec parse");
+        assert_eq!(
+            codec.decode_text(&text).unwrap(),
+            scheme.decode_raw(&id).unwrap(),
+            "{name}: codec decode"
+        );
+    }
+    let unknown = def
+        .build(&Options::default().field("no-such-field", 1))
+        .expect_err("an unknown field is refused");
+    assert!(unknown.to_string().starts_with(name), "{unknown}");
+    let unknown = def
+        .build(&Options::default().option("no-such-option", "x"))
+        .expect_err("an unknown option is refused");
+    assert!(unknown.to_string().contains("no-such-option"), "{unknown}");
+    let identity = def.identity();
+    for field in &identity {
+        def.build(&Options::default().field(field.name, field.max()))
+            .unwrap_or_else(|e| panic!("{name}: {} = max: {e}", field.name));
+        if field.bits < 64 {
+            let err = def
+                .build(&Options::default().field(field.name, field.max() + 1))
+                .err();
+            assert!(err.is_some(), "{name}: {} = max + 1 accepted", field.name);
+        }
+    }
+    let bits: u32 = identity.iter().map(|f| f.bits).sum();
+    if bits < 64 {
+        let last = (1u64 << bits) - 1;
+        def.build(&def.with_identity(last).unwrap()).unwrap();
+        assert!(def.with_identity(last + 1).is_err());
+    }
+}
+
+/// Writes a scheme crate's conformance tests: `idkit_testkit::conformance!(DEFINITION);`
+/// in `tests/conformance.rs` runs [`check_definition`] on it.
+#[macro_export]
+macro_rules! conformance {
+    ($def:expr) => {
+        #[test]
+        fn definition_conforms() {
+            $crate::check_definition(&$def, 5_000);
+        }
+    };
 }

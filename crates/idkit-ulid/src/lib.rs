@@ -3,9 +3,11 @@
 use core::cell::Cell;
 
 use idkit_core::codec::{crockford, hex};
+use idkit_core::monotonic::MsCounter;
+use idkit_core::random::{RandomSource, ThreadRandom};
 use idkit_core::{
     Alphabet, Clock, Codec, Coordination, Decoded, FieldValue, GenerateError, ParseError, RawId,
-    SchemeInfo, random,
+    SchemeInfo,
 };
 
 pub use idkit_core;
@@ -41,8 +43,9 @@ const LAST_MS: u64 = (1 << 48) - 1;
 /// When the clock steps back, the generator stays on the last millisecond it used and keeps
 /// incrementing, so ids still increase.
 ///
-/// Randomness comes from `idkit_core::random`: a ChaCha8 generator per thread, seeded from
-/// the operating system once.
+/// Randomness comes from a [`RandomSource`]: by default [`ThreadRandom`], a ChaCha8
+/// generator per thread seeded from the operating system once; [`UlidGenerator::with_source`]
+/// takes a seeded one for tests.
 ///
 /// Single-owner (`Send`, not `Sync`); share one as `Mutex<UlidGenerator>`.
 ///
@@ -56,10 +59,10 @@ const LAST_MS: u64 = (1 << 48) - 1;
 /// # Ok::<(), idkit_core::GenerateError>(())
 /// ```
 #[derive(Debug)]
-pub struct UlidGenerator<C = MonotonicClock> {
+pub struct UlidGenerator<C = MonotonicClock, R = ThreadRandom> {
     clock: C,
-    last_ms: Cell<u64>,
-    random: Cell<u128>,
+    random: R,
+    state: Cell<MsCounter>,
     fixed: Option<u128>,
 }
 
@@ -79,12 +82,7 @@ impl Default for UlidGenerator {
 impl<C: Clock> UlidGenerator<C> {
     /// A generator on `clock`.
     pub fn with_clock(clock: C) -> Self {
-        Self {
-            clock,
-            last_ms: Cell::new(0),
-            random: Cell::new(0),
-            fixed: None,
-        }
+        Self::with_source(clock, ThreadRandom)
     }
 
     /// A deterministic generator for tests and vectors: each new millisecond's random part
@@ -97,7 +95,20 @@ impl<C: Clock> UlidGenerator<C> {
     }
 }
 
-impl<C: Clock> IdScheme for UlidGenerator<C> {
+impl<C: Clock, R: RandomSource> UlidGenerator<C, R> {
+    /// A generator on `clock` drawing its random parts from `random`: with a
+    /// [`SeededRandom`](idkit_core::random::SeededRandom), the same ids every run.
+    pub fn with_source(clock: C, random: R) -> Self {
+        Self {
+            clock,
+            random,
+            state: Cell::new(MsCounter::default()),
+            fixed: None,
+        }
+    }
+}
+
+impl<C: Clock, R: RandomSource> IdScheme for UlidGenerator<C, R> {
     type Id = Ulid;
 
     fn next_id(&self) -> Result<Ulid, GenerateError> {
@@ -126,27 +137,22 @@ impl<C: Clock> IdScheme for UlidGenerator<C> {
     }
 }
 
-impl<C: Clock> UlidGenerator<C> {
+impl<C: Clock, R: RandomSource> UlidGenerator<C, R> {
     fn issue_at(&self, now: u64) -> Result<Ulid, GenerateError> {
         if now > LAST_MS {
             return Err(GenerateError::TimeOverflow { last_ms: LAST_MS });
         }
-        let last = self.last_ms.get();
-        let (ms, rand) = if now > last {
-            let fresh = match self.fixed {
-                Some(r) => r,
-                None => random::u128()? & RANDOM_MAX,
-            };
-            (now, fresh)
-        } else if self.random.get() < RANDOM_MAX {
-            (last, self.random.get() + 1)
-        } else {
+        let mut state = self.state.get();
+        let fresh = || match self.fixed {
+            Some(r) => Ok(r),
+            None => Ok(self.random.u128()? & RANDOM_MAX),
+        };
+        let Some((ms, rand)) = state.step(now, RANDOM_MAX, fresh)? else {
             return Err(GenerateError::Exhausted {
                 what: "the 80-bit random part within one millisecond",
             });
         };
-        self.last_ms.set(ms);
-        self.random.set(rand);
+        self.state.set(state);
         Ok(Ulid::from_parts(ms, rand))
     }
 }

@@ -1,9 +1,12 @@
-//! UUID generators. Randomness comes from `idkit_core::random`: a ChaCha8 generator per
-//! thread, seeded from the operating system once, so no id costs a system call.
+//! UUID generators. Randomness comes from a [`RandomSource`]: by default [`ThreadRandom`], a
+//! ChaCha8 generator per thread seeded from the operating system once, so no id costs a
+//! system call; `with_source` takes a seeded one for tests.
 
 use core::cell::Cell;
 
-use idkit_core::{Clock, GenerateError, IdScheme, MonotonicClock, SchemeInfo, random};
+use idkit_core::monotonic::MsCounter;
+use idkit_core::random::{RandomSource, ThreadRandom};
+use idkit_core::{Clock, GenerateError, IdScheme, MonotonicClock, SchemeInfo};
 use uuid::Uuid;
 
 use crate::codec::UuidCodec;
@@ -24,26 +27,37 @@ const V4_BITS: u128 = 0x0000_0000_0000_4000_8000_0000_0000_0000;
 /// # Ok::<(), idkit_core::GenerateError>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default)]
-pub struct UuidV4;
+pub struct UuidV4<R = ThreadRandom> {
+    random: R,
+}
 
 impl UuidV4 {
     /// A generator.
     pub fn new() -> Self {
-        Self
+        Self::with_source(ThreadRandom)
     }
 }
 
-impl IdScheme for UuidV4 {
+impl<R: RandomSource> UuidV4<R> {
+    /// A generator drawing from `random`: with a
+    /// [`SeededRandom`](idkit_core::random::SeededRandom), the same ids every run.
+    pub fn with_source(random: R) -> Self {
+        Self { random }
+    }
+}
+
+impl<R: RandomSource> IdScheme for UuidV4<R> {
     type Id = Uuid;
 
     #[inline]
     fn next_id(&self) -> Result<Uuid, GenerateError> {
-        Ok(Uuid::from_u128((random::u128()? & V4_MASK) | V4_BITS))
+        Ok(Uuid::from_u128((self.random.u128()? & V4_MASK) | V4_BITS))
     }
 
     /// The thread's random generator is looked up once for the whole batch.
     fn fill(&self, out: &mut [Uuid]) -> Result<(), GenerateError> {
-        random::fill_with_u128(out, |r| Uuid::from_u128((r & V4_MASK) | V4_BITS))
+        self.random
+            .fill_with_u128(out, |r| Uuid::from_u128((r & V4_MASK) | V4_BITS))
     }
 
     /// As [`fill`](Self::fill): one generator lookup for the batch.
@@ -91,10 +105,10 @@ const LAST_MS: u64 = (1 << 48) - 1;
 /// # Ok::<(), idkit_core::GenerateError>(())
 /// ```
 #[derive(Debug)]
-pub struct UuidV7<C = MonotonicClock> {
+pub struct UuidV7<C = MonotonicClock, R = ThreadRandom> {
     clock: C,
-    last_ms: Cell<u64>,
-    counter: Cell<u128>,
+    random: R,
+    state: Cell<MsCounter>,
     seeded: Option<u128>,
 }
 
@@ -114,12 +128,7 @@ impl Default for UuidV7 {
 impl<C: Clock> UuidV7<C> {
     /// A generator on `clock`.
     pub fn with_clock(clock: C) -> Self {
-        Self {
-            clock,
-            last_ms: Cell::new(0),
-            counter: Cell::new(0),
-            seeded: None,
-        }
+        Self::with_source(clock, ThreadRandom)
     }
 
     /// A deterministic generator for tests and vectors: every new millisecond's counter
@@ -132,12 +141,25 @@ impl<C: Clock> UuidV7<C> {
             ..Self::with_clock(clock)
         }
     }
+}
+
+impl<C: Clock, R: RandomSource> UuidV7<C, R> {
+    /// A generator on `clock` drawing its counter starts from `random`: with a
+    /// [`SeededRandom`](idkit_core::random::SeededRandom), the same ids every run.
+    pub fn with_source(clock: C, random: R) -> Self {
+        Self {
+            clock,
+            random,
+            state: Cell::new(MsCounter::default()),
+            seeded: None,
+        }
+    }
 
     fn fresh_counter(&self) -> Result<u128, GenerateError> {
         match self.seeded {
             Some(start) => Ok(start),
             // Top bit clear: the rollover guard of RFC 9562 section 6.2.
-            None => Ok(random::u128()? & (COUNTER_MAX >> 1)),
+            None => Ok(self.random.u128()? & (COUNTER_MAX >> 1)),
         }
     }
 }
@@ -149,7 +171,7 @@ fn assemble(ms: u64, counter: u128) -> Uuid {
     Uuid::from_u128((u128::from(ms) << 80) | (0x7 << 76) | (rand_a << 64) | (0b10 << 62) | rand_b)
 }
 
-impl<C: Clock> IdScheme for UuidV7<C> {
+impl<C: Clock, R: RandomSource> IdScheme for UuidV7<C, R> {
     type Id = Uuid;
 
     fn next_id(&self) -> Result<Uuid, GenerateError> {
@@ -178,23 +200,23 @@ impl<C: Clock> IdScheme for UuidV7<C> {
     }
 }
 
-impl<C: Clock> UuidV7<C> {
+impl<C: Clock, R: RandomSource> UuidV7<C, R> {
     fn issue_at(&self, now: u64) -> Result<Uuid, GenerateError> {
-        let last = self.last_ms.get();
-        let (ms, counter) = if now > last {
-            (now, self.fresh_counter()?)
-        } else if self.counter.get() < COUNTER_MAX {
-            // Same millisecond, or the clock went back: count on from the last id.
-            (last, self.counter.get() + 1)
-        } else {
+        let mut state = self.state.get();
+        // Same millisecond, or the clock went back: count on from the last id.
+        let (ms, counter) = match state.step(now, COUNTER_MAX, || self.fresh_counter())? {
+            Some(next) => next,
             // 2^73 ids in one millisecond: move on rather than wrap.
-            (last + 1, self.fresh_counter()?)
+            None => {
+                let next = (state.last_ms + 1, self.fresh_counter()?);
+                state.set(next.0, next.1);
+                next
+            }
         };
         if ms > LAST_MS {
             return Err(GenerateError::TimeOverflow { last_ms: LAST_MS });
         }
-        self.last_ms.set(ms);
-        self.counter.set(counter);
+        self.state.set(state);
         Ok(assemble(ms, counter))
     }
 }
@@ -209,7 +231,9 @@ mod tests {
         let clock = ManualClock::new(1_000);
         let generator = UuidV7::with_fixed_start(&clock, 0);
         let first = generator.next_id().unwrap();
-        generator.counter.set(COUNTER_MAX);
+        let mut state = generator.state.get();
+        state.counter = COUNTER_MAX;
+        generator.state.set(state);
         let next = generator.next_id().unwrap();
         assert!(next > first);
         assert_eq!(next.as_u128() >> 80, 1_001);

@@ -12,7 +12,7 @@ pub fn decoded_json(scheme: &str, id: &str, decoded: &Decoded) -> Value {
     for (name, value) in &decoded.fields {
         let v = match value {
             FieldValue::Int(n) => json!(n),
-            FieldValue::Hex(h) => json!(h),
+            FieldValue::Hex(h) | FieldValue::Text(h) => json!(h),
         };
         fields.insert((*name).to_owned(), v);
     }

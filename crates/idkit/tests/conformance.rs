@@ -1,0 +1,3 @@
+//! The shared checks on the auto-increment baseline's definition.
+
+idkit_testkit::conformance!(idkit::baseline::DEFINITION);
