@@ -41,9 +41,13 @@ pub trait Clock: Send + Sync + Debug {
         let deadline = Instant::now() + Duration::from_millis(target_ms - start + 1);
         loop {
             let now = self.now_ms();
-            let real_now = Instant::now();
-            if now >= target_ms || real_now >= deadline {
+            if now >= target_ms {
                 return now;
+            }
+            let real_now = Instant::now();
+            if real_now >= deadline {
+                // Read again: this thread may have been descheduled between the two reads.
+                return self.now_ms();
             }
             let left = Duration::from_millis(target_ms - now).min(deadline - real_now);
             if left > Duration::from_millis(1) {

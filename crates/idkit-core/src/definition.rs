@@ -170,56 +170,73 @@ impl Options {
     /// [`BuildErrorKind::UnknownSetting`] for a field or option `def` does not take,
     /// [`BuildErrorKind::InvalidValue`] for a field value wider than the field.
     pub fn check_against(&self, def: &(impl SchemeDef + ?Sized)) -> Result<(), BuildError> {
+        self.check_names(def)?;
+        self.check_widths(def.name(), &def.identity())
+    }
+
+    /// Checks that every field and option given is one `def` declares (for a scheme whose
+    /// field widths depend on its options, which then checks widths with
+    /// [`check_widths`](Self::check_widths)).
+    ///
+    /// # Errors
+    ///
+    /// [`BuildErrorKind::UnknownSetting`] for a field or option `def` does not take.
+    pub fn check_names(&self, def: &(impl SchemeDef + ?Sized)) -> Result<(), BuildError> {
         let identity = def.identity();
-        for (name, value) in &self.fields {
-            let Some(field) = identity.iter().find(|f| f.name == name) else {
-                return Err(if identity.is_empty() {
-                    BuildError::unknown_setting(
-                        def.name(),
-                        format!("unknown field {name:?}: this scheme has no fields to set"),
-                    )
-                } else {
-                    BuildError::unknown_setting(
-                        def.name(),
-                        format!(
-                            "unknown field {name:?}: expected one of {}",
-                            identity
-                                .iter()
-                                .map(|f| f.name)
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ),
-                    )
-                });
+        for (name, _) in &self.fields {
+            if identity.iter().any(|f| f.name == name) {
+                continue;
+            }
+            let expected = if identity.is_empty() {
+                "this scheme has no fields to set".to_owned()
+            } else {
+                let names: Vec<&str> = identity.iter().map(|f| f.name).collect();
+                format!("expected one of {}", names.join(", "))
             };
-            if *value > field.max() {
+            return Err(BuildError::unknown_setting(
+                def.name(),
+                format!("unknown field {name:?}: {expected}"),
+            ));
+        }
+        let options = def.options();
+        for (name, _) in &self.options {
+            if options.iter().any(|o| o.name == name) {
+                continue;
+            }
+            let expected = if options.is_empty() {
+                "this scheme takes no options".to_owned()
+            } else {
+                let names: Vec<&str> = options.iter().map(|o| o.name).collect();
+                format!("expected one of {}", names.join(", "))
+            };
+            return Err(BuildError::unknown_setting(
+                def.name(),
+                format!("unknown option {name:?}: {expected}"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks that each field value given fits its width in `identity`.
+    ///
+    /// # Errors
+    ///
+    /// [`BuildErrorKind::InvalidValue`] naming the field and its largest value.
+    pub fn check_widths(
+        &self,
+        scheme: &'static str,
+        identity: &[IdentityField],
+    ) -> Result<(), BuildError> {
+        for (name, value) in &self.fields {
+            if let Some(field) = identity.iter().find(|f| f.name == name)
+                && *value > field.max()
+            {
                 return Err(BuildError::invalid(
-                    def.name(),
+                    scheme,
                     format!(
                         "field out of range: {name} must be at most {}, found {value}",
                         field.max()
                     ),
-                ));
-            }
-        }
-        let options = def.options();
-        for (name, _) in &self.options {
-            if !options.iter().any(|o| o.name == name) {
-                let expected = if options.is_empty() {
-                    "this scheme takes no options".to_owned()
-                } else {
-                    format!(
-                        "expected one of {}",
-                        options
-                            .iter()
-                            .map(|o| o.name)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                };
-                return Err(BuildError::unknown_setting(
-                    def.name(),
-                    format!("unknown option {name:?}: {expected}"),
                 ));
             }
         }

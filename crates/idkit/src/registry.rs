@@ -34,6 +34,8 @@ pub static ENTRIES: &[&Entry] = &[
     #[cfg(feature = "range")]
     &idkit_range::definition::DEFINITION,
     &crate::baseline::DEFINITION,
+    #[cfg(feature = "tsid")]
+    &idkit_tsid::DEFINITION,
 ];
 
 /// Every scheme compiled in.

@@ -21,7 +21,15 @@ const NAMES: [&str; 12] = [
 #[test]
 fn every_scheme_is_registered_and_conforms() {
     let names: Vec<_> = schemes().iter().map(|e| e.name()).collect();
-    assert_eq!(names, NAMES);
+    // The established schemes come first, in this order; schemes added later follow.
+    assert_eq!(&names[..NAMES.len()], NAMES);
+    // Every name and alias finds exactly one scheme.
+    let mut seen = std::collections::HashSet::new();
+    for entry in schemes() {
+        for name in std::iter::once(entry.name()).chain(entry.aliases().iter().copied()) {
+            assert!(seen.insert(name.to_ascii_lowercase()), "{name} is used twice");
+        }
+    }
     for entry in schemes() {
         let scheme = entry.build(&Options::default()).unwrap();
         assert_eq!(scheme.info().name, entry.name());

@@ -1,5 +1,7 @@
-//! Crockford's base32 (<https://www.crockford.com/base32.html>) for 128-bit values, in the
-//! 26-character form ULID uses: 2 padding bits on top, so the first character is `0`-`7`.
+//! Crockford's base32 (<https://www.crockford.com/base32.html>) in fixed widths: 128-bit
+//! values in the 26-character form ULID and TypeID use (2 padding bits on top, so the first
+//! character is `0`-`7`), 64-bit values in the 13-character form TSID uses (first character
+//! `0`-`F`).
 
 use super::{ascii_len, bad_char, push_ascii};
 use crate::error::ParseError;
@@ -9,6 +11,8 @@ pub const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
 /// Characters in the 128-bit form.
 pub const LEN_128: usize = 26;
+/// Characters in the 64-bit form.
+pub const LEN_64: usize = 13;
 
 /// Which non-canonical spellings a parser accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,6 +22,8 @@ pub enum Aliases {
     /// Crockford's decoding rules: lower case as upper case, `I`/`L` as `1`, `O` as `0`.
     /// `U` stays invalid (Crockford reserves it).
     Crockford,
+    /// Only the lower-case alphabet, no aliases (TypeID's rule).
+    StrictLower,
 }
 
 /// The 26-character encoding of `v`.
@@ -36,15 +42,34 @@ pub fn encode_u128(v: u128) -> String {
 
 /// Appends the 26-character form of `v` to `out`.
 pub fn encode_u128_into(v: u128, out: &mut String) {
-    let mut digits = [0u8; LEN_128];
-    for (i, slot) in digits.iter_mut().enumerate() {
-        // Digit i covers bits 125-5i .. 130-5i; the first digit holds only the top 3 bits.
-        let shift = 5 * (LEN_128 - 1 - i);
-        let digit = (v >> shift) & 0x1f;
-        *slot = ALPHABET[usize::try_from(digit).unwrap_or(0)];
-    }
-    push_ascii(out, &digits);
+    encode_into(v, LEN_128, ALPHABET, out);
 }
+
+/// Appends the `len`-character form of `v` to `out`, in the digits of `alphabet` (32 of
+/// them: [`ALPHABET`] or its lower case). The top digit holds what is left of `v` above
+/// `5 * (len - 1)` bits.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_core::codec::crockford::{ALPHABET, LEN_64, encode_into};
+/// let mut out = String::new();
+/// encode_into(u128::from(u64::MAX), LEN_64, ALPHABET, &mut out);
+/// assert_eq!(out, "FZZZZZZZZZZZZ");
+/// ```
+pub fn encode_into(v: u128, len: usize, alphabet: &[u8; 32], out: &mut String) {
+    let mut digits = [0u8; LEN_128];
+    for (i, slot) in digits[..len].iter_mut().enumerate() {
+        // Digit i covers bits 5(len-1-i) .. 5(len-i).
+        let shift = 5 * (len - 1 - i);
+        let digit = (v >> shift) & 0x1f;
+        *slot = alphabet[usize::try_from(digit).unwrap_or(0)];
+    }
+    push_ascii(out, &digits[..len]);
+}
+
+/// The lower-case alphabet (TypeID's).
+pub const ALPHABET_LOWER: &[u8; 32] = b"0123456789abcdefghjkmnpqrstvwxyz";
 
 /// Parses the 26-character form.
 ///
@@ -62,15 +87,51 @@ pub fn encode_u128_into(v: u128, out: &mut String) {
 /// assert!(decode_u128("80000000000000000000000000", Aliases::Strict).is_err());
 /// ```
 pub fn decode_u128(text: &str, aliases: Aliases) -> Result<u128, ParseError> {
-    const EXPECTED: &str = "crockford base32 (0-9 A-Z without I L O U)";
-    let bytes = ascii_len(text, LEN_128, LEN_128)?;
+    decode(text, LEN_128, 128, aliases)
+}
+
+/// Parses the 13-character form of a 64-bit value.
+///
+/// # Errors
+///
+/// As [`decode_u128`], with [`ParseError::Overflow`] when the first character is above `F`.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_core::codec::crockford::{decode_u64, Aliases};
+/// assert_eq!(decode_u64("0000000000010", Aliases::Strict), Ok(32));
+/// assert!(decode_u64("G000000000000", Aliases::Strict).is_err());
+/// ```
+pub fn decode_u64(text: &str, aliases: Aliases) -> Result<u64, ParseError> {
+    let v = decode(text, LEN_64, 64, aliases)?;
+    // decode checked the top digit: the value fits 64 bits.
+    Ok(u64::try_from(v).unwrap_or(u64::MAX))
+}
+
+/// Parses `len` characters holding a value of `value_bits` bits (at most 128): the first
+/// character may hold only the bits left above `5 * (len - 1)`.
+fn decode(text: &str, len: usize, value_bits: usize, aliases: Aliases) -> Result<u128, ParseError> {
+    let expected = match aliases {
+        Aliases::StrictLower => "lower-case crockford base32 (0-9 a-z without i l o u)",
+        _ => "crockford base32 (0-9 A-Z without I L O U)",
+    };
+    let bytes = ascii_len(text, len, len)?;
+    let top_bits = value_bits - 5 * (len - 1);
+    let top_max = (1u8 << top_bits) - 1;
     let mut v = 0u128;
     for (i, &b) in bytes.iter().enumerate() {
-        let d = digit(b, aliases).ok_or_else(|| bad_char(text, i, EXPECTED))?;
-        if i == 0 && d > 7 {
-            return Err(ParseError::Overflow {
-                max: "7ZZZZZZZZZZZZZZZZZZZZZZZZZ".into(),
-            });
+        let d = digit(b, aliases).ok_or_else(|| bad_char(text, i, expected))?;
+        if i == 0 && d > top_max {
+            let alphabet = if aliases == Aliases::StrictLower {
+                ALPHABET_LOWER
+            } else {
+                ALPHABET
+            };
+            let mut max = String::with_capacity(len);
+            max.push(char::from(alphabet[usize::from(top_max)]));
+            max.extend(std::iter::repeat_n(char::from(alphabet[31]), len - 1));
+            return Err(ParseError::Overflow { max: max.into() });
         }
         v = (v << 5) | u128::from(d);
     }
@@ -80,6 +141,8 @@ pub fn decode_u128(text: &str, aliases: Aliases) -> Result<u128, ParseError> {
 fn digit(b: u8, aliases: Aliases) -> Option<u8> {
     let b = match aliases {
         Aliases::Strict => b,
+        Aliases::StrictLower if b.is_ascii_uppercase() => return None,
+        Aliases::StrictLower => b.to_ascii_uppercase(),
         Aliases::Crockford => match b.to_ascii_uppercase() {
             b'I' | b'L' => b'1',
             b'O' => b'0',

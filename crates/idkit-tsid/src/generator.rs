@@ -1,0 +1,248 @@
+//! The stateful part: a clock, a random source and the millisecond-plus-counter state.
+
+use core::cell::Cell;
+use core::fmt;
+
+use idkit_core::monotonic::MsCounter;
+use idkit_core::random::{RandomSource, ThreadRandom};
+use idkit_core::{Clock, GenerateError, IdScheme, MonotonicClock, SchemeInfo};
+
+use crate::codec::{EPOCH_MS, LAST_MS, RANDOM_BITS, Tsid, TsidCodec};
+
+/// Node bits when none are given: 1,024 nodes, a 12-bit counter (tsid-creator's default).
+pub const DEFAULT_NODE_BITS: u32 = 10;
+/// The most node bits: the counter keeps at least 2.
+pub const MAX_NODE_BITS: u32 = 20;
+
+/// How much longer than the clock's lag a generator waits for the next millisecond before
+/// it reports the clock as moved backwards (as the Snowflake generators' default policy).
+const WAIT_GRACE_MS: u64 = 5;
+
+fn elapsed_ms(since: std::time::Instant) -> u64 {
+    u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Why a generator could not be built: node bits above [`MAX_NODE_BITS`], or a node that
+/// does not fit them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TsidConfigError(String);
+
+impl fmt::Display for TsidConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for TsidConfigError {}
+
+/// Monotonic TSIDs for one node.
+///
+/// In a new millisecond the counter starts at a random value in the lower half of its
+/// range (so at least half the range is left for that millisecond); within the same
+/// millisecond, and when the clock steps back, it counts on from the last id, so ids
+/// strictly increase. When the counter runs out within a millisecond the generator waits
+/// for the clock's next millisecond, as tsid-creator does; if the clock does not get there
+/// (it was stepped back), the call fails with [`GenerateError::ClockMovedBackwards`]: never
+/// a wrap, never a duplicate.
+///
+/// Single-owner (`Send`, not `Sync`); share one as `Mutex<TsidGenerator>`.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_tsid::{IdScheme, TsidGenerator};
+/// let generator = TsidGenerator::with_node(10, 7)?;
+/// let (a, b) = (generator.next_id()?, generator.next_id()?);
+/// assert!(b > a);
+/// assert_eq!(a.to_string().len(), 13);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct TsidGenerator<C = MonotonicClock, R = ThreadRandom> {
+    clock: C,
+    random: R,
+    codec: TsidCodec,
+    node: u64,
+    state: Cell<MsCounter>,
+}
+
+impl TsidGenerator {
+    /// A generator for `node` of `node_bits` bits, on a [`MonotonicClock`].
+    ///
+    /// # Errors
+    ///
+    /// [`TsidConfigError`] when `node_bits` is above 20 or `node` does not fit it.
+    pub fn with_node(node_bits: u32, node: u64) -> Result<Self, TsidConfigError> {
+        Self::with_parts(MonotonicClock::new(), ThreadRandom, node_bits, node)
+    }
+}
+
+impl<C: Clock, R: RandomSource> TsidGenerator<C, R> {
+    /// A generator on `clock` drawing counter starts from `random` (a seeded source and a
+    /// manual clock give the same ids every run).
+    ///
+    /// # Errors
+    ///
+    /// As [`TsidGenerator::with_node`].
+    pub fn with_parts(
+        clock: C,
+        random: R,
+        node_bits: u32,
+        node: u64,
+    ) -> Result<Self, TsidConfigError> {
+        if node_bits > MAX_NODE_BITS {
+            return Err(TsidConfigError(format!(
+                "node bits out of range: expected 0 to {MAX_NODE_BITS}, found {node_bits}"
+            )));
+        }
+        let max = (1u64 << node_bits) - 1;
+        if node > max {
+            return Err(TsidConfigError(format!(
+                "field out of range: node must be at most {max}, found {node}"
+            )));
+        }
+        Ok(Self {
+            clock,
+            random,
+            codec: TsidCodec::with_node_bits(node_bits),
+            node,
+            state: Cell::new(MsCounter::default()),
+        })
+    }
+
+    /// The codec for this generator's node width.
+    pub fn codec(&self) -> TsidCodec {
+        self.codec
+    }
+
+    fn counter_bits(&self) -> u32 {
+        RANDOM_BITS - self.codec.node_bits()
+    }
+
+    fn issue_at(&self, now: u64) -> Result<Tsid, GenerateError> {
+        if now > LAST_MS {
+            return Err(GenerateError::TimeOverflow { last_ms: LAST_MS });
+        }
+        if now < EPOCH_MS {
+            return Err(GenerateError::BeforeEpoch {
+                now_ms: now,
+                epoch_ms: EPOCH_MS,
+            });
+        }
+        let counter_max = (1u128 << self.counter_bits()) - 1;
+        // Lower half: the rollover guard, as UUIDv7's.
+        let fresh = || Ok(self.random.u128()? & (counter_max >> 1));
+        let mut state = self.state.get();
+        let (ms, counter) = match state.step(now, counter_max, fresh)? {
+            Some(next) => next,
+            None => {
+                // The counter ran out: wait for the next millisecond. The clock's wait is
+                // bounded by real time, so re-read until the clock gets there, for at most
+                // how far behind it is plus a grace of WAIT_GRACE_MS.
+                let last = state.last_ms;
+                let started = std::time::Instant::now();
+                let mut now = self.clock.now_ms();
+                let budget = last.saturating_sub(now) + 1 + WAIT_GRACE_MS;
+                while now <= last && elapsed_ms(started) < budget {
+                    now = self.clock.wait_until_ms(last + 1);
+                }
+                if now <= last {
+                    return Err(GenerateError::ClockMovedBackwards {
+                        behind_ms: last + 1 - now,
+                        waited_ms: elapsed_ms(started),
+                    });
+                }
+                match state.step(now, counter_max, fresh)? {
+                    Some(next) => next,
+                    // Not reached: a later millisecond always takes a fresh counter.
+                    None => {
+                        return Err(GenerateError::Exhausted {
+                            what: "the counter",
+                        });
+                    }
+                }
+            }
+        };
+        self.state.set(state);
+        let counter = u64::try_from(counter).unwrap_or(0);
+        Ok(Tsid::from_parts(
+            ms - EPOCH_MS,
+            (self.node << self.counter_bits()) | counter,
+        ))
+    }
+}
+
+impl<C: Clock, R: RandomSource> IdScheme for TsidGenerator<C, R> {
+    type Id = Tsid;
+
+    fn next_id(&self) -> Result<Tsid, GenerateError> {
+        self.issue_at(self.clock.now_ms())
+    }
+
+    fn info(&self) -> SchemeInfo {
+        self.codec.info()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use idkit_core::ManualClock;
+    use idkit_core::random::SeededRandom;
+
+    #[test]
+    fn a_full_counter_waits_for_the_next_millisecond() {
+        let clock = ManualClock::new(EPOCH_MS + 1_000);
+        // 20 node bits leave a 2-bit counter: at most 4 ids per millisecond.
+        let generator = TsidGenerator::with_parts(&clock, SeededRandom::new(1), 20, 5).unwrap();
+        let ids = generator.take(40).unwrap();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]));
+        assert!(clock.waits() >= 10, "{} waits", clock.waits());
+        assert!(ids.iter().all(|id| id.random() >> 2 == 5));
+    }
+
+    #[test]
+    fn a_clock_stepped_back_counts_on_then_refuses_rather_than_repeat() {
+        let clock = ManualClock::new(EPOCH_MS + 5_000);
+        let generator = TsidGenerator::with_parts(&clock, SeededRandom::new(2), 20, 1).unwrap();
+        let first = generator.next_id().unwrap();
+        clock.step_back(1_000);
+        let mut last = first;
+        // Counting on within the last millisecond until the counter runs out; then the
+        // manual clock's wait moves it to the next millisecond, still above `first`.
+        for _ in 0..8 {
+            let next = generator.next_id().unwrap();
+            assert!(next > last);
+            last = next;
+        }
+    }
+
+    #[test]
+    fn time_bounds_are_errors() {
+        let before = ManualClock::new(EPOCH_MS - 1);
+        assert!(matches!(
+            TsidGenerator::with_parts(&before, ThreadRandom, 10, 0)
+                .unwrap()
+                .next_id(),
+            Err(GenerateError::BeforeEpoch { .. })
+        ));
+        let after = ManualClock::new(LAST_MS + 1);
+        assert_eq!(
+            TsidGenerator::with_parts(&after, ThreadRandom, 10, 0)
+                .unwrap()
+                .next_id(),
+            Err(GenerateError::TimeOverflow { last_ms: LAST_MS })
+        );
+    }
+
+    #[test]
+    fn configuration_is_checked() {
+        assert!(TsidGenerator::with_node(21, 0).is_err());
+        assert_eq!(
+            TsidGenerator::with_node(4, 16).unwrap_err().to_string(),
+            "field out of range: node must be at most 15, found 16"
+        );
+        assert!(TsidGenerator::with_node(0, 0).is_ok());
+        assert!(TsidGenerator::with_node(0, 1).is_err());
+    }
+}

@@ -1,0 +1,12 @@
+#![doc = include_str!("../README.md")]
+
+mod codec;
+mod definition;
+mod generator;
+
+pub use idkit_core;
+pub use idkit_core::{IdScheme, MonotonicClock};
+
+pub use codec::{EPOCH_MS, RANDOM_BITS, Tsid, TsidCodec};
+pub use definition::{DEFINITION, TsidDef};
+pub use generator::{DEFAULT_NODE_BITS, MAX_NODE_BITS, TsidConfigError, TsidGenerator};
