@@ -36,6 +36,8 @@ pub static ENTRIES: &[&Entry] = &[
     &crate::baseline::DEFINITION,
     #[cfg(feature = "tsid")]
     &idkit_tsid::DEFINITION,
+    #[cfg(feature = "objectid")]
+    &idkit_objectid::DEFINITION,
 ];
 
 /// Every scheme compiled in.

@@ -27,7 +27,10 @@ fn every_scheme_is_registered_and_conforms() {
     let mut seen = std::collections::HashSet::new();
     for entry in schemes() {
         for name in std::iter::once(entry.name()).chain(entry.aliases().iter().copied()) {
-            assert!(seen.insert(name.to_ascii_lowercase()), "{name} is used twice");
+            assert!(
+                seen.insert(name.to_ascii_lowercase()),
+                "{name} is used twice"
+            );
         }
     }
     for entry in schemes() {

@@ -1,0 +1,126 @@
+//! The ObjectId value, its text and its fields: pure functions, no clock.
+
+use core::fmt;
+use core::str::FromStr;
+
+use idkit_core::codec::hex;
+use idkit_core::{
+    Alphabet, Codec, Coordination, Decoded, FieldValue, ParseError, RawId, SchemeInfo,
+};
+
+/// Bytes in an ObjectId.
+pub(crate) const BYTES: usize = 12;
+/// The last Unix millisecond the 32-bit seconds field holds: 2106-02-07T06:28:15.999Z.
+pub(crate) const LAST_MS: u64 = u32::MAX as u64 * 1000 + 999;
+
+/// A BSON ObjectId: 4 bytes of Unix seconds, 5 bytes of per-process random, 3 bytes of
+/// counter, all big-endian. `Display` writes 24 lowercase hex digits; `FromStr` reads them
+/// in either case.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_objectid::ObjectId;
+/// let id: ObjectId = "7FFFFFFF0102030405000007".parse()?;
+/// assert_eq!(id.timestamp_secs(), 0x7fff_ffff); // 2038-01-19T03:14:07Z
+/// assert_eq!(id.counter(), 7);
+/// assert_eq!(id.to_string(), "7fffffff0102030405000007");
+/// # Ok::<(), idkit_objectid::idkit_core::ParseError>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ObjectId(pub [u8; BYTES]);
+
+impl ObjectId {
+    /// Lays out an ObjectId from its three fields (`random` and `counter` keep their low 40
+    /// and 24 bits).
+    pub fn from_parts(secs: u32, random: u64, counter: u32) -> Self {
+        let mut bytes = [0u8; BYTES];
+        bytes[..4].copy_from_slice(&secs.to_be_bytes());
+        bytes[4..9].copy_from_slice(&random.to_be_bytes()[3..]);
+        bytes[9..].copy_from_slice(&counter.to_be_bytes()[1..]);
+        Self(bytes)
+    }
+
+    /// The seconds field, read as unsigned as the spec requires.
+    pub fn timestamp_secs(self) -> u32 {
+        u32::from_be_bytes([self.0[0], self.0[1], self.0[2], self.0[3]])
+    }
+
+    /// The 5-byte process-unique random value.
+    pub fn random(self) -> u64 {
+        let mut b = [0u8; 8];
+        b[3..].copy_from_slice(&self.0[4..9]);
+        u64::from_be_bytes(b)
+    }
+
+    /// The 3-byte counter.
+    pub fn counter(self) -> u32 {
+        u32::from_be_bytes([0, self.0[9], self.0[10], self.0[11]])
+    }
+}
+
+impl fmt::Display for ObjectId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&hex::encode(&self.0))
+    }
+}
+
+impl FromStr for ObjectId {
+    type Err = ParseError;
+    fn from_str(text: &str) -> Result<Self, ParseError> {
+        ObjectIdCodec.parse(text)
+    }
+}
+
+/// Reads and writes ObjectIds: 24 hex digits, lower case out, either case in (as the
+/// drivers' `ObjectId(hex)` constructors accept).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ObjectIdCodec;
+
+impl ObjectIdCodec {
+    /// The scheme's facts: time-ordered by the second, 2^24 ids per second per generator.
+    pub fn info(self) -> SchemeInfo {
+        SchemeInfo::new("objectid", 96)
+            .with_string(Alphabet::HEX, 24)
+            .with_time(1000, Some(LAST_MS))
+            .with_coordination(Coordination::None)
+            .with_cap(Some(1 << 24))
+    }
+}
+
+impl Codec for ObjectIdCodec {
+    type Id = ObjectId;
+
+    fn to_raw(&self, id: ObjectId) -> RawId {
+        // 12 bytes always fit a RawId.
+        RawId::from_bytes(&id.0).unwrap_or_default()
+    }
+
+    fn read_raw(&self, raw: &RawId) -> Result<ObjectId, ParseError> {
+        let bytes: [u8; BYTES] = raw
+            .as_bytes()
+            .try_into()
+            .map_err(|_| ParseError::length(BYTES, raw.as_bytes().len()))?;
+        Ok(ObjectId(bytes))
+    }
+
+    fn format(&self, id: ObjectId) -> String {
+        hex::encode(&id.0)
+    }
+
+    fn parse(&self, text: &str) -> Result<ObjectId, ParseError> {
+        let mut bytes = [0u8; BYTES];
+        hex::decode_into(text, &mut bytes)?;
+        Ok(ObjectId(bytes))
+    }
+
+    fn decode(&self, id: ObjectId) -> Decoded {
+        Decoded {
+            timestamp_ms: Some(u64::from(id.timestamp_secs()) * 1000),
+            fields: vec![
+                ("random", FieldValue::Hex(hex::encode(&id.0[4..9]))),
+                ("counter", FieldValue::Int(u64::from(id.counter()))),
+            ],
+        }
+    }
+}

@@ -1,0 +1,212 @@
+//! The stateful part: a clock, the process-unique random value and the counter.
+
+use core::cell::Cell;
+
+use idkit_core::random::{RandomSource, ThreadRandom};
+use idkit_core::{Clock, GenerateError, IdScheme, MonotonicClock, SchemeInfo};
+
+use crate::codec::{LAST_MS, ObjectId, ObjectIdCodec};
+
+/// Counter values: 2^24.
+const COUNTER_SPAN: u64 = 1 << 24;
+
+/// The counter and how many ids the current second has had.
+#[derive(Debug, Clone, Copy, Default)]
+struct State {
+    /// The second of the last id.
+    secs: u64,
+    /// The counter of the last id.
+    counter: u32,
+    /// Ids issued within `secs`.
+    in_second: u64,
+}
+
+/// ObjectIds as the BSON ObjectId specification says: the 5-byte random value drawn once
+/// when the generator is made, the 3-byte counter started at a random value and increased
+/// by one for every id, wrapping from `0xffffff` to `0`.
+///
+/// **No duplicates.** The spec notes that more than 2^24 ids in one second of one process
+/// would repeat one; this generator counts the ids of each second and, at 2^24, waits for
+/// the next second instead. When the clock steps back it stays on its last second (ids keep
+/// that timestamp) and goes on counting there, so it never repeats an id; if that second's
+/// 2^24 ids are used up while the clock is still behind, the call fails with
+/// [`GenerateError::ClockMovedBackwards`].
+///
+/// **Order.** Ids sort by second; within a second they increase except where the counter
+/// wraps, once per 2^24 ids (the spec's rule, kept for compatibility).
+///
+/// Single-owner (`Send`, not `Sync`); share one as `Mutex<ObjectIdGenerator>`, one per
+/// process as the spec intends.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_objectid::{IdScheme, ObjectIdGenerator};
+/// let generator = ObjectIdGenerator::new();
+/// let (a, b) = (generator.next_id()?, generator.next_id()?);
+/// assert_eq!(a.random(), b.random());
+/// assert_eq!(b.counter(), (a.counter() + 1) % (1 << 24));
+/// # Ok::<(), idkit_core::GenerateError>(())
+/// ```
+#[derive(Debug)]
+pub struct ObjectIdGenerator<C = MonotonicClock> {
+    clock: C,
+    random: u64,
+    state: Cell<State>,
+}
+
+impl ObjectIdGenerator {
+    /// A generator on a [`MonotonicClock`], its random value and first counter from this
+    /// thread's random source.
+    ///
+    /// # Panics
+    ///
+    /// Never in practice: only if the operating system's random source fails when the
+    /// thread's generator is first seeded (use [`ObjectIdGenerator::with_source`] to handle
+    /// that as an error).
+    pub fn new() -> Self {
+        Self::with_source(MonotonicClock::new(), &ThreadRandom)
+            .unwrap_or_else(|e| panic!("cannot seed the ObjectId generator: {e}"))
+    }
+}
+
+impl Default for ObjectIdGenerator {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<C: Clock> ObjectIdGenerator<C> {
+    /// A generator on `clock` whose random value and first counter come from `random` (a
+    /// seeded source and a manual clock give the same ids every run).
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Unavailable`] when `random` cannot give bits.
+    pub fn with_source(clock: C, random: &impl RandomSource) -> Result<Self, GenerateError> {
+        let bits = random.u128()?;
+        Ok(Self::with_parts(
+            clock,
+            u64::try_from(bits & 0xff_ffff_ffff).unwrap_or(0),
+            u32::try_from((bits >> 64) & 0xff_ffff).unwrap_or(0),
+        ))
+    }
+
+    /// A generator with this random value (low 40 bits) whose first id has counter
+    /// `first_counter` (low 24 bits).
+    pub fn with_parts(clock: C, random: u64, first_counter: u32) -> Self {
+        let counter = first_counter & 0xff_ffff;
+        Self {
+            clock,
+            random: random & 0xff_ffff_ffff,
+            state: Cell::new(State {
+                secs: 0,
+                // The counter before the first id.
+                counter: counter.wrapping_sub(1) & 0xff_ffff,
+                in_second: 0,
+            }),
+        }
+    }
+
+    fn issue_at(&self, now_ms: u64) -> Result<ObjectId, GenerateError> {
+        if now_ms > LAST_MS {
+            return Err(GenerateError::TimeOverflow { last_ms: LAST_MS });
+        }
+        let mut state = self.state.get();
+        let mut secs = (now_ms / 1000).max(state.secs);
+        if secs == state.secs && state.in_second >= COUNTER_SPAN {
+            // 2^24 ids this second: one more would repeat the first. Wait for the next,
+            // unless the clock is behind this second (it could be behind by hours).
+            let target = (state.secs + 1) * 1000;
+            if now_ms / 1000 < state.secs {
+                return Err(GenerateError::ClockMovedBackwards {
+                    behind_ms: target - now_ms,
+                    waited_ms: 0,
+                });
+            }
+            let now = self.clock.wait_until_ms(target);
+            if now < target {
+                return Err(GenerateError::ClockMovedBackwards {
+                    behind_ms: target - now,
+                    waited_ms: 0,
+                });
+            }
+            secs = now / 1000;
+        }
+        if secs > state.secs {
+            state.secs = secs;
+            state.in_second = 0;
+        }
+        state.counter = (state.counter + 1) & 0xff_ffff;
+        state.in_second += 1;
+        self.state.set(state);
+        // secs <= LAST_MS / 1000 = u32::MAX, checked above.
+        let secs32 = u32::try_from(secs).unwrap_or(u32::MAX);
+        Ok(ObjectId::from_parts(secs32, self.random, state.counter))
+    }
+}
+
+impl<C: Clock> IdScheme for ObjectIdGenerator<C> {
+    type Id = ObjectId;
+
+    fn next_id(&self) -> Result<ObjectId, GenerateError> {
+        self.issue_at(self.clock.now_ms())
+    }
+
+    fn info(&self) -> SchemeInfo {
+        ObjectIdCodec.info()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use idkit_core::ManualClock;
+
+    #[test]
+    fn the_counter_wraps_from_the_top_to_zero() {
+        let clock = ManualClock::new(1_000_000);
+        let generator = ObjectIdGenerator::with_parts(&clock, 0xab, 0xff_fffe);
+        let counters: Vec<u32> = (0..3)
+            .map(|_| generator.next_id().unwrap().counter())
+            .collect();
+        assert_eq!(counters, [0xff_fffe, 0xff_ffff, 0]);
+    }
+
+    #[test]
+    fn a_second_full_of_ids_waits_for_the_next_instead_of_repeating() {
+        let clock = ManualClock::new(5_000_500);
+        let generator = ObjectIdGenerator::with_parts(&clock, 1, 0);
+        let mut state = generator.state.get();
+        state.secs = 5_000;
+        state.in_second = COUNTER_SPAN - 1;
+        state.counter = 0xff_fffe;
+        generator.state.set(state);
+        let last_of_second = generator.next_id().unwrap();
+        assert_eq!(last_of_second.timestamp_secs(), 5_000);
+        let next = generator.next_id().unwrap();
+        assert_eq!(next.timestamp_secs(), 5_001, "moved to the next second");
+        assert_eq!(clock.waits(), 1);
+        assert_ne!(next, last_of_second);
+    }
+
+    #[test]
+    fn a_clock_stepped_back_keeps_the_last_second() {
+        let clock = ManualClock::new(9_000_000);
+        let generator = ObjectIdGenerator::with_parts(&clock, 1, 10);
+        let a = generator.next_id().unwrap();
+        clock.step_back(10_000);
+        let b = generator.next_id().unwrap();
+        assert_eq!(b.timestamp_secs(), a.timestamp_secs());
+        assert!(b > a);
+    }
+
+    #[test]
+    fn time_past_2106_is_an_error() {
+        let clock = ManualClock::new(LAST_MS + 1);
+        assert_eq!(
+            ObjectIdGenerator::with_parts(&clock, 0, 0).next_id(),
+            Err(GenerateError::TimeOverflow { last_ms: LAST_MS })
+        );
+    }
+}

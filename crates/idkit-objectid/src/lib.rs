@@ -1,0 +1,26 @@
+#![doc = include_str!("../README.md")]
+
+mod codec;
+mod generator;
+
+pub use idkit_core;
+pub use idkit_core::{IdScheme, MonotonicClock};
+
+pub use codec::{ObjectId, ObjectIdCodec};
+pub use generator::ObjectIdGenerator;
+
+/// The registry definition of `objectid`: no settings; one generator (one process-unique
+/// random value) shared behind a mutex.
+pub static DEFINITION: idkit_core::PlainDef<ObjectIdCodec> = idkit_core::PlainDef {
+    name: "objectid",
+    aliases: &["object-id", "oid"],
+    summary: "MongoDB ObjectId: 32-bit seconds, 40-bit process random, 24-bit counter, hex",
+    codec: ObjectIdCodec,
+    info: || ObjectIdCodec.info(),
+    generator: || {
+        Box::new(idkit_core::Erased::new(
+            std::sync::Mutex::new(ObjectIdGenerator::new()),
+            ObjectIdCodec,
+        ))
+    },
+};
