@@ -38,6 +38,8 @@ pub static ENTRIES: &[&Entry] = &[
     &idkit_tsid::DEFINITION,
     #[cfg(feature = "objectid")]
     &idkit_objectid::DEFINITION,
+    #[cfg(feature = "typeid")]
+    &idkit_typeid::DEFINITION,
 ];
 
 /// Every scheme compiled in.

@@ -1,0 +1,175 @@
+//! TypeID text: `prefix_suffix`, the suffix a UUID in 26 lower-case base32 characters.
+
+use core::fmt;
+use core::str::FromStr;
+
+use idkit_core::codec::crockford::{self, Aliases};
+use idkit_core::{
+    Alphabet, Codec, Coordination, Decoded, FieldValue, ParseError, RawId, SchemeInfo,
+};
+
+use crate::prefix::Prefix;
+
+/// The characters of TypeID strings.
+pub(crate) const ALPHABET: Alphabet =
+    Alphabet::new("typeid", "_0123456789abcdefghijklmnopqrstuvwxyz");
+
+/// A TypeID: a type prefix and a UUID (a UUIDv7 when generated; any UUID when read).
+/// `Display` writes the canonical string; `FromStr` reads one with any valid prefix.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_typeid::TypeId;
+/// // The TypeID specification's own example, spec/valid.yml "valid-uuidv7".
+/// let id: TypeId = "prefix_01h455vb4pex5vsknk084sn02q".parse()?;
+/// assert_eq!(id.prefix().as_str(), "prefix");
+/// assert_eq!(id.uuid(), 0x01890a5d_ac96_774b_bcce_b302099a8057);
+/// assert_eq!(id.to_string(), "prefix_01h455vb4pex5vsknk084sn02q");
+/// # Ok::<(), idkit_typeid::idkit_core::ParseError>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TypeId {
+    prefix: Prefix,
+    uuid: u128,
+}
+
+impl TypeId {
+    /// The id of `uuid` with type `prefix`.
+    pub const fn new(prefix: Prefix, uuid: u128) -> Self {
+        Self { prefix, uuid }
+    }
+
+    /// The type prefix.
+    pub const fn prefix(&self) -> Prefix {
+        self.prefix
+    }
+
+    /// The UUID.
+    pub const fn uuid(&self) -> u128 {
+        self.uuid
+    }
+
+    /// The creation time, Unix milliseconds, when the UUID is a version 7 one.
+    pub fn timestamp_ms(&self) -> Option<u64> {
+        let version = (self.uuid >> 76) & 0xf;
+        // The top 48 bits of a UUIDv7 are its Unix milliseconds.
+        (version == 7).then(|| u64::try_from(self.uuid >> 80).unwrap_or(0))
+    }
+}
+
+impl fmt::Display for TypeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&TypeIdCodec::any().format(*self))
+    }
+}
+
+impl FromStr for TypeId {
+    type Err = ParseError;
+    fn from_str(text: &str) -> Result<Self, ParseError> {
+        TypeIdCodec::any().parse(text)
+    }
+}
+
+/// Reads and writes TypeIDs, strictly as the specification says: the prefix matches
+/// `^([a-z]([a-z_]*[a-z])?)?$` and has at most 63 characters; the separator `_` is there
+/// exactly when the prefix is not empty; the suffix is 26 characters of the lower-case
+/// alphabet `0123456789abcdefghjkmnpqrstvwxyz` (no upper case, no Crockford aliases, no
+/// hyphens), its first character `0`-`7` (at most 128 bits).
+///
+/// A codec for one type ([`TypeIdCodec::typed`]) refuses ids of another type; the codec
+/// for any type ([`TypeIdCodec::any`]) reads every valid prefix and, from raw bytes alone,
+/// gives ids without one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TypeIdCodec {
+    prefix: Option<Prefix>,
+}
+
+impl TypeIdCodec {
+    /// Reads ids of any type.
+    pub const fn any() -> Self {
+        Self { prefix: None }
+    }
+
+    /// Reads and writes ids of type `prefix` only.
+    pub const fn typed(prefix: Prefix) -> Self {
+        Self {
+            prefix: Some(prefix),
+        }
+    }
+
+    /// The scheme's facts for ids of this codec's type (no prefix for [`TypeIdCodec::any`]).
+    pub fn info(self) -> SchemeInfo {
+        let prefix = self.prefix.unwrap_or_default();
+        let separator = usize::from(!prefix.is_empty());
+        let len = prefix.len() + separator + crockford::LEN_128;
+        SchemeInfo::new("typeid", 128)
+            .with_string(ALPHABET, u32::try_from(len).unwrap_or(u32::MAX))
+            // The UUIDv7's 48-bit Unix ms.
+            .with_time(1, Some((1 << 48) - 1))
+            .with_coordination(Coordination::None)
+    }
+}
+
+impl Codec for TypeIdCodec {
+    type Id = TypeId;
+
+    fn to_raw(&self, id: TypeId) -> RawId {
+        RawId::from_u128(id.uuid)
+    }
+
+    fn read_raw(&self, raw: &RawId) -> Result<TypeId, ParseError> {
+        Ok(TypeId::new(self.prefix.unwrap_or_default(), raw.to_u128()?))
+    }
+
+    fn format(&self, id: TypeId) -> String {
+        let mut out = String::with_capacity(id.prefix.len() + 1 + crockford::LEN_128);
+        self.format_into(id, &mut out);
+        out
+    }
+
+    fn format_into(&self, id: TypeId, out: &mut String) {
+        if !id.prefix.is_empty() {
+            out.push_str(id.prefix.as_str());
+            out.push('_');
+        }
+        crockford::encode_into(id.uuid, crockford::LEN_128, crockford::ALPHABET_LOWER, out);
+    }
+
+    fn parse(&self, text: &str) -> Result<TypeId, ParseError> {
+        if text.is_empty() {
+            return Err(ParseError::Empty);
+        }
+        let (prefix, suffix) = match text.rfind('_') {
+            Some(0) => {
+                return Err(ParseError::invalid(
+                    "a separator '_' with an empty type prefix: write the suffix alone",
+                ));
+            }
+            Some(at) => (Prefix::new(&text[..at])?, &text[at + 1..]),
+            None => (Prefix::EMPTY, text),
+        };
+        if let Some(want) = self.prefix
+            && want != prefix
+        {
+            return Err(ParseError::invalid(format!(
+                "type prefix {:?}, expected {:?}",
+                prefix.as_str(),
+                want.as_str()
+            )));
+        }
+        let uuid = crockford::decode_u128(suffix, Aliases::StrictLower)?;
+        Ok(TypeId::new(prefix, uuid))
+    }
+
+    fn decode(&self, id: TypeId) -> Decoded {
+        let uuid = idkit_uuid::Uuid::from_u128(id.uuid);
+        Decoded {
+            timestamp_ms: id.timestamp_ms(),
+            fields: vec![
+                ("prefix", FieldValue::Text(id.prefix.as_str().to_owned())),
+                ("uuid", FieldValue::Text(uuid.hyphenated().to_string())),
+            ],
+        }
+    }
+}

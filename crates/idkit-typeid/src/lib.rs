@@ -1,0 +1,14 @@
+#![doc = include_str!("../README.md")]
+
+mod codec;
+mod definition;
+mod generator;
+mod prefix;
+
+pub use idkit_core;
+pub use idkit_core::{IdScheme, MonotonicClock};
+
+pub use codec::{TypeId, TypeIdCodec};
+pub use definition::{DEFINITION, TypeIdDef};
+pub use generator::TypeIdGenerator;
+pub use prefix::{MAX_PREFIX, Prefix};

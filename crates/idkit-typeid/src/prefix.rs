@@ -1,0 +1,108 @@
+//! The type prefix: up to 63 characters of `[a-z_]`, starting and ending with a letter.
+
+use core::fmt;
+
+use idkit_core::ParseError;
+
+/// The longest prefix the spec allows.
+pub const MAX_PREFIX: usize = 63;
+
+/// A valid TypeID type prefix, stored inline (`Copy`, no allocation). Empty is valid: the
+/// id is then written without a separator.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_typeid::Prefix;
+/// assert_eq!(Prefix::new("user_account")?.as_str(), "user_account");
+/// assert!(Prefix::new("User").is_err());
+/// assert!(Prefix::new("_user").is_err());
+/// # Ok::<(), idkit_typeid::idkit_core::ParseError>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Prefix {
+    len: u8,
+    bytes: [u8; MAX_PREFIX],
+}
+
+impl Prefix {
+    /// The empty prefix.
+    pub const EMPTY: Self = Self {
+        len: 0,
+        bytes: [0; MAX_PREFIX],
+    };
+
+    /// Checks `text` against the spec's rule, `^([a-z]([a-z_]*[a-z])?)?$`, at most 63
+    /// characters.
+    ///
+    /// # Errors
+    ///
+    /// [`ParseError`] naming the length, the character at fault, or the underscore at the
+    /// start or end.
+    pub fn new(text: &str) -> Result<Self, ParseError> {
+        const EXPECTED: &str = "a type prefix of lower-case letters a-z and underscores";
+        let found = text.chars().count();
+        if found > MAX_PREFIX {
+            return Err(ParseError::invalid(format!(
+                "type prefix of {found} characters: at most {MAX_PREFIX}"
+            )));
+        }
+        if let Some((index, ch)) = text
+            .chars()
+            .enumerate()
+            .find(|(_, c)| !(c.is_ascii_lowercase() || *c == '_'))
+        {
+            return Err(ParseError::InvalidChar {
+                ch,
+                index,
+                expected: EXPECTED,
+            });
+        }
+        if text.starts_with('_') || text.ends_with('_') {
+            return Err(ParseError::invalid(
+                "a type prefix must start and end with a letter a-z",
+            ));
+        }
+        let mut bytes = [0; MAX_PREFIX];
+        bytes[..text.len()].copy_from_slice(text.as_bytes());
+        Ok(Self {
+            // At most 63, checked above.
+            len: u8::try_from(text.len()).unwrap_or(0),
+            bytes,
+        })
+    }
+
+    /// The prefix.
+    pub fn as_str(&self) -> &str {
+        // Only ASCII letters and underscores were stored.
+        core::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or("")
+    }
+
+    /// True for the empty prefix.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Its length in characters.
+    pub fn len(&self) -> usize {
+        usize::from(self.len)
+    }
+}
+
+impl Default for Prefix {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}
+
+impl fmt::Debug for Prefix {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Prefix({:?})", self.as_str())
+    }
+}
+
+impl fmt::Display for Prefix {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
