@@ -471,3 +471,72 @@ async fn the_router_mounts_under_a_prefix_with_its_checks() {
     );
     task.abort();
 }
+
+/// Settings come from each scheme's definition: top-level keys apply to every served scheme
+/// that takes them, a `[scheme.NAME]` table to one scheme over them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn per_scheme_tables_override_the_top_level() {
+    let s = Running::start(configured(
+        r#"schemes = ["twitter", "discord", "typeid", "tsid"]
+           worker = 3
+           rollback = "fail-fast"
+           [scheme.discord]
+           worker = 4
+           process = 2
+           [scheme.typeid]
+           prefix = "user"
+           [scheme.tsid]
+           node_bits = 4
+           node = 9"#,
+    ))
+    .await;
+    let decode = |scheme: &'static str| {
+        let s = &s;
+        async move {
+            let (status, id) = s.get(&format!("/v1/{scheme}/next")).await;
+            assert_eq!(status, StatusCode::OK, "{id}");
+            let (status, d) = s
+                .get_json(&format!("/v1/{scheme}/decode/{}", id.trim()))
+                .await;
+            assert_eq!(status, StatusCode::OK, "{d}");
+            d
+        }
+    };
+    assert_eq!(decode("twitter").await["fields"]["worker"], 3);
+    let discord = decode("discord").await;
+    assert_eq!(discord["fields"]["worker"], 4);
+    assert_eq!(discord["fields"]["process"], 2);
+    let typeid = decode("typeid").await;
+    assert_eq!(typeid["fields"]["prefix"], "user");
+    assert!(typeid["id"].as_str().unwrap().starts_with("user_"));
+    // A typed service refuses another type's id.
+    let (status, _) = s
+        .get("/v1/typeid/decode/post_01h455vb4pex5vsknk084sn02q")
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    // TSID's node is read back with the service's own node width (4 bits).
+    assert_eq!(decode("tsid").await["fields"]["node"], 9);
+    s.stop().await;
+
+    let refuse = |toml: &str| {
+        Service::new(&Config::from_toml(toml).unwrap())
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(
+        refuse("schemes = [\"twitter\"]\n[scheme.nope]\nworker = 1")
+            .contains("unknown scheme \"nope\"")
+    );
+    assert!(
+        refuse("schemes = [\"twitter\"]\n[scheme.ulid]\nworker = 1")
+            .contains("[scheme.ulid] is given but ulid is not served")
+    );
+    assert!(
+        refuse("schemes = [\"twitter\"]\n[scheme.twitter]\nshard = 1")
+            .contains("snowflake-twitter: unknown field \"shard\"")
+    );
+    assert!(
+        refuse("schemes = [\"typeid\"]\nprefix = \"User\"")
+            .contains("typeid: prefix: invalid character 'U'")
+    );
+}
