@@ -243,9 +243,7 @@ fn measure_in(
                 .map(|id| {
                     scheme.format_raw(id).map_err(|e| Error::Generate {
                         scheme: entry.name(),
-                        source: idkit_core::GenerateError::Unavailable {
-                            reason: e.to_string(),
-                        },
+                        source: idkit_core::GenerateError::unavailable(e.to_string()),
                     })
                 })
                 .collect::<Result<_, _>>()?,

@@ -95,9 +95,7 @@ fn measure_one(entry: &Entry, params: &Params) -> Result<PropRow, Error> {
         let id = probe.next_raw().map_err(Error::generate(name))?;
         let text = probe.format_raw(&id).map_err(|e| Error::Generate {
             scheme: name,
-            source: GenerateError::Unavailable {
-                reason: e.to_string(),
-            },
+            source: GenerateError::unavailable(e.to_string()),
         })?;
         len_min = len_min.min(text.len());
         len_max = len_max.max(text.len());

@@ -6,13 +6,30 @@
 use core::fmt;
 use std::borrow::Cow;
 
-/// Why a generator could not issue an id.
+/// Why a generator could not issue an id: an opaque error with a [`kind`](Self::kind), so
+/// that new failure modes can be added without breaking callers.
 ///
-/// Every variant means *no id was issued*: a generator never hands out a duplicate or a
+/// Every kind means *no id was issued*: a generator never hands out a duplicate or a
 /// smaller id to get around one of these conditions.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_core::{GenerateError, GenerateErrorKind};
+/// let e = GenerateError::clock_moved_backwards(12, 0);
+/// assert_eq!(e.kind(), GenerateErrorKind::ClockMovedBackwards);
+/// assert_eq!(e.kind().as_str(), "clock_moved_backwards");
+/// assert_eq!(e.behind_ms(), Some(12));
+/// assert_eq!(
+///     e.to_string(),
+///     "clock moved backwards by 12 ms: refusing to issue ids until it catches up"
+/// );
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum GenerateError {
+pub struct GenerateError(GenerateRepr);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum GenerateRepr {
     /// The clock reads earlier than the last tick used, further back than the rollback policy
     /// tolerates (`waited_ms` is how long the generator waited first; 0 for fail-fast).
     ClockMovedBackwards {
@@ -52,50 +69,190 @@ pub enum GenerateError {
     },
 }
 
+/// What kind of failure a [`GenerateError`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum GenerateErrorKind {
+    /// The clock reads earlier than the last tick used, further back than the rollback
+    /// policy tolerates.
+    ClockMovedBackwards,
+    /// The logical-clock policy would have to run further ahead of the clock than allowed.
+    AheadLimit,
+    /// The clock is past the last time the layout's time field can hold.
+    TimeOverflow,
+    /// The clock reads earlier than the layout's epoch.
+    BeforeEpoch,
+    /// The generator's space of ids is used up (a ULID random part, a counter, a range).
+    Exhausted,
+    /// A store or source the scheme depends on cannot be reached and nothing is in hand.
+    Unavailable,
+}
+
+impl GenerateErrorKind {
+    /// Every kind, in the order [`as_str`](Self::as_str) names are listed in metrics.
+    pub const ALL: [Self; 6] = [
+        Self::ClockMovedBackwards,
+        Self::AheadLimit,
+        Self::TimeOverflow,
+        Self::BeforeEpoch,
+        Self::Exhausted,
+        Self::Unavailable,
+    ];
+
+    /// A stable snake_case name, e.g. for a metrics label.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ClockMovedBackwards => "clock_moved_backwards",
+            Self::AheadLimit => "ahead_limit",
+            Self::TimeOverflow => "time_overflow",
+            Self::BeforeEpoch => "before_epoch",
+            Self::Exhausted => "exhausted",
+            Self::Unavailable => "unavailable",
+        }
+    }
+}
+
+impl GenerateError {
+    /// The clock is `behind_ms` behind the last issued timestamp, after waiting
+    /// `waited_ms` for it (0 for fail-fast).
+    pub fn clock_moved_backwards(behind_ms: u64, waited_ms: u64) -> Self {
+        Self(GenerateRepr::ClockMovedBackwards {
+            behind_ms,
+            waited_ms,
+        })
+    }
+
+    /// The next id would be `ahead_ms` ahead of the clock, above the limit `limit_ms`.
+    pub fn ahead_limit(ahead_ms: u64, limit_ms: u64) -> Self {
+        Self(GenerateRepr::AheadLimit { ahead_ms, limit_ms })
+    }
+
+    /// The clock is past `last_ms`, the last time the time field holds (Unix ms).
+    pub fn time_overflow(last_ms: u64) -> Self {
+        Self(GenerateRepr::TimeOverflow { last_ms })
+    }
+
+    /// The clock reads `now_ms`, before the layout's epoch `epoch_ms` (Unix ms).
+    pub fn before_epoch(now_ms: u64, epoch_ms: u64) -> Self {
+        Self(GenerateRepr::BeforeEpoch { now_ms, epoch_ms })
+    }
+
+    /// `what` ran out, e.g. "the 80-bit random part within one millisecond".
+    pub fn exhausted(what: &'static str) -> Self {
+        Self(GenerateRepr::Exhausted { what })
+    }
+
+    /// A store or source is unavailable, for `reason`.
+    pub fn unavailable(reason: impl Into<String>) -> Self {
+        Self(GenerateRepr::Unavailable {
+            reason: reason.into(),
+        })
+    }
+
+    /// What kind of failure this is.
+    pub fn kind(&self) -> GenerateErrorKind {
+        match self.0 {
+            GenerateRepr::ClockMovedBackwards { .. } => GenerateErrorKind::ClockMovedBackwards,
+            GenerateRepr::AheadLimit { .. } => GenerateErrorKind::AheadLimit,
+            GenerateRepr::TimeOverflow { .. } => GenerateErrorKind::TimeOverflow,
+            GenerateRepr::BeforeEpoch { .. } => GenerateErrorKind::BeforeEpoch,
+            GenerateRepr::Exhausted { .. } => GenerateErrorKind::Exhausted,
+            GenerateRepr::Unavailable { .. } => GenerateErrorKind::Unavailable,
+        }
+    }
+
+    /// How far behind the last issued timestamp the clock is, for
+    /// [`GenerateErrorKind::ClockMovedBackwards`].
+    pub fn behind_ms(&self) -> Option<u64> {
+        match self.0 {
+            GenerateRepr::ClockMovedBackwards { behind_ms, .. } => Some(behind_ms),
+            _ => None,
+        }
+    }
+
+    /// How long the generator waited before giving up, for
+    /// [`GenerateErrorKind::ClockMovedBackwards`].
+    pub fn waited_ms(&self) -> Option<u64> {
+        match self.0 {
+            GenerateRepr::ClockMovedBackwards { waited_ms, .. } => Some(waited_ms),
+            _ => None,
+        }
+    }
+
+    /// The configured limit, for [`GenerateErrorKind::AheadLimit`].
+    pub fn limit_ms(&self) -> Option<u64> {
+        match self.0 {
+            GenerateRepr::AheadLimit { limit_ms, .. } => Some(limit_ms),
+            _ => None,
+        }
+    }
+
+    /// The last representable time, for [`GenerateErrorKind::TimeOverflow`].
+    pub fn last_ms(&self) -> Option<u64> {
+        match self.0 {
+            GenerateRepr::TimeOverflow { last_ms } => Some(last_ms),
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for GenerateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::ClockMovedBackwards {
+        use GenerateRepr as R;
+        match &self.0 {
+            R::ClockMovedBackwards {
                 behind_ms,
                 waited_ms: 0,
             } => write!(
                 f,
                 "clock moved backwards by {behind_ms} ms: refusing to issue ids until it catches up"
             ),
-            Self::ClockMovedBackwards {
+            R::ClockMovedBackwards {
                 behind_ms,
                 waited_ms,
             } => write!(
                 f,
                 "clock still {behind_ms} ms behind the last issued id after waiting {waited_ms} ms"
             ),
-            Self::AheadLimit { ahead_ms, limit_ms } => write!(
+            R::AheadLimit { ahead_ms, limit_ms } => write!(
                 f,
                 "logical clock would run {ahead_ms} ms ahead of the clock, above the limit of {limit_ms} ms"
             ),
-            Self::TimeOverflow { last_ms } => write!(
+            R::TimeOverflow { last_ms } => write!(
                 f,
                 "time field exhausted: the layout cannot represent times after {}",
                 crate::time::format_rfc3339_ms(*last_ms)
             ),
-            Self::BeforeEpoch { now_ms, epoch_ms } => write!(
+            R::BeforeEpoch { now_ms, epoch_ms } => write!(
                 f,
                 "clock reads {} which is before the layout's epoch {}",
                 crate::time::format_rfc3339_ms(*now_ms),
                 crate::time::format_rfc3339_ms(*epoch_ms)
             ),
-            Self::Exhausted { what } => write!(f, "id space exhausted: {what}"),
-            Self::Unavailable { reason } => write!(f, "store unavailable: {reason}"),
+            R::Exhausted { what } => write!(f, "id space exhausted: {what}"),
+            R::Unavailable { reason } => write!(f, "store unavailable: {reason}"),
         }
     }
 }
 
 impl std::error::Error for GenerateError {}
 
-/// Why a string or a raw value is not a valid id of a scheme.
+/// Why a string or a raw value is not a valid id of a scheme: an opaque error with a
+/// [`kind`](Self::kind).
+///
+/// # Examples
+///
+/// ```
+/// use idkit_core::{ParseError, ParseErrorKind};
+/// let e = ParseError::length(26, 25);
+/// assert_eq!(e.kind(), ParseErrorKind::InvalidLength);
+/// assert_eq!(e.to_string(), "invalid length: expected 26 characters, found 25");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ParseError {
+pub struct ParseError(ParseRepr);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ParseRepr {
     /// The input is empty.
     Empty,
     /// The input has the wrong number of characters (or bytes, for binary input).
@@ -128,37 +285,86 @@ pub enum ParseError {
     },
 }
 
+/// What kind of failure a [`ParseError`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ParseErrorKind {
+    /// The input is empty.
+    Empty,
+    /// The input has the wrong number of characters (or bytes).
+    InvalidLength,
+    /// A character outside the scheme's alphabet.
+    InvalidChar,
+    /// The number is larger than the id type holds.
+    Overflow,
+    /// Well-formed, but not an id of this scheme.
+    Invalid,
+}
+
 impl ParseError {
-    /// A [`ParseError::Invalid`] with the given reason.
-    pub fn invalid(reason: impl Into<Cow<'static, str>>) -> Self {
-        Self::Invalid {
-            reason: reason.into(),
-        }
+    /// The input is empty.
+    pub fn empty() -> Self {
+        Self(ParseRepr::Empty)
     }
 
-    /// A [`ParseError::InvalidLength`] expecting exactly `expected` characters.
+    /// Not an id of this scheme, for `reason` (e.g. "bit 63 is set, but twitter ids keep
+    /// it zero").
+    pub fn invalid(reason: impl Into<Cow<'static, str>>) -> Self {
+        Self(ParseRepr::Invalid {
+            reason: reason.into(),
+        })
+    }
+
+    /// Exactly `expected` characters were expected, `found` were given.
     pub fn length(expected: usize, found: usize) -> Self {
-        Self::InvalidLength {
-            min: expected,
-            max: expected,
-            found,
+        Self::invalid_length(expected, expected, found)
+    }
+
+    /// `min..=max` characters were expected, `found` were given.
+    pub fn invalid_length(min: usize, max: usize, found: usize) -> Self {
+        Self(ParseRepr::InvalidLength { min, max, found })
+    }
+
+    /// Character `ch` at position `index` (in characters) is not `expected`.
+    pub fn invalid_char(ch: char, index: usize, expected: &'static str) -> Self {
+        Self(ParseRepr::InvalidChar {
+            ch,
+            index,
+            expected,
+        })
+    }
+
+    /// The number is above `max`, written in the input's notation.
+    pub fn overflow(max: impl Into<Cow<'static, str>>) -> Self {
+        Self(ParseRepr::Overflow { max: max.into() })
+    }
+
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ParseErrorKind {
+        match self.0 {
+            ParseRepr::Empty => ParseErrorKind::Empty,
+            ParseRepr::InvalidLength { .. } => ParseErrorKind::InvalidLength,
+            ParseRepr::InvalidChar { .. } => ParseErrorKind::InvalidChar,
+            ParseRepr::Overflow { .. } => ParseErrorKind::Overflow,
+            ParseRepr::Invalid { .. } => ParseErrorKind::Invalid,
         }
     }
 }
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Empty => f.write_str("empty input: expected an id"),
-            Self::InvalidLength { min, max, found } if min == max => write!(
+        use ParseRepr as R;
+        match &self.0 {
+            R::Empty => f.write_str("empty input: expected an id"),
+            R::InvalidLength { min, max, found } if min == max => write!(
                 f,
                 "invalid length: expected {min} characters, found {found}"
             ),
-            Self::InvalidLength { min, max, found } => write!(
+            R::InvalidLength { min, max, found } => write!(
                 f,
                 "invalid length: expected {min} to {max} characters, found {found}"
             ),
-            Self::InvalidChar {
+            R::InvalidChar {
                 ch,
                 index,
                 expected,
@@ -166,18 +372,66 @@ impl fmt::Display for ParseError {
                 f,
                 "invalid character {ch:?} at position {index}: expected {expected}"
             ),
-            Self::Overflow { max } => write!(f, "number too large: the maximum is {max}"),
-            Self::Invalid { reason } => write!(f, "invalid id: {reason}"),
+            R::Overflow { max } => write!(f, "number too large: the maximum is {max}"),
+            R::Invalid { reason } => write!(f, "invalid id: {reason}"),
         }
     }
 }
 
 impl std::error::Error for ParseError {}
 
-/// Why an id could not be composed from explicit parts.
+/// Why an id could not be composed from explicit parts: an opaque error with a
+/// [`kind`](Self::kind).
 #[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ComposeError(ComposeRepr);
+
+/// What kind of failure a [`ComposeError`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum ComposeError {
+pub enum ComposeErrorKind {
+    /// A field value does not fit its width.
+    FieldOutOfRange,
+    /// The parts name a field the layout does not have.
+    UnknownField,
+    /// The timestamp is outside the layout's range.
+    TimeOutOfRange,
+}
+
+impl ComposeError {
+    /// `value` does not fit `field`, whose largest value is `max`.
+    pub fn field_out_of_range(field: &'static str, value: u128, max: u128) -> Self {
+        Self(ComposeRepr::FieldOutOfRange { field, value, max })
+    }
+
+    /// No field is called `name`; `known` lists the layout's fields, comma-separated.
+    pub fn unknown_field(name: impl Into<String>, known: impl Into<String>) -> Self {
+        Self(ComposeRepr::UnknownField {
+            name: name.into(),
+            known: known.into(),
+        })
+    }
+
+    /// `timestamp_ms` is outside `first_ms..=last_ms` (Unix ms).
+    pub fn time_out_of_range(timestamp_ms: u64, first_ms: u64, last_ms: u64) -> Self {
+        Self(ComposeRepr::TimeOutOfRange {
+            timestamp_ms,
+            first_ms,
+            last_ms,
+        })
+    }
+
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ComposeErrorKind {
+        match self.0 {
+            ComposeRepr::FieldOutOfRange { .. } => ComposeErrorKind::FieldOutOfRange,
+            ComposeRepr::UnknownField { .. } => ComposeErrorKind::UnknownField,
+            ComposeRepr::TimeOutOfRange { .. } => ComposeErrorKind::TimeOutOfRange,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ComposeRepr {
     /// A field value does not fit its width.
     FieldOutOfRange {
         /// The field's name.
@@ -207,15 +461,16 @@ pub enum ComposeError {
 
 impl fmt::Display for ComposeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::FieldOutOfRange { field, value, max } => write!(
+        use ComposeRepr as R;
+        match &self.0 {
+            R::FieldOutOfRange { field, value, max } => write!(
                 f,
                 "field out of range: {field} must be at most {max}, found {value}"
             ),
-            Self::UnknownField { name, known } => {
+            R::UnknownField { name, known } => {
                 write!(f, "unknown field {name:?}: expected one of {known}")
             }
-            Self::TimeOutOfRange {
+            R::TimeOutOfRange {
                 timestamp_ms,
                 first_ms,
                 last_ms,

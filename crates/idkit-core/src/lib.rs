@@ -40,7 +40,9 @@ pub mod time;
 
 pub use clock::{Clock, ManualClock, MonotonicClock, SystemClock, TickerClock};
 pub use definition::{BuildError, BuildErrorKind, Options, PlainDef, SchemeDef};
-pub use error::{ComposeError, GenerateError, ParseError};
+pub use error::{
+    ComposeError, ComposeErrorKind, GenerateError, GenerateErrorKind, ParseError, ParseErrorKind,
+};
 pub use raw::{MAX_ID_BYTES, RawId};
 pub use scheme::{
     Alphabet, Codec, CodecOnly, Compose, Coordination, Decoded, DynCodec, DynScheme, Erased,

@@ -27,7 +27,7 @@ pub trait RandomSource: fmt::Debug + Send + Sync {
     ///
     /// # Errors
     ///
-    /// [`GenerateError::Unavailable`] when the source cannot be seeded.
+    /// [`GenerateErrorKind::Unavailable`](crate::GenerateErrorKind::Unavailable) when the source cannot be seeded.
     fn u128(&self) -> Result<u128, GenerateError>;
 
     /// Fills `dest` with random bytes.
@@ -133,7 +133,7 @@ thread_local! {
 ///
 /// # Errors
 ///
-/// [`GenerateError::Unavailable`] when the operating system's random source cannot seed
+/// [`GenerateErrorKind::Unavailable`](crate::GenerateErrorKind::Unavailable) when the operating system's random source cannot seed
 /// the generator (nothing is issued; a later call tries again).
 #[inline(always)]
 fn with_rng<T>(f: impl FnOnce(&mut ChaCha8Rng) -> T) -> Result<T, GenerateError> {
@@ -153,8 +153,8 @@ fn with_rng<T>(f: impl FnOnce(&mut ChaCha8Rng) -> T) -> Result<T, GenerateError>
 #[cold]
 #[inline(never)]
 fn seed() -> Result<ChaCha8Rng, GenerateError> {
-    ChaCha8Rng::try_from_rng(&mut SysRng).map_err(|e| GenerateError::Unavailable {
-        reason: format!("the operating system's random source failed: {e}"),
+    ChaCha8Rng::try_from_rng(&mut SysRng).map_err(|e| {
+        GenerateError::unavailable(format!("the operating system's random source failed: {e}"))
     })
 }
 
@@ -162,7 +162,8 @@ fn seed() -> Result<ChaCha8Rng, GenerateError> {
 ///
 /// # Errors
 ///
-/// As [`with_rng`].
+/// [`GenerateErrorKind::Unavailable`](crate::GenerateErrorKind::Unavailable) when the operating system's random source cannot seed
+/// this thread's generator.
 #[inline]
 pub fn u128() -> Result<u128, GenerateError> {
     with_rng(|rng| rng.random::<u128>())
@@ -173,7 +174,7 @@ pub fn u128() -> Result<u128, GenerateError> {
 ///
 /// # Errors
 ///
-/// As [`with_rng`] (`out` is unchanged then).
+/// As [`u128()`] (`out` is unchanged then).
 #[inline]
 pub fn fill_with_u128<T>(
     out: &mut [T],
@@ -190,7 +191,8 @@ pub fn fill_with_u128<T>(
 ///
 /// # Errors
 ///
-/// As [`with_rng`].
+/// [`GenerateErrorKind::Unavailable`](crate::GenerateErrorKind::Unavailable) when the operating system's random source cannot seed
+/// this thread's generator.
 #[inline]
 pub fn fill(dest: &mut [u8]) -> Result<(), GenerateError> {
     with_rng(|rng| rng.fill_bytes(dest))

@@ -47,15 +47,11 @@ impl RawId {
     ///
     /// # Errors
     ///
-    /// [`ParseError::InvalidLength`] when `bytes` is empty or longer than
+    /// [`ParseErrorKind::InvalidLength`](crate::ParseErrorKind::InvalidLength) when `bytes` is empty or longer than
     /// [`MAX_ID_BYTES`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ParseError> {
         if bytes.is_empty() || bytes.len() > MAX_ID_BYTES {
-            return Err(ParseError::InvalidLength {
-                min: 1,
-                max: MAX_ID_BYTES,
-                found: bytes.len(),
-            });
+            return Err(ParseError::invalid_length(1, MAX_ID_BYTES, bytes.len()));
         }
         let mut buf = [0; MAX_ID_BYTES];
         buf[..bytes.len()].copy_from_slice(bytes);
@@ -75,7 +71,7 @@ impl RawId {
     ///
     /// # Errors
     ///
-    /// [`ParseError::InvalidLength`] unless the id is 8 bytes.
+    /// [`ParseErrorKind::InvalidLength`](crate::ParseErrorKind::InvalidLength) unless the id is 8 bytes.
     pub fn to_u64(&self) -> Result<u64, ParseError> {
         let arr: [u8; 8] = self
             .as_bytes()
@@ -88,7 +84,7 @@ impl RawId {
     ///
     /// # Errors
     ///
-    /// [`ParseError::InvalidLength`] unless the id is 16 bytes.
+    /// [`ParseErrorKind::InvalidLength`](crate::ParseErrorKind::InvalidLength) unless the id is 16 bytes.
     pub fn to_u128(&self) -> Result<u128, ParseError> {
         let arr: [u8; 16] = self
             .as_bytes()

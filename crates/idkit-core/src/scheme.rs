@@ -34,7 +34,7 @@ use crate::raw::RawId;
 ///     type Id = u64;
 ///     fn next_id(&self) -> Result<u64, GenerateError> {
 ///         let next = self.0.get().checked_add(1)
-///             .ok_or(GenerateError::Exhausted { what: "the 64-bit counter" })?;
+///             .ok_or(GenerateError::exhausted("the 64-bit counter"))?;
 ///         self.0.set(next);
 ///         Ok(next)
 ///     }

@@ -80,15 +80,10 @@ impl<C: Clock, R: RandomSource> IdScheme for KsuidGenerator<C, R> {
 
     fn next_id(&self) -> Result<Ksuid, GenerateError> {
         let now_ms = self.clock.now_ms();
-        let secs =
-            (now_ms / 1000)
-                .checked_sub(EPOCH_SECONDS)
-                .ok_or(GenerateError::BeforeEpoch {
-                    now_ms,
-                    epoch_ms: EPOCH_SECONDS * 1000,
-                })?;
-        let secs =
-            u32::try_from(secs).map_err(|_| GenerateError::TimeOverflow { last_ms: LAST_MS })?;
+        let secs = (now_ms / 1000)
+            .checked_sub(EPOCH_SECONDS)
+            .ok_or(GenerateError::before_epoch(now_ms, EPOCH_SECONDS * 1000))?;
+        let secs = u32::try_from(secs).map_err(|_| GenerateError::time_overflow(LAST_MS))?;
         let mut payload = [0u8; 16];
         self.random.fill(&mut payload)?;
         Ok(Ksuid::new_raw(secs, Some(&payload)))

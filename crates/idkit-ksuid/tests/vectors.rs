@@ -1,6 +1,6 @@
 //! KSUID README examples, Nil and Max, and malformed input.
 
-use idkit_core::{Codec, FieldValue, GenerateError, IdScheme, ManualClock};
+use idkit_core::{Codec, FieldValue, IdScheme, ManualClock};
 use idkit_ksuid::{KsuidCodec, KsuidGenerator};
 use idkit_testkit::load_vectors;
 use serde::Deserialize;
@@ -64,15 +64,21 @@ fn readme() {
 #[test]
 fn clock_outside_the_32_bit_seconds_is_an_error() {
     let before = ManualClock::new(1_399_999_999_999);
-    assert!(matches!(
-        KsuidGenerator::with_clock(&before).next_id(),
-        Err(GenerateError::BeforeEpoch { .. })
-    ));
+    assert_eq!(
+        KsuidGenerator::with_clock(&before)
+            .next_id()
+            .unwrap_err()
+            .kind(),
+        idkit_core::GenerateErrorKind::BeforeEpoch
+    );
     let after = ManualClock::new((1_400_000_000 + (1u64 << 32)) * 1000);
-    assert!(matches!(
-        KsuidGenerator::with_clock(&after).next_id(),
-        Err(GenerateError::TimeOverflow { .. })
-    ));
+    assert_eq!(
+        KsuidGenerator::with_clock(&after)
+            .next_id()
+            .unwrap_err()
+            .kind(),
+        idkit_core::GenerateErrorKind::TimeOverflow
+    );
     let last = ManualClock::new((1_400_000_000 + (1u64 << 32) - 1) * 1000);
     let id = KsuidGenerator::with_clock(&last).next_id().unwrap();
     assert_eq!(id.timestamp_raw(), u32::MAX);

@@ -30,7 +30,7 @@ struct State {
 /// the next second instead. When the clock steps back it stays on its last second (ids keep
 /// that timestamp) and goes on counting there, so it never repeats an id; if that second's
 /// 2^24 ids are used up while the clock is still behind, the call fails with
-/// [`GenerateError::ClockMovedBackwards`].
+/// [`GenerateErrorKind::ClockMovedBackwards`](idkit_core::GenerateErrorKind::ClockMovedBackwards).
 ///
 /// **Order.** Ids sort by second; within a second they increase except where the counter
 /// wraps, once per 2^24 ids (the spec's rule, kept for compatibility).
@@ -82,7 +82,7 @@ impl<C: Clock> ObjectIdGenerator<C> {
     ///
     /// # Errors
     ///
-    /// [`GenerateError::Unavailable`] when `random` cannot give bits.
+    /// [`GenerateErrorKind::Unavailable`](idkit_core::GenerateErrorKind::Unavailable) when `random` cannot give bits.
     pub fn with_source(clock: C, random: &impl RandomSource) -> Result<Self, GenerateError> {
         let bits = random.u128()?;
         Ok(Self::with_parts(
@@ -110,7 +110,7 @@ impl<C: Clock> ObjectIdGenerator<C> {
 
     fn issue_at(&self, now_ms: u64) -> Result<ObjectId, GenerateError> {
         if now_ms > LAST_MS {
-            return Err(GenerateError::TimeOverflow { last_ms: LAST_MS });
+            return Err(GenerateError::time_overflow(LAST_MS));
         }
         let mut state = self.state.get();
         let mut secs = (now_ms / 1000).max(state.secs);
@@ -119,17 +119,11 @@ impl<C: Clock> ObjectIdGenerator<C> {
             // unless the clock is behind this second (it could be behind by hours).
             let target = (state.secs + 1) * 1000;
             if now_ms / 1000 < state.secs {
-                return Err(GenerateError::ClockMovedBackwards {
-                    behind_ms: target - now_ms,
-                    waited_ms: 0,
-                });
+                return Err(GenerateError::clock_moved_backwards(target - now_ms, 0));
             }
             let now = self.clock.wait_until_ms(target);
             if now < target {
-                return Err(GenerateError::ClockMovedBackwards {
-                    behind_ms: target - now,
-                    waited_ms: 0,
-                });
+                return Err(GenerateError::clock_moved_backwards(target - now, 0));
             }
             secs = now / 1000;
         }
@@ -206,7 +200,7 @@ mod tests {
         let clock = ManualClock::new(LAST_MS + 1);
         assert_eq!(
             ObjectIdGenerator::with_parts(&clock, 0, 0).next_id(),
-            Err(GenerateError::TimeOverflow { last_ms: LAST_MS })
+            Err(GenerateError::time_overflow(LAST_MS))
         );
     }
 }

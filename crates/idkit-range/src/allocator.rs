@@ -434,19 +434,17 @@ impl Shared {
                 c.waits += 1;
             }
             if let Some(error) = &c.last_error {
-                return Err(GenerateError::Unavailable {
-                    reason: format!("{error}; every leased id is used"),
-                });
+                return Err(GenerateError::unavailable(format!(
+                    "{error}; every leased id is used"
+                )));
             }
             let now = Instant::now();
             if now >= deadline {
-                return Err(GenerateError::Unavailable {
-                    reason: format!(
-                        "range store {} gave no block within {} ms",
-                        self.store.describe(),
-                        self.wait.as_millis()
-                    ),
-                });
+                return Err(GenerateError::unavailable(format!(
+                    "range store {} gave no block within {} ms",
+                    self.store.describe(),
+                    self.wait.as_millis()
+                )));
             }
             c = self
                 .changed
@@ -627,7 +625,7 @@ impl IdScheme for RangeAllocator {
     ///
     /// # Errors
     ///
-    /// [`GenerateError::Unavailable`] when every leased id is used and the store cannot
+    /// [`GenerateErrorKind::Unavailable`](idkit_core::GenerateErrorKind::Unavailable) when every leased id is used and the store cannot
     /// give another block (the message names the store's error), or gave none within the
     /// configured wait.
     #[inline]

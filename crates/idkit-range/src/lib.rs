@@ -16,7 +16,7 @@
 //!
 //! Failures: while the store is down, ids come from what is leased, and the background
 //! thread retries with backoff (10 ms doubling to 1 s). Once nothing is left, `next_id`
-//! returns [`GenerateError::Unavailable`] naming the store error; when the store is back,
+//! returns [`GenerateErrorKind::Unavailable`](idkit_core::GenerateErrorKind::Unavailable) naming the store error; when the store is back,
 //! the next retry succeeds and ids flow again. A crash loses the unused rest of its blocks:
 //! gaps, never a reused id.
 //!

@@ -11,7 +11,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::{assert_unique_and_increasing, collect_children, kill_after, run_threads};
-use idkit_range::{GenerateError, IdScheme, PostgresStore, RangeAllocator};
+use idkit_range::idkit_core::GenerateErrorKind;
+use idkit_range::{IdScheme, PostgresStore, RangeAllocator};
 
 fn params() -> String {
     std::env::var("IDKIT_TEST_PG")
@@ -152,12 +153,9 @@ fn pg_outage_serves_leased_ids_then_fails_typed_then_recovers() {
     for _ in 0..140 {
         issued.push(a.next_id().unwrap());
     }
-    match a.next_id() {
-        Err(GenerateError::Unavailable { reason }) => {
-            assert!(reason.contains("range store unreachable"), "{reason}");
-        }
-        other => panic!("expected Unavailable, got {other:?}"),
-    }
+    let err = a.next_id().unwrap_err();
+    assert_eq!(err.kind(), GenerateErrorKind::Unavailable, "{err:?}");
+    assert!(err.to_string().contains("range store unreachable"), "{err}");
     cluster("restart-server");
     let deadline = Instant::now() + Duration::from_secs(20);
     let next = loop {

@@ -9,7 +9,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::{Scratch, assert_unique_and_increasing, collect_children, kill_after, run_threads};
-use idkit_range::{GenerateError, IdScheme, RangeAllocator, RangeConfigError, SqliteStore};
+use idkit_range::idkit_core::GenerateErrorKind;
+use idkit_range::{IdScheme, RangeAllocator, RangeConfigError, SqliteStore};
 
 fn store(path: &std::path::Path) -> SqliteStore {
     SqliteStore::open(path, Duration::from_secs(10)).unwrap()
@@ -168,13 +169,10 @@ fn outage_serves_leased_ids_then_fails_typed_then_recovers() {
         issued.push(a.next_id().unwrap());
     }
     let err = a.next_id().unwrap_err();
-    match &err {
-        GenerateError::Unavailable { reason } => {
-            assert!(reason.contains("range store unreachable"), "{reason}");
-            assert!(reason.contains("every leased id is used"), "{reason}");
-        }
-        other => panic!("expected Unavailable, got {other:?}"),
-    }
+    assert_eq!(err.kind(), GenerateErrorKind::Unavailable, "{err:?}");
+    let reason = err.to_string();
+    assert!(reason.contains("range store unreachable"), "{reason}");
+    assert!(reason.contains("every leased id is used"), "{reason}");
     assert!(a.stats().store_errors >= 1);
 
     // The store comes back; the allocator recovers by itself.

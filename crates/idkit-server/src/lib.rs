@@ -48,12 +48,12 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use idkit::registry::{self, Scheme};
-use idkit_core::{GenerateError, RawId, SchemeInfo};
+use idkit_core::{GenerateError, GenerateErrorKind, RawId, SchemeInfo};
 use serde_json::{Value, json};
 
 pub use config::{Config, ConfigError, MAX_BATCH_LIMIT, known_keys};
 pub use idkit::render;
-use metrics::{ERROR_KINDS, Requests, SchemeCounters, error_kind};
+use metrics::{Requests, SchemeCounters, error_kind};
 
 /// Batches larger than this are generated on a blocking thread, so a capped layout waiting
 /// for its next tick does not hold up the async workers.
@@ -659,11 +659,12 @@ async fn metrics_text(State(service): State<Arc<Service>>) -> Response {
          # TYPE idkit_generate_errors_total counter"
     );
     for s in &service.served {
-        for (kind, n) in ERROR_KINDS.iter().zip(&s.counters.errors) {
+        for (kind, n) in GenerateErrorKind::ALL.iter().zip(&s.counters.errors) {
             let _ = writeln!(
                 out,
-                "idkit_generate_errors_total{{scheme=\"{}\",kind=\"{kind}\"}} {}",
+                "idkit_generate_errors_total{{scheme=\"{}\",kind=\"{}\"}} {}",
                 s.info.name,
+                kind.as_str(),
                 n.load(Relaxed)
             );
         }

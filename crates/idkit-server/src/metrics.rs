@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 
-use idkit_core::GenerateError;
+use idkit_core::{GenerateError, GenerateErrorKind};
 
 /// Upper bounds of the latency buckets, seconds.
 const BUCKETS: [f64; 12] = [
@@ -12,33 +12,20 @@ const BUCKETS: [f64; 12] = [
 ];
 
 /// The kinds of generation error, as the `kind` label shows them.
-pub(crate) const ERROR_KINDS: [&str; 7] = [
-    "clock_moved_backwards",
-    "ahead_limit",
-    "time_overflow",
-    "before_epoch",
-    "exhausted",
-    "unavailable",
-    "other",
-];
-
+/// The index of `e`'s kind in [`GenerateErrorKind::ALL`], whose `as_str` names label the
+/// error counters.
 pub(crate) fn error_kind(e: &GenerateError) -> usize {
-    match e {
-        GenerateError::ClockMovedBackwards { .. } => 0,
-        GenerateError::AheadLimit { .. } => 1,
-        GenerateError::TimeOverflow { .. } => 2,
-        GenerateError::BeforeEpoch { .. } => 3,
-        GenerateError::Exhausted { .. } => 4,
-        GenerateError::Unavailable { .. } => 5,
-        _ => 6,
-    }
+    GenerateErrorKind::ALL
+        .iter()
+        .position(|k| *k == e.kind())
+        .unwrap_or(0)
 }
 
 /// Per-scheme counters.
 #[derive(Debug, Default)]
 pub(crate) struct SchemeCounters {
     pub issued: AtomicU64,
-    pub errors: [AtomicU64; ERROR_KINDS.len()],
+    pub errors: [AtomicU64; GenerateErrorKind::ALL.len()],
 }
 
 /// Service-wide request counters.

@@ -20,7 +20,7 @@ use crate::sync::{AtomicU64, Ordering};
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "kebab-case", tag = "policy"))]
 pub enum RollbackPolicy {
-    /// Fail at once with [`GenerateError::ClockMovedBackwards`] saying how far back the clock
+    /// Fail at once with [`GenerateErrorKind::ClockMovedBackwards`](idkit_core::GenerateErrorKind::ClockMovedBackwards) saying how far back the clock
     /// went (Twitter's original behaviour).
     FailFast,
     /// Wait for the clock to catch up when it is at most `max_ms` behind; fail when it is
@@ -33,7 +33,7 @@ pub enum RollbackPolicy {
     /// Keep issuing from the last tick used; when its sequence runs out, borrow the next
     /// tick even though the clock has not reached it, as long as the generator stays at most
     /// `max_ahead_ms` ahead of the clock. Past that, wait for the clock if one tick of
-    /// waiting is enough, else fail with [`GenerateError::AheadLimit`]. The same borrowing
+    /// waiting is enough, else fail with [`GenerateErrorKind::AheadLimit`](idkit_core::GenerateErrorKind::AheadLimit). The same borrowing
     /// replaces waiting when the sequence runs out on a healthy clock.
     Logical {
         /// How far ahead of the clock ids may run, in milliseconds.
@@ -159,17 +159,12 @@ impl<L: Layout, C: Clock> Core<L, C> {
 
     #[cold]
     fn before_epoch(&self, now_ms: u64) -> GenerateError {
-        GenerateError::BeforeEpoch {
-            now_ms,
-            epoch_ms: self.epoch_ms,
-        }
+        GenerateError::before_epoch(now_ms, self.epoch_ms)
     }
 
     #[cold]
     fn overflow(&self) -> GenerateError {
-        GenerateError::TimeOverflow {
-            last_ms: self.layout.spec().last_ms().unwrap_or(u64::MAX),
-        }
+        GenerateError::time_overflow(self.layout.spec().last_ms().unwrap_or(u64::MAX))
     }
 
     fn tick_start(&self, tick: u64) -> u64 {
@@ -246,17 +241,11 @@ impl<L: Layout, C: Clock> Core<L, C> {
             let behind_ms = self.tick_start(last).saturating_sub(now_ms);
             match self.policy {
                 RollbackPolicy::FailFast => {
-                    return Err(GenerateError::ClockMovedBackwards {
-                        behind_ms,
-                        waited_ms,
-                    });
+                    return Err(GenerateError::clock_moved_backwards(behind_ms, waited_ms));
                 }
                 RollbackPolicy::Wait { max_ms } => {
                     if waited_ms + behind_ms > max_ms {
-                        return Err(GenerateError::ClockMovedBackwards {
-                            behind_ms,
-                            waited_ms,
-                        });
+                        return Err(GenerateError::clock_moved_backwards(behind_ms, waited_ms));
                     }
                     return Ok(Step::Wait {
                         until_ms: self.tick_start(last),
@@ -291,10 +280,7 @@ impl<L: Layout, C: Clock> Core<L, C> {
                         until_ms: self.tick_start(next) - max_ahead_ms,
                     });
                 }
-                Err(GenerateError::AheadLimit {
-                    ahead_ms,
-                    limit_ms: max_ahead_ms,
-                })
+                Err(GenerateError::ahead_limit(ahead_ms, max_ahead_ms))
             }
             _ => {
                 self.tick_waits
@@ -601,7 +587,7 @@ impl<L: Layout, C: Clock> Builder<L, C> {
     ///
     /// Its state is one `u64` holding the tick above the sequence, so its ticks are limited
     /// to `64 - sequence bits` bits (`2^48` ms, year 10889, for Boundary's flake); past that
-    /// it reports [`GenerateError::TimeOverflow`].
+    /// it reports [`GenerateErrorKind::TimeOverflow`](idkit_core::GenerateErrorKind::TimeOverflow).
     ///
     /// # Errors
     ///

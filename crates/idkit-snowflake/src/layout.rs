@@ -35,7 +35,7 @@ pub trait Word:
     ///
     /// # Errors
     ///
-    /// [`ParseError::InvalidLength`] for the wrong number of bytes.
+    /// [`ParseErrorKind::InvalidLength`](idkit_core::ParseErrorKind::InvalidLength) for the wrong number of bytes.
     fn from_raw(raw: &RawId) -> Result<Self, ParseError>;
     /// Parses the decimal form.
     ///
@@ -432,7 +432,7 @@ impl LayoutSpec {
     ///
     /// # Errors
     ///
-    /// [`ParseError::Invalid`] when a reserved bit is set.
+    /// [`ParseErrorKind::Invalid`](idkit_core::ParseErrorKind::Invalid) when a reserved bit is set.
     pub fn split(&self, id: u128) -> Result<(u64, [u64; MAX_FIELDS]), ParseError> {
         let used = self.word_bits - self.reserved_bits();
         if used < 128 && id >> used != 0 {
@@ -459,7 +459,7 @@ impl LayoutSpec {
     ///
     /// # Errors
     ///
-    /// [`ParseError::Invalid`] when a reserved bit is set.
+    /// [`ParseErrorKind::Invalid`](idkit_core::ParseErrorKind::Invalid) when a reserved bit is set.
     pub fn decode_u128(&self, id: u128) -> Result<Decoded, ParseError> {
         let (tick, values) = self.split(id)?;
         let fields = self
@@ -487,27 +487,27 @@ impl LayoutSpec {
     ) -> Result<u128, ComposeError> {
         let last_ms = self.last_ms().unwrap_or(u64::MAX);
         if timestamp_ms < self.epoch_ms || timestamp_ms > last_ms {
-            return Err(ComposeError::TimeOutOfRange {
+            return Err(ComposeError::time_out_of_range(
                 timestamp_ms,
-                first_ms: self.epoch_ms,
+                self.epoch_ms,
                 last_ms,
-            });
+            ));
         }
         let tick = (timestamp_ms - self.epoch_ms) / self.tick_ms;
         let mut id = u128::from(tick) << self.time.shift;
         for &(name, value) in fields {
             let field = self.fields().find(|f| f.name == name).ok_or_else(|| {
-                ComposeError::UnknownField {
-                    name: name.into(),
-                    known: self.fields().map(|f| f.name).collect::<Vec<_>>().join(", "),
-                }
+                ComposeError::unknown_field(
+                    name,
+                    self.fields().map(|f| f.name).collect::<Vec<_>>().join(", "),
+                )
             })?;
             if value > u128::from(field.max()) {
-                return Err(ComposeError::FieldOutOfRange {
-                    field: field.name,
+                return Err(ComposeError::field_out_of_range(
+                    field.name,
                     value,
-                    max: u128::from(field.max()),
-                });
+                    u128::from(field.max()),
+                ));
             }
             id |= value << field.shift;
         }
@@ -669,7 +669,7 @@ impl<L: Layout> SnowflakeCodec<L> {
     ///
     /// # Errors
     ///
-    /// [`ParseError::Invalid`] naming the offending bit.
+    /// [`ParseErrorKind::Invalid`](idkit_core::ParseErrorKind::Invalid) naming the offending bit.
     pub fn validate(&self, id: L::Id) -> Result<L::Id, ParseError> {
         self.0.spec().split(id.to_u128()).map(|_| id)
     }

@@ -42,7 +42,7 @@ impl std::error::Error for TsidConfigError {}
 /// millisecond, and when the clock steps back, it counts on from the last id, so ids
 /// strictly increase. When the counter runs out within a millisecond the generator waits
 /// for the clock's next millisecond, as tsid-creator does; if the clock does not get there
-/// (it was stepped back), the call fails with [`GenerateError::ClockMovedBackwards`]: never
+/// (it was stepped back), the call fails with [`GenerateErrorKind::ClockMovedBackwards`](idkit_core::GenerateErrorKind::ClockMovedBackwards): never
 /// a wrap, never a duplicate.
 ///
 /// Single-owner (`Send`, not `Sync`); share one as `Mutex<TsidGenerator>`.
@@ -121,13 +121,10 @@ impl<C: Clock, R: RandomSource> TsidGenerator<C, R> {
 
     fn issue_at(&self, now: u64) -> Result<Tsid, GenerateError> {
         if now > LAST_MS {
-            return Err(GenerateError::TimeOverflow { last_ms: LAST_MS });
+            return Err(GenerateError::time_overflow(LAST_MS));
         }
         if now < EPOCH_MS {
-            return Err(GenerateError::BeforeEpoch {
-                now_ms: now,
-                epoch_ms: EPOCH_MS,
-            });
+            return Err(GenerateError::before_epoch(now, EPOCH_MS));
         }
         let counter_max = (1u128 << self.counter_bits()) - 1;
         // Lower half: the rollover guard, as UUIDv7's.
@@ -147,18 +144,16 @@ impl<C: Clock, R: RandomSource> TsidGenerator<C, R> {
                     now = self.clock.wait_until_ms(last + 1);
                 }
                 if now <= last {
-                    return Err(GenerateError::ClockMovedBackwards {
-                        behind_ms: last + 1 - now,
-                        waited_ms: elapsed_ms(started),
-                    });
+                    return Err(GenerateError::clock_moved_backwards(
+                        last + 1 - now,
+                        elapsed_ms(started),
+                    ));
                 }
                 match state.step(now, counter_max, fresh)? {
                     Some(next) => next,
                     // Not reached: a later millisecond always takes a fresh counter.
                     None => {
-                        return Err(GenerateError::Exhausted {
-                            what: "the counter",
-                        });
+                        return Err(GenerateError::exhausted("the counter"));
                     }
                 }
             }
@@ -220,18 +215,20 @@ mod tests {
     #[test]
     fn time_bounds_are_errors() {
         let before = ManualClock::new(EPOCH_MS - 1);
-        assert!(matches!(
+        assert_eq!(
             TsidGenerator::with_parts(&before, ThreadRandom, 10, 0)
                 .unwrap()
-                .next_id(),
-            Err(GenerateError::BeforeEpoch { .. })
-        ));
+                .next_id()
+                .unwrap_err()
+                .kind(),
+            idkit_core::GenerateErrorKind::BeforeEpoch
+        );
         let after = ManualClock::new(LAST_MS + 1);
         assert_eq!(
             TsidGenerator::with_parts(&after, ThreadRandom, 10, 0)
                 .unwrap()
                 .next_id(),
-            Err(GenerateError::TimeOverflow { last_ms: LAST_MS })
+            Err(GenerateError::time_overflow(LAST_MS))
         );
     }
 

@@ -138,7 +138,7 @@ impl Codec for TypeIdCodec {
 
     fn parse(&self, text: &str) -> Result<TypeId, ParseError> {
         if text.is_empty() {
-            return Err(ParseError::Empty);
+            return Err(ParseError::empty());
         }
         let (prefix, suffix) = match text.rfind('_') {
             Some(0) => {

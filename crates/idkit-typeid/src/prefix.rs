@@ -52,11 +52,7 @@ impl Prefix {
             .enumerate()
             .find(|(_, c)| !(c.is_ascii_lowercase() || *c == '_'))
         {
-            return Err(ParseError::InvalidChar {
-                ch,
-                index,
-                expected: EXPECTED,
-            });
+            return Err(ParseError::invalid_char(ch, index, EXPECTED));
         }
         if text.starts_with('_') || text.ends_with('_') {
             return Err(ParseError::invalid(

@@ -37,7 +37,7 @@ const LAST_MS: u64 = (1 << 48) - 1;
 
 /// Monotonic ULIDs, per the spec's monotonicity section: in a new millisecond the 80-bit
 /// random part is drawn fresh; within the same millisecond it is the previous one plus one.
-/// If it would overflow, [`IdScheme::next_id`] fails with [`GenerateError::Exhausted`]
+/// If it would overflow, [`IdScheme::next_id`] fails with [`GenerateErrorKind::Exhausted`](idkit_core::GenerateErrorKind::Exhausted)
 /// (the spec: "the generation MUST fail"), never wraps; the next millisecond works again.
 ///
 /// When the clock steps back, the generator stays on the last millisecond it used and keeps
@@ -140,7 +140,7 @@ impl<C: Clock, R: RandomSource> IdScheme for UlidGenerator<C, R> {
 impl<C: Clock, R: RandomSource> UlidGenerator<C, R> {
     fn issue_at(&self, now: u64) -> Result<Ulid, GenerateError> {
         if now > LAST_MS {
-            return Err(GenerateError::TimeOverflow { last_ms: LAST_MS });
+            return Err(GenerateError::time_overflow(LAST_MS));
         }
         let mut state = self.state.get();
         let fresh = || match self.fixed {
@@ -148,9 +148,9 @@ impl<C: Clock, R: RandomSource> UlidGenerator<C, R> {
             None => Ok(self.random.u128()? & RANDOM_MAX),
         };
         let Some((ms, rand)) = state.step(now, RANDOM_MAX, fresh)? else {
-            return Err(GenerateError::Exhausted {
-                what: "the 80-bit random part within one millisecond",
-            });
+            return Err(GenerateError::exhausted(
+                "the 80-bit random part within one millisecond",
+            ));
         };
         self.state.set(state);
         Ok(Ulid::from_parts(ms, rand))

@@ -96,9 +96,9 @@ fn overflow_within_a_millisecond_is_an_error_not_a_wraparound() {
     assert!(b > a);
     assert_eq!(
         generator.next_id(),
-        Err(GenerateError::Exhausted {
-            what: "the 80-bit random part within one millisecond"
-        })
+        Err(GenerateError::exhausted(
+            "the 80-bit random part within one millisecond"
+        ))
     );
     // And it stays an error until the clock moves on; the clock stepping back does not help.
     clock.step_back(5);

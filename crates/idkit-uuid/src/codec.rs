@@ -61,7 +61,7 @@ impl UuidCodec {
     ///
     /// # Errors
     ///
-    /// [`ParseError::Invalid`] naming the version or variant found.
+    /// [`ParseErrorKind::Invalid`](idkit_core::ParseErrorKind::Invalid) naming the version or variant found.
     pub fn validate(self, id: Uuid) -> Result<Uuid, ParseError> {
         let bytes = id.as_bytes();
         let version = bytes[6] >> 4;
@@ -104,7 +104,7 @@ impl Codec for UuidCodec {
 
     fn parse(&self, text: &str) -> Result<Uuid, ParseError> {
         if text.is_empty() {
-            return Err(ParseError::Empty);
+            return Err(ParseError::empty());
         }
         let found = text.chars().count();
         if found != TEXT_LEN {
@@ -117,19 +117,15 @@ impl Codec for UuidCodec {
             match (hyphen, ch) {
                 (true, '-') => {}
                 (true, _) => {
-                    return Err(ParseError::InvalidChar {
+                    return Err(ParseError::invalid_char(
                         ch,
-                        index: i,
-                        expected: "'-' at positions 8, 13, 18 and 23",
-                    });
+                        i,
+                        "'-' at positions 8, 13, 18 and 23",
+                    ));
                 }
                 (false, c) if c.is_ascii_hexdigit() => digits.push(c),
                 (false, c) => {
-                    return Err(ParseError::InvalidChar {
-                        ch: c,
-                        index: i,
-                        expected: "hexadecimal digits 0-9 a-f",
-                    });
+                    return Err(ParseError::invalid_char(c, i, "hexadecimal digits 0-9 a-f"));
                 }
             }
         }

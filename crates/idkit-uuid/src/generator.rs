@@ -214,7 +214,7 @@ impl<C: Clock, R: RandomSource> UuidV7<C, R> {
             }
         };
         if ms > LAST_MS {
-            return Err(GenerateError::TimeOverflow { last_ms: LAST_MS });
+            return Err(GenerateError::time_overflow(LAST_MS));
         }
         self.state.set(state);
         Ok(assemble(ms, counter))
@@ -264,7 +264,7 @@ mod tests {
         let clock = ManualClock::new(LAST_MS + 1);
         assert_eq!(
             UuidV7::with_clock(&clock).next_id(),
-            Err(GenerateError::TimeOverflow { last_ms: LAST_MS })
+            Err(GenerateError::time_overflow(LAST_MS))
         );
     }
 }

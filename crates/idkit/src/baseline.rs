@@ -44,9 +44,7 @@ impl IdScheme for AutoIncrement {
         self.last
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| v.checked_add(1))
             .map(|prev| prev + 1)
-            .map_err(|_| GenerateError::Exhausted {
-                what: "the 64-bit counter",
-            })
+            .map_err(|_| GenerateError::exhausted("the 64-bit counter"))
     }
 
     fn info(&self) -> SchemeInfo {
@@ -76,13 +74,13 @@ mod tests {
     fn stops_at_the_top_instead_of_wrapping() {
         let counter = AutoIncrement::starting_after(u64::MAX - 1);
         assert_eq!(counter.next_id(), Ok(u64::MAX));
-        assert!(matches!(
-            counter.next_id(),
-            Err(GenerateError::Exhausted { .. })
-        ));
-        assert!(matches!(
-            counter.next_id(),
-            Err(GenerateError::Exhausted { .. })
-        ));
+        assert_eq!(
+            counter.next_id().unwrap_err().kind(),
+            idkit_core::GenerateErrorKind::Exhausted
+        );
+        assert_eq!(
+            counter.next_id().unwrap_err().kind(),
+            idkit_core::GenerateErrorKind::Exhausted
+        );
     }
 }

@@ -73,7 +73,7 @@ pub fn encode(bytes: &[u8], width: usize) -> String {
 ///
 /// # Errors
 ///
-/// [`ParseError::InvalidLength`], [`ParseError::InvalidChar`], or [`ParseError::Overflow`]
+/// [`ParseErrorKind::InvalidLength`](crate::ParseErrorKind::InvalidLength), [`ParseErrorKind::InvalidChar`](crate::ParseErrorKind::InvalidChar), or [`ParseErrorKind::Overflow`](crate::ParseErrorKind::Overflow)
 /// when the value does not fit in `out.len()` bytes.
 pub fn decode(text: &str, width: usize, out: &mut [u8]) -> Result<(), ParseError> {
     const EXPECTED: &str = "base62 (0-9 A-Z a-z)";
@@ -89,9 +89,7 @@ pub fn decode(text: &str, width: usize, out: &mut [u8]) -> Result<(), ParseError
             carry = acc >> 8;
         }
         if carry != 0 {
-            return Err(ParseError::Overflow {
-                max: encode(&vec![0xff; out.len()], width).into(),
-            });
+            return Err(ParseError::overflow(encode(&vec![0xff; out.len()], width)));
         }
     }
     Ok(())
@@ -147,18 +145,18 @@ mod tests {
         decode("aWgEPTl1tmebfsQzFP4bxwgy80V", 27, &mut out).unwrap();
         assert_eq!(out, [0xff; 20]);
         assert_eq!(encode(&[0; 20], 27), "000000000000000000000000000");
-        assert!(matches!(
-            decode("aWgEPTl1tmebfsQzFP4bxwgy80W", 27, &mut out),
-            Err(ParseError::Overflow { .. })
-        ));
-        assert!(matches!(
-            decode("aWgEPTl1tmebfsQzFP4bxwgy80-", 27, &mut out),
-            Err(ParseError::InvalidChar {
-                ch: '-',
-                index: 26,
-                ..
-            })
-        ));
+        assert_eq!(
+            decode("aWgEPTl1tmebfsQzFP4bxwgy80W", 27, &mut out)
+                .unwrap_err()
+                .kind(),
+            crate::ParseErrorKind::Overflow
+        );
+        assert_eq!(
+            decode("aWgEPTl1tmebfsQzFP4bxwgy80-", 27, &mut out)
+                .unwrap_err()
+                .to_string(),
+            "invalid character '-' at position 26: expected base62 (0-9 A-Z a-z)"
+        );
         let v = 0x0123_4567_89ab_cdef_u64.to_be_bytes();
         let s = encode(&v, 11);
         let mut back = [0u8; 8];

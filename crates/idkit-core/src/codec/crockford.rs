@@ -75,7 +75,7 @@ pub const ALPHABET_LOWER: &[u8; 32] = b"0123456789abcdefghjkmnpqrstvwxyz";
 ///
 /// # Errors
 ///
-/// [`ParseError::InvalidLength`], [`ParseError::InvalidChar`], or [`ParseError::Overflow`]
+/// [`ParseErrorKind::InvalidLength`](crate::ParseErrorKind::InvalidLength), [`ParseErrorKind::InvalidChar`](crate::ParseErrorKind::InvalidChar), or [`ParseErrorKind::Overflow`](crate::ParseErrorKind::Overflow)
 /// when the first character is above `7` (the value would not fit 128 bits).
 ///
 /// # Examples
@@ -94,7 +94,7 @@ pub fn decode_u128(text: &str, aliases: Aliases) -> Result<u128, ParseError> {
 ///
 /// # Errors
 ///
-/// As [`decode_u128`], with [`ParseError::Overflow`] when the first character is above `F`.
+/// As [`decode_u128`], with [`ParseErrorKind::Overflow`](crate::ParseErrorKind::Overflow) when the first character is above `F`.
 ///
 /// # Examples
 ///
@@ -131,7 +131,7 @@ fn decode(text: &str, len: usize, value_bits: usize, aliases: Aliases) -> Result
             let mut max = String::with_capacity(len);
             max.push(char::from(alphabet[usize::from(top_max)]));
             max.extend(std::iter::repeat_n(char::from(alphabet[31]), len - 1));
-            return Err(ParseError::Overflow { max: max.into() });
+            return Err(ParseError::overflow(max));
         }
         v = (v << 5) | u128::from(d);
     }

@@ -49,8 +49,8 @@ const EXPECTED: &str = "decimal digits 0-9";
 ///
 /// # Errors
 ///
-/// [`ParseError::Empty`], [`ParseError::InvalidLength`], [`ParseError::InvalidChar`], or
-/// [`ParseError::Overflow`] above `u64::MAX`.
+/// [`ParseError::empty()`], [`ParseErrorKind::InvalidLength`](crate::ParseErrorKind::InvalidLength), [`ParseErrorKind::InvalidChar`](crate::ParseErrorKind::InvalidChar), or
+/// [`ParseErrorKind::Overflow`](crate::ParseErrorKind::Overflow) above `u64::MAX`.
 ///
 /// # Examples
 ///
@@ -62,16 +62,14 @@ const EXPECTED: &str = "decimal digits 0-9";
 /// ```
 pub fn parse_u64(text: &str) -> Result<u64, ParseError> {
     let v = parse_u128_bounded(text, 20)?;
-    u64::try_from(v).map_err(|_| ParseError::Overflow {
-        max: u64::MAX.to_string().into(),
-    })
+    u64::try_from(v).map_err(|_| ParseError::overflow(u64::MAX.to_string()))
 }
 
 /// Parses a decimal `u128`, at most 39 digits.
 ///
 /// # Errors
 ///
-/// As [`parse_u64`], with [`ParseError::Overflow`] above `u128::MAX`.
+/// As [`parse_u64`], with [`ParseErrorKind::Overflow`](crate::ParseErrorKind::Overflow) above `u128::MAX`.
 pub fn parse_u128(text: &str) -> Result<u128, ParseError> {
     parse_u128_bounded(text, 39)
 }
@@ -86,9 +84,7 @@ fn parse_u128_bounded(text: &str, max_len: usize) -> Result<u128, ParseError> {
         v = v
             .checked_mul(10)
             .and_then(|v| v.checked_add(u128::from(b - b'0')))
-            .ok_or(ParseError::Overflow {
-                max: u128::MAX.to_string().into(),
-            })?;
+            .ok_or(ParseError::overflow(u128::MAX.to_string()))?;
     }
     Ok(v)
 }
@@ -101,22 +97,18 @@ mod tests {
     fn edges() {
         assert_eq!(parse_u64("0"), Ok(0));
         assert_eq!(parse_u64("18446744073709551615"), Ok(u64::MAX));
-        assert!(matches!(
-            parse_u64("18446744073709551616"),
-            Err(ParseError::Overflow { .. })
-        ));
-        assert!(matches!(
+        assert_eq!(
+            parse_u64("18446744073709551616").unwrap_err().kind(),
+            crate::ParseErrorKind::Overflow
+        );
+        assert_eq!(
             parse_u64("123456789012345678901"),
-            Err(ParseError::InvalidLength { found: 21, .. })
-        ));
-        assert_eq!(parse_u64(""), Err(ParseError::Empty));
+            Err(ParseError::invalid_length(1, 20, 21))
+        );
+        assert_eq!(parse_u64(""), Err(ParseError::empty()));
         assert_eq!(
             parse_u64("12a"),
-            Err(ParseError::InvalidChar {
-                ch: 'a',
-                index: 2,
-                expected: EXPECTED
-            })
+            Err(ParseError::invalid_char('a', 2, EXPECTED))
         );
         assert!(parse_u64("+1").is_err());
         assert!(parse_u64(" 1").is_err());

@@ -31,7 +31,7 @@ pub fn encode_u64(v: u64) -> String {
 ///
 /// # Errors
 ///
-/// [`ParseError::Empty`], [`ParseError::InvalidLength`] or [`ParseError::InvalidChar`].
+/// [`ParseError::empty()`], [`ParseErrorKind::InvalidLength`](crate::ParseErrorKind::InvalidLength) or [`ParseErrorKind::InvalidChar`](crate::ParseErrorKind::InvalidChar).
 pub fn decode_into(text: &str, out: &mut [u8]) -> Result<(), ParseError> {
     let bytes = ascii_len(text, out.len() * 2, out.len() * 2)?;
     for (i, pair) in bytes.chunks_exact(2).enumerate() {
@@ -46,7 +46,7 @@ pub fn decode_into(text: &str, out: &mut [u8]) -> Result<(), ParseError> {
 ///
 /// # Errors
 ///
-/// [`ParseError::Empty`], [`ParseError::InvalidLength`] or [`ParseError::InvalidChar`].
+/// [`ParseError::empty()`], [`ParseErrorKind::InvalidLength`](crate::ParseErrorKind::InvalidLength) or [`ParseErrorKind::InvalidChar`](crate::ParseErrorKind::InvalidChar).
 ///
 /// # Examples
 ///
@@ -83,20 +83,16 @@ mod tests {
         assert_eq!(encode_u64(0x0123_4567_89ab_cdef), "0123456789abcdef");
         assert_eq!(parse_u64("0123456789ABCDEF"), Ok(0x0123_4567_89ab_cdef));
         assert_eq!(parse_u64("ffffffffffffffff"), Ok(u64::MAX));
-        assert!(matches!(
-            parse_u64("1ffffffffffffffff"),
-            Err(ParseError::InvalidLength { .. })
-        ));
+        assert_eq!(
+            parse_u64("1ffffffffffffffff").unwrap_err().kind(),
+            crate::ParseErrorKind::InvalidLength
+        );
         let mut out = [0u8; 2];
         decode_into("0aFf", &mut out).unwrap();
         assert_eq!(out, [0x0a, 0xff]);
-        assert!(matches!(
+        assert_eq!(
             decode_into("0ag0", &mut out),
-            Err(ParseError::InvalidChar {
-                ch: 'g',
-                index: 2,
-                ..
-            })
-        ));
+            Err(ParseError::invalid_char('g', 2, EXPECTED))
+        );
     }
 }

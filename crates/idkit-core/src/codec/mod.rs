@@ -58,11 +58,11 @@ fn push_ascii(out: &mut String, bytes: &[u8]) {
 /// Checks that `text` is `min..=max` ASCII characters; returns its bytes.
 fn ascii_len(text: &str, min: usize, max: usize) -> Result<&[u8], ParseError> {
     if text.is_empty() {
-        return Err(ParseError::Empty);
+        return Err(ParseError::empty());
     }
     let found = text.chars().count();
     if found < min || found > max {
-        return Err(ParseError::InvalidLength { min, max, found });
+        return Err(ParseError::invalid_length(min, max, found));
     }
     Ok(text.as_bytes())
 }
@@ -71,9 +71,5 @@ fn ascii_len(text: &str, min: usize, max: usize) -> Result<&[u8], ParseError> {
 fn bad_char(text: &str, at: usize, expected: &'static str) -> ParseError {
     let index = text[..at].chars().count();
     let ch = text[at..].chars().next().unwrap_or('\u{fffd}');
-    ParseError::InvalidChar {
-        ch,
-        index,
-        expected,
-    }
+    ParseError::invalid_char(ch, index, expected)
 }
