@@ -69,7 +69,9 @@ pub fn measure(
         // ticks for its rate to be within 1/ticks of the truth.
         let mut params = params.clone();
         if let (Some(_), Some(tick)) = (cap, info.time_precision_ms) {
-            params.sample_ms = params.sample_ms.max(params.ticks_per_sample * tick);
+            params.sample_ms = params
+                .sample_ms
+                .max((params.ticks_per_sample * tick).min(params.max_capped_sample_ms));
         }
         let params = &params;
         for (variant, ns) in snowflake_modes(entry.name(), params)?.unwrap_or_default() {

@@ -15,6 +15,7 @@
 
 pub mod btree;
 mod charts;
+pub mod collisions;
 mod error;
 pub mod generation;
 pub mod machine;
@@ -93,6 +94,7 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
     let generation = generation::measure(entries, &params, &progress)?;
     let properties = properties::measure(entries, &params, &progress)?;
     let btree = btree::measure(entries, &params, &config.out, &progress)?;
+    let collisions = collisions::table(entries);
 
     let results = output::Results {
         config,
@@ -102,6 +104,7 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
         generation: &generation,
         properties: &properties,
         btree: &btree,
+        collisions: &collisions,
     };
     let charts = charts::draw_all(&results, &config.out.join("charts"), &progress)?;
     output::write_data(&results, &config.out.join("data"))?;

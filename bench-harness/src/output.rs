@@ -7,6 +7,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::btree::{Btree, BtreeRun, Storage};
+use crate::collisions::CollisionRow;
 use crate::generation::Generation;
 use crate::machine::{Machine, Primitive};
 use crate::properties::PropRow;
@@ -22,6 +23,7 @@ pub(crate) struct Results<'a> {
     pub generation: &'a Generation,
     pub properties: &'a [PropRow],
     pub btree: &'a Btree,
+    pub collisions: &'a [CollisionRow],
 }
 
 impl Results<'_> {
@@ -104,6 +106,23 @@ pub(crate) fn write_data(r: &Results<'_>, dir: &Path) -> Result<(), Error> {
         );
     }
     write("generation.csv", csv)?;
+
+    let mut csv =
+        String::from("scheme,random_bits,tick_ms,ids_per_tick,ids_per_sec,probability,period_ms\n");
+    for c in r.collisions {
+        let _ = writeln!(
+            csv,
+            "{},{},{},{},{:.6e},{:e},{}",
+            c.scheme,
+            c.random_bits,
+            opt(c.tick_ms),
+            c.ids_per_tick.map_or(String::new(), |n| format!("{n:.6e}")),
+            c.ids_per_sec,
+            crate::collisions::PROBABILITY,
+            crate::collisions::YEAR_MS
+        );
+    }
+    write("collisions.csv", csv)?;
 
     let mut csv = String::from(
         "scheme,storage,cache,commit_rows,rows,seconds,rows_per_sec,file_bytes,bytes_per_row,\

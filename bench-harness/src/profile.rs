@@ -29,6 +29,7 @@ impl Profile {
                 profile: self,
                 sample_ms: 10,
                 ticks_per_sample: 10,
+                max_capped_sample_ms: 200,
                 samples: 5,
                 threads: &[1, 2, 4],
                 order_generators: 4,
@@ -47,6 +48,7 @@ impl Profile {
                 profile: self,
                 sample_ms: 40,
                 ticks_per_sample: 50,
+                max_capped_sample_ms: 1_000,
                 samples: 5,
                 threads: &[1, 2, 4],
                 order_generators: 4,
@@ -65,6 +67,7 @@ impl Profile {
                 profile: self,
                 sample_ms: 200,
                 ticks_per_sample: 100,
+                max_capped_sample_ms: 5_000,
                 samples: 5,
                 threads: &[1, 2, 4, 8],
                 order_generators: 8,
@@ -110,8 +113,11 @@ pub struct Params {
     pub profile: Profile,
     /// Length of one timing sample, ms; the median of `samples` samples is reported.
     pub sample_ms: u64,
-    /// A capped scheme's samples span at least this many of its ticks.
+    /// A capped scheme's samples span at least this many of its ticks...
     pub ticks_per_sample: u64,
+    /// ...but last no longer than this, ms (objectid's 1 s ticks would otherwise make a
+    /// sample last `ticks_per_sample` seconds).
+    pub max_capped_sample_ms: u64,
     /// Samples per generation measurement.
     pub samples: usize,
     /// Thread counts for the throughput table.

@@ -10,14 +10,18 @@ use crate::charts::ChartFile;
 use crate::output::Results;
 
 fn rate(v: f64) -> String {
-    if v >= 1e9 {
+    if v >= 1e12 {
+        format!("{v:.2e}/s")
+    } else if v >= 1e9 {
         format!("{:.2} G/s", v / 1e9)
     } else if v >= 1e6 {
         format!("{:.2} M/s", v / 1e6)
     } else if v >= 1e3 {
         format!("{:.1} k/s", v / 1e3)
-    } else {
+    } else if v >= 1.0 {
         format!("{v:.0}/s")
+    } else {
+        format!("{v:.1e}/s")
     }
 }
 
@@ -58,6 +62,7 @@ pub(crate) fn write(r: &Results<'_>, charts: &[ChartFile], path: &Path) -> Resul
     header(r, &mut md);
     generation(r, charts, &mut md);
     properties(r, &mut md);
+    collisions(r, &mut md);
     btree(r, charts, &mut md);
     verdicts(r, &mut md);
     guide(r, &mut md);
@@ -482,6 +487,56 @@ fn verdicts(r: &Results<'_>, md: &mut String) {
     );
 }
 
+/// A count that may be tiny or astronomical.
+fn count(v: f64) -> String {
+    if v < 2.0 {
+        "< 2".to_owned()
+    } else if v >= 1e6 {
+        format!("{v:.2e}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+fn collisions(r: &Results<'_>, md: &mut String) {
+    let _ = writeln!(
+        md,
+        "## Collision odds (computed)\n\n\
+         For each scheme with random bits: how many ids independent generators can make per \
+         tick, and per second, before the chance of any duplicate within a year reaches one \
+         in a billion. From the birthday bound, `p = ticks * n^2 / 2^(bits + 1)` for `n` ids \
+         per tick over a year's ticks, with the random bits each scheme publishes (its \
+         `SchemeInfo::random_bits`: the bits that tell apart ids two generators make in the \
+         same tick). A scheme without a tick (uuid-v4) is one draw over the whole year. \
+         Within one generator the monotonic schemes (uuid-v7, ulid, tsid, typeid) and \
+         objectid never repeat an id; these odds are between generators that share nothing. \
+         Schemes whose uniqueness rests on coordination (Snowflake layouts with distinct \
+         worker ids, range, auto-increment) have no row: a collision there is a \
+         configuration error, not chance.\n\n\
+         | scheme | random bits | tick | ids per tick | ids per second |\n\
+         |---|---:|---:|---:|---:|"
+    );
+    for c in r.collisions {
+        let _ = writeln!(
+            md,
+            "| `{}` | {} | {} | {} | {} |",
+            c.scheme,
+            c.random_bits,
+            c.tick_ms.map_or("none".to_owned(), |t| format!("{t} ms")),
+            c.ids_per_tick.map_or("-".to_owned(), count),
+            rate(c.ids_per_sec)
+        );
+    }
+    let _ = writeln!(
+        md,
+        "\n`tsid` counts generators on one node (its default 10 node bits leave an 11-bit \
+         random counter start): with distinct nodes it cannot collide at all, and without \
+         them even two ids in one millisecond are too many. `objectid` counts two \
+         generators' ids in one second (40 random bits per generator, a 24-bit counter that \
+         started at random). The data is in `data/collisions.csv`.\n"
+    );
+}
+
 fn guide(r: &Results<'_>, md: &mut String) {
     let p = r.params;
     let g = r.generation;
@@ -496,16 +551,24 @@ fn guide(r: &Results<'_>, md: &mut String) {
     };
     let ins_rate =
         |name: &str, bits: u32| ins(name, bits).map_or("-".to_owned(), |x| rate(x.rows_per_sec));
+    let info = |name: &str| idkit::registry::find(name).ok().map(|e| e.info());
+    #[allow(clippy::cast_precision_loss)] // caps are far below 2^52
+    let cap = |name: &str| {
+        info(name)
+            .and_then(|i| i.cap_per_sec)
+            .map_or("-".to_owned(), |c| rate(c as f64))
+    };
     let _ = writeln!(md, "## Decision guide\n");
     if let Some(tw) = prop("snowflake-twitter") {
         let _ = writeln!(
             md,
             "- **You need 64-bit ids, time-ordered, from many writers, and can hand out worker \
              ids:** a Snowflake layout (`snowflake-twitter`, `snowflake-discord`). Measured {} \
-             per id (its cap is 4.096 M ids/s per worker), {} inserts as an `INTEGER PRIMARY \
+             per id (its cap is {} per worker), {} inserts as an `INTEGER PRIMARY \
              KEY` against {} for uuid-v4 as a blob, {} of uuid-v4's bytes per row. Guard the \
              worker ids: two generators given the same one made {} duplicates in {} ids.",
             one("snowflake-twitter"),
+            cap("snowflake-twitter"),
             ins_rate("snowflake-twitter", 64),
             ins_rate("uuid-v4", 128),
             ins("snowflake-twitter", 64)
@@ -574,11 +637,42 @@ fn guide(r: &Results<'_>, md: &mut String) {
             pct(v4.leaf_fill)
         );
     }
+    let odds = |name: &str| r.collisions.iter().find(|c| c.scheme == name);
+    if let (Some(v7), Some(ulid)) = (odds("uuid-v7"), odds("ulid")) {
+        let _ = writeln!(
+            md,
+            "- **Random bits decide how far uncoordinated generators scale:** across \
+             independent generators, a one-in-a-billion chance of a duplicate in a year comes \
+             at {} for `uuid-v7`, {} for `ulid`{}{}. Above that, give generators identities \
+             (a Snowflake layout, `tsid` with distinct nodes) instead of hoping.",
+            rate(v7.ids_per_sec),
+            rate(ulid.ids_per_sec),
+            odds("uuid-v4").map_or(String::new(), |c| format!(
+                ", {} for `uuid-v4`",
+                rate(c.ids_per_sec)
+            )),
+            odds("objectid").map_or(String::new(), |c| format!(
+                ", {} for `objectid`",
+                rate(c.ids_per_sec)
+            ))
+        );
+    }
     if let Some(s) = prop("sonyflake") {
         let _ = writeln!(
             md,
-            "- **Long-lived, many machines, modest rate:** `sonyflake` (16-bit machine id, 174 \
-             years of 10 ms ticks) caps at 25,600 ids/s per machine; measured {} per id.",
+            "- **Long-lived, many machines, modest rate:** `sonyflake` ({} identity bits, \
+             10 ms ticks until {}) caps at {} per machine; measured {} per id.",
+            info(s.scheme).map_or(0, |i| match i.coordination {
+                idkit::core::Coordination::WorkerId { bits } => bits,
+                _ => 0,
+            }),
+            info(s.scheme)
+                .and_then(|i| i.time_runs_out_ms)
+                .map_or("-".to_owned(), |ms| idkit::core::time::format_rfc3339_ms(
+                    ms
+                )[..10]
+                    .to_owned()),
+            cap(s.scheme),
             one(s.scheme)
         );
     }

@@ -155,6 +155,28 @@ fn quick_profile_writes_a_complete_report() {
         .count();
     assert_eq!(ends, summary.btree_runs);
 
+    // Collision odds: one row per scheme that publishes random bits, each rate positive,
+    // finer ticks or fewer bits giving lower rates as the birthday bound says.
+    let (h, rows) = read_csv(&dir.0.join("data/collisions.csv"));
+    let with_bits: BTreeSet<&str> = idkit::registry::schemes()
+        .iter()
+        .filter(|e| e.info().random_bits > 0)
+        .map(|e| e.name())
+        .collect();
+    let seen: BTreeSet<&str> = column(&h, &rows, "scheme").into_iter().collect();
+    assert_eq!(seen, with_bits);
+    let per_sec = |scheme: &str| {
+        num(column(&h, &rows, "ids_per_sec")[rows.iter().position(|r| r[0] == scheme).unwrap()])
+    };
+    assert!(
+        per_sec("ulid") > per_sec("uuid-v7"),
+        "80 bits outlast 73 in the same tick"
+    );
+    assert!(
+        rows.iter()
+            .all(|r| num(&r[h.iter().position(|c| c == "ids_per_sec").unwrap()]) > 0.0)
+    );
+
     let (h, rows) = read_csv(&dir.0.join("data/properties.csv"));
     for row in &rows {
         let get = |name: &str| row[h.iter().position(|c| c == name).unwrap()].as_str();
@@ -217,6 +239,7 @@ fn quick_profile_writes_a_complete_report() {
         "## Method",
         "## Generation speed",
         "## Decision guide",
+        "## Collision odds (computed)",
         "tested",
     ] {
         assert!(report.contains(needle), "REPORT.md lacks {needle}");

@@ -320,6 +320,10 @@ pub struct SchemeInfo {
     /// Unix ms of the last time the time field can represent, where there is one and it
     /// fits in a `u64`.
     pub time_runs_out_ms: Option<u64>,
+    /// Bits drawn at random that tell apart the ids two independent generators make in the
+    /// same tick (the whole id's random part for uuid-v4, which has no tick). 0 when
+    /// uniqueness rests on coordination alone. The report's collision odds come from it.
+    pub random_bits: u32,
 }
 
 impl SchemeInfo {
@@ -336,7 +340,43 @@ impl SchemeInfo {
             coordination: Coordination::None,
             cap_per_sec: None,
             time_runs_out_ms: None,
+            random_bits: 0,
         }
+    }
+
+    /// Sets the random bits per tick.
+    #[must_use]
+    pub const fn with_random_bits(mut self, bits: u32) -> Self {
+        self.random_bits = bits;
+        self
+    }
+
+    /// The ids per tick (per second for a scheme without time) at which independent
+    /// generators reach a `probability` of any duplicate within `period_ms`, by the birthday
+    /// bound: `n` ids a tick over `t` ticks collide with probability about
+    /// `t * n^2 / 2^(bits + 1)`. `None` without random bits.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use idkit_core::SchemeInfo;
+    /// const YEAR_MS: u64 = 31_557_600_000;
+    /// let ulid = SchemeInfo::new("ulid", 128).with_time(1, None).with_random_bits(80);
+    /// let per_ms = ulid.ids_per_tick_at_odds(1e-9, YEAR_MS).unwrap();
+    /// assert!((276.0..278.0).contains(&per_ms), "{per_ms}");
+    /// ```
+    pub fn ids_per_tick_at_odds(&self, probability: f64, period_ms: u64) -> Option<f64> {
+        if self.random_bits == 0 {
+            return None;
+        }
+        #[allow(clippy::cast_precision_loss)] // a count of ticks, far below 2^52
+        let ticks = match self.time_precision_ms {
+            Some(tick) => (period_ms / tick.max(1)) as f64,
+            // No tick: every id of the period is one draw among the others.
+            None => 1.0,
+        };
+        let space = 2f64.powi(i32::try_from(self.random_bits + 1).unwrap_or(i32::MAX));
+        Some((space * probability / ticks).sqrt())
     }
 
     /// Sets the canonical string's alphabet and length.

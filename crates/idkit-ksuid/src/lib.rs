@@ -120,6 +120,7 @@ impl KsuidCodec {
             )
             .with_time(1000, Some(LAST_MS))
             .with_coordination(Coordination::None)
+            .with_random_bits(128)
     }
 }
 

@@ -84,6 +84,9 @@ impl ObjectIdCodec {
             .with_string(Alphabet::HEX, 24)
             .with_time(1000, Some(LAST_MS))
             .with_coordination(Coordination::None)
+            // Two generators' ids of one second differ by the 40-bit random value and the
+            // counter, whose start was random: 64 bits.
+            .with_random_bits(64)
             .with_cap(Some(1 << 24))
     }
 }

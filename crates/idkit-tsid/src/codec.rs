@@ -118,6 +118,8 @@ impl TsidCodec {
             )
             .with_time(1, Some(LAST_MS))
             .with_coordination(coordination)
+            // Generators on one node differ only by the counter's random start (lower half).
+            .with_random_bits(counter_bits - 1)
             // 3/4 of 2^counter_bits per ms on average, times 1000 ms.
             .with_cap(Some((3u64 << counter_bits) / 4 * 1000))
     }

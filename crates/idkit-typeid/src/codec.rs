@@ -108,6 +108,8 @@ impl TypeIdCodec {
             // The UUIDv7's 48-bit Unix ms.
             .with_time(1, Some((1 << 48) - 1))
             .with_coordination(Coordination::None)
+            // The UUIDv7's counter start, as uuid-v7.
+            .with_random_bits(73)
     }
 }
 

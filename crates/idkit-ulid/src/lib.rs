@@ -188,6 +188,7 @@ impl UlidCodec {
             )
             .with_time(1, Some(LAST_MS))
             .with_coordination(Coordination::None)
+            .with_random_bits(RANDOM_BITS)
     }
 }
 

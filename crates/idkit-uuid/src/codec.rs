@@ -48,9 +48,13 @@ impl UuidCodec {
     pub fn info(self) -> SchemeInfo {
         let len = u32::try_from(TEXT_LEN).unwrap_or(u32::MAX);
         match self {
-            Self::V4 => SchemeInfo::new("uuid-v4", 128).with_string(Alphabet::UUID_HEX, len),
+            Self::V4 => SchemeInfo::new("uuid-v4", 128)
+                .with_string(Alphabet::UUID_HEX, len)
+                .with_random_bits(122),
+            // rand_a and rand_b; a new millisecond's counter start has 73 random bits.
             Self::V7 => SchemeInfo::new("uuid-v7", 128)
                 .with_string(Alphabet::UUID_HEX, len)
+                .with_random_bits(73)
                 // 48-bit Unix ms: the last representable millisecond.
                 .with_time(1, Some((1 << 48) - 1)),
         }
