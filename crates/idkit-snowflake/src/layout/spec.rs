@@ -1,103 +1,15 @@
-//! Bit layouts: pure compose and decompose, no clock, no state.
+//! [`LayoutSpec`]: fields, widths, tick and epoch, checked when built; pure compose and
+//! decompose over them, and the [`Layout`] trait with [`Custom`] layouts.
 
-use core::fmt::{Debug, Display};
-use std::sync::LazyLock;
+use core::fmt::Debug;
 
-use idkit_core::codec::decimal;
 use idkit_core::{
-    Alphabet, Codec, Compose, ComposeError, Coordination, Decoded, FieldValue, ParseError, RawId,
-    SchemeInfo,
+    Alphabet, ComposeError, Coordination, Decoded, FieldValue, ParseError, SchemeInfo,
 };
 
 use crate::error::ConfigError;
 
-/// Most fields a layout may have besides its time field.
-pub const MAX_FIELDS: usize = 4;
-
-/// The integer an id is: `u64` for 64-bit layouts, `u128` for 128-bit ones.
-pub trait Word:
-    Copy + Default + Ord + Debug + Display + Send + Sync + core::hash::Hash + 'static
-{
-    /// Bits in the word.
-    const BITS: u32;
-    /// `base | tick << time_shift | seq << seq_shift`, in the word's own width.
-    fn pack(base: Self, tick: u64, time_shift: u32, seq: u64, seq_shift: u32) -> Self;
-    /// `self + (1 << shift)`: the next sequence value, when the sequence field (at
-    /// `shift`) is known not to be full, so no carry leaves it.
-    fn bump(self, shift: u32) -> Self;
-    /// Widens to `u128`.
-    fn to_u128(self) -> u128;
-    /// Narrows from `u128`; `None` when it does not fit.
-    fn from_u128(v: u128) -> Option<Self>;
-    /// Big-endian bytes.
-    fn to_raw(self) -> RawId;
-    /// From big-endian bytes.
-    ///
-    /// # Errors
-    ///
-    /// [`ParseErrorKind::InvalidLength`](idkit_core::ParseErrorKind::InvalidLength) for the wrong number of bytes.
-    fn from_raw(raw: &RawId) -> Result<Self, ParseError>;
-    /// Parses the decimal form.
-    ///
-    /// # Errors
-    ///
-    /// As [`decimal::parse_u64`].
-    fn parse_decimal(text: &str) -> Result<Self, ParseError>;
-}
-
-impl Word for u64 {
-    const BITS: u32 = 64;
-    #[inline]
-    fn pack(base: u64, tick: u64, time_shift: u32, seq: u64, seq_shift: u32) -> u64 {
-        base | (tick << time_shift) | (seq << seq_shift)
-    }
-    #[inline]
-    fn bump(self, shift: u32) -> u64 {
-        self.wrapping_add(1 << shift)
-    }
-    fn to_u128(self) -> u128 {
-        u128::from(self)
-    }
-    fn from_u128(v: u128) -> Option<u64> {
-        u64::try_from(v).ok()
-    }
-    fn to_raw(self) -> RawId {
-        RawId::from_u64(self)
-    }
-    fn from_raw(raw: &RawId) -> Result<u64, ParseError> {
-        raw.to_u64()
-    }
-    fn parse_decimal(text: &str) -> Result<u64, ParseError> {
-        decimal::parse_u64(text)
-    }
-}
-
-impl Word for u128 {
-    const BITS: u32 = 128;
-    #[inline]
-    fn pack(base: u128, tick: u64, time_shift: u32, seq: u64, seq_shift: u32) -> u128 {
-        base | (u128::from(tick) << time_shift) | (u128::from(seq) << seq_shift)
-    }
-    #[inline]
-    fn bump(self, shift: u32) -> u128 {
-        self.wrapping_add(1 << shift)
-    }
-    fn to_u128(self) -> u128 {
-        self
-    }
-    fn from_u128(v: u128) -> Option<u128> {
-        Some(v)
-    }
-    fn to_raw(self) -> RawId {
-        RawId::from_u128(self)
-    }
-    fn from_raw(raw: &RawId) -> Result<u128, ParseError> {
-        raw.to_u128()
-    }
-    fn parse_decimal(text: &str) -> Result<u128, ParseError> {
-        decimal::parse_u128(text)
-    }
-}
+use super::*;
 
 /// What a field holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -331,7 +243,7 @@ impl LayoutSpec {
 
     /// Builds a preset; the presets' epochs are in the past, so the epoch check is skipped
     /// (it would read the clock on first use for nothing).
-    fn preset(builder: LayoutBuilder) -> LayoutSpec {
+    pub(super) fn preset(builder: LayoutBuilder) -> LayoutSpec {
         let builder = LayoutBuilder {
             check_epoch: false,
             ..builder
@@ -566,163 +478,5 @@ impl<W: Word> Layout for Custom<W> {
     type Id = W;
     fn spec(&self) -> &LayoutSpec {
         &self.spec
-    }
-}
-
-macro_rules! preset {
-    ($(#[$doc:meta])* $ty:ident, $word:ty, $spec:ident = $build:expr) => {
-        static $spec: LazyLock<LayoutSpec> = LazyLock::new(|| LayoutSpec::preset($build));
-
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-        pub struct $ty;
-
-        impl Layout for $ty {
-            type Id = $word;
-            fn spec(&self) -> &LayoutSpec {
-                &$spec
-            }
-        }
-    };
-}
-
-preset!(
-    /// Twitter's Snowflake (2010): sign 1, time 41, datacenter 5, worker 5, sequence 12;
-    /// 1 ms ticks from 2010-11-04T01:42:54.657Z (`twepoch` = 1288834974657).
-    Twitter, u64, TWITTER = LayoutSpec::builder("snowflake-twitter", 64)
-        .time(41).field("datacenter", 5).field("worker", 5).sequence(12)
-        .epoch_ms(1_288_834_974_657)
-);
-
-preset!(
-    /// Discord's snowflakes: time 42, worker 5, process 5, increment 12, all 64 bits;
-    /// 1 ms ticks from 2015-01-01T00:00:00Z (Discord API reference, "Snowflakes").
-    Discord, u64, DISCORD = LayoutSpec::builder("snowflake-discord", 64)
-        .time(42).field("worker", 5).field("process", 5).sequence_named("increment", 12)
-        .epoch_ms(1_420_070_400_000)
-);
-
-preset!(
-    /// Instagram's sharded ids (2012): time 41, shard 13, sequence 10; 1 ms ticks from
-    /// 1314220021721.
-    Instagram, u64, INSTAGRAM = LayoutSpec::builder("snowflake-instagram", 64)
-        .time(41).field("shard", 13).sequence(10)
-        .epoch_ms(1_314_220_021_721)
-);
-
-preset!(
-    /// Sony's Sonyflake: sign 1, time 39 in 10 ms units, sequence 8, machine 16 (sequence
-    /// above machine), from 2014-09-01T00:00:00Z. For another start time, build a
-    /// [`Custom`] layout with the same fields.
-    Sonyflake, u64, SONYFLAKE = LayoutSpec::builder("sonyflake", 64)
-        .time(39).sequence(8).field("machine", 16)
-        .tick_ms(10).epoch_ms(1_409_529_600_000)
-);
-
-preset!(
-    /// Mastodon's ids: time 48, sequence 16; 1 ms ticks from the Unix epoch.
-    Mastodon, u64, MASTODON = LayoutSpec::builder("snowflake-mastodon", 64)
-        .time(48).sequence(16)
-);
-
-preset!(
-    /// Boundary's flake: 128 bits, time 64, worker 48, sequence 16; 1 ms ticks from the
-    /// Unix epoch.
-    Boundary, u128, BOUNDARY = LayoutSpec::builder("flake-boundary", 128)
-        .time(64).field("worker", 48).sequence(16)
-);
-
-/// The preset layouts, in the order the README lists them.
-pub fn presets() -> [&'static LayoutSpec; 6] {
-    [
-        &TWITTER, &DISCORD, &INSTAGRAM, &SONYFLAKE, &MASTODON, &BOUNDARY,
-    ]
-}
-
-/// The preset layout called `name` (e.g. `snowflake-discord`).
-pub fn preset(name: &str) -> Option<&'static LayoutSpec> {
-    presets().into_iter().find(|p| p.name() == name)
-}
-
-/// Reads and writes ids of any [`Layout`]: decimal text, raw bytes, decoding, composing.
-///
-/// # Examples
-///
-/// The example id from Discord's API reference:
-///
-/// ```
-/// use idkit_snowflake::{Discord, SnowflakeCodec};
-/// use idkit_core::{Codec, FieldValue};
-/// let codec = SnowflakeCodec(Discord);
-/// let id = codec.parse("175928847299117063")?;
-/// let decoded = codec.decode(id);
-/// assert_eq!(decoded.timestamp_ms, Some(1_462_015_105_796));
-/// assert_eq!(decoded.field("worker"), Some(&FieldValue::Int(1)));
-/// assert_eq!(decoded.field("increment"), Some(&FieldValue::Int(7)));
-/// # Ok::<(), idkit_core::ParseError>(())
-/// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct SnowflakeCodec<L>(pub L);
-
-impl<L: Layout> SnowflakeCodec<L> {
-    /// Checks that `id` can belong to the layout (no reserved bit set).
-    ///
-    /// # Errors
-    ///
-    /// [`ParseErrorKind::Invalid`](idkit_core::ParseErrorKind::Invalid) naming the offending bit.
-    pub fn validate(&self, id: L::Id) -> Result<L::Id, ParseError> {
-        self.0.spec().split(id.to_u128()).map(|_| id)
-    }
-}
-
-impl<L: Layout> Codec for SnowflakeCodec<L> {
-    type Id = L::Id;
-
-    fn to_raw(&self, id: L::Id) -> RawId {
-        id.to_raw()
-    }
-
-    fn read_raw(&self, raw: &RawId) -> Result<L::Id, ParseError> {
-        self.validate(L::Id::from_raw(raw)?)
-    }
-
-    fn format(&self, id: L::Id) -> String {
-        id.to_string()
-    }
-
-    fn format_into(&self, id: L::Id, out: &mut String) {
-        use core::fmt::Write as _;
-        // Writing into a String cannot fail.
-        let _ = write!(out, "{id}");
-    }
-
-    fn parse(&self, text: &str) -> Result<L::Id, ParseError> {
-        self.validate(L::Id::parse_decimal(text)?)
-    }
-
-    fn decode(&self, id: L::Id) -> Decoded {
-        match self.0.spec().decode_u128(id.to_u128()) {
-            Ok(decoded) => decoded,
-            // Reserved bits set: decode what the fields say anyway (callers that need the
-            // check use `parse` or `read_raw`, which reject such ids).
-            Err(_) => {
-                let used = self.0.spec().word_bits() - self.0.spec().reserved_bits();
-                let masked = id.to_u128() & (u128::MAX >> (128 - used));
-                self.0.spec().decode_u128(masked).unwrap_or(Decoded {
-                    timestamp_ms: None,
-                    fields: Vec::new(),
-                })
-            }
-        }
-    }
-}
-
-impl<L: Layout> Compose for SnowflakeCodec<L> {
-    type Id = L::Id;
-
-    fn compose(&self, timestamp_ms: u64, fields: &[(&str, u128)]) -> Result<L::Id, ComposeError> {
-        let id = self.0.spec().compose_u128(timestamp_ms, fields)?;
-        // compose_u128 only sets bits inside the word.
-        Ok(L::Id::from_u128(id).unwrap_or_default())
     }
 }

@@ -1,0 +1,176 @@
+//! The lock-free mode: the whole state in one `AtomicU64`.
+
+use core::fmt;
+
+use idkit_core::{Clock, GenerateError, GeneratorStats, IdScheme, MonotonicClock, SchemeInfo};
+
+use super::*;
+use crate::layout::Layout;
+use crate::sync::{AtomicU64, Ordering};
+
+pub(super) fn pack(state: State, seq_bits: u32) -> u64 {
+    (state.tick << seq_bits) | state.seq
+}
+
+fn unpack(word: u64, seq_bits: u32) -> State {
+    State {
+        tick: word >> seq_bits,
+        seq: word & (u64::MAX >> (64 - seq_bits)),
+    }
+}
+
+/// A lock-free Snowflake generator to share between threads.
+///
+/// The whole state (last tick and sequence) is one `AtomicU64`, advanced by
+/// compare-and-swap; a thread that loses the race re-reads the state and the clock and tries
+/// again. A batch ([`IdScheme::fill`]) reserves its whole run of sequence numbers in a tick
+/// with one compare-and-swap. Clock rollback and sequence exhaustion follow the same rules
+/// as [`Snowflake`] (they share one decision function).
+///
+/// # Examples
+///
+/// ```
+/// use idkit_snowflake::{Snowflake, Twitter};
+/// use idkit_core::IdScheme;
+/// use std::sync::Arc;
+///
+/// let generator = Arc::new(Snowflake::builder(Twitter).field("worker", 7).build_atomic()?);
+/// let handles: Vec<_> = (0..2).map(|_| {
+///     let generator = Arc::clone(&generator);
+///     std::thread::spawn(move || generator.take(1000))
+/// }).collect();
+/// let mut all = Vec::new();
+/// for h in handles { all.extend(h.join().unwrap()?); }
+/// all.sort();
+/// all.dedup();
+/// assert_eq!(all.len(), 2000);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct AtomicSnowflake<L: Layout, C = MonotonicClock> {
+    pub(super) core: Core<L, C>,
+    pub(super) state: AtomicU64,
+}
+
+impl<L: Layout, C: fmt::Debug> fmt::Debug for AtomicSnowflake<L, C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.core.fmt(f)
+    }
+}
+
+impl<L: Layout, C: Clock> AtomicSnowflake<L, C> {
+    /// The layout.
+    pub fn layout(&self) -> &L {
+        self.core.layout()
+    }
+
+    /// The clock.
+    pub fn clock(&self) -> &C {
+        self.core.clock()
+    }
+
+    /// How far the last id's timestamp runs ahead of the clock, in ms.
+    pub fn ahead_ms(&self) -> u64 {
+        let state = unpack(self.state.load(Ordering::Acquire), self.core.seq_bits);
+        self.core.ahead_ms(state)
+    }
+
+    /// One attempt loop shared by `next_id` and `fill`: reserves up to `wanted` consecutive
+    /// sequence values in one tick and returns (tick, first seq, count).
+    #[inline]
+    fn reserve(&self, wanted: usize) -> Result<(u64, u64, usize), GenerateError> {
+        let bits = self.core.seq_bits;
+        let mut waited = 0;
+        let mut backoff = Backoff::default();
+        let mut current = self.state.load(Ordering::Acquire);
+        loop {
+            // Read the clock after the state: the Acquire load orders this read after the
+            // clock read of whichever thread stored the state, so a monotonic clock cannot
+            // look "behind" merely because another thread read it later.
+            let now = self.core.clock().now_ms();
+            match self.core.step(unpack(current, bits), now, waited)? {
+                Step::Issue { tick, seq, room } => {
+                    let run = self.core.run_len(room, wanted);
+                    let next = pack(
+                        State {
+                            tick,
+                            seq: seq + run as u64 - 1,
+                        },
+                        bits,
+                    );
+                    match self.state.compare_exchange_weak(
+                        current,
+                        next,
+                        Ordering::AcqRel,
+                        Ordering::Acquire,
+                    ) {
+                        Ok(_) => return Ok((tick, seq, run)),
+                        Err(actual) => {
+                            // Another thread won. Back off before retrying: under
+                            // contention this lets one core keep the cache line for a run
+                            // of ids instead of bouncing it on every attempt.
+                            backoff.spin();
+                            current = actual;
+                        }
+                    }
+                }
+                Step::Wait { until_ms } => {
+                    waited += self.core.wait(now, until_ms);
+                    current = self.state.load(Ordering::Acquire);
+                }
+            }
+        }
+    }
+}
+
+impl<L: Layout, C: Clock> IdScheme for AtomicSnowflake<L, C> {
+    type Id = L::Id;
+
+    #[inline]
+    fn next_id(&self) -> Result<L::Id, GenerateError> {
+        let (tick, seq, _) = self.reserve(1)?;
+        Ok(self.core.id(tick, seq))
+    }
+
+    fn fill(&self, out: &mut [L::Id]) -> Result<(), GenerateError> {
+        let mut done = 0;
+        while done < out.len() {
+            let (tick, seq, run) = self.reserve(out.len() - done)?;
+            for (slot, s) in out[done..done + run].iter_mut().zip(seq..) {
+                *slot = self.core.id(tick, s);
+            }
+            done += run;
+        }
+        Ok(())
+    }
+
+    fn take(&self, n: usize) -> Result<Vec<L::Id>, GenerateError> {
+        take_by_fill(self, n)
+    }
+
+    fn info(&self) -> SchemeInfo {
+        self.core.info()
+    }
+
+    fn stats(&self) -> GeneratorStats {
+        self.core.stats()
+    }
+}
+
+/// Exponential spinning after a lost compare-and-swap: 1, 2, 4 ... 1024 spin-loop hints.
+/// The cap is what lets two threads sharing a generator on two cores issue at least as
+/// many ids in aggregate as one (measured in `bench-harness`, group `lockfree-threads`);
+/// a thread that keeps losing waits at most about 2,000 hints (~100 µs) in all.
+#[derive(Default)]
+struct Backoff(u32);
+
+impl Backoff {
+    #[inline]
+    fn spin(&mut self) {
+        for _ in 0..(1u32 << self.0) {
+            std::hint::spin_loop();
+        }
+        #[cfg(loom)]
+        loom::thread::yield_now();
+        self.0 = (self.0 + 1).min(10);
+    }
+}

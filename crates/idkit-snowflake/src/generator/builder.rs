@@ -1,0 +1,228 @@
+//! [`Builder`]: one configuration, three concurrency modes.
+
+use core::cell::Cell;
+use std::sync::Mutex;
+
+use idkit_core::{Clock, MonotonicClock};
+
+use super::*;
+use crate::error::ConfigError;
+use crate::layout::{FieldKind, Layout, Word};
+use crate::sync::AtomicU64;
+
+/// Configures and builds a generator of any of the three modes.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_snowflake::{RollbackPolicy, Snowflake, Twitter};
+/// use idkit_core::{IdScheme, ManualClock};
+///
+/// let snowflake = Snowflake::builder(Twitter)
+///     .field("datacenter", 1)
+///     .field("worker", 3)
+///     .clock(ManualClock::new(1_288_834_974_657 + 1))
+///     .rollback(RollbackPolicy::FailFast)
+///     .build()?;
+/// let id = snowflake.next_id()?;
+/// assert_eq!(id, (1 << 22) | (1 << 17) | (3 << 12));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Builder<L, C> {
+    layout: L,
+    clock: C,
+    fields: Vec<(String, u64)>,
+    policy: RollbackPolicy,
+    start: SequenceStart,
+    seed: Option<u64>,
+}
+
+impl<L: Layout> Builder<L, MonotonicClock> {
+    /// A builder for `layout`, with every fixed field 0, a [`MonotonicClock`], the default
+    /// [`RollbackPolicy`] and sequences starting at 0.
+    pub fn new(layout: L) -> Self {
+        Self {
+            layout,
+            clock: MonotonicClock::new(),
+            fields: Vec::new(),
+            policy: RollbackPolicy::default(),
+            start: SequenceStart::Zero,
+            seed: None,
+        }
+    }
+}
+
+impl<L: Layout, C: Clock> Builder<L, C> {
+    /// Sets a fixed field (worker, datacenter, shard, machine...).
+    #[must_use]
+    pub fn field(mut self, name: &str, value: u64) -> Self {
+        self.fields.push((name.to_owned(), value));
+        self
+    }
+
+    /// Uses `clock` instead of a [`MonotonicClock`].
+    pub fn clock<C2: Clock>(self, clock: C2) -> Builder<L, C2> {
+        Builder {
+            layout: self.layout,
+            clock,
+            fields: self.fields,
+            policy: self.policy,
+            start: self.start,
+            seed: self.seed,
+        }
+    }
+
+    /// Sets the clock-rollback policy.
+    #[must_use]
+    pub fn rollback(mut self, policy: RollbackPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Sets where the sequence starts in each tick.
+    #[must_use]
+    pub fn sequence_start(mut self, start: SequenceStart) -> Self {
+        self.start = start;
+        self
+    }
+
+    /// Seeds [`SequenceStart::Random`] (default: from the operating system's randomness,
+    /// through `std`'s `RandomState`), for reproducible tests.
+    #[must_use]
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+
+    fn core(self, state_tick_bits: Option<u32>) -> Result<Core<L, C>, ConfigError> {
+        let spec = *self.layout.spec();
+        let mut base = 0u128;
+        for (name, value) in &self.fields {
+            let field = spec
+                .fields()
+                .find(|f| f.name == name && f.kind == FieldKind::Fixed)
+                .ok_or_else(|| ConfigError::UnknownField {
+                    name: name.clone(),
+                    settable: settable(&spec),
+                })?;
+            if *value > field.max() {
+                return Err(ConfigError::FieldOutOfRange {
+                    name: name.clone(),
+                    value: *value,
+                    max: field.max(),
+                });
+            }
+            let mask = u128::from(field.max()) << field.shift;
+            base = (base & !mask) | (u128::from(*value) << field.shift);
+        }
+        let seq = spec.sequence();
+        let start_below = match self.start {
+            SequenceStart::Zero => 0,
+            SequenceStart::Random { below } => {
+                let values = seq.max().saturating_add(1);
+                if below == 0 || below > values {
+                    return Err(ConfigError::SequenceStart {
+                        below,
+                        sequence_values: values,
+                    });
+                }
+                below
+            }
+        };
+        // The lock-free generator packs (tick, sequence) in one u64: its ticks are limited
+        // to the bits the sequence leaves free.
+        let max_tick = match state_tick_bits {
+            Some(bits) if bits < 64 => spec.max_tick().min((1u64 << bits) - 1),
+            _ => spec.max_tick(),
+        };
+        Ok(Core {
+            layout: self.layout,
+            clock: self.clock,
+            policy: self.policy,
+            // Fixed fields lie inside the word, so the base fits it.
+            base: L::Id::from_u128(base).unwrap_or_default(),
+            time_shift: spec.time().shift,
+            seq_shift: seq.shift,
+            seq_bits: seq.bits,
+            seq_max: seq.max(),
+            epoch_ms: spec.epoch_ms(),
+            tick_ms: spec.tick_ms(),
+            max_tick,
+            start_below,
+            seed: self.seed.unwrap_or_else(random_seed),
+            rollbacks: std::sync::atomic::AtomicU64::new(0),
+            tick_waits: std::sync::atomic::AtomicU64::new(0),
+        })
+    }
+
+    /// Builds a single-owner generator (fastest; `Send`, not `Sync`).
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::UnknownField`] for a field the layout lacks (or `time`, or the
+    /// sequence); [`ConfigError::FieldOutOfRange`] for a value too wide;
+    /// [`ConfigError::SequenceStart`] for a random start range of 0 or wider than the
+    /// sequence.
+    pub fn build(self) -> Result<Snowflake<L, C>, ConfigError> {
+        let core = self.core(None)?;
+        let init = core.initial_owned();
+        Ok(Snowflake {
+            tick: Cell::new(init.state.tick),
+            seq: Cell::new(init.state.seq),
+            last: Cell::new(init.last),
+            core,
+        })
+    }
+
+    /// Builds a lock-free generator to share between threads.
+    ///
+    /// Its state is one `u64` holding the tick above the sequence, so its ticks are limited
+    /// to `64 - sequence bits` bits (`2^48` ms, year 10889, for Boundary's flake); past that
+    /// it reports [`GenerateErrorKind::TimeOverflow`](idkit_core::GenerateErrorKind::TimeOverflow).
+    ///
+    /// # Errors
+    ///
+    /// As [`Builder::build`].
+    pub fn build_atomic(self) -> Result<AtomicSnowflake<L, C>, ConfigError> {
+        let seq_bits = self.layout.spec().sequence().bits;
+        let core = self.core(Some(64 - seq_bits))?;
+        let init = core.initial_state();
+        Ok(AtomicSnowflake {
+            state: AtomicU64::new(pack(init, core.seq_bits)),
+            core,
+        })
+    }
+
+    /// Builds a mutex-guarded generator to share between threads (the baseline the
+    /// lock-free one is measured against).
+    ///
+    /// # Errors
+    ///
+    /// As [`Builder::build`].
+    pub fn build_mutex(self) -> Result<MutexSnowflake<L, C>, ConfigError> {
+        let core = self.core(None)?;
+        Ok(MutexSnowflake {
+            state: Mutex::new(core.initial_owned()),
+            core,
+        })
+    }
+}
+
+fn settable(spec: &crate::LayoutSpec) -> String {
+    let names: Vec<_> = spec
+        .fields()
+        .filter(|f| f.kind == FieldKind::Fixed)
+        .map(|f| f.name)
+        .collect();
+    if names.is_empty() {
+        "no fields (this layout has none to set)".into()
+    } else {
+        names.join(", ")
+    }
+}
+
+fn random_seed() -> u64 {
+    use std::hash::{BuildHasher, RandomState};
+    RandomState::new().hash_one(0x1d_u64)
+}

@@ -1,0 +1,32 @@
+//! The stateful part: a clock, a (tick, sequence) state and a rollback policy around a
+//! [`Layout`](crate::Layout). Three concurrency modes share one decision function,
+//! `Core::step` (in `step.rs`), so they issue ids under the same rules: `single.rs`
+//! (single-owner), `atomic.rs` (lock-free), `mutex.rs`; `builder.rs` configures all three,
+//! `policy.rs` holds the rollback policy and the sequence start.
+
+mod atomic;
+mod builder;
+mod mutex;
+mod policy;
+mod single;
+mod step;
+
+pub use atomic::AtomicSnowflake;
+use atomic::pack;
+pub use builder::Builder;
+pub(crate) use step::{Core, Owned, State, Step};
+
+use idkit_core::{GenerateError, IdScheme};
+
+/// `take` through `fill`, so a batch gets the run-at-a-time path of every mode.
+fn take_by_fill<G: IdScheme>(generator: &G, n: usize) -> Result<Vec<G::Id>, GenerateError>
+where
+    G::Id: Default,
+{
+    let mut out = vec![G::Id::default(); n];
+    generator.fill(&mut out)?;
+    Ok(out)
+}
+pub use mutex::MutexSnowflake;
+pub use policy::{RollbackPolicy, SequenceStart};
+pub use single::Snowflake;

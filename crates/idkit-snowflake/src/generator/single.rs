@@ -1,0 +1,119 @@
+//! The single-owner mode: state in a `Cell`.
+
+use core::cell::Cell;
+use core::fmt;
+
+use idkit_core::{Clock, GenerateError, GeneratorStats, IdScheme, MonotonicClock, SchemeInfo};
+
+use super::*;
+use crate::layout::{Layout, Word};
+
+/// A single-owner Snowflake generator: the fastest mode. Its state lives in a `Cell`, so it
+/// is `Send` but not `Sync`; give each thread its own (with distinct worker ids), or use
+/// [`AtomicSnowflake`] to share one.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_snowflake::{Snowflake, Discord};
+/// use idkit_core::IdScheme;
+/// let generator = Snowflake::builder(Discord).field("worker", 1).build()?;
+/// let (a, b) = (generator.next_id()?, generator.next_id()?);
+/// assert!(b > a);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Snowflake<L: Layout, C = MonotonicClock> {
+    pub(super) core: Core<L, C>,
+    // Three cells rather than one cell of a struct: copying the struct in and out on every
+    // id made the compiler reload it with wide loads right after narrow stores, which stalls
+    // store forwarding and tripled the cost of an id.
+    pub(super) tick: Cell<u64>,
+    pub(super) seq: Cell<u64>,
+    pub(super) last: Cell<L::Id>,
+}
+
+impl<L: Layout> Snowflake<L> {
+    /// Starts configuring a generator for `layout`; see [`Builder`].
+    pub fn builder(layout: L) -> Builder<L, MonotonicClock> {
+        Builder::new(layout)
+    }
+}
+
+impl<L: Layout, C: Clock> Snowflake<L, C> {
+    /// The layout.
+    pub fn layout(&self) -> &L {
+        self.core.layout()
+    }
+
+    /// The clock.
+    pub fn clock(&self) -> &C {
+        self.core.clock()
+    }
+
+    /// How far the last id's timestamp runs ahead of the clock, in ms (non-zero only under
+    /// [`RollbackPolicy::Logical`]).
+    pub fn ahead_ms(&self) -> u64 {
+        self.core.ahead_ms(self.owned().state)
+    }
+
+    fn owned(&self) -> Owned<L::Id> {
+        Owned {
+            state: State {
+                tick: self.tick.get(),
+                seq: self.seq.get(),
+            },
+            last: self.last.get(),
+        }
+    }
+
+    fn store(&self, owned: Owned<L::Id>) {
+        self.tick.set(owned.state.tick);
+        self.seq.set(owned.state.seq);
+        self.last.set(owned.last);
+    }
+}
+
+impl<L: Layout, C: fmt::Debug> fmt::Debug for Snowflake<L, C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.core.fmt(f)
+    }
+}
+
+impl<L: Layout, C: Clock> IdScheme for Snowflake<L, C> {
+    type Id = L::Id;
+
+    #[inline]
+    fn next_id(&self) -> Result<L::Id, GenerateError> {
+        let now = self.core.clock().now_ms();
+        let seq = self.seq.get();
+        if self.core.same_tick_with_room(now, self.tick.get(), seq) {
+            let id = self.last.get().bump(self.core.seq_shift);
+            self.seq.set(seq + 1);
+            self.last.set(id);
+            return Ok(id);
+        }
+        let mut owned = self.owned();
+        let id = self.core.next_slow(&mut owned, now);
+        self.store(owned);
+        id
+    }
+
+    fn fill(&self, out: &mut [L::Id]) -> Result<(), GenerateError> {
+        let mut owned = self.owned();
+        let done = self.core.fill(&mut owned, out);
+        self.store(owned);
+        done
+    }
+
+    fn take(&self, n: usize) -> Result<Vec<L::Id>, GenerateError> {
+        take_by_fill(self, n)
+    }
+
+    fn info(&self) -> SchemeInfo {
+        self.core.info()
+    }
+
+    fn stats(&self) -> GeneratorStats {
+        self.core.stats()
+    }
+}
