@@ -1,0 +1,269 @@
+//! The lock-free part: two block slots read through a seqlock, the cursor word, and the
+//! leasing state the background thread shares with the callers.
+
+// The cursor and the block slots are the lock-free part; `RUSTFLAGS="--cfg loom"` swaps in
+// loom's atomics for the model check in `loom_model` below.
+#[cfg(loom)]
+use loom::sync::atomic::{AtomicU64, Ordering, fence};
+#[cfg(not(loom))]
+use std::sync::atomic::{AtomicU64, Ordering, fence};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use idkit_core::GenerateError;
+
+use crate::store::{Store, StoreError};
+
+use super::*;
+
+pub(super) struct Slot {
+    /// Epoch of the block held, or [`WRITING`].
+    pub(super) epoch: AtomicU64,
+    pub(super) first_id: AtomicU64,
+    pub(super) len: AtomicU64,
+    pub(super) prefetch_offset: AtomicU64,
+}
+
+impl Slot {
+    pub(super) fn empty() -> Self {
+        Self {
+            epoch: AtomicU64::new(WRITING),
+            first_id: AtomicU64::new(0),
+            len: AtomicU64::new(0),
+            prefetch_offset: AtomicU64::new(u64::MAX),
+        }
+    }
+
+    /// Seqlock write; callers hold the control lock and never write the current slot.
+    pub(super) fn publish(&self, epoch: u64, first_id: u64, len: u64, prefetch_offset: u64) {
+        self.epoch.store(WRITING, Ordering::Relaxed);
+        fence(Ordering::Release);
+        self.first_id.store(first_id, Ordering::Relaxed);
+        self.len.store(len, Ordering::Relaxed);
+        self.prefetch_offset
+            .store(prefetch_offset, Ordering::Relaxed);
+        self.epoch.store(epoch, Ordering::Release);
+    }
+
+    /// Seqlock read: `(first_id, len, prefetch_offset)` if the slot holds `epoch`.
+    #[inline]
+    pub(super) fn read(&self, epoch: u64) -> Option<(u64, u64, u64)> {
+        let before = self.epoch.load(Ordering::Acquire);
+        let first_id = self.first_id.load(Ordering::Relaxed);
+        let len = self.len.load(Ordering::Relaxed);
+        let prefetch = self.prefetch_offset.load(Ordering::Relaxed);
+        fence(Ordering::Acquire);
+        let after = self.epoch.load(Ordering::Relaxed);
+        (before == after && before == epoch).then_some((first_id, len, prefetch))
+    }
+}
+
+pub(super) struct Control {
+    /// The slot after the current one holds a leased block.
+    pub(super) next_ready: bool,
+    /// The leasing thread should lease (prefetch or exhaustion).
+    pub(super) wanted: bool,
+    pub(super) last_error: Option<StoreError>,
+    pub(super) block: u64,
+    pub(super) last_lease: Option<Instant>,
+    pub(super) shutdown: bool,
+    pub(super) leases: u64,
+    pub(super) failures: u64,
+    pub(super) waits: u64,
+}
+
+pub(super) struct Shared {
+    /// `epoch << 40 | offset`: the current block's epoch and the next offset to hand out.
+    pub(super) cursor: AtomicU64,
+    pub(super) slots: [Slot; 2],
+    pub(super) control: Mutex<Control>,
+    pub(super) changed: Condvar,
+    pub(super) store: Box<dyn Store>,
+    pub(super) namespace: String,
+    pub(super) step: u64,
+    pub(super) offset: u64,
+    pub(super) min_block: u64,
+    pub(super) max_block: u64,
+    pub(super) prefetch_at: f64,
+    pub(super) target_period: Duration,
+    pub(super) wait: Duration,
+}
+
+pub(super) enum Draw {
+    Ids(u64, u64),
+    Exhausted(u64),
+}
+
+impl Shared {
+    pub(super) fn lock(&self) -> MutexGuard<'_, Control> {
+        self.control.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Takes up to `n` offsets from the current block: `(first id, count)`.
+    #[inline]
+    pub(super) fn draw(&self, n: u64) -> Draw {
+        let word = self.cursor.fetch_add(n, Ordering::Acquire);
+        let epoch = word >> OFFSET_BITS;
+        let off = word & OFFSET_MASK;
+        let Some((first_id, len, prefetch)) = self.slots[usize::from(epoch % 2 == 1)].read(epoch)
+        else {
+            return Draw::Exhausted(epoch);
+        };
+        if off >= len {
+            return Draw::Exhausted(epoch);
+        }
+        if off <= prefetch && prefetch < off + n {
+            self.want_next();
+        }
+        let count = n.min(len - off);
+        Draw::Ids(first_id + off * self.step, count)
+    }
+
+    /// Makes the block after `epoch` current (its slot is published).
+    pub(super) fn switch_from(&self, epoch: u64) {
+        let next = (epoch + 1) & ((1 << (64 - OFFSET_BITS)) - 1);
+        self.cursor.store(next << OFFSET_BITS, Ordering::Release);
+    }
+
+    #[cold]
+    pub(super) fn want_next(&self) {
+        let mut c = self.lock();
+        if !c.next_ready {
+            c.wanted = true;
+            self.changed.notify_all();
+        }
+    }
+
+    /// The current block (epoch `epoch`) is spent: switch to the next one, waiting for it
+    /// within `wait`, or fail when the store is unreachable.
+    #[cold]
+    pub(super) fn refill(&self, epoch: u64) -> Result<(), GenerateError> {
+        let deadline = Instant::now() + self.wait;
+        let mut waited = false;
+        let mut c = self.lock();
+        loop {
+            let current = self.cursor.load(Ordering::Acquire) >> OFFSET_BITS;
+            if current != epoch {
+                return Ok(());
+            }
+            // Every draw on this block from now on misses; keep the offset low.
+            self.cursor
+                .store((epoch << OFFSET_BITS) | PARKED, Ordering::Release);
+            if c.next_ready {
+                // The next slot was published under this lock before `next_ready` was set.
+                self.switch_from(epoch);
+                c.next_ready = false;
+                c.wanted = false;
+                self.changed.notify_all();
+                return Ok(());
+            }
+            c.wanted = true;
+            self.changed.notify_all();
+            if !std::mem::replace(&mut waited, true) {
+                c.waits += 1;
+            }
+            if let Some(error) = &c.last_error {
+                return Err(GenerateError::unavailable(format!(
+                    "{error}; every leased id is used"
+                )));
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(GenerateError::unavailable(format!(
+                    "range store {} gave no block within {} ms",
+                    self.store.describe(),
+                    self.wait.as_millis()
+                )));
+            }
+            c = self
+                .changed
+                .wait_timeout(c, deadline - now)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+
+    /// The leasing thread: leases whenever asked, retrying with backoff while the store
+    /// fails, until the allocator is dropped.
+    pub(super) fn lease_loop(&self) {
+        let mut backoff = BACKOFF_MIN;
+        let mut c = self.lock();
+        loop {
+            while !c.shutdown && (!c.wanted || c.next_ready) {
+                c = self.changed.wait(c).unwrap_or_else(PoisonError::into_inner);
+            }
+            if c.shutdown {
+                return;
+            }
+            let size = c.block;
+            drop(c);
+            let result = self.store.lease(&self.namespace, size);
+            c = self.lock();
+            match result {
+                Ok(lease) => {
+                    backoff = BACKOFF_MIN;
+                    c.last_error = None;
+                    c.leases += 1;
+                    let now = Instant::now();
+                    if let Some(previous) = c.last_lease {
+                        let took = now - previous;
+                        if took < self.target_period / 2 {
+                            c.block = (c.block.saturating_mul(2)).min(self.max_block);
+                        } else if took > self.target_period.saturating_mul(2) {
+                            c.block = (c.block / 2).max(self.min_block);
+                        }
+                    }
+                    c.last_lease = Some(now);
+                    match self.first_id(lease.first) {
+                        Some(first_id) => {
+                            let current = self.cursor.load(Ordering::Acquire) >> OFFSET_BITS;
+                            let next = (current + 1) & ((1 << (64 - OFFSET_BITS)) - 1);
+                            let len = lease.len();
+                            #[allow(
+                                clippy::cast_possible_truncation,
+                                clippy::cast_sign_loss,
+                                clippy::cast_precision_loss
+                            )]
+                            let prefetch = ((len as f64) * self.prefetch_at) as u64;
+                            let prefetch = prefetch.min(len.saturating_sub(1));
+                            let last_ok = self.first_id(lease.last).is_some();
+                            let len = if last_ok { len } else { 0 };
+                            self.slots[usize::from(next % 2 == 1)]
+                                .publish(next, first_id, len, prefetch);
+                            c.next_ready = len > 0;
+                            if len == 0 {
+                                c.last_error = Some(StoreError::Exhausted);
+                            }
+                        }
+                        None => c.last_error = Some(StoreError::Exhausted),
+                    }
+                    c.wanted = false;
+                }
+                Err(error) => {
+                    c.failures += 1;
+                    let permanent = !matches!(error, StoreError::Unreachable(_));
+                    c.last_error = Some(error);
+                    self.changed.notify_all();
+                    if permanent {
+                        c.wanted = false;
+                        continue;
+                    }
+                    // Retry after the backoff, unless dropped meanwhile.
+                    c = self
+                        .changed
+                        .wait_timeout_while(c, backoff, |c| !c.shutdown)
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .0;
+                    backoff = (backoff * 2).min(BACKOFF_MAX);
+                    continue;
+                }
+            }
+            self.changed.notify_all();
+        }
+    }
+
+    /// The id of counter value `counter`, if it fits 64 bits.
+    pub(super) fn first_id(&self, counter: u64) -> Option<u64> {
+        counter.checked_mul(self.step)?.checked_add(self.offset)
+    }
+}

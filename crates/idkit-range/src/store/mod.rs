@@ -1,0 +1,124 @@
+//! Where blocks come from: a [`Store`] keeps, per namespace, the highest counter value handed
+//! out, and advances it atomically by a block at a time: [`SqliteStore`] (`sqlite.rs`) for
+//! the processes of one host, [`PostgresStore`] (`postgres.rs`, feature `postgres`) for many.
+
+use std::fmt;
+
+/// Longest namespace, bytes.
+pub const MAX_NAMESPACE: usize = 128;
+
+/// A leased block of counter values, `first..=last`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lease {
+    /// First counter value of the block.
+    pub first: u64,
+    /// Last counter value of the block (inclusive).
+    pub last: u64,
+}
+
+impl Lease {
+    /// Counter values in the block.
+    pub fn len(&self) -> u64 {
+        self.last - self.first + 1
+    }
+
+    /// Never true: a lease holds at least one value.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+}
+
+/// Why a lease failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The store cannot be reached or is busy past its timeout; retrying may succeed.
+    Unreachable(String),
+    /// The namespace's stored state is not a valid counter (negative, not an integer...).
+    Corrupt {
+        /// The namespace.
+        namespace: String,
+        /// What was found.
+        found: String,
+    },
+    /// The counter would pass the largest value the store holds (2^63 - 1).
+    Exhausted,
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Unreachable(reason) => write!(f, "range store unreachable: {reason}"),
+            Self::Corrupt { namespace, found } => write!(
+                f,
+                "range store state of namespace {namespace:?} is corrupt: {found} (expected a counter >= 0)"
+            ),
+            Self::Exhausted => f.write_str("range store counter exhausted (2^63 - 1 reached)"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// A place that hands out blocks. Implementations must make `lease` atomic across every
+/// process and host that shares the store.
+pub trait Store: Send + Sync + fmt::Debug + 'static {
+    /// Advances `namespace`'s counter by `size` and returns the block it passed over,
+    /// creating the namespace (at 0) on first use.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Unreachable`] when the store cannot be used now,
+    /// [`StoreError::Corrupt`] when the stored state is invalid, [`StoreError::Exhausted`]
+    /// when the counter would overflow.
+    fn lease(&self, namespace: &str, size: u64) -> Result<Lease, StoreError>;
+
+    /// Where the store is, for messages.
+    fn describe(&self) -> String;
+}
+
+/// Checks a namespace: 1 to [`MAX_NAMESPACE`] bytes, no control characters.
+///
+/// # Errors
+///
+/// A message saying what is wrong.
+pub fn check_namespace(namespace: &str) -> Result<(), String> {
+    if namespace.is_empty() {
+        return Err("namespace is empty".to_owned());
+    }
+    if namespace.len() > MAX_NAMESPACE {
+        return Err(format!(
+            "namespace is {} bytes: at most {MAX_NAMESPACE}",
+            namespace.len()
+        ));
+    }
+    if namespace.chars().any(char::is_control) {
+        return Err("namespace contains a control character".to_owned());
+    }
+    Ok(())
+}
+
+pub(crate) fn next_lease(
+    namespace: &str,
+    current: i64,
+    size: u64,
+) -> Result<(Lease, i64), StoreError> {
+    let first = u64::try_from(current).map_err(|_| StoreError::Corrupt {
+        namespace: namespace.to_owned(),
+        found: current.to_string(),
+    })? + 1;
+    let new_max = i64::try_from(size)
+        .ok()
+        .and_then(|s| current.checked_add(s))
+        .ok_or(StoreError::Exhausted)?;
+    let last = u64::try_from(new_max).map_err(|_| StoreError::Exhausted)?;
+    Ok((Lease { first, last }, new_max))
+}
+
+#[cfg(feature = "postgres")]
+mod postgres;
+mod sqlite;
+
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresStore;
+pub use sqlite::SqliteStore;

@@ -1,0 +1,98 @@
+//! The PostgreSQL store, for many hosts (feature `postgres`).
+
+use std::sync::Mutex;
+
+use super::{Lease, Store, StoreError, next_lease};
+
+/// The PostgreSQL store: each lease is one `INSERT ... ON CONFLICT DO UPDATE ...
+/// RETURNING` statement, atomic for every host that shares the database.
+pub struct PostgresStore {
+    params: String,
+    client: Mutex<Option<postgres::Client>>,
+}
+
+impl std::fmt::Debug for PostgresStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresStore").finish_non_exhaustive()
+    }
+}
+
+const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS idkit_ranges (
+    namespace  TEXT PRIMARY KEY,
+    max_id     BIGINT NOT NULL,
+    block_size BIGINT NOT NULL,
+    leased_at  TIMESTAMPTZ NOT NULL DEFAULT now()
+)";
+
+impl PostgresStore {
+    /// A store reached with libpq-style `params` (`host=127.0.0.1 port=5432 user=ids`).
+    /// Connects lazily: a store that is down now is not an error until a lease.
+    pub fn new(params: &str) -> Self {
+        Self {
+            params: params.to_owned(),
+            client: Mutex::new(None),
+        }
+    }
+
+    fn connect(&self) -> Result<postgres::Client, StoreError> {
+        let mut client = postgres::Client::connect(&self.params, postgres::NoTls)
+            .map_err(|e| StoreError::Unreachable(format!("postgres: {e}")))?;
+        // Concurrent `CREATE TABLE IF NOT EXISTS` can race in PostgreSQL (a unique
+        // violation in the catalog); the table then exists, which is all we need.
+        if let Err(e) = client.batch_execute(SCHEMA) {
+            let exists: Option<String> = client
+                .query_one("SELECT to_regclass('idkit_ranges')::text", &[])
+                .ok()
+                .and_then(|row| row.get(0));
+            if exists.is_none() {
+                return Err(StoreError::Unreachable(format!("postgres: {e}")));
+            }
+        }
+        Ok(client)
+    }
+}
+
+impl Store for PostgresStore {
+    fn lease(&self, namespace: &str, size: u64) -> Result<Lease, StoreError> {
+        let size_i = i64::try_from(size).map_err(|_| StoreError::Exhausted)?;
+        let mut guard = self
+            .client
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if guard.is_none() {
+            *guard = Some(self.connect()?);
+        }
+        let Some(client) = guard.as_mut() else {
+            unreachable!("connected above");
+        };
+        let result = client.query_one(
+            "INSERT INTO idkit_ranges AS r (namespace, max_id, block_size) VALUES ($1, $2, $2) \
+             ON CONFLICT (namespace) DO UPDATE \
+             SET max_id = r.max_id + EXCLUDED.block_size, block_size = EXCLUDED.block_size, \
+                 leased_at = now() \
+             RETURNING max_id",
+            &[&namespace, &size_i],
+        );
+        match result {
+            Ok(row) => {
+                let new_max: i64 = row.get(0);
+                let (lease, _) = next_lease(namespace, new_max - size_i, size)?;
+                Ok(lease)
+            }
+            Err(e) => {
+                if e.code() == Some(&postgres::error::SqlState::NUMERIC_VALUE_OUT_OF_RANGE) {
+                    return Err(StoreError::Exhausted);
+                }
+                // A broken connection is dropped; the next lease reconnects.
+                if e.is_closed() || e.as_db_error().is_none() {
+                    *guard = None;
+                }
+                Err(StoreError::Unreachable(format!("postgres: {e}")))
+            }
+        }
+    }
+
+    fn describe(&self) -> String {
+        "postgres".to_owned()
+    }
+}
