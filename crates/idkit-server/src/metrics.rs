@@ -4,7 +4,15 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
 use idkit_core::{GenerateError, GenerateErrorKind};
+
+use crate::Service;
+use crate::service::Served;
 
 /// Upper bounds of the latency buckets, seconds.
 const BUCKETS: [f64; 12] = [
@@ -83,6 +91,71 @@ impl Requests {
             );
         }
     }
+}
+
+/// Writes one counter family with a sample per served scheme.
+pub(crate) fn scheme_counter(
+    out: &mut String,
+    service: &Service,
+    name: &str,
+    help: &str,
+    value: impl Fn(&Served) -> u64,
+) {
+    let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter");
+    for s in &service.served {
+        let _ = writeln!(out, "{name}{{scheme=\"{}\"}} {}", s.info.name, value(s));
+    }
+}
+
+/// `GET /metrics`: the Prometheus text of every counter.
+pub(crate) async fn metrics_text(State(service): State<Arc<Service>>) -> Response {
+    let mut out = String::new();
+    scheme_counter(
+        &mut out,
+        &service,
+        "idkit_ids_issued_total",
+        "Ids issued.",
+        |s| s.counters.issued.load(Relaxed),
+    );
+    let _ = writeln!(
+        out,
+        "# HELP idkit_generate_errors_total Requests that could not be served, by error kind.\n\
+         # TYPE idkit_generate_errors_total counter"
+    );
+    for s in &service.served {
+        for (kind, n) in GenerateErrorKind::ALL.iter().zip(&s.counters.errors) {
+            let _ = writeln!(
+                out,
+                "idkit_generate_errors_total{{scheme=\"{}\",kind=\"{}\"}} {}",
+                s.info.name,
+                kind.as_str(),
+                n.load(Relaxed)
+            );
+        }
+    }
+    scheme_counter(
+        &mut out,
+        &service,
+        "idkit_clock_rollbacks_total",
+        "Times a generator found the clock behind its last id.",
+        |s| s.scheme.stats().clock_rollbacks,
+    );
+    scheme_counter(
+        &mut out,
+        &service,
+        "idkit_tick_waits_total",
+        "Times a generator waited for the next tick, its sequence spent.",
+        |s| s.scheme.stats().tick_waits,
+    );
+    service.requests.write(&mut out);
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+        )],
+        out,
+    )
+        .into_response()
 }
 
 #[cfg(test)]

@@ -1,0 +1,215 @@
+//! The route handlers: ids, decoding, scheme facts, health and readiness.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use axum::extract::FromRequestParts;
+use axum::extract::{Path, RawPathParams, RawQuery, Request, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use idkit_core::GenerateError;
+use serde_json::{Value, json};
+
+use crate::*;
+
+/// Whether the client asked for JSON (`Accept: application/json`), read from the request
+/// without copying its headers.
+pub(crate) struct WantsJson(bool);
+
+impl<S: Send + Sync> FromRequestParts<S> for WantsJson {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(Self(
+            parts
+                .headers
+                .get_all(header::ACCEPT)
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .any(|v| v.contains("application/json")),
+        ))
+    }
+}
+
+pub(crate) fn text(body: String) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; charset=utf-8"),
+        )],
+        body,
+    )
+        .into_response()
+}
+
+/// `count` from the query: absent means one id.
+pub(crate) fn parse_count(query: Option<&str>, max: u32) -> Result<Option<usize>, ApiError> {
+    let mut count = None;
+    for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        if key != "count" {
+            continue;
+        }
+        if count.is_some() {
+            return Err(ApiError::BadRequest(
+                "count is given more than once".to_owned(),
+            ));
+        }
+        if value.is_empty() {
+            return Err(ApiError::BadRequest(format!(
+                "count needs a value: expected ?count=N with 1 <= N <= {max}"
+            )));
+        }
+        if !value.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(ApiError::BadRequest(format!(
+                "count {value:?} is not a whole number: expected 1 to {max}"
+            )));
+        }
+        let n: u64 = value.parse().unwrap_or(u64::MAX);
+        if n == 0 || n > u64::from(max) {
+            return Err(ApiError::BadRequest(format!(
+                "count {value} is out of range: expected 1 to {max}"
+            )));
+        }
+        count = Some(usize::try_from(n).unwrap_or(usize::MAX));
+    }
+    Ok(count)
+}
+
+pub(crate) async fn next(
+    State(service): State<Arc<Service>>,
+    params: RawPathParams,
+    RawQuery(query): RawQuery,
+    WantsJson(json_out): WantsJson,
+) -> Result<Response, ApiError> {
+    // The name as sent, not percent-decoded: no scheme name needs escaping.
+    let name = params.iter().next().map_or("", |(_, v)| v);
+    let index = service.find(name)?;
+    let served = &service.served[index];
+    let scheme = served.info.name;
+    let count = parse_count(query.as_deref(), service.max_batch)?;
+    let n = count.unwrap_or(1);
+    // Only a capped layout can wait for its next tick; its large batches go to a blocking
+    // thread so the async workers keep answering.
+    let ids = if n > INLINE_BATCH && served.info.cap_per_sec.is_some() {
+        let service = Arc::clone(&service);
+        tokio::task::spawn_blocking(move || service.issue(index, n))
+            .await
+            .map_err(|e| ApiError::Unavailable {
+                scheme,
+                reason: e.to_string(),
+            })??
+    } else {
+        service.issue(index, n)?
+    };
+    if json_out {
+        let strings = ids
+            .iter()
+            .map(|id| served.scheme.format_raw(id))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(format_error(scheme))?;
+        let body = match count {
+            None => json!({ "scheme": scheme, "id": strings[0] }),
+            Some(_) => json!({ "scheme": scheme, "ids": strings }),
+        };
+        return Ok(axum::Json(body).into_response());
+    }
+    let width = usize::try_from(served.info.string_len).unwrap_or(0) + 1;
+    let mut body = String::with_capacity(ids.len() * width);
+    for id in &ids {
+        served
+            .scheme
+            .format_raw_into(id, &mut body)
+            .map_err(format_error(scheme))?;
+        body.push('\n');
+    }
+    Ok(text(body))
+}
+
+pub(crate) async fn decode(
+    State(service): State<Arc<Service>>,
+    Path((name, id)): Path<(String, String)>,
+    WantsJson(json_out): WantsJson,
+) -> Result<Response, ApiError> {
+    let served = &service.served[service.find(&name)?];
+    let malformed =
+        |e| ApiError::BadRequest(format!("malformed {} id {id:?}: {e}", served.info.name));
+    let decoded = served.scheme.decode_text(&id).map_err(malformed)?;
+    let canonical = served.scheme.canonical_text(&id).map_err(malformed)?;
+    if json_out {
+        return Ok(
+            axum::Json(render::decoded_json(served.info.name, &canonical, &decoded))
+                .into_response(),
+        );
+    }
+    Ok(text(
+        render::decoded_plain(served.info.name, &canonical, &decoded) + "\n",
+    ))
+}
+
+pub(crate) async fn schemes(
+    State(service): State<Arc<Service>>,
+    WantsJson(json_out): WantsJson,
+) -> Response {
+    if json_out {
+        let all: Vec<Value> = service
+            .served
+            .iter()
+            .map(|s| render::info_json(&s.info, s.aliases, s.summary))
+            .collect();
+        return axum::Json(Value::Array(all)).into_response();
+    }
+    let width = service
+        .served
+        .iter()
+        .map(|s| s.info.name.len())
+        .max()
+        .unwrap_or(0);
+    let mut body = String::new();
+    for s in &service.served {
+        let _ = writeln!(body, "{:<width$}  {}", s.info.name, s.summary);
+    }
+    text(body)
+}
+
+pub(crate) async fn healthz() -> Response {
+    text("ok\n".to_owned())
+}
+
+/// Ready when every served scheme issues an id now (the probe ids are discarded: a gap,
+/// never a duplicate).
+pub(crate) async fn readyz(
+    State(service): State<Arc<Service>>,
+    WantsJson(json_out): WantsJson,
+) -> Response {
+    let failing: Vec<(&str, GenerateError)> = service
+        .served
+        .iter()
+        .filter_map(|s| s.scheme.next_raw().err().map(|e| (s.info.name, e)))
+        .collect();
+    if failing.is_empty() {
+        return if json_out {
+            axum::Json(json!({ "ready": true })).into_response()
+        } else {
+            text("ready\n".to_owned())
+        };
+    }
+    let reasons: Vec<Value> = failing
+        .iter()
+        .map(|(scheme, e)| json!({ "scheme": scheme, "error": e.to_string() }))
+        .collect();
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        axum::Json(json!({
+            "ready": false,
+            "error": format!("{} of {} schemes cannot issue ids", failing.len(), service.served.len()),
+            "schemes": reasons,
+        })),
+    )
+        .into_response()
+}
+
+pub(crate) async fn not_found(request: Request) -> ApiError {
+    ApiError::NotFound(request.uri().path().to_owned())
+}

@@ -1,0 +1,291 @@
+//! [`Service`]: the configured generators, their counters, and the router over them.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering::Relaxed;
+
+use axum::Router;
+use axum::routing::get;
+use idkit::registry::{self, Scheme};
+use idkit_core::{RawId, SchemeInfo};
+
+use crate::*;
+
+/// One served scheme.
+#[derive(Debug)]
+pub(crate) struct Served {
+    /// The scheme's facts, read once: requests consult its name, cap and string length.
+    pub(crate) info: SchemeInfo,
+    pub(crate) aliases: &'static [&'static str],
+    pub(crate) summary: &'static str,
+    pub(crate) scheme: Scheme,
+    pub(crate) counters: SchemeCounters,
+}
+
+impl Served {
+    fn new(scheme: Scheme, aliases: &'static [&'static str], summary: &'static str) -> Self {
+        Self {
+            info: scheme.info(),
+            aliases,
+            summary,
+            scheme,
+            counters: SchemeCounters::default(),
+        }
+    }
+}
+
+/// The configured generators and their counters; cheap to share behind an [`Arc`].
+#[derive(Debug)]
+pub struct Service {
+    pub(crate) served: Vec<Served>,
+    pub(crate) max_batch: u32,
+    pub(crate) requests: Arc<Requests>,
+    pub(crate) description: String,
+}
+
+impl Service {
+    /// Builds every configured scheme, each with the top-level settings it takes and its
+    /// own `[scheme.NAME]` table over them.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Invalid`] when a scheme is unknown, a setting is taken by no served
+    /// scheme, a value does not fit or is refused by a served scheme (an identity value too
+    /// wide, an unknown rollback policy...), a scheme's store cannot be opened, `max_batch`
+    /// is 0 or above [`MAX_BATCH_LIMIT`], or `listen` is not an address.
+    pub fn new(config: &Config) -> Result<Self, ConfigError> {
+        config.listen_addr()?;
+        check_max_batch(config.max_batch)?;
+        let invalid = |key: &'static str| {
+            move |e: registry::BuildError| ConfigError::Invalid {
+                key,
+                message: e.to_string(),
+            }
+        };
+        let entries: Vec<&'static registry::Entry> = if config.schemes.is_empty() {
+            registry::schemes().to_vec()
+        } else {
+            let mut found: Vec<&'static registry::Entry> = Vec::new();
+            for name in &config.schemes {
+                let entry = registry::find(name).map_err(invalid("schemes"))?;
+                if !found.iter().any(|e| e.name() == entry.name()) {
+                    found.push(entry);
+                }
+            }
+            found
+        };
+        let served_names = || {
+            entries
+                .iter()
+                .map(|e| e.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let settings = &config.settings;
+        let names = settings.fields.iter().map(|(n, _)| n);
+        for name in names.chain(settings.options.iter().map(|(n, _)| n)) {
+            if !entries.iter().copied().any(|e| takes(e, name)) {
+                let key = name.replace('-', "_");
+                return Err(ConfigError::Invalid {
+                    key: "settings",
+                    message: format!(
+                        "{key}: is set but no served scheme has a {key} field (served: {})",
+                        served_names()
+                    ),
+                });
+            }
+        }
+        for (name, _) in &config.per_scheme {
+            let entry = registry::find(name).map_err(invalid("scheme"))?;
+            if !entries.iter().any(|e| e.name() == entry.name()) {
+                return Err(ConfigError::Invalid {
+                    key: "scheme",
+                    message: format!(
+                        "[scheme.{name}] is given but {} is not served (served: {})",
+                        entry.name(),
+                        served_names()
+                    ),
+                });
+            }
+        }
+        let mut served = Vec::new();
+        for entry in entries {
+            let mut options = registry::Options::default();
+            for (name, value) in &settings.fields {
+                if takes(entry, name) {
+                    options.set_field(name, *value);
+                }
+            }
+            for (name, value) in &settings.options {
+                if takes(entry, name) {
+                    options.set_option(name, value.clone());
+                }
+            }
+            for (_, own) in config.per_scheme.iter().filter(|(n, _)| entry.is_called(n)) {
+                for (name, value) in &own.fields {
+                    options.set_field(name, *value);
+                }
+                for (name, value) in &own.options {
+                    options.set_option(name, value.clone());
+                }
+            }
+            let scheme = entry.build(&options).map_err(invalid("settings"))?;
+            served.push(Served::new(scheme, entry.aliases(), entry.summary()));
+        }
+        let mut described = vec![if settings.is_empty() {
+            "no settings (identity fields 0, default options)".to_owned()
+        } else {
+            settings.describe()
+        }];
+        for (name, own) in &config.per_scheme {
+            described.push(format!("[scheme.{name}] {}", own.describe()));
+        }
+        let settings = described.join("; ");
+        let description = format!(
+            "schemes: {}; {settings}; max batch: {}",
+            served
+                .iter()
+                .map(|s| s.info.name)
+                .collect::<Vec<_>>()
+                .join(", "),
+            config.max_batch
+        );
+        Ok(Self {
+            served,
+            max_batch: config.max_batch,
+            requests: Arc::default(),
+            description,
+        })
+    }
+
+    /// A service for generators built by the caller (custom layouts, test clocks), each
+    /// served under its [`SchemeInfo`] name.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Invalid`] when `schemes` is empty, two share a name, or `max_batch`
+    /// is 0 or above [`MAX_BATCH_LIMIT`].
+    pub fn from_schemes(schemes: Vec<Scheme>, max_batch: u32) -> Result<Self, ConfigError> {
+        check_max_batch(max_batch)?;
+        if schemes.is_empty() {
+            return Err(ConfigError::Invalid {
+                key: "schemes",
+                message: "no scheme to serve".to_owned(),
+            });
+        }
+        let mut served: Vec<Served> = Vec::new();
+        for scheme in schemes {
+            let name = scheme.info().name;
+            if served.iter().any(|s| s.info.name == name) {
+                return Err(ConfigError::Invalid {
+                    key: "schemes",
+                    message: format!("{name} is given twice"),
+                });
+            }
+            served.push(Served::new(scheme, &[], ""));
+        }
+        let description = format!(
+            "schemes: {}; max batch: {max_batch}",
+            served
+                .iter()
+                .map(|s| s.info.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        Ok(Self {
+            served,
+            max_batch,
+            requests: Arc::default(),
+            description,
+        })
+    }
+
+    /// One line saying what is served and how (the start-up log line uses it).
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// Names of the served schemes.
+    pub fn scheme_names(&self) -> Vec<&'static str> {
+        self.served.iter().map(|s| s.info.name).collect()
+    }
+
+    /// The routes, with request metrics and size limits on each, to mount in an application
+    /// (`Router::nest`, `Router::merge`). [`serve`] puts the same checks around the whole
+    /// router once instead, which saves two allocations per request.
+    pub fn router(self: &Arc<Self>) -> Router {
+        self.routes()
+            .layer(self.guard())
+            .with_state(Arc::clone(self))
+    }
+
+    pub(crate) fn routes(self: &Arc<Self>) -> Router<Arc<Self>> {
+        Router::new()
+            .route("/v1/schemes", get(schemes))
+            .route("/v1/{scheme}/next", get(next))
+            .route("/v1/{scheme}/decode/{id}", get(decode))
+            .route("/healthz", get(healthz))
+            .route("/readyz", get(readyz))
+            .route("/metrics", get(metrics_text))
+            .fallback(not_found)
+    }
+
+    pub(crate) fn guard(&self) -> guard::GuardLayer {
+        guard::GuardLayer {
+            requests: Arc::clone(&self.requests),
+        }
+    }
+
+    /// The index of the served scheme with this name or alias.
+    pub(crate) fn find(&self, name: &str) -> Result<usize, ApiError> {
+        let named = |s: &Served| {
+            s.info.name.eq_ignore_ascii_case(name)
+                || s.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
+        };
+        self.served
+            .iter()
+            .position(named)
+            // Schemes given to `from_schemes` carry no aliases: ask the registry.
+            .or_else(|| {
+                let stable = registry::find(name).ok()?.name();
+                self.served.iter().position(|s| s.info.name == stable)
+            })
+            .ok_or_else(|| ApiError::UnknownScheme {
+                name: name.to_owned(),
+                known: self.scheme_names(),
+            })
+    }
+
+    /// Issues `count` ids of scheme `index`, counting them and any error.
+    pub(crate) fn issue(&self, index: usize, count: usize) -> Result<Vec<RawId>, ApiError> {
+        let served = &self.served[index];
+        let mut ids = vec![RawId::default(); count];
+        if let Err(e) = served.scheme.fill_raw(&mut ids) {
+            served.counters.errors[error_kind(&e)].fetch_add(1, Relaxed);
+            return Err(ApiError::Unavailable {
+                scheme: served.info.name,
+                reason: e.to_string(),
+            });
+        }
+        served
+            .counters
+            .issued
+            .fetch_add(u64::try_from(count).unwrap_or(u64::MAX), Relaxed);
+        Ok(ids)
+    }
+}
+
+/// True when `entry` declares an identity field or option called `name`.
+pub(crate) fn takes(entry: &registry::Entry, name: &str) -> bool {
+    entry.identity().iter().any(|f| f.name == name)
+        || entry.options().iter().any(|o| o.name == name)
+}
+
+pub(crate) fn check_max_batch(max_batch: u32) -> Result<(), ConfigError> {
+    if max_batch == 0 || max_batch > MAX_BATCH_LIMIT {
+        return Err(ConfigError::Invalid {
+            key: "max_batch",
+            message: format!("{max_batch} is out of range: expected 1 to {MAX_BATCH_LIMIT}"),
+        });
+    }
+    Ok(())
+}
