@@ -2,7 +2,8 @@
 # The whole test suite, as CI runs it (.ci/run calls this and nothing else):
 # formatting, lints, every test (the harness's quick profile among them), the range store
 # against a real PostgreSQL server, docs with warnings denied, the loom model check of the
-# lock-free generator, and a smoke run of the criterion benches.
+# lock-free generator, ids cross-checked against other languages' implementations
+# (scripts/crosscheck.sh), and a smoke run of the criterion benches.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,6 +32,9 @@ export IDKIT_TEST_PG_DIR="$PG_DIR"
 cargo test -p idkit-range --features postgres --test postgres
 # The outage test stops and restarts the server, so it runs on its own.
 cargo test -p idkit-range --features postgres --test postgres -- --ignored
+
+step "ids read back by other languages' reference implementations (typeid-js, bson, tsid-ts)"
+scripts/crosscheck.sh
 
 step "rustdoc, warnings denied"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps

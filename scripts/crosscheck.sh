@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Cross-checks ids that idkit makes against the reference implementations of their schemes
+# in another language: TypeID's official TypeScript implementation (typeid-js), MongoDB's
+# JavaScript BSON library (bson) for ObjectId, and tsid-ts (a port of tsid-creator) for TSID.
+# Each library must accept every id and read the same time (and prefix) as `idkit decode`.
+# Installs Node.js from Debian when missing; the npm packages go to a temporary directory.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    step "installing Node.js and npm (Debian packages)"
+    apt-get update -qq && apt-get install -y -qq nodejs npm >/dev/null
+fi
+
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+step "npm install typeid-js, bson, tsid-ts into $WORK"
+(cd "$WORK" && npm init -y >/dev/null \
+    && npm install --silent --no-audit --no-fund typeid-js@1 bson@6 tsid-ts@0.0.9 >/dev/null)
+
+step "idkit: 50 ids of each scheme, and their decodings"
+cargo build -q -p idkit-cli
+IDKIT=target/debug/idkit
+: > "$WORK/cases.jsonl"
+for args in "typeid --prefix user" "typeid" "objectid" "tsid --node 7"; do
+    # shellcheck disable=SC2086
+    for id in $($IDKIT gen $args -n 50); do
+        scheme=${args%% *}
+        $IDKIT decode "$scheme" "$id" --json >> "$WORK/cases.jsonl"
+    done
+done
+
+step "reading them back with the reference implementations"
+cp scripts/crosscheck/check.cjs "$WORK/"
+(cd "$WORK" && node check.cjs cases.jsonl)
