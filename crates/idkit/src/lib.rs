@@ -3,7 +3,19 @@
 //! use to find schemes.
 //!
 //! Each scheme family is a feature (all on by default): `snowflake`, `uuid`, `ulid`,
-//! `ksuid`. The `auto-increment` baseline is always there.
+//! `ksuid`, `range`, `tsid`, `objectid`, `typeid`. The `auto-increment` baseline is always
+//! there. The `render` feature (off by default) adds `idkit::render`: decoded ids and scheme
+//! facts as text and JSON.
+//!
+//! Every scheme crate defines its scheme once ([`SchemeDef`]); the [`registry`] lists those
+//! definitions, and reading an id needs only a definition's codec:
+//!
+//! ```
+//! let typeid = idkit::registry::find("typeid")?;
+//! let decoded = typeid.codec().decode_text("user_01h455vb4pex5vsknk084sn02q")?;
+//! assert_eq!(decoded.field("prefix").unwrap().to_string(), "user");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //!
 //! # Examples
 //!

@@ -24,6 +24,7 @@ impl<L: Layout, C: fmt::Debug> fmt::Debug for MutexSnowflake<L, C> {
 }
 
 impl<L: Layout, C: Clock> MutexSnowflake<L, C> {
+    #[inline]
     fn lock(&self) -> std::sync::MutexGuard<'_, Owned<L::Id>> {
         // A panic while holding the lock cannot leave the state half-written (it is
         // assigned whole after an id is decided), so a poisoned lock is safe to reuse.

@@ -56,6 +56,7 @@ impl<L: Layout, C: Clock> Snowflake<L, C> {
         self.core.ahead_ms(self.owned().state)
     }
 
+    #[inline]
     fn owned(&self) -> Owned<L::Id> {
         Owned {
             state: State {
@@ -66,6 +67,7 @@ impl<L: Layout, C: Clock> Snowflake<L, C> {
         }
     }
 
+    #[inline]
     fn store(&self, owned: Owned<L::Id>) {
         self.tick.set(owned.state.tick);
         self.seq.set(owned.state.seq);

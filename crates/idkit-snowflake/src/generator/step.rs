@@ -334,10 +334,12 @@ impl<L: Layout, C: Clock> Core<L, C> {
         until_ms.saturating_sub(now_ms)
     }
 
+    #[inline]
     pub(crate) fn clock(&self) -> &C {
         &self.clock
     }
 
+    #[inline]
     pub(crate) fn layout(&self) -> &L {
         &self.layout
     }
