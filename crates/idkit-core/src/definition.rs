@@ -182,37 +182,35 @@ impl Options {
     ///
     /// [`BuildErrorKind::UnknownSetting`] for a field or option `def` does not take.
     pub fn check_names(&self, def: &(impl SchemeDef + ?Sized)) -> Result<(), BuildError> {
-        let identity = def.identity();
-        for (name, _) in &self.fields {
-            if identity.iter().any(|f| f.name == name) {
-                continue;
+        let fields: Vec<&str> = def.identity().iter().map(|f| f.name).collect();
+        let options: Vec<&str> = def.options().iter().map(|o| o.name).collect();
+        let given_fields = self.fields.iter().map(|(n, _)| n);
+        let given_options = self.options.iter().map(|(n, _)| n);
+        for (given, known, what, none) in [
+            (
+                given_fields.collect::<Vec<_>>(),
+                &fields,
+                "field",
+                "this scheme has no fields to set",
+            ),
+            (
+                given_options.collect::<Vec<_>>(),
+                &options,
+                "option",
+                "this scheme takes no options",
+            ),
+        ] {
+            if let Some(name) = given.into_iter().find(|n| !known.contains(&n.as_str())) {
+                let expected = if known.is_empty() {
+                    none.to_owned()
+                } else {
+                    format!("expected one of {}", known.join(", "))
+                };
+                return Err(BuildError::unknown_setting(
+                    def.name(),
+                    format!("unknown {what} {name:?}: {expected}"),
+                ));
             }
-            let expected = if identity.is_empty() {
-                "this scheme has no fields to set".to_owned()
-            } else {
-                let names: Vec<&str> = identity.iter().map(|f| f.name).collect();
-                format!("expected one of {}", names.join(", "))
-            };
-            return Err(BuildError::unknown_setting(
-                def.name(),
-                format!("unknown field {name:?}: {expected}"),
-            ));
-        }
-        let options = def.options();
-        for (name, _) in &self.options {
-            if options.iter().any(|o| o.name == name) {
-                continue;
-            }
-            let expected = if options.is_empty() {
-                "this scheme takes no options".to_owned()
-            } else {
-                let names: Vec<&str> = options.iter().map(|o| o.name).collect();
-                format!("expected one of {}", names.join(", "))
-            };
-            return Err(BuildError::unknown_setting(
-                def.name(),
-                format!("unknown option {name:?}: {expected}"),
-            ));
         }
         Ok(())
     }

@@ -659,13 +659,18 @@ impl<C: Codec + fmt::Debug> DynCodec for CodecOnly<C> {
 #[derive(Debug)]
 pub struct Erased<G, C> {
     generator: G,
-    codec: C,
+    /// The codec with the generator's facts, read once.
+    codec: CodecOnly<C>,
 }
 
-impl<G, C> Erased<G, C> {
+impl<G: IdScheme, C> Erased<G, C> {
     /// Joins `generator` and `codec`.
     pub fn new(generator: G, codec: C) -> Self {
-        Self { generator, codec }
+        let info = generator.info();
+        Self {
+            generator,
+            codec: CodecOnly::new(codec, info),
+        }
     }
 
     /// The generator.
@@ -684,26 +689,25 @@ where
     C: Codec<Id = G::Id> + fmt::Debug,
 {
     fn info(&self) -> SchemeInfo {
-        self.generator.info()
+        self.codec.info()
     }
     fn format_raw(&self, id: &RawId) -> Result<String, ParseError> {
-        self.codec.read_raw(id).map(|id| self.codec.format(id))
+        self.codec.format_raw(id)
     }
     fn format_raw_into(&self, id: &RawId, out: &mut String) -> Result<(), ParseError> {
-        self.codec.format_into(self.codec.read_raw(id)?, out);
-        Ok(())
+        self.codec.format_raw_into(id, out)
     }
     fn parse_raw(&self, text: &str) -> Result<RawId, ParseError> {
-        self.codec.parse(text).map(|id| self.codec.to_raw(id))
+        self.codec.parse_raw(text)
     }
     fn decode_raw(&self, id: &RawId) -> Result<Decoded, ParseError> {
-        self.codec.read_raw(id).map(|id| self.codec.decode(id))
+        self.codec.decode_raw(id)
     }
     fn decode_text(&self, text: &str) -> Result<Decoded, ParseError> {
-        self.codec.parse(text).map(|id| self.codec.decode(id))
+        self.codec.decode_text(text)
     }
     fn canonical_text(&self, text: &str) -> Result<String, ParseError> {
-        self.codec.parse(text).map(|id| self.codec.format(id))
+        self.codec.canonical_text(text)
     }
 }
 
@@ -713,14 +717,16 @@ where
     C: Codec<Id = G::Id> + fmt::Debug,
 {
     fn next_raw(&self) -> Result<RawId, GenerateError> {
-        self.generator.next_id().map(|id| self.codec.to_raw(id))
+        self.generator
+            .next_id()
+            .map(|id| self.codec.codec.to_raw(id))
     }
 
     fn fill_raw(&self, out: &mut [RawId]) -> Result<(), GenerateError> {
         for chunk in out.chunks_mut(FILL_CHUNK) {
             let ids = self.generator.take(chunk.len())?;
             for (slot, id) in chunk.iter_mut().zip(ids) {
-                *slot = self.codec.to_raw(id);
+                *slot = self.codec.codec.to_raw(id);
             }
         }
         Ok(())
