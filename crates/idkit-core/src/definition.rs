@@ -103,6 +103,9 @@ pub struct Options {
     pub fields: Vec<(String, u64)>,
     /// Option values by name (kebab-case), as text, in the order given.
     pub options: Vec<(String, String)>,
+    /// The lease guard the generator must obey (its fence, high-water mark and clock), for
+    /// a scheme whose [`SchemeDef::takes_guard`] is true.
+    pub guard: Option<crate::guard::Guard>,
 }
 
 impl Options {
@@ -211,6 +214,13 @@ impl Options {
                     format!("unknown {what} {name:?}: {expected}"),
                 ));
             }
+        }
+        if self.guard.is_some() && !def.takes_guard() {
+            return Err(BuildError::unknown_setting(
+                def.name(),
+                "a worker-id lease cannot guard this scheme's generator (no identity, or one \
+                 it does not fence)",
+            ));
         }
         Ok(())
     }
@@ -381,6 +391,13 @@ pub trait SchemeDef: fmt::Debug + Send + Sync {
     /// A [`BuildError`] when an option names a field or option the scheme lacks, a value
     /// does not fit or is malformed, or something the scheme needs cannot be opened.
     fn build(&self, options: &Options) -> Result<Scheme, BuildError>;
+
+    /// True when [`build`](Self::build) honours [`Options::guard`]: the generator reads the
+    /// guard's clock, checks its fence once per tick and starts above its high-water mark,
+    /// so its identity can come from a lease.
+    fn takes_guard(&self) -> bool {
+        false
+    }
 
     /// The identity fields as `(name, bits)`, most significant first.
     fn identity_fields(&self) -> Vec<(&'static str, u32)> {

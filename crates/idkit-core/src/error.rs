@@ -67,6 +67,13 @@ enum GenerateRepr {
         /// Why, as reported by the store.
         reason: String,
     },
+    /// The generator's identity is not proven: its worker-id lease could not be renewed in
+    /// time, or was lost.
+    Fenced {
+        /// How far past the end of the proven time the clock is, in milliseconds (0 when
+        /// the lease was lost outright).
+        late_ms: u64,
+    },
 }
 
 /// What kind of failure a [`GenerateError`] is.
@@ -86,17 +93,22 @@ pub enum GenerateErrorKind {
     Exhausted,
     /// A store or source the scheme depends on cannot be reached and nothing is in hand.
     Unavailable,
+    /// The generator fenced itself: it cannot prove that its worker id is still its own
+    /// (a lease not renewed in time, or lost), so it issues nothing rather than risk
+    /// issuing ids another holder of the same worker id may also issue.
+    Fenced,
 }
 
 impl GenerateErrorKind {
     /// Every kind, in the order [`as_str`](Self::as_str) names are listed in metrics.
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 7] = [
         Self::ClockMovedBackwards,
         Self::AheadLimit,
         Self::TimeOverflow,
         Self::BeforeEpoch,
         Self::Exhausted,
         Self::Unavailable,
+        Self::Fenced,
     ];
 
     /// A stable snake_case name, e.g. for a metrics label.
@@ -108,6 +120,7 @@ impl GenerateErrorKind {
             Self::BeforeEpoch => "before_epoch",
             Self::Exhausted => "exhausted",
             Self::Unavailable => "unavailable",
+            Self::Fenced => "fenced",
         }
     }
 }
@@ -149,6 +162,12 @@ impl GenerateError {
         })
     }
 
+    /// The generator fenced itself: its identity was proven until `late_ms` ago (0: the
+    /// lease was lost outright).
+    pub fn fenced(late_ms: u64) -> Self {
+        Self(GenerateRepr::Fenced { late_ms })
+    }
+
     /// What kind of failure this is.
     pub fn kind(&self) -> GenerateErrorKind {
         match self.0 {
@@ -158,6 +177,7 @@ impl GenerateError {
             GenerateRepr::BeforeEpoch { .. } => GenerateErrorKind::BeforeEpoch,
             GenerateRepr::Exhausted { .. } => GenerateErrorKind::Exhausted,
             GenerateRepr::Unavailable { .. } => GenerateErrorKind::Unavailable,
+            GenerateRepr::Fenced { .. } => GenerateErrorKind::Fenced,
         }
     }
 
@@ -231,6 +251,14 @@ impl fmt::Display for GenerateError {
             ),
             R::Exhausted { what } => write!(f, "id space exhausted: {what}"),
             R::Unavailable { reason } => write!(f, "store unavailable: {reason}"),
+            R::Fenced { late_ms: 0 } => write!(
+                f,
+                "worker-id lease lost: refusing to issue ids under a worker id another process may hold"
+            ),
+            R::Fenced { late_ms } => write!(
+                f,
+                "worker-id lease not renewed in time (unproven for {late_ms} ms): refusing to issue ids until it is"
+            ),
         }
     }
 }

@@ -31,6 +31,7 @@ pub mod clock;
 pub mod codec;
 pub mod definition;
 mod error;
+pub mod guard;
 pub mod monotonic;
 #[cfg(feature = "rand")]
 pub mod random;

@@ -88,11 +88,17 @@ impl<L: Layout> SchemeDef for PresetDef<L> {
     fn options(&self) -> &'static [OptionSpec] {
         OPTIONS
     }
+    fn takes_guard(&self) -> bool {
+        true
+    }
     fn build(&self, options: &Options) -> Result<Scheme, BuildError> {
         options.check_against(self)?;
         let mut builder = Snowflake::builder(self.layout).rollback(self.policy(options)?);
         for (name, value) in &options.fields {
             builder = builder.field(name, *value);
+        }
+        if let Some(guard) = &options.guard {
+            builder = builder.guard(guard.clone());
         }
         let generator = builder
             .build_atomic()

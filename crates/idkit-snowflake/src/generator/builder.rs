@@ -3,6 +3,7 @@
 use core::cell::Cell;
 use std::sync::Mutex;
 
+use idkit_core::guard::Guard;
 use idkit_core::{Clock, MonotonicClock};
 
 use super::*;
@@ -36,6 +37,7 @@ pub struct Builder<L, C> {
     policy: RollbackPolicy,
     start: SequenceStart,
     seed: Option<u64>,
+    guard: Option<Guard>,
 }
 
 impl<L: Layout> Builder<L, MonotonicClock> {
@@ -49,6 +51,7 @@ impl<L: Layout> Builder<L, MonotonicClock> {
             policy: RollbackPolicy::default(),
             start: SequenceStart::Zero,
             seed: None,
+            guard: None,
         }
     }
 }
@@ -70,6 +73,35 @@ impl<L: Layout, C: Clock> Builder<L, C> {
             policy: self.policy,
             start: self.start,
             seed: self.seed,
+            guard: None,
+        }
+    }
+
+    /// Puts the generator under a lease guard: it reads the guard's clock, issues only
+    /// while the guard's fence is ahead (checked once per tick), and starts above the
+    /// guard's high-water mark, so a clock behind the mark is handled by the rollback
+    /// policy like any clock that went back. The `idkit-lease` crate makes guards.
+    ///
+    /// ```
+    /// use idkit_snowflake::{RollbackPolicy, Snowflake, Twitter};
+    /// use idkit_core::{guard::Guard, Clock, GenerateErrorKind, IdScheme};
+    ///
+    /// let guard = Guard::new(0);
+    /// let snowflake = Snowflake::builder(Twitter).field("worker", 1).guard(guard.clone()).build()?;
+    /// assert_eq!(snowflake.next_id().unwrap_err().kind(), GenerateErrorKind::Fenced);
+    /// guard.open_until(guard.clock().now_ms() + 10_000);
+    /// assert!(snowflake.next_id().is_ok());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn guard(self, guard: Guard) -> Builder<L, MonotonicClock> {
+        Builder {
+            layout: self.layout,
+            clock: guard.clock(),
+            fields: self.fields,
+            policy: self.policy,
+            start: self.start,
+            seed: self.seed,
+            guard: Some(guard),
         }
     }
 
@@ -116,6 +148,10 @@ impl<L: Layout, C: Clock> Builder<L, C> {
             let mask = u128::from(field.max()) << field.shift;
             base = (base & !mask) | (u128::from(*value) << field.shift);
         }
+        if let (Some(guard), RollbackPolicy::Logical { max_ahead_ms }) = (&self.guard, self.policy)
+        {
+            guard.set_max_ahead_ms(max_ahead_ms);
+        }
         let seq = spec.sequence();
         let start_below = match self.start {
             SequenceStart::Zero => 0,
@@ -151,6 +187,7 @@ impl<L: Layout, C: Clock> Builder<L, C> {
             max_tick,
             start_below,
             seed: self.seed.unwrap_or_else(random_seed),
+            guard: self.guard,
             rollbacks: std::sync::atomic::AtomicU64::new(0),
             tick_waits: std::sync::atomic::AtomicU64::new(0),
         })

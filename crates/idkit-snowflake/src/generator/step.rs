@@ -50,6 +50,8 @@ pub(crate) struct Core<L: Layout, C> {
     pub(super) max_tick: u64,
     pub(super) start_below: u64,
     pub(super) seed: u64,
+    /// The lease guard, when the worker id is leased: its fence is checked once per tick.
+    pub(super) guard: Option<idkit_core::guard::Guard>,
     // Counters for `IdScheme::stats`, touched only on the cold path. Plain std atomics even
     // under loom: they never decide an id.
     pub(super) rollbacks: std::sync::atomic::AtomicU64,
@@ -69,8 +71,15 @@ impl<L: Layout, C: fmt::Debug> fmt::Debug for Core<L, C> {
 
 impl<L: Layout, C: Clock> Core<L, C> {
     pub(crate) fn initial_state(&self) -> State {
+        // Under a guard, start as if the last id had been issued in the tick of the
+        // high-water mark: the first id is in a later tick, and a clock behind the mark is
+        // a clock that went back, for the rollback policy to handle.
+        let floor = self.guard.as_ref().map_or(0, |g| g.floor_ms());
+        let tick = floor
+            .checked_sub(self.epoch_ms)
+            .map_or(0, |since| (since / self.tick_ms).min(self.max_tick));
         State {
-            tick: 0,
+            tick,
             seq: self.seq_max,
         }
     }
@@ -153,6 +162,7 @@ impl<L: Layout, C: Clock> Core<L, C> {
         let now = self.tick_of(now_ms)?;
         let last = state.tick;
         if now > last {
+            self.check_guard(now_ms)?;
             return Ok(self.fresh(now));
         }
         // The common case, the clock still in the last tick with sequence left, first.
@@ -164,6 +174,15 @@ impl<L: Layout, C: Clock> Core<L, C> {
             });
         }
         self.step_slow(state, now, now_ms, waited_ms)
+    }
+
+    /// Under a lease guard, refuses a new tick that would not end before the fence.
+    #[inline(always)]
+    fn check_guard(&self, now_ms: u64) -> Result<(), GenerateError> {
+        match &self.guard {
+            Some(guard) if !guard.allows(now_ms, self.tick_ms) => Err(guard.refusal(now_ms)),
+            _ => Ok(()),
+        }
     }
 
     /// Rollback and exhaustion: everything but the two common cases of [`Core::step`].
@@ -214,6 +233,8 @@ impl<L: Layout, C: Clock> Core<L, C> {
             RollbackPolicy::Logical { max_ahead_ms } => {
                 let ahead_ms = self.tick_start(next).saturating_sub(now_ms);
                 if ahead_ms <= max_ahead_ms {
+                    // A borrowed tick must end before the fence too.
+                    self.check_guard(self.tick_start(next).max(now_ms))?;
                     return Ok(self.fresh(next));
                 }
                 // Waiting one tick brings a healthy clock within the bound; a clock that

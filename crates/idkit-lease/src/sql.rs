@@ -1,0 +1,463 @@
+//! The SQL backends: one row per worker id that was ever granted, in a table shared by
+//! every holder. SQLite (one host; time from the host's wall clock) and PostgreSQL (many
+//! hosts; time from the database's clock, `statement_timestamp()`) run the same
+//! statements; every change is one conditional `INSERT` or `UPDATE`, so concurrent holders
+//! need no transaction and no lock: the loser of a race changes no row and tries again.
+
+use crate::backend::{Backend, Grant, Want};
+use crate::{LeaseError, LeaseErrorKind};
+
+const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS idkit_worker_leases (
+    namespace  TEXT    NOT NULL,
+    worker     BIGINT  NOT NULL,
+    holder     TEXT,
+    token      BIGINT  NOT NULL,
+    expires_ms BIGINT  NOT NULL,
+    mark_ms    BIGINT  NOT NULL,
+    released   BIGINT  NOT NULL,
+    PRIMARY KEY (namespace, worker)
+)";
+
+/// A parameter of a statement.
+pub(crate) enum Param<'a> {
+    Int(i64),
+    Text(&'a str),
+}
+
+/// What the two databases provide: their clock, and statements with `$N` parameters
+/// returning rows of integers.
+pub(crate) trait Conn: Send {
+    fn name(&self) -> String;
+    fn now_ms(&mut self) -> Result<i64, LeaseError>;
+    fn exec(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64, LeaseError>;
+    fn query(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Vec<i64>>, LeaseError>;
+}
+
+/// A lease in a SQL table.
+pub(crate) struct SqlBackend<C> {
+    conn: C,
+    namespace: String,
+    holder: String,
+    ttl_ms: i64,
+    worker: i64,
+    token: i64,
+}
+
+fn int(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+fn uint(v: i64) -> u64 {
+    u64::try_from(v).unwrap_or(0)
+}
+
+impl<C: Conn> SqlBackend<C> {
+    fn new(conn: C) -> Self {
+        Self {
+            conn,
+            namespace: String::new(),
+            holder: String::new(),
+            ttl_ms: 0,
+            worker: -1,
+            token: 0,
+        }
+    }
+
+    /// Expired or taken, after a renewal changed no row.
+    fn why_not(&mut self) -> LeaseError {
+        let rows = self.conn.query(
+            "SELECT token, expires_ms FROM idkit_worker_leases WHERE namespace = $1 AND worker = $2",
+            &[Param::Text(&self.namespace), Param::Int(self.worker)],
+        );
+        match rows.as_deref() {
+            Ok([row, ..]) if row[0] == self.token => LeaseError::expired(format!(
+                "the lease on worker id {} expired before it was renewed",
+                self.worker
+            )),
+            Ok([row, ..]) => LeaseError::lost(format!(
+                "worker id {} was granted again (token {} -> {})",
+                self.worker, self.token, row[0]
+            )),
+            Ok([]) => LeaseError::lost(format!("worker id {} has no lease row", self.worker)),
+            Err(e) => e.clone(),
+        }
+    }
+}
+
+impl<C: Conn> Backend for SqlBackend<C> {
+    fn describe(&self) -> String {
+        self.conn.name()
+    }
+
+    fn acquire(&mut self, want: &Want, mark_ms: u64) -> Result<Grant, LeaseError> {
+        self.namespace = want.namespace.clone();
+        self.holder = want.holder.clone();
+        self.ttl_ms = int(want.ttl_ms);
+        let mark = int(mark_ms);
+        // Races with other holders end in a statement that changes no row; a few rounds
+        // settle them.
+        for _ in 0..64 {
+            let now = self.conn.now_ms()?;
+            let rows = self.conn.query(
+                "SELECT worker, expires_ms, token, mark_ms, released FROM idkit_worker_leases \
+                 WHERE namespace = $1 ORDER BY worker",
+                &[Param::Text(&self.namespace)],
+            )?;
+            // The lowest worker id that is free: never granted, or expired.
+            let mut candidate = None;
+            let mut next_unused = 0u64;
+            for row in &rows {
+                let worker = uint(row[0]);
+                if worker >= want.slots {
+                    break;
+                }
+                if next_unused < worker {
+                    break;
+                }
+                if row[1] <= now {
+                    candidate = Some(row);
+                    break;
+                }
+                next_unused = worker + 1;
+            }
+            let grant = match candidate {
+                Some(row) => {
+                    let changed = self.conn.exec(
+                        "UPDATE idkit_worker_leases SET holder = $1, token = token + 1, \
+                         expires_ms = $2, mark_ms = CASE WHEN mark_ms > $3 THEN mark_ms ELSE $3 END, \
+                         released = 0 \
+                         WHERE namespace = $4 AND worker = $5 AND token = $6 AND expires_ms <= $7",
+                        &[
+                            Param::Text(&self.holder),
+                            Param::Int(now + self.ttl_ms),
+                            Param::Int(mark),
+                            Param::Text(&self.namespace),
+                            Param::Int(row[0]),
+                            Param::Int(row[2]),
+                            Param::Int(now),
+                        ],
+                    )?;
+                    (changed == 1).then(|| Grant {
+                        worker: uint(row[0]),
+                        token: uint(row[2]) + 1,
+                        mark_ms: uint(row[3]),
+                        released: row[4] != 0,
+                    })
+                }
+                None if next_unused < want.slots => {
+                    let changed = self.conn.exec(
+                        "INSERT INTO idkit_worker_leases \
+                         (namespace, worker, holder, token, expires_ms, mark_ms, released) \
+                         VALUES ($1, $2, $3, 1, $4, $5, 0) ON CONFLICT DO NOTHING",
+                        &[
+                            Param::Text(&self.namespace),
+                            Param::Int(int(next_unused)),
+                            Param::Text(&self.holder),
+                            Param::Int(now + self.ttl_ms),
+                            Param::Int(mark),
+                        ],
+                    )?;
+                    (changed == 1).then_some(Grant {
+                        worker: next_unused,
+                        token: 1,
+                        mark_ms: 0,
+                        released: true,
+                    })
+                }
+                None => {
+                    return Err(LeaseError::all_taken(
+                        &self.namespace,
+                        want.slots,
+                        &self.conn.name(),
+                    ));
+                }
+            };
+            if let Some(grant) = grant {
+                self.worker = int(grant.worker);
+                self.token = int(grant.token);
+                return Ok(grant);
+            }
+        }
+        Err(LeaseError::unreachable(format!(
+            "{}: could not settle a race for a worker id in 64 rounds",
+            self.conn.name()
+        )))
+    }
+
+    fn renew(&mut self, mark_ms: u64) -> Result<(), LeaseError> {
+        let now = self.conn.now_ms()?;
+        let changed = self.conn.exec(
+            "UPDATE idkit_worker_leases SET expires_ms = $1, \
+             mark_ms = CASE WHEN mark_ms > $2 THEN mark_ms ELSE $2 END \
+             WHERE namespace = $3 AND worker = $4 AND token = $5 AND expires_ms > $6",
+            &[
+                Param::Int(now + self.ttl_ms),
+                Param::Int(int(mark_ms)),
+                Param::Text(&self.namespace),
+                Param::Int(self.worker),
+                Param::Int(self.token),
+                Param::Int(now),
+            ],
+        )?;
+        if changed == 1 {
+            Ok(())
+        } else {
+            Err(self.why_not())
+        }
+    }
+
+    fn regrant(&mut self, mark_ms: u64) -> Result<u64, LeaseError> {
+        let now = self.conn.now_ms()?;
+        let changed = self.conn.exec(
+            "UPDATE idkit_worker_leases SET token = token + 1, expires_ms = $1, \
+             mark_ms = CASE WHEN mark_ms > $2 THEN mark_ms ELSE $2 END, released = 0 \
+             WHERE namespace = $3 AND worker = $4 AND token = $5",
+            &[
+                Param::Int(now + self.ttl_ms),
+                Param::Int(int(mark_ms)),
+                Param::Text(&self.namespace),
+                Param::Int(self.worker),
+                Param::Int(self.token),
+            ],
+        )?;
+        if changed == 1 {
+            self.token += 1;
+            Ok(uint(self.token))
+        } else {
+            let e = self.why_not();
+            Err(if e.kind() == LeaseErrorKind::Expired {
+                LeaseError::lost(format!(
+                    "worker id {} could not be granted again",
+                    self.worker
+                ))
+            } else {
+                e
+            })
+        }
+    }
+
+    fn release(&mut self, mark_ms: u64) -> Result<(), LeaseError> {
+        let changed = self.conn.exec(
+            "UPDATE idkit_worker_leases SET expires_ms = 0, mark_ms = $1, released = 1, \
+             holder = NULL WHERE namespace = $2 AND worker = $3 AND token = $4",
+            &[
+                Param::Int(int(mark_ms)),
+                Param::Text(&self.namespace),
+                Param::Int(self.worker),
+                Param::Int(self.token),
+            ],
+        )?;
+        if changed == 1 {
+            Ok(())
+        } else {
+            Err(self.why_not())
+        }
+    }
+}
+
+#[cfg(feature = "sqlite")]
+pub(crate) use sqlite::SqliteBackend;
+
+#[cfg(feature = "sqlite")]
+mod sqlite {
+    use std::path::Path;
+    use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+    use super::{Conn, Param, SCHEMA, SqlBackend};
+    use crate::LeaseError;
+
+    pub(crate) type SqliteBackend = SqlBackend<Sqlite>;
+
+    pub(crate) struct Sqlite {
+        conn: rusqlite::Connection,
+        path: String,
+    }
+
+    impl SqliteBackend {
+        pub(crate) fn open(path: &Path) -> Result<Self, LeaseError> {
+            let shown = path.display().to_string();
+            let fail = |e: rusqlite::Error| LeaseError::unreachable(format!("sqlite {shown}: {e}"));
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(|e| {
+                    LeaseError::unreachable(format!(
+                        "sqlite {shown}: cannot create {}: {e}",
+                        dir.display()
+                    ))
+                })?;
+            }
+            let conn = rusqlite::Connection::open(path).map_err(fail)?;
+            conn.busy_timeout(Duration::from_secs(5)).map_err(fail)?;
+            conn.pragma_update(None, "journal_mode", "WAL")
+                .map_err(fail)?;
+            conn.execute_batch(SCHEMA).map_err(fail)?;
+            Ok(SqlBackend::new(Sqlite { conn, path: shown }))
+        }
+    }
+
+    fn bind(params: &[Param<'_>]) -> Vec<rusqlite::types::Value> {
+        params
+            .iter()
+            .map(|p| match p {
+                Param::Int(v) => rusqlite::types::Value::Integer(*v),
+                Param::Text(s) => rusqlite::types::Value::Text((*s).to_owned()),
+            })
+            .collect()
+    }
+
+    impl Sqlite {
+        fn fail(&self, e: &rusqlite::Error) -> LeaseError {
+            LeaseError::unreachable(format!("sqlite {}: {e}", self.path))
+        }
+    }
+
+    impl Conn for Sqlite {
+        fn name(&self) -> String {
+            format!("sqlite {}", self.path)
+        }
+        fn now_ms(&mut self) -> Result<i64, LeaseError> {
+            let since = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .unwrap_or(Duration::ZERO);
+            Ok(i64::try_from(since.as_millis()).unwrap_or(i64::MAX))
+        }
+        fn exec(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64, LeaseError> {
+            let sql = sql.replace('$', "?");
+            let n = self
+                .conn
+                .execute(&sql, rusqlite::params_from_iter(bind(params)))
+                .map_err(|e| self.fail(&e))?;
+            Ok(n as u64)
+        }
+        fn query(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Vec<i64>>, LeaseError> {
+            let sql = sql.replace('$', "?");
+            let mut stmt = self.conn.prepare(&sql).map_err(|e| self.fail(&e))?;
+            let width = stmt.column_count();
+            let rows = stmt
+                .query_map(rusqlite::params_from_iter(bind(params)), |row| {
+                    (0..width).map(|i| row.get::<_, i64>(i)).collect()
+                })
+                .and_then(Iterator::collect)
+                .map_err(|e| LeaseError::unreachable(format!("sqlite {}: {e}", self.path)))?;
+            Ok(rows)
+        }
+    }
+}
+
+#[cfg(feature = "postgres")]
+pub(crate) use pg::PostgresBackend;
+
+#[cfg(feature = "postgres")]
+mod pg {
+    use super::{Conn, Param, SCHEMA, SqlBackend};
+    use crate::LeaseError;
+
+    pub(crate) type PostgresBackend = SqlBackend<Pg>;
+
+    pub(crate) struct Pg {
+        params: String,
+        client: Option<postgres::Client>,
+    }
+
+    impl PostgresBackend {
+        /// Connects and creates the table. A server that is down later is an
+        /// `Unreachable` renewal, retried on a new connection.
+        pub(crate) fn open(params: &str) -> Result<Self, LeaseError> {
+            let mut pg = Pg {
+                params: params.to_owned(),
+                client: None,
+            };
+            pg.client()?;
+            Ok(SqlBackend::new(pg))
+        }
+    }
+
+    impl Pg {
+        fn client(&mut self) -> Result<&mut postgres::Client, LeaseError> {
+            if self.client.as_ref().is_none_or(postgres::Client::is_closed) {
+                let mut config: postgres::Config = self
+                    .params
+                    .parse()
+                    .map_err(|e| LeaseError::invalid(format!("postgres: {e}")))?;
+                if config.get_connect_timeout().is_none() {
+                    config.connect_timeout(std::time::Duration::from_secs(2));
+                }
+                let mut client = config
+                    .connect(postgres::NoTls)
+                    .map_err(|e| LeaseError::unreachable(format!("postgres: {e}")))?;
+                // Concurrent CREATE TABLE IF NOT EXISTS can race in the catalog; the table
+                // then exists, which is all we need.
+                if let Err(e) = client.batch_execute(SCHEMA) {
+                    let exists: Option<String> = client
+                        .query_one("SELECT to_regclass('idkit_worker_leases')::text", &[])
+                        .ok()
+                        .and_then(|row| row.get(0));
+                    if exists.is_none() {
+                        return Err(LeaseError::unreachable(format!("postgres: {e}")));
+                    }
+                }
+                self.client = Some(client);
+            }
+            self.client
+                .as_mut()
+                .ok_or_else(|| LeaseError::unreachable("postgres: no connection"))
+        }
+
+        fn fail(&mut self, e: &postgres::Error) -> LeaseError {
+            if e.is_closed() || e.as_db_error().is_none() {
+                self.client = None;
+            }
+            LeaseError::unreachable(format!("postgres: {e}"))
+        }
+    }
+
+    fn bind<'a>(params: &'a [Param<'a>]) -> Vec<&'a (dyn postgres::types::ToSql + Sync)> {
+        params
+            .iter()
+            .map(|p| match p {
+                Param::Int(v) => v as &(dyn postgres::types::ToSql + Sync),
+                Param::Text(s) => s as &(dyn postgres::types::ToSql + Sync),
+            })
+            .collect()
+    }
+
+    impl Conn for Pg {
+        fn name(&self) -> String {
+            let config: Option<postgres::Config> = self.params.parse().ok();
+            let host = config
+                .as_ref()
+                .and_then(|c| c.get_hosts().first().cloned())
+                .map(|h| match h {
+                    postgres::config::Host::Tcp(h) => h,
+                    #[cfg(unix)]
+                    postgres::config::Host::Unix(p) => p.display().to_string(),
+                })
+                .unwrap_or_else(|| "localhost".to_owned());
+            let port = config
+                .as_ref()
+                .and_then(|c| c.get_ports().first().copied())
+                .unwrap_or(5432);
+            format!("postgres at {host}:{port}")
+        }
+        fn now_ms(&mut self) -> Result<i64, LeaseError> {
+            let rows = self.query(
+                "SELECT (extract(epoch FROM statement_timestamp()) * 1000)::bigint",
+                &[],
+            )?;
+            rows.first()
+                .and_then(|r| r.first().copied())
+                .ok_or_else(|| LeaseError::unreachable("postgres: no time"))
+        }
+        fn exec(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64, LeaseError> {
+            let result = self.client()?.execute(sql, &bind(params));
+            result.map_err(|e| self.fail(&e))
+        }
+        fn query(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Vec<i64>>, LeaseError> {
+            let result = self.client()?.query(sql, &bind(params));
+            let rows = result.map_err(|e| self.fail(&e))?;
+            Ok(rows
+                .iter()
+                .map(|r| (0..r.len()).map(|i| r.get::<_, i64>(i)).collect())
+                .collect())
+        }
+    }
+}
