@@ -385,11 +385,25 @@ fn post(endpoint: &str, path: &str, body: &Value) -> Result<Value, String> {
     }
     let mut data = Vec::new();
     if chunked {
-        let mut size = String::new();
-        reader.read_line(&mut size).map_err(|e| e.to_string())?;
-        let size = usize::from_str_radix(size.trim(), 16).map_err(|e| e.to_string())?;
-        data.resize(size, 0);
-        reader.read_exact(&mut data).map_err(|e| e.to_string())?;
+        // Chunks until they hold one whole JSON document (a stream may not end).
+        loop {
+            let mut size = String::new();
+            reader.read_line(&mut size).map_err(|e| e.to_string())?;
+            let size = usize::from_str_radix(size.trim(), 16).map_err(|e| e.to_string())?;
+            if size == 0 {
+                break;
+            }
+            let start = data.len();
+            data.resize(start + size, 0);
+            reader
+                .read_exact(&mut data[start..])
+                .map_err(|e| e.to_string())?;
+            let mut crlf = [0u8; 2];
+            reader.read_exact(&mut crlf).map_err(|e| e.to_string())?;
+            if serde_json::from_slice::<Value>(&data).is_ok() {
+                break;
+            }
+        }
     } else if let Some(length) = length {
         data.resize(length, 0);
         reader.read_exact(&mut data).map_err(|e| e.to_string())?;

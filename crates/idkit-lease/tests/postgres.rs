@@ -1,0 +1,15 @@
+//! The PostgreSQL backend on a real server on loopback. `scripts/test.sh` starts a
+//! throwaway cluster (scripts/pg-cluster.sh) and sets `IDKIT_TEST_PG_URL`. Without it
+//! this test fails: it never passes by skipping.
+#![cfg(feature = "postgres")]
+
+mod common;
+
+#[test]
+fn postgres_leases_pass_the_scenario() {
+    let url = std::env::var("IDKIT_TEST_PG_URL").expect(
+        "IDKIT_TEST_PG_URL is not set: run scripts/test.sh, which starts a PostgreSQL cluster",
+    );
+    let ns = common::unique("t");
+    common::scenario(&format!("{url}?namespace={ns}&ttl_ms=1500"));
+}

@@ -1,0 +1,68 @@
+//! The static backend: an operator-given worker id, a lock file that refuses a second
+//! holder and names the first, and a mark file that a new holder starts above.
+
+mod common;
+
+use idkit_core::{Clock, IdScheme};
+use idkit_lease::{IdentitySource, Lease, LeaseErrorKind, STATIC_WINDOW};
+use idkit_snowflake::{Snowflake, Twitter};
+
+#[test]
+fn a_static_worker_id_is_held_once_and_restarts_above_its_mark() {
+    let dir = std::env::temp_dir().join(common::unique("idkit-lease-static"));
+    let source = IdentitySource::parse("static:5")
+        .unwrap()
+        .with_state_dir(Some(&dir));
+    let lease = Lease::acquire(&source, "snowflake-twitter", 1024).unwrap();
+    assert_eq!((lease.worker(), lease.token()), (5, 1));
+    let status = lease.status();
+    // The reservation on disk covers the fence (write-ahead).
+    let mark_file = dir.join("snowflake-twitter-worker-5.mark");
+    let text = std::fs::read_to_string(&mark_file).unwrap();
+    let on_disk: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("mark_ms="))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        on_disk >= status.fence_ms,
+        "{on_disk} < fence {}",
+        status.fence_ms
+    );
+    assert!(status.fence_ms <= status.now_ms + STATIC_WINDOW.as_millis() as u64);
+
+    let second = Lease::acquire(&source, "snowflake-twitter", 1024).unwrap_err();
+    assert_eq!(second.kind(), LeaseErrorKind::Held);
+    let pid = format!("pid {}", std::process::id());
+    assert!(
+        second.to_string().contains(&pid),
+        "names the holder: {second}"
+    );
+
+    // Another scheme, or another worker id, is another file.
+    let other = Lease::acquire(&source, "snowflake-discord", 1024).unwrap();
+    drop(other);
+    let too_big = IdentitySource::parse("static:1024")
+        .unwrap()
+        .with_state_dir(Some(&dir));
+    let e = Lease::acquire(&too_big, "snowflake-twitter", 1024).unwrap_err();
+    assert_eq!(e.kind(), LeaseErrorKind::Invalid);
+    assert!(e.to_string().contains("0 to 1023"), "{e}");
+
+    let g = Snowflake::builder(Twitter)
+        .field("worker", 5)
+        .guard(lease.guard())
+        .build()
+        .unwrap();
+    let last = g.take(1000).unwrap().pop().unwrap();
+    lease.release();
+
+    let again = Lease::acquire(&source, "snowflake-twitter", 1024).unwrap();
+    assert_eq!(again.token(), 2, "the token counts grants");
+    let floor = again.status().floor_ms;
+    assert!(floor >= (last >> 22) + 1_288_834_974_657);
+    assert!(floor <= again.guard().clock().now_ms() + 1);
+    drop(again);
+    std::fs::remove_dir_all(&dir).ok();
+}
