@@ -73,6 +73,42 @@ struct GenArgs {
     /// Print JSON.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    identity: IdentityArgs,
+}
+
+/// Where a generator's worker id comes from (schemes with identity fields).
+#[derive(clap::Args, Debug)]
+#[command(next_help_heading = "Identity")]
+struct IdentityArgs {
+    /// Where worker ids come from: static:N, sqlite:///PATH, postgres://USER@HOST:PORT/DB,
+    /// or etcd://HOST:PORT/PREFIX (parameters: ?namespace=NAME&ttl_ms=N). Default: the
+    /// identity fields given (0 when none), as a static worker id with a state file.
+    #[arg(long, value_name = "SOURCE")]
+    identity: Option<String>,
+    /// Directory of the state files of static worker ids (default: $IDKIT_STATE_DIR, else
+    /// the platform's state directory, e.g. ~/.local/state/idkit).
+    #[arg(long, value_name = "DIR")]
+    state_dir: Option<std::path::PathBuf>,
+    /// Keep no state file for a static worker id. Nothing then stops a second process with
+    /// the same worker id, or a restart with the clock behind, from reissuing ids.
+    #[arg(long)]
+    no_state_file: bool,
+}
+
+impl IdentityArgs {
+    /// Applies the flags given over `config`.
+    fn apply(&self, config: &mut idkit::identity::IdentityConfig) {
+        if let Some(v) = &self.identity {
+            config.identity = Some(v.clone());
+        }
+        if let Some(v) = &self.state_dir {
+            config.state_dir = Some(v.clone());
+        }
+        if self.no_state_file {
+            config.no_state_file = true;
+        }
+    }
 }
 
 /// `idkit serve`: a TOML file, then these flags on top of it.
@@ -94,6 +130,8 @@ struct ServeArgs {
     /// Runtime worker threads (default: one per core).
     #[arg(long)]
     workers: Option<usize>,
+    #[command(flatten)]
+    identity: IdentityArgs,
 }
 
 /// How `gen` writes ids.
@@ -217,9 +255,21 @@ fn generate(args: &GenArgs, options: &Options, out: &mut impl Write) -> Result<(
         )));
     }
     let entry = registry::find(&args.scheme).map_err(|e| Failure::Usage(e.to_string()))?;
-    let scheme = entry
-        .build(options)
-        .map_err(|e| Failure::Usage(e.to_string()))?;
+    let mut identity = idkit::identity::IdentityConfig::default();
+    args.identity.apply(&mut identity);
+    let built = idkit::identity::build(entry, options.clone(), &identity).map_err(|e| {
+        if e.kind() == registry::BuildErrorKind::Unavailable {
+            Failure::Runtime(e.to_string())
+        } else {
+            Failure::Usage(e.to_string())
+        }
+    })?;
+    if let Some(warning) = &built.warning {
+        eprintln!("warning: {warning}");
+    }
+    // Held until the ids are written; dropping it records what was issued and frees it.
+    let _lease = built.lease;
+    let scheme = built.scheme;
     let info = scheme.info();
     let io = |e: std::io::Error| Failure::Runtime(format!("cannot write output: {e}"));
     let mut ids = Vec::new();
@@ -273,15 +323,13 @@ fn serve(args: ServeArgs, given: Options) -> Result<(), Failure> {
     if let Some(v) = args.workers {
         config.workers = Some(v);
     }
+    args.identity.apply(&mut config.identity);
     if config.workers == Some(0) {
         return Err(Failure::Usage(
             "invalid config: workers: must be at least 1".to_owned(),
         ));
     }
-    let service = idkit_server::Service::new(&config).map_err(|e| Failure::Usage(e.to_string()))?;
-    let addr = config
-        .listen_addr()
-        .map_err(|e| Failure::Usage(e.to_string()))?;
+    // Logging first: acquiring worker ids logs who granted which one, and how fast.
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
@@ -290,6 +338,15 @@ fn serve(args: ServeArgs, given: Options) -> Result<(), Failure> {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
+    let service = idkit_server::Service::new(&config).map_err(|e| match e {
+        idkit_server::ConfigError::Invalid {
+            key: "identity", ..
+        } => Failure::Runtime(e.to_string()),
+        _ => Failure::Usage(e.to_string()),
+    })?;
+    let addr = config
+        .listen_addr()
+        .map_err(|e| Failure::Usage(e.to_string()))?;
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     if let Some(workers) = config.workers {
         builder.worker_threads(workers);
@@ -298,16 +355,17 @@ fn serve(args: ServeArgs, given: Options) -> Result<(), Failure> {
         .enable_all()
         .build()
         .map_err(|e| Failure::Runtime(format!("cannot start the runtime: {e}")))?;
-    runtime.block_on(async move {
+    let service = std::sync::Arc::new(service);
+    let served = std::sync::Arc::clone(&service);
+    let result = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .map_err(|e| Failure::Runtime(format!("cannot listen on {addr}: {e}")))?;
-        idkit_server::serve(
-            listener,
-            std::sync::Arc::new(service),
-            idkit_server::shutdown_signal(),
-        )
-        .await
-        .map_err(|e| Failure::Runtime(format!("serving: {e}")))
-    })
+        idkit_server::serve(listener, served, idkit_server::shutdown_signal())
+            .await
+            .map_err(|e| Failure::Runtime(format!("serving: {e}")))
+    });
+    // Graceful shutdown: free every worker id now rather than after its TTL.
+    service.release_leases();
+    result
 }

@@ -2,11 +2,20 @@
 
 use std::process::{Command, Output};
 
+/// Runs `idkit` with a state directory of its own: tests run in parallel, and two
+/// processes holding one static worker id in one state directory (rightly) refuse each
+/// other.
 fn idkit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_idkit"))
-        .args(args)
-        .output()
-        .expect("run idkit")
+    idkit_cmd().args(args).output().expect("run idkit")
+}
+
+fn idkit_cmd() -> Command {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("idkit-cli-state-{}-{n}", std::process::id()));
+    let mut command = Command::new(env!("CARGO_BIN_EXE_idkit"));
+    command.env("IDKIT_STATE_DIR", dir);
+    command
 }
 
 fn stdout(o: &Output) -> String {
@@ -240,11 +249,7 @@ fn decode_and_inspect_create_no_file() {
         &["inspect", "175928847299117063"],
         &["inspect", "42", "--json"],
     ] {
-        let o = Command::new(env!("CARGO_BIN_EXE_idkit"))
-            .args(args)
-            .env("TMPDIR", &dir)
-            .output()
-            .unwrap();
+        let o = idkit_cmd().args(args).env("TMPDIR", &dir).output().unwrap();
         assert!(o.status.success(), "{args:?}: {}", stderr(&o));
         let left: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
@@ -253,7 +258,7 @@ fn decode_and_inspect_create_no_file() {
         assert!(left.is_empty(), "{args:?} created {left:?}");
     }
     // The same directory does receive the store when a range id is generated.
-    let o = Command::new(env!("CARGO_BIN_EXE_idkit"))
+    let o = idkit_cmd()
         .args(["gen", "range"])
         .env("TMPDIR", &dir)
         .output()

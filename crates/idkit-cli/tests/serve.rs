@@ -21,9 +21,19 @@ fn http_get(addr: &str, path: &str) -> String {
     response
 }
 
+/// `idkit` with a state directory of its own (see cli.rs).
+fn idkit_cmd() -> Command {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("idkit-serve-state-{}-{n}", std::process::id()));
+    let mut command = Command::new(env!("CARGO_BIN_EXE_idkit"));
+    command.env("IDKIT_STATE_DIR", dir);
+    command
+}
+
 #[test]
 fn sigterm_lets_the_request_in_flight_finish() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_idkit"))
+    let mut child = idkit_cmd()
         .args([
             "serve",
             "--listen",
@@ -38,8 +48,15 @@ fn sigterm_lets_the_request_in_flight_finish() {
         .spawn()
         .unwrap();
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    // The start-up log: the worker id granted, then the line with the address.
     let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
+    while !line.contains("http://") {
+        line.clear();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "no address logged"
+        );
+    }
     assert!(line.contains("schemes: sonyflake; machine=5"), "{line}");
     let addr = line
         .split("http://")
@@ -98,7 +115,7 @@ fn bad_configuration_stops_start_up_with_one_line() {
         (vec!["--scheme", "nope"], "unknown scheme \"nope\""),
         (vec!["--workers", "0"], "workers: must be at least 1"),
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_idkit"))
+        let out = idkit_cmd()
             .arg("serve")
             .arg("--config")
             .arg(&config)
@@ -111,7 +128,7 @@ fn bad_configuration_stops_start_up_with_one_line() {
         assert!(stderr.contains(expected), "{flags:?}: {stderr}");
     }
     std::fs::write(&config, "listen = 5\n").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_idkit"))
+    let out = idkit_cmd()
         .args(["serve", "--config"])
         .arg(&config)
         .output()

@@ -30,7 +30,7 @@ fn a_static_worker_id_is_held_once_and_restarts_above_its_mark() {
         "{on_disk} < fence {}",
         status.fence_ms
     );
-    assert!(status.fence_ms <= status.now_ms + STATIC_WINDOW.as_millis() as u64);
+    assert!(status.fence_ms <= status.now_ms + u64::try_from(STATIC_WINDOW.as_millis()).unwrap());
 
     let second = Lease::acquire(&source, "snowflake-twitter", 1024).unwrap_err();
     assert_eq!(second.kind(), LeaseErrorKind::Held);

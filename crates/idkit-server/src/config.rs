@@ -5,13 +5,23 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::path::Path;
 
+use idkit::identity::IdentityConfig;
 use idkit::registry::{self, Options};
 
 /// Largest batch a configuration may allow per request.
 pub const MAX_BATCH_LIMIT: u32 = 1_000_000;
 
 /// The keys of the service itself; every other top-level key is a scheme setting.
-const SERVICE_KEYS: [&str; 5] = ["listen", "schemes", "max_batch", "workers", "scheme"];
+const SERVICE_KEYS: [&str; 8] = [
+    "listen",
+    "schemes",
+    "max_batch",
+    "workers",
+    "identity",
+    "state_dir",
+    "no_state_file",
+    "scheme",
+];
 
 /// Everything `idkit serve` can be told.
 ///
@@ -56,6 +66,11 @@ pub struct Config {
     pub settings: Options,
     /// Settings of one scheme each (`[scheme.NAME]` tables), over [`settings`](Self::settings).
     pub per_scheme: Vec<(String, Options)>,
+    /// Where generators get their worker ids: `identity = "etcd://127.0.0.1:2379/orders"`
+    /// (or `static:N`, `sqlite:///PATH`, `postgres://...`), `state_dir = "/var/lib/idkit"`,
+    /// `no_state_file = true`. By default the identity fields given are a static worker id
+    /// guarded by a state file under the platform's state directory.
+    pub identity: IdentityConfig,
 }
 
 impl Default for Config {
@@ -67,6 +82,7 @@ impl Default for Config {
             workers: None,
             settings: Options::default(),
             per_scheme: Vec::new(),
+            identity: IdentityConfig::default(),
         }
     }
 }
@@ -121,6 +137,9 @@ impl Config {
                 "schemes" => config.schemes = typed(&key, value)?,
                 "max_batch" => config.max_batch = typed(&key, value)?,
                 "workers" => config.workers = Some(typed(&key, value)?),
+                "identity" => config.identity.identity = Some(typed(&key, value)?),
+                "state_dir" => config.identity.state_dir = Some(typed(&key, value)?),
+                "no_state_file" => config.identity.no_state_file = typed(&key, value)?,
                 "scheme" => {
                     let tables: toml::Table = typed(&key, value)?;
                     for (name, value) in tables {

@@ -213,3 +213,56 @@ pub(crate) async fn readyz(
 pub(crate) async fn not_found(request: Request) -> ApiError {
     ApiError::NotFound(request.uri().path().to_owned())
 }
+
+/// `GET /v1/identity`: each served scheme's worker id and lease (text, or JSON on request).
+pub(crate) async fn identity_status(
+    State(service): State<Arc<Service>>,
+    WantsJson(json_out): WantsJson,
+) -> Response {
+    let leases = service.leases();
+    if json_out {
+        let list: Vec<Value> = leases
+            .iter()
+            .map(|(name, lease)| {
+                let s = lease.status();
+                json!({
+                    "scheme": name,
+                    "worker": s.worker,
+                    "token": s.token,
+                    "state": s.state.as_str(),
+                    "source": s.source,
+                    "namespace": s.namespace,
+                    "holder": s.holder,
+                    "high_water_mark_ms": s.mark_ms,
+                    "floor_ms": s.floor_ms,
+                    "fence_ms": s.fence_ms,
+                    "now_ms": s.now_ms,
+                    "renewals": s.renewals,
+                    "failures": s.failures,
+                    "regrants": s.regrants,
+                    "last_error": s.last_error,
+                })
+            })
+            .collect();
+        return axum::Json(json!({ "leases": list })).into_response();
+    }
+    let mut out = String::new();
+    if leases.is_empty() {
+        out.push_str("no served scheme holds a worker-id lease\n");
+    }
+    for (name, lease) in leases {
+        let s = lease.status();
+        let _ = writeln!(
+            out,
+            "{name}: worker {} token {} {} from {} (renewals {}, failures {}, high-water mark {} ms)",
+            s.worker,
+            s.token,
+            s.state.as_str(),
+            s.source,
+            s.renewals,
+            s.failures,
+            s.mark_ms
+        );
+    }
+    text(out)
+}

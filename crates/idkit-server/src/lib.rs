@@ -46,7 +46,7 @@ pub use idkit::render;
 pub use service::Service;
 
 use error::{ApiError, format_error};
-use handlers::{decode, healthz, next, not_found, readyz, schemes};
+use handlers::{decode, healthz, identity_status, next, not_found, readyz, schemes};
 use metrics::{Requests, SchemeCounters, error_kind, metrics_text};
 
 /// Batches larger than this are generated on a blocking thread, so a capped layout waiting

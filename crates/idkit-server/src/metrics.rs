@@ -107,6 +107,83 @@ pub(crate) fn scheme_counter(
     }
 }
 
+/// The worker-id lease of each served scheme that holds one.
+fn write_leases(out: &mut String, service: &Service) {
+    let leases: Vec<_> = service
+        .leases()
+        .into_iter()
+        .map(|(name, lease)| (name, lease.status()))
+        .collect();
+    if leases.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "# HELP idkit_lease_state The worker-id lease's state (1 for the current one).
+         # TYPE idkit_lease_state gauge"
+    );
+    for (name, s) in &leases {
+        for state in ["held", "unproven", "lost", "released"] {
+            let on = u8::from(s.state.as_str() == state);
+            let _ = writeln!(
+                out,
+                "idkit_lease_state{{scheme=\"{name}\",state=\"{state}\"}} {on}"
+            );
+        }
+    }
+    type Read = fn(&idkit::identity::Status) -> u64;
+    let series: [(&str, &str, &str, Read); 7] = [
+        (
+            "idkit_lease_worker_id",
+            "gauge",
+            "The worker id granted.",
+            |s| s.worker,
+        ),
+        (
+            "idkit_lease_fencing_token",
+            "gauge",
+            "The fencing token of the current grant.",
+            |s| s.token,
+        ),
+        (
+            "idkit_lease_renewals_total",
+            "counter",
+            "Successful lease renewals.",
+            |s| s.renewals,
+        ),
+        (
+            "idkit_lease_renewal_failures_total",
+            "counter",
+            "Failed lease renewals.",
+            |s| s.failures,
+        ),
+        (
+            "idkit_lease_regrants_total",
+            "counter",
+            "Worker ids granted again after an expiry nobody else used.",
+            |s| s.regrants,
+        ),
+        (
+            "idkit_lease_high_water_mark_ms",
+            "gauge",
+            "The high-water mark last recorded, Unix ms.",
+            |s| s.mark_ms,
+        ),
+        (
+            "idkit_lease_fence_remaining_ms",
+            "gauge",
+            "How long the generator may issue without another renewal, ms.",
+            |s| s.fence_ms.saturating_sub(s.now_ms),
+        ),
+    ];
+    for (metric, kind, help, read) in series {
+        let _ = writeln!(out, "# HELP {metric} {help}\n# TYPE {metric} {kind}");
+        for (name, s) in &leases {
+            let _ = writeln!(out, "{metric}{{scheme=\"{name}\"}} {}", read(s));
+        }
+    }
+}
+
 /// `GET /metrics`: the Prometheus text of every counter.
 pub(crate) async fn metrics_text(State(service): State<Arc<Service>>) -> Response {
     let mut out = String::new();
@@ -147,6 +224,7 @@ pub(crate) async fn metrics_text(State(service): State<Arc<Service>>) -> Respons
         "Times a generator waited for the next tick, its sequence spent.",
         |s| s.scheme.stats().tick_waits,
     );
+    write_leases(&mut out, &service);
     service.requests.write(&mut out);
     (
         [(

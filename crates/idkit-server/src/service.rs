@@ -5,6 +5,7 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use axum::Router;
 use axum::routing::get;
+use idkit::identity::{self, Lease};
 use idkit::registry::{self, Scheme};
 use idkit_core::{RawId, SchemeInfo};
 
@@ -19,6 +20,8 @@ pub(crate) struct Served {
     pub(crate) summary: &'static str,
     pub(crate) scheme: Scheme,
     pub(crate) counters: SchemeCounters,
+    /// The worker-id lease guarding the generator, when it takes an identity.
+    pub(crate) lease: Option<Lease>,
 }
 
 impl Served {
@@ -29,6 +32,7 @@ impl Served {
             summary,
             scheme,
             counters: SchemeCounters::default(),
+            lease: None,
         }
     }
 }
@@ -128,8 +132,44 @@ impl Service {
                     options.set_option(name, value.clone());
                 }
             }
-            let scheme = entry.build(&options).map_err(invalid("settings"))?;
-            served.push(Served::new(scheme, entry.aliases(), entry.summary()));
+            let built = identity::build(entry, options, &config.identity).map_err(|e| {
+                let key =
+                    if entry.takes_guard() && e.kind() == registry::BuildErrorKind::Unavailable {
+                        "identity"
+                    } else {
+                        "settings"
+                    };
+                invalid(key)(e)
+            })?;
+            if let Some(warning) = &built.warning {
+                tracing::warn!("{warning}");
+            }
+            if let Some(lease) = &built.lease {
+                let s = lease.status();
+                tracing::info!(
+                    "{}: worker id {} of {} granted by {} to {} in {} ms (token {}, high-water mark {})",
+                    entry.name(),
+                    s.worker,
+                    s.namespace,
+                    s.source,
+                    s.holder,
+                    s.acquired_in.as_millis(),
+                    s.token,
+                    idkit_core::time::format_rfc3339_ms(s.floor_ms)
+                );
+                if s.floor_ms > s.now_ms {
+                    tracing::warn!(
+                        "{}: the clock is {} ms behind the high-water mark of worker id {}: \
+                         ids wait or fail as the rollback policy says until it catches up",
+                        entry.name(),
+                        s.floor_ms - s.now_ms,
+                        s.worker
+                    );
+                }
+            }
+            let mut one = Served::new(built.scheme, entry.aliases(), entry.summary());
+            one.lease = built.lease;
+            served.push(one);
         }
         let mut described = vec![if settings.is_empty() {
             "no settings (identity fields 0, default options)".to_owned()
@@ -199,6 +239,25 @@ impl Service {
         })
     }
 
+    /// Releases every worker-id lease at once (graceful shutdown): each generator stops
+    /// issuing, the time it issued up to is recorded, and its worker id is free for the
+    /// next holder without waiting for the TTL. Idempotent.
+    pub fn release_leases(&self) {
+        for served in &self.served {
+            if let Some(lease) = &served.lease {
+                lease.release();
+            }
+        }
+    }
+
+    /// The lease of each served scheme that holds one, by scheme name.
+    pub fn leases(&self) -> Vec<(&'static str, &Lease)> {
+        self.served
+            .iter()
+            .filter_map(|s| s.lease.as_ref().map(|l| (s.info.name, l)))
+            .collect()
+    }
+
     /// One line saying what is served and how (the start-up log line uses it).
     pub fn description(&self) -> &str {
         &self.description
@@ -223,6 +282,7 @@ impl Service {
             .route("/v1/schemes", get(schemes))
             .route("/v1/{scheme}/next", get(next))
             .route("/v1/{scheme}/decode/{id}", get(decode))
+            .route("/v1/identity", get(identity_status))
             .route("/healthz", get(healthz))
             .route("/readyz", get(readyz))
             .route("/metrics", get(metrics_text))

@@ -72,8 +72,20 @@ impl Running {
     }
 }
 
+/// A configuration whose static worker ids keep their state files in a directory of its
+/// own: tests run in parallel, and two services holding one static worker id in one state
+/// directory would (rightly) refuse each other.
+fn config(toml: &str) -> Config {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut config = Config::from_toml(toml).unwrap();
+    config.identity.state_dir =
+        Some(std::env::temp_dir().join(format!("idkit-e2e-state-{}-{n}", std::process::id())));
+    config
+}
+
 fn configured(toml: &str) -> Service {
-    Service::new(&Config::from_toml(toml).unwrap()).unwrap()
+    Service::new(&config(toml)).unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -360,11 +372,7 @@ async fn readyz_fails_while_the_clock_is_behind_and_recovers() {
 
 #[test]
 fn invalid_configuration_is_refused_with_a_reason() {
-    let refuse = |toml: &str| {
-        Service::new(&Config::from_toml(toml).unwrap())
-            .unwrap_err()
-            .to_string()
-    };
+    let refuse = |toml: &str| Service::new(&config(toml)).unwrap_err().to_string();
     assert_eq!(
         refuse("listen = \"localhost\""),
         "invalid config: listen: \"localhost\" is not an address: expected IP:PORT, e.g. 127.0.0.1:8080"
@@ -518,11 +526,7 @@ async fn per_scheme_tables_override_the_top_level() {
     assert_eq!(decode("tsid").await["fields"]["node"], 9);
     s.stop().await;
 
-    let refuse = |toml: &str| {
-        Service::new(&Config::from_toml(toml).unwrap())
-            .unwrap_err()
-            .to_string()
-    };
+    let refuse = |toml: &str| Service::new(&config(toml)).unwrap_err().to_string();
     assert!(
         refuse("schemes = [\"twitter\"]\n[scheme.nope]\nworker = 1")
             .contains("unknown scheme \"nope\"")

@@ -28,6 +28,8 @@
 //! ```
 
 pub mod baseline;
+#[cfg(feature = "lease")]
+pub mod identity;
 pub mod registry;
 #[cfg(feature = "render")]
 pub mod render;
