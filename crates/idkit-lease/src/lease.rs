@@ -180,6 +180,7 @@ impl Lease {
     /// this build lacks (a cargo feature).
     pub fn acquire(source: &IdentitySource, scope: &str, slots: u64) -> Result<Self, LeaseError> {
         let started = Instant::now();
+        let slots = source.max_workers.map_or(slots, |n| n.min(slots));
         let holder = holder_name();
         let want = Want {
             namespace: format!("{}/{scope}", source.namespace),

@@ -42,8 +42,9 @@ pub(crate) enum Kind {
 /// | `postgres://user@host:5432/db` | a lease in a PostgreSQL table, timed by the database |
 /// | `etcd://127.0.0.1:2379/orders` | an etcd lease under the key prefix `orders` |
 ///
-/// Query parameters: `namespace=NAME` (sqlite and postgres; etcd takes the path) and
-/// `ttl_ms=N` (the lease's time to live, default 10 s, at least 1 s).
+/// Query parameters: `namespace=NAME` (sqlite and postgres; etcd takes the path),
+/// `ttl_ms=N` (the lease's time to live, default 10 s, at least 1 s) and `max_workers=N`
+/// (lease only worker ids `0..N`, e.g. to leave the rest to static ids).
 ///
 /// # Examples
 ///
@@ -62,6 +63,8 @@ pub struct IdentitySource {
     pub(crate) kind: Kind,
     pub(crate) namespace: String,
     pub(crate) ttl: Duration,
+    /// At most this many worker ids, `0..max_workers`, even where the layout has more.
+    pub(crate) max_workers: Option<u64>,
     text: String,
 }
 
@@ -87,6 +90,7 @@ impl IdentitySource {
         };
         let mut namespace = None;
         let mut ttl = DEFAULT_TTL;
+        let mut max_workers = None;
         let mut passed = Vec::new();
         for pair in query
             .into_iter()
@@ -102,6 +106,13 @@ impl IdentitySource {
                         return Err(bad("ttl_ms must be at least 1000"));
                     }
                     ttl = Duration::from_millis(ms);
+                }
+                "max_workers" => {
+                    let n: u64 = v.parse().map_err(|_| bad("max_workers is not a number"))?;
+                    if n == 0 {
+                        return Err(bad("max_workers must be at least 1"));
+                    }
+                    max_workers = Some(n);
                 }
                 _ if scheme.starts_with("postgres") => passed.push(pair.to_owned()),
                 _ => return Err(bad(&format!("unknown parameter {k:?}"))),
@@ -154,6 +165,7 @@ impl IdentitySource {
             kind,
             namespace: namespace.unwrap_or_else(|| DEFAULT_NAMESPACE.to_owned()),
             ttl,
+            max_workers,
             text: text.to_owned(),
         })
     }
@@ -168,6 +180,7 @@ impl IdentitySource {
             },
             namespace: DEFAULT_NAMESPACE.to_owned(),
             ttl: STATIC_WINDOW,
+            max_workers: None,
             text: format!("static:{worker}"),
         }
     }
@@ -302,6 +315,7 @@ mod tests {
             "sqlite:///a?ttl_ms=10",
             "sqlite:///a?ttl_ms=ten",
             "sqlite:///a?color=red",
+            "etcd://h:1/p?max_workers=0",
         ] {
             let err = IdentitySource::parse(bad).unwrap_err();
             assert_eq!(err.kind(), crate::LeaseErrorKind::Invalid, "{bad}");
