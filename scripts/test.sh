@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (.ci/run calls this and nothing else):
 # formatting, lints, every test (the harness's quick profile among them), the range store
-# against a real PostgreSQL server, docs with warnings denied, the loom model check of the
+# against a real PostgreSQL server, worker-id leases against real PostgreSQL and etcd servers
+# and the lease drills with real processes, docs with warnings denied, the loom model check of the
 # lock-free generator, ids cross-checked against other languages' implementations
 # (scripts/crosscheck.sh), and a smoke run of the criterion benches.
 set -euo pipefail
@@ -32,6 +33,24 @@ export IDKIT_TEST_PG_DIR="$PG_DIR"
 cargo test -p idkit-range --features postgres --test postgres
 # The outage test stops and restarts the server, so it runs on its own.
 cargo test -p idkit-range --features postgres --test postgres -- --ignored
+
+step "worker-id leases against real PostgreSQL and etcd servers, and the drills"
+# Installs Debian's etcd-server and faketime when missing; a throwaway etcd on loopback.
+if ! ls /usr/lib/*/faketime/libfaketime.so.1 >/dev/null 2>&1; then
+    echo "==> installing faketime (Debian package)"
+    (apt-get install -y faketime || (apt-get update && apt-get install -y faketime)) >/dev/null
+fi
+ETCD_DIR=$(mktemp -d)
+ETCD_PORT=$((20000 + RANDOM % 20000))
+scripts/etcd-server.sh start "$ETCD_DIR" "$ETCD_PORT"
+trap 'scripts/pg-cluster.sh stop "$PG_DIR" >/dev/null 2>&1 || true; rm -rf "$PG_DIR";
+      scripts/etcd-server.sh stop "$ETCD_DIR" >/dev/null 2>&1 || true; rm -rf "$ETCD_DIR"' EXIT
+export IDKIT_TEST_PG_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres"
+export IDKIT_TEST_ETCD="127.0.0.1:$ETCD_PORT"
+export IDKIT_TEST_ETCD_DIR="$ETCD_DIR"
+cargo test -p idkit-lease --all-features --test postgres --test etcd
+# The drills stop and restart the servers, so they run one at a time.
+cargo test -p idkit-cli --features drills --test drills -- --test-threads 1 --nocapture
 
 step "ids read back by other languages' reference implementations (typeid-js, bson, tsid-ts)"
 scripts/crosscheck.sh

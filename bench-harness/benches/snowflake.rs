@@ -7,6 +7,8 @@
 //!   reach (sign 1, time 41, sequence 22: 4.2 G ids/s), so the cost of the code and the
 //!   clock read shows. snowflaked's layout is fixed (12-bit sequence) and stays capped.
 //! * `lockfree-threads`: aggregate ns/id with 1 and 2 threads sharing one generator.
+//! * `leased`: the same generators with and without a worker-id lease guarding them (a
+//!   static lease renewing in the background): the guard costs one atomic load per tick.
 //!
 //! Run: `cargo bench -p bench-harness --bench snowflake`.
 
@@ -241,5 +243,65 @@ fn lockfree_threads(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, twitter_one_thread, uncapped, lockfree_threads);
+/// With and without a lease: each pair differs only in `.guard(lease.guard())`.
+fn leased(c: &mut Criterion) {
+    let dir = std::env::temp_dir().join(format!("idkit-bench-lease-{}", std::process::id()));
+    let source = idkit_lease::IdentitySource::parse("static:0")
+        .expect("static source")
+        .with_state_dir(Some(&dir));
+    let lease = idkit_lease::Lease::acquire(&source, "bench", 1).expect("static lease");
+    let mut g = c.benchmark_group("leased");
+    g.throughput(Throughput::Elements(1));
+    let plain = Snowflake::builder(wide())
+        .clock(MonotonicClock::new())
+        .build()
+        .unwrap();
+    g.bench_function("uncapped-single", |b| {
+        b.iter(|| black_box(plain.next_id().unwrap()))
+    });
+    let guarded = Snowflake::builder(wide())
+        .guard(lease.guard())
+        .build()
+        .unwrap();
+    g.bench_function("uncapped-single-leased", |b| {
+        b.iter(|| black_box(guarded.next_id().unwrap()))
+    });
+    let plain = Snowflake::builder(wide())
+        .clock(MonotonicClock::new())
+        .build_atomic()
+        .unwrap();
+    g.bench_function("uncapped-lockfree", |b| {
+        b.iter(|| black_box(plain.next_id().unwrap()))
+    });
+    let guarded = Snowflake::builder(wide())
+        .guard(lease.guard())
+        .build_atomic()
+        .unwrap();
+    g.bench_function("uncapped-lockfree-leased", |b| {
+        b.iter(|| black_box(guarded.next_id().unwrap()))
+    });
+    g.measurement_time(Duration::from_secs(3));
+    let plain = Snowflake::builder(Twitter).build_atomic().unwrap();
+    g.bench_function("twitter-lockfree", |b| {
+        b.iter(|| black_box(plain.next_id().unwrap()))
+    });
+    let guarded = Snowflake::builder(Twitter)
+        .guard(lease.guard())
+        .build_atomic()
+        .unwrap();
+    g.bench_function("twitter-lockfree-leased", |b| {
+        b.iter(|| black_box(guarded.next_id().unwrap()))
+    });
+    g.finish();
+    drop(lease);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+criterion_group!(
+    benches,
+    twitter_one_thread,
+    uncapped,
+    lockfree_threads,
+    leased
+);
 criterion_main!(benches);

@@ -65,8 +65,84 @@ pub(crate) fn write(r: &Results<'_>, charts: &[ChartFile], path: &Path) -> Resul
     collisions(r, &mut md);
     btree(r, charts, &mut md);
     verdicts(r, &mut md);
-    guide(r, &mut md);
+    let leases = path
+        .parent()
+        .map(|dir| read_leases(&dir.join("data").join("leases.csv")))
+        .unwrap_or_default();
+    identities(&leases, &mut md);
+    guide(r, &leases, &mut md);
     std::fs::write(path, md).map_err(Error::io(path))
+}
+
+/// One identity source as `scripts/lease-bench.sh` measured it (`data/leases.csv`).
+#[derive(Debug, Clone, PartialEq)]
+struct LeaseRow {
+    source: String,
+    acquire_ms: f64,
+    acquire_p90_ms: f64,
+    release_ms: f64,
+    ttl_ms: u64,
+    renewals_in_9s: u64,
+    per_renewal: String,
+}
+
+/// The rows of `data/leases.csv`; none when it is absent or malformed.
+fn read_leases(path: &Path) -> Vec<LeaseRow> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    text.lines()
+        .skip(1)
+        .filter_map(|line| {
+            let f: Vec<&str> = line.splitn(8, ',').collect();
+            Some(LeaseRow {
+                source: (*f.first()?).to_owned(),
+                acquire_ms: f.get(1)?.parse().ok()?,
+                acquire_p90_ms: f.get(2)?.parse().ok()?,
+                release_ms: f.get(3)?.parse().ok()?,
+                ttl_ms: f.get(4)?.parse().ok()?,
+                renewals_in_9s: f.get(5)?.parse().ok()?,
+                per_renewal: (*f.get(7)?).to_owned(),
+            })
+        })
+        .collect()
+}
+
+fn identities(rows: &[LeaseRow], md: &mut String) {
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        md,
+        "## Worker identities (measured by `scripts/lease-bench.sh`)\n\n\
+         Where a Snowflake generator's worker id comes from (`idkit-lease`): how long getting \
+         one takes at start-up (median and 90th percentile of 50 grants, the first left out) \
+         and giving it back at shutdown, and what holding it costs. A held lease renews every \
+         third of its TTL (18 renewals a minute at the default 10 s); the generator pays one \
+         atomic load per tick for it, and criterion's `leased` group (`cargo bench -p \
+         bench-harness --bench snowflake -- leased`) compares generation with and without a \
+         lease in one run. PostgreSQL and etcd ran on loopback on this machine (PostgreSQL \
+         with fsync on), so network latency adds to their figures elsewhere; the literature \
+         quotes 50 to 100 ms to acquire from ZooKeeper or etcd across a network. These \
+         figures come from `data/leases.csv`, which `scripts/lease-bench.sh` writes; this \
+         report run reads it.\n\n\
+         | source | acquire (median) | acquire (p90) | release (median) | renewals in 9 s | per renewal |\n\
+         |---|---:|---:|---:|---:|---|"
+    );
+    for row in rows {
+        let _ = writeln!(
+            md,
+            "| `{}` | {:.2} ms | {:.2} ms | {:.2} ms | {} (TTL {} ms) | {} |",
+            row.source,
+            row.acquire_ms,
+            row.acquire_p90_ms,
+            row.release_ms,
+            row.renewals_in_9s,
+            row.ttl_ms,
+            row.per_renewal
+        );
+    }
+    let _ = writeln!(md);
 }
 
 fn chart(md: &mut String, charts: &[ChartFile], stem: &str) {
@@ -537,7 +613,7 @@ fn collisions(r: &Results<'_>, md: &mut String) {
     );
 }
 
-fn guide(r: &Results<'_>, md: &mut String) {
+fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
     let p = r.params;
     let g = r.generation;
     let prop = |name: &str| r.properties.iter().find(|x| x.scheme == name);
@@ -635,6 +711,30 @@ fn guide(r: &Results<'_>, md: &mut String) {
             v4.pages_per_commit(),
             ins("uuid-v7", 128).map_or("-".to_owned(), |x| format!("{:.1}", x.pages_per_commit())),
             pct(v4.leaf_fill)
+        );
+    }
+    if !leases.is_empty() {
+        let took = |source: &str| {
+            leases
+                .iter()
+                .find(|l| l.source == source)
+                .map_or("-".to_owned(), |l| format!("{:.1} ms", l.acquire_ms))
+        };
+        let _ = writeln!(
+            md,
+            "- **Where worker ids come from:** `static:N` (what `--worker N` means) when an \
+             operator assigns them; its state file refuses a second process with the same \
+             worker id on the host and keeps a restart above the last issued time ({} to \
+             start). `sqlite:///PATH` when the processes share one host ({}). \
+             `postgres://...` when the hosts share a database: expiry is judged by the \
+             database's clock ({} here, on loopback). `etcd://HOST:PORT/PREFIX` when you run \
+             etcd ({} here). Every leased generator stops issuing before its lease could be \
+             granted to anyone else; the drills in `crates/idkit-cli/tests/drills.rs` check \
+             it with `kill -9`, `SIGSTOP`, server outages and a clock set back.",
+            took("static"),
+            took("sqlite"),
+            took("postgres"),
+            took("etcd")
         );
     }
     let odds = |name: &str| r.collisions.iter().find(|c| c.scheme == name);

@@ -236,13 +236,16 @@ impl Ledger {
     }
 }
 
+/// Stops, then restarts, a coordination server.
+type Outage = (Box<dyn Fn()>, Box<dyn Fn()>);
+
 /// A coordination backend under drill.
 struct Backend {
     name: &'static str,
     /// The `--identity` source for namespace `ns`, four worker ids, TTL 3 s.
     source: Box<dyn Fn(&str) -> String>,
     /// Stops and restarts the coordination server (none for SQLite: a file).
-    outage: Option<(Box<dyn Fn()>, Box<dyn Fn()>)>,
+    outage: Option<Outage>,
 }
 
 fn script(args: &[&str]) {

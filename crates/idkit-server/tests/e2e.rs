@@ -544,3 +544,72 @@ async fn per_scheme_tables_override_the_top_level() {
             .contains("typeid: prefix: invalid character 'U'")
     );
 }
+
+/// A static worker id (the default for identity fields) holds a lease: `/v1/identity` and
+/// `/metrics` show it, a second service with the same worker id and state directory is
+/// refused naming the first, and the identity is given once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn identity_route_metrics_and_refusals() {
+    let mut c = config("schemes = [\"twitter\", \"uuid-v7\"]\nworker = 3\ndatacenter = 1");
+    let service = Service::new(&c).unwrap();
+    let s = Running::start(service).await;
+    let (status, v) = s.get_json("/v1/identity").await;
+    assert_eq!(status, StatusCode::OK);
+    let lease = &v["leases"][0];
+    assert_eq!(lease["scheme"], "snowflake-twitter");
+    assert_eq!(
+        lease["worker"], 35,
+        "datacenter 1 (times 32) plus worker 3: {v}"
+    );
+    assert_eq!(lease["state"], "held");
+    assert_eq!(
+        v["leases"].as_array().unwrap().len(),
+        1,
+        "uuid-v7 takes no identity"
+    );
+    let (_, text) = s.get("/v1/identity").await;
+    assert!(
+        text.starts_with("snowflake-twitter: worker 35 token 1 held"),
+        "{text}"
+    );
+    let (_, metrics) = s.get("/metrics").await;
+    for line in [
+        "idkit_lease_worker_id{scheme=\"snowflake-twitter\"} 35",
+        "idkit_lease_fencing_token{scheme=\"snowflake-twitter\"} 1",
+        "idkit_lease_state{scheme=\"snowflake-twitter\",state=\"held\"} 1",
+        "idkit_generate_errors_total{scheme=\"snowflake-twitter\",kind=\"fenced\"} 0",
+    ] {
+        assert!(metrics.contains(line), "{line} missing from\n{metrics}");
+    }
+    assert!(metrics.contains("idkit_lease_high_water_mark_ms{scheme=\"snowflake-twitter\"}"));
+
+    // The same static worker id and state directory: refused, naming this process.
+    c.schemes = vec!["twitter".into()];
+    let second = Service::new(&c).unwrap_err().to_string();
+    assert!(
+        second.starts_with("invalid config: identity: snowflake-twitter: worker id 35"),
+        "{second}"
+    );
+    assert!(
+        second.contains(&format!("pid {}", std::process::id())),
+        "{second}"
+    );
+    s.stop().await;
+
+    let refuse = |toml: &str| Service::new(&config(toml)).unwrap_err().to_string();
+    assert!(
+        refuse("schemes = [\"twitter\"]\nidentity = \"static:5\"\nworker = 3")
+            .contains("worker is set and so is identity static:5: give the identity once")
+    );
+    assert!(
+        refuse("schemes = [\"twitter\"]\nidentity = \"zk://h\"").contains("unknown source \"zk\"")
+    );
+    assert!(
+        refuse("schemes = [\"tsid\"]\nidentity = \"static:1\"")
+            .contains("cannot be fenced by a lease")
+    );
+    assert!(
+        refuse("schemes = [\"twitter\"]\nidentity = \"static:1024\"")
+            .contains("static worker id 1024 does not fit")
+    );
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Time to acquire and release a worker-id lease, and renewals of a held lease, per identity
+# source: static, SQLite, and PostgreSQL and etcd on loopback (throwaway servers, installed
+# from Debian when missing). Prints a Markdown table and writes reports/data/leases.csv,
+# which the report's "Worker identities" section and decision guide read.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release -p bench-harness --bin lease_acquire
+PG_DIR=$(mktemp -d); PG_PORT=$((20000 + RANDOM % 20000))
+ETCD_DIR=$(mktemp -d); ETCD_PORT=$((20000 + RANDOM % 20000))
+SQLITE_DIR=$(mktemp -d)
+trap 'scripts/pg-cluster.sh stop "$PG_DIR" >/dev/null 2>&1 || true; rm -rf "$PG_DIR";
+      scripts/etcd-server.sh stop "$ETCD_DIR" >/dev/null 2>&1 || true; rm -rf "$ETCD_DIR" "$SQLITE_DIR"' EXIT
+# fsync on, as in production (the test cluster runs with it off).
+PG_FSYNC=on scripts/pg-cluster.sh start "$PG_DIR" "$PG_PORT"
+scripts/etcd-server.sh start "$ETCD_DIR" "$ETCD_PORT"
+target/release/lease_acquire --csv reports/data/leases.csv static:0 "sqlite://$SQLITE_DIR/ids.db" \
+    "postgres://postgres@127.0.0.1:$PG_PORT/postgres" "etcd://127.0.0.1:$ETCD_PORT"
