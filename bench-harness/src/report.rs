@@ -83,6 +83,9 @@ struct LeaseRow {
     release_ms: f64,
     ttl_ms: u64,
     renewals_in_9s: u64,
+    /// The source's default TTL, and the renewals a minute it makes (one every third).
+    default_ttl_ms: u64,
+    renewals_per_minute: u64,
     per_renewal: String,
 }
 
@@ -94,7 +97,8 @@ fn read_leases(path: &Path) -> Vec<LeaseRow> {
     text.lines()
         .skip(1)
         .filter_map(|line| {
-            let f: Vec<&str> = line.splitn(8, ',').collect();
+            // The last field is prose and may hold commas.
+            let f: Vec<&str> = line.splitn(10, ',').collect();
             Some(LeaseRow {
                 source: (*f.first()?).to_owned(),
                 acquire_ms: f.get(1)?.parse().ok()?,
@@ -102,7 +106,9 @@ fn read_leases(path: &Path) -> Vec<LeaseRow> {
                 release_ms: f.get(3)?.parse().ok()?,
                 ttl_ms: f.get(4)?.parse().ok()?,
                 renewals_in_9s: f.get(5)?.parse().ok()?,
-                per_renewal: (*f.get(7)?).to_owned(),
+                default_ttl_ms: f.get(7)?.parse().ok()?,
+                renewals_per_minute: f.get(8)?.parse().ok()?,
+                per_renewal: (*f.get(9)?).to_owned(),
             })
         })
         .collect()
@@ -118,7 +124,9 @@ fn identities(rows: &[LeaseRow], md: &mut String) {
          Where a Snowflake generator's worker id comes from (`idkit-lease`): how long getting \
          one takes at start-up (median and 90th percentile of 50 grants, the first left out) \
          and giving it back at shutdown, and what holding it costs. A held lease renews every \
-         third of its TTL (18 renewals a minute at the default 10 s); the generator pays one \
+         third of its TTL (counted at a 3 s TTL over 9 s; the traffic a minute is at each \
+         source's default TTL, 3 s for a static state file's reservation window); the \
+         generator pays one \
          atomic load per tick for it, and criterion's `leased` group (`cargo bench -p \
          bench-harness --bench snowflake -- leased`) compares generation with and without a \
          lease in one run. PostgreSQL and etcd ran on loopback on this machine (PostgreSQL \
@@ -126,19 +134,21 @@ fn identities(rows: &[LeaseRow], md: &mut String) {
          quotes 50 to 100 ms to acquire from ZooKeeper or etcd across a network. These \
          figures come from `data/leases.csv`, which `scripts/lease-bench.sh` writes; this \
          report run reads it.\n\n\
-         | source | acquire (median) | acquire (p90) | release (median) | renewals in 9 s | per renewal |\n\
-         |---|---:|---:|---:|---:|---|"
+         | source | acquire (median) | acquire (p90) | release (median) | renewals in 9 s | renewals a minute (default TTL) | per renewal |\n\
+         |---|---:|---:|---:|---:|---:|---|"
     );
     for row in rows {
         let _ = writeln!(
             md,
-            "| `{}` | {:.2} ms | {:.2} ms | {:.2} ms | {} (TTL {} ms) | {} |",
+            "| `{}` | {:.2} ms | {:.2} ms | {:.2} ms | {} (TTL {} ms) | {} (TTL {} ms) | {} |",
             row.source,
             row.acquire_ms,
             row.acquire_p90_ms,
             row.release_ms,
             row.renewals_in_9s,
             row.ttl_ms,
+            row.renewals_per_minute,
+            row.default_ttl_ms,
             row.per_renewal
         );
     }
@@ -777,4 +787,39 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
         );
     }
     md.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lease_rows_keep_commas_in_the_last_field_and_skip_malformed_lines() {
+        let path = std::env::temp_dir().join(format!("idkit-leases-{}.csv", std::process::id()));
+        std::fs::write(
+            &path,
+            "source,acquire_ms_median,acquire_ms_p90,release_ms_median,ttl_ms,renewals_in_9s,\
+             renewal_failures,default_ttl_ms,renewals_per_minute,per_renewal\n\
+             etcd,4.767,6.203,2.514,3000,8,0,10000,18,2 requests (keep-alive, a transaction)\n\
+             static,not-a-number,0.5,0.5,3000,8,0,3000,60,1 file replaced\n",
+        )
+        .unwrap();
+        let rows = read_leases(&path);
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(
+            rows,
+            vec![LeaseRow {
+                source: "etcd".into(),
+                acquire_ms: 4.767,
+                acquire_p90_ms: 6.203,
+                release_ms: 2.514,
+                ttl_ms: 3000,
+                renewals_in_9s: 8,
+                default_ttl_ms: 10_000,
+                renewals_per_minute: 18,
+                per_renewal: "2 requests (keep-alive, a transaction)".into(),
+            }]
+        );
+        assert!(read_leases(Path::new("/nonexistent/leases.csv")).is_empty());
+    }
 }

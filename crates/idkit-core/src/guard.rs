@@ -19,6 +19,14 @@
 //! Guarantee: every id a guarded generator issues in tick `t` was issued while
 //! `end(t) <= fence` held at the start of tick `t`. An id therefore carries a time below the
 //! fence, and was issued before the fence in monotonic time.
+//!
+//! Why one relaxed-enough atomic suffices: the fence holds a time, not a permission. Every
+//! value the holder ever stores was proven by a renewal (it ends before the grantor could
+//! expire the lease, and the high-water mark was recorded at or above it first), so a
+//! generator that reads a value a moment stale, even one stored just before a
+//! [`close`](Guard::close), issues only in ticks that lease covered. Memory ordering decides
+//! which proven value a generator sees, never whether what it issues is safe; the
+//! lock-free generator's own atomic, which does decide ids, is model-checked with loom.
 
 use std::fmt;
 use std::sync::Arc;
