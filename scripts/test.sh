@@ -48,7 +48,7 @@ trap 'scripts/pg-cluster.sh stop "$PG_DIR" >/dev/null 2>&1 || true; rm -rf "$PG_
 export IDKIT_TEST_PG_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres"
 export IDKIT_TEST_ETCD="127.0.0.1:$ETCD_PORT"
 export IDKIT_TEST_ETCD_DIR="$ETCD_DIR"
-cargo test -p idkit-lease --all-features --test postgres --test etcd
+cargo test -p idkit-lease --features live-tests --test postgres --test etcd
 # The drills stop and restart the servers, so they run one at a time.
 cargo test -p idkit-cli --features drills --test drills -- --test-threads 1 --nocapture
 
