@@ -3,6 +3,8 @@
 #
 #   scripts/etcd-server.sh start DIR PORT   # installs Debian's etcd-server if missing, starts
 #   scripts/etcd-server.sh stop DIR         # stops it (the data stays, for restart-server)
+#   scripts/etcd-server.sh kill DIR         # kill -9: an outage at once (a graceful stop
+#                                           # takes etcd about 2 s)
 #   scripts/etcd-server.sh restart-server DIR
 #
 # The client port is PORT, the peer port PORT+1.
@@ -58,9 +60,10 @@ start)
 restart-server)
     launch "$(cat "$dir/port")"
     ;;
-stop)
+stop | kill)
     if [ -f "$dir/pid" ]; then
-        kill "$(cat "$dir/pid")" 2>/dev/null || true
+        if [ "$cmd" = kill ]; then signal=KILL; else signal=TERM; fi
+        kill -s "$signal" "$(cat "$dir/pid")" 2>/dev/null || true
         for _ in $(seq 1 50); do
             kill -0 "$(cat "$dir/pid")" 2>/dev/null || break
             sleep 0.1
@@ -69,7 +72,7 @@ stop)
     fi
     ;;
 *)
-    echo "usage: $0 start DIR PORT | stop DIR | restart-server DIR" >&2
+    echo "usage: $0 start DIR PORT | stop DIR | kill DIR | restart-server DIR" >&2
     exit 2
     ;;
 esac

@@ -295,7 +295,7 @@ fn etcd() -> Backend {
         name: "etcd",
         source: Box::new(move |ns| format!("etcd://{endpoint}/{ns}?ttl_ms={TTL_MS}&max_workers=4")),
         outage: Some((
-            Box::new(move || script(&["scripts/etcd-server.sh", "stop", &dir])),
+            Box::new(move || script(&["scripts/etcd-server.sh", "kill", &dir])),
             Box::new(move || script(&["scripts/etcd-server.sh", "restart-server", &dir2])),
         )),
     }
@@ -430,8 +430,8 @@ fn drills(b: &Backend) {
     //    restart it: they recover on their own.
     if let Some((stop, restart)) = &b.outage {
         let h = &holders[0];
-        stop();
         let down = Instant::now();
+        stop();
         let mut issued_during = 0;
         let fenced_after = loop {
             match h.ids(50) {
@@ -451,6 +451,13 @@ fn drills(b: &Backend) {
         assert!(
             fenced_after < Duration::from_millis(TTL_MS),
             "fenced after {fenced_after:?}"
+        );
+        // A renewal proves the lease for 4/5 of the TTL and runs every third of it, so a
+        // holder has more than a third of the TTL (1 s) left when the server goes away.
+        assert!(
+            issued_during > 0,
+            "{}: no id issued between the outage and the fence",
+            b.name
         );
         assert_eq!(get(&h.addr, "/readyz").0, 503);
         restart();
