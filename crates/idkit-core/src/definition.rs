@@ -404,6 +404,22 @@ pub trait SchemeDef: fmt::Debug + Send + Sync {
         self.identity().iter().map(|f| (f.name, f.bits)).collect()
     }
 
+    /// How many distinct identities the fields hold (2 to the power of their bits; 1 when
+    /// there are none, `u64::MAX` past 63 bits): the worker ids a lease chooses from.
+    fn identity_count(&self) -> u64 {
+        let bits: u32 = self.identity().iter().map(|f| f.bits).sum();
+        1u64.checked_shl(bits).unwrap_or(u64::MAX)
+    }
+
+    /// The identity the fields of `options` give, the inverse of
+    /// [`with_identity`](Self::with_identity): fields left out count as 0, and the last
+    /// field holds the low bits.
+    fn identity_of(&self, options: &Options) -> u64 {
+        self.identity().iter().fold(0, |n, f| {
+            n.checked_shl(f.bits).unwrap_or(0) | options.get_field(f.name).unwrap_or(0)
+        })
+    }
+
     /// Options giving this generator the identity `n`, spread over
     /// [`identity`](Self::identity) with the low bits in the last field (for Twitter,
     /// `n = 33` is datacenter 1, worker 1).

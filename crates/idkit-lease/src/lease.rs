@@ -182,13 +182,13 @@ impl Lease {
         let started = Instant::now();
         let slots = source.max_workers.map_or(slots, |n| n.min(slots));
         let holder = holder_name();
+        let (mut backend, timing) = open(source, scope, slots)?;
         let want = Want {
             namespace: format!("{}/{scope}", source.namespace),
             slots,
             holder: holder.clone(),
-            ttl_ms: u64::try_from(source.ttl().as_millis()).unwrap_or(u64::MAX),
+            ttl_ms: timing.ttl_ms,
         };
-        let (mut backend, timing) = open(source, scope, slots)?;
         let clock = idkit_core::MonotonicClock::new();
         let start_ms = clock.now_ms();
         let grant: Grant = backend.acquire(&want, timing.fence(start_ms))?;
@@ -256,7 +256,16 @@ impl Lease {
 
     /// True while the generator may issue (the lease is proven now).
     pub fn is_proven(&self) -> bool {
-        self.status().state == LeaseState::Held
+        self.state(self.guard.clock().now_ms(), self.guard.fence_ms()) == LeaseState::Held
+    }
+
+    fn state(&self, now_ms: u64, fence_ms: u64) -> LeaseState {
+        match self.shared.state.load(Ordering::Acquire) {
+            LOST => LeaseState::Lost,
+            RELEASED => LeaseState::Released,
+            _ if now_ms < fence_ms => LeaseState::Held,
+            _ => LeaseState::Unproven,
+        }
     }
 
     /// The lease's state and counters.
@@ -264,12 +273,7 @@ impl Lease {
         let s = &self.shared;
         let now_ms = self.guard.clock().now_ms();
         let fence_ms = self.guard.fence_ms();
-        let state = match s.state.load(Ordering::Acquire) {
-            LOST => LeaseState::Lost,
-            RELEASED => LeaseState::Released,
-            _ if now_ms < fence_ms => LeaseState::Held,
-            _ => LeaseState::Unproven,
-        };
+        let state = self.state(now_ms, fence_ms);
         Status {
             worker: s.worker,
             token: s.token.load(Ordering::Acquire),
@@ -322,10 +326,6 @@ fn renew_loop(
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
-        if shared.state.load(Ordering::Acquire) == LOST {
-            next = Instant::now() + Duration::from_secs(3600);
-            continue;
-        }
         let started = Instant::now();
         let fence = timing.fence(clock.now_ms());
         let result = match backend.renew(fence) {
@@ -355,6 +355,9 @@ fn renew_loop(
             }
             Err(e) => {
                 shared.failures.fetch_add(1, Ordering::Relaxed);
+                if let Ok(mut last) = shared.last_error.lock() {
+                    *last = Some(e.to_string());
+                }
                 if e.kind() == LeaseErrorKind::Lost {
                     guard.close();
                     shared.state.store(LOST, Ordering::Release);
@@ -362,12 +365,12 @@ fn renew_loop(
                         worker = shared.worker,
                         "worker-id lease lost: {e}; issuing stops for good under this worker id"
                     );
-                } else {
-                    tracing::warn!(worker = shared.worker, "lease renewal failed: {e}");
+                    // Nothing more to renew, and nothing to release: wait for the holder
+                    // to let go.
+                    let _ = stop.recv();
+                    return;
                 }
-                if let Ok(mut last) = shared.last_error.lock() {
-                    *last = Some(e.to_string());
-                }
+                tracing::warn!(worker = shared.worker, "lease renewal failed: {e}");
                 next = Instant::now() + timing.retry();
             }
         }
@@ -377,9 +380,6 @@ fn renew_loop(
     // fence in any case; never below the mark found at grant time.
     let fence = guard.fence_ms();
     guard.close();
-    if shared.state.load(Ordering::Acquire) == LOST {
-        return;
-    }
     let issued = clock.now_ms().saturating_add(guard.max_ahead_ms() + 1);
     let mark = issued.min(fence).max(guard.floor_ms());
     match backend.release(mark) {

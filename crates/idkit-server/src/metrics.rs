@@ -93,6 +93,20 @@ impl Requests {
     }
 }
 
+/// Writes one metric family of type `kind` with a sample per scheme.
+fn family<'a>(
+    out: &mut String,
+    name: &str,
+    kind: &str,
+    help: &str,
+    samples: impl IntoIterator<Item = (&'a str, u64)>,
+) {
+    let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+    for (scheme, value) in samples {
+        let _ = writeln!(out, "{name}{{scheme=\"{scheme}\"}} {value}");
+    }
+}
+
 /// Writes one counter family with a sample per served scheme.
 pub(crate) fn scheme_counter(
     out: &mut String,
@@ -101,10 +115,8 @@ pub(crate) fn scheme_counter(
     help: &str,
     value: impl Fn(&Served) -> u64,
 ) {
-    let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter");
-    for s in &service.served {
-        let _ = writeln!(out, "{name}{{scheme=\"{}\"}} {}", s.info.name, value(s));
-    }
+    let samples = service.served.iter().map(|s| (s.info.name, value(s)));
+    family(out, name, "counter", help, samples);
 }
 
 /// The worker-id lease of each served scheme that holds one.
@@ -177,10 +189,13 @@ fn write_leases(out: &mut String, service: &Service) {
         ),
     ];
     for (metric, kind, help, read) in series {
-        let _ = writeln!(out, "# HELP {metric} {help}\n# TYPE {metric} {kind}");
-        for (name, s) in &leases {
-            let _ = writeln!(out, "{metric}{{scheme=\"{name}\"}} {}", read(s));
-        }
+        family(
+            out,
+            metric,
+            kind,
+            help,
+            leases.iter().map(|(name, s)| (*name, read(s))),
+        );
     }
 }
 

@@ -241,8 +241,17 @@ pub fn check_definition(def: &dyn idkit_core::SchemeDef, n: usize) {
     let bits: u32 = identity.iter().map(|f| f.bits).sum();
     if bits < 64 {
         let last = (1u64 << bits) - 1;
+        assert_eq!(def.identity_count(), last + 1, "{name}: identity count");
         def.build(&def.with_identity(last).unwrap()).unwrap();
         assert!(def.with_identity(last + 1).is_err());
+        // identity_of reads back what with_identity spread over the fields.
+        for n in [0, last / 3, last] {
+            assert_eq!(
+                def.identity_of(&def.with_identity(n).unwrap()),
+                n,
+                "{name}: {n}"
+            );
+        }
     }
 }
 

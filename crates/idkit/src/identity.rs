@@ -114,13 +114,7 @@ pub fn build(
             }
             IdentitySource::parse(text).map_err(invalid)?
         }
-        None => {
-            let worker = fields.iter().fold(0u64, |n, f| {
-                let shifted = if f.bits >= 64 { 0 } else { n << f.bits };
-                shifted | options.get_field(f.name).unwrap_or(0)
-            });
-            IdentitySource::fixed(worker)
-        }
+        None => IdentitySource::fixed(entry.identity_of(&options)),
     };
     let source = if source.static_worker().is_none() {
         source
@@ -141,12 +135,11 @@ pub fn build(
         ));
         return Ok(built);
     }
-    let bits: u32 = fields.iter().map(|f| f.bits).sum();
-    let slots = if bits >= 64 { u64::MAX } else { 1u64 << bits };
-    let lease = Lease::acquire(&source, name, slots).map_err(|e| match e.kind() {
-        LeaseErrorKind::Invalid => BuildError::invalid(name, e.to_string()),
-        _ => BuildError::new(BuildErrorKind::Unavailable, name, e.to_string()),
-    })?;
+    let lease =
+        Lease::acquire(&source, name, entry.identity_count()).map_err(|e| match e.kind() {
+            LeaseErrorKind::Invalid => BuildError::invalid(name, e.to_string()),
+            _ => BuildError::new(BuildErrorKind::Unavailable, name, e.to_string()),
+        })?;
     let mut options = entry.with_identity(lease.worker())?;
     options.options = rest;
     options.guard = Some(lease.guard());
