@@ -430,8 +430,17 @@ fn drills(b: &Backend) {
     //    restart it: they recover on their own.
     if let Some((stop, restart)) = &b.outage {
         let h = &holders[0];
+        // Start the outage just after a renewal, so the holder has most of its proof left
+        // (4/5 of the TTL less the renewal's own time) however long stopping takes here.
+        let renewals = h.identity("renewals");
+        let deadline = Instant::now() + Duration::from_millis(TTL_MS);
+        while h.identity("renewals") == renewals {
+            assert!(Instant::now() < deadline, "{}: no renewal in a TTL", b.name);
+            std::thread::sleep(Duration::from_millis(5));
+        }
         let down = Instant::now();
         stop();
+        let stop_took = down.elapsed();
         let mut issued_during = 0;
         let fenced_after = loop {
             match h.ids(50) {
@@ -456,8 +465,10 @@ fn drills(b: &Backend) {
         // holder has more than a third of the TTL (1 s) left when the server goes away.
         assert!(
             issued_during > 0,
-            "{}: no id issued between the outage and the fence",
-            b.name
+            "{}: no id issued between the outage and the fence (stopping took {stop_took:?}, \
+             fenced after {fenced_after:?}); the holder's log:\n{}",
+            b.name,
+            h.log()
         );
         assert_eq!(get(&h.addr, "/readyz").0, 503);
         restart();
