@@ -5,7 +5,8 @@
 #   scripts/pg-cluster.sh stop DIR         # fast shutdown
 #   scripts/pg-cluster.sh restart-server DIR   # start an existing, stopped cluster again
 #
-# PG_FSYNC=on starts it with fsync on (default off: tests need no durability).
+# PG_FSYNC=on starts it with fsync on (default off: tests need no durability); PG_OPTS adds
+# server settings ("-c shared_buffers=16MB -c wal_keep_size=8GB"), kept for restart-server.
 #
 # Runs the server as the `postgres` user when invoked as root (initdb refuses root).
 set -euo pipefail
@@ -40,13 +41,14 @@ start)
     [ "$(id -u)" = 0 ] && chown postgres "$dir"
     as_owner "$BIN/initdb" -D "$dir/data" --auth=trust -U postgres >/dev/null
     as_owner "$BIN/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=${PG_FSYNC:-off}" start >/dev/null
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=${PG_FSYNC:-off} ${PG_OPTS:-}" start >/dev/null
     echo "$port" >"$dir/port"
+    echo "-c fsync=${PG_FSYNC:-off} ${PG_OPTS:-}" >"$dir/opts"
     ;;
 restart-server)
     port=$(cat "$dir/port")
     as_owner "$BIN/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=${PG_FSYNC:-off}" start >/dev/null
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir $(cat "$dir/opts")" start >/dev/null
     ;;
 stop)
     as_owner "$BIN/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null

@@ -33,6 +33,10 @@ pub enum Error {
     },
     /// A chart could not be drawn.
     Chart(String),
+    /// PostgreSQL failed.
+    Postgres(postgres::Error),
+    /// A PostgreSQL server is not fit for the runs (version, extensions, settings).
+    PgSetup(String),
 }
 
 impl fmt::Display for Error {
@@ -46,6 +50,8 @@ impl fmt::Display for Error {
             Self::Sqlite(e) => write!(f, "sqlite: {e}"),
             Self::Io { path, source } => write!(f, "{}: {source}", path.display()),
             Self::Chart(e) => write!(f, "drawing a chart: {e}"),
+            Self::Postgres(e) => write!(f, "postgres: {e}"),
+            Self::PgSetup(e) => write!(f, "postgres: {e}"),
         }
     }
 }
@@ -57,7 +63,8 @@ impl std::error::Error for Error {
             Self::Generate { source, .. } => Some(source),
             Self::Sqlite(e) => Some(e),
             Self::Io { source, .. } => Some(source),
-            Self::IdRange { .. } | Self::Chart(_) => None,
+            Self::Postgres(e) => Some(e),
+            Self::IdRange { .. } | Self::Chart(_) | Self::PgSetup(_) => None,
         }
     }
 }
@@ -65,6 +72,12 @@ impl std::error::Error for Error {
 impl From<BuildError> for Error {
     fn from(e: BuildError) -> Self {
         Self::Build(e)
+    }
+}
+
+impl From<postgres::Error> for Error {
+    fn from(e: postgres::Error) -> Self {
+        Self::Postgres(e)
     }
 }
 

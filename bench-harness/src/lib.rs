@@ -20,6 +20,7 @@ mod error;
 pub mod generation;
 pub mod machine;
 mod output;
+pub mod pg;
 mod profile;
 mod progress;
 pub mod properties;
@@ -44,6 +45,9 @@ pub struct Config {
     pub quiet: bool,
     /// The command line as the report should print it.
     pub command: String,
+    /// PostgreSQL servers to measure on as well (none: SQLite only). One or two: with two,
+    /// the one with less `shared_buffers` gives the small-cache runs.
+    pub postgres: Vec<String>,
 }
 
 impl Config {
@@ -59,6 +63,7 @@ impl Config {
             profile,
             out,
             quiet: true,
+            postgres: Vec::new(),
         }
     }
 }
@@ -72,6 +77,8 @@ pub struct Summary {
     pub generation_rows: usize,
     /// Rows in `btree.csv`.
     pub btree_runs: usize,
+    /// Rows in `btree_postgres.csv`.
+    pub pg_runs: usize,
     /// Wall time of the whole run, seconds.
     pub seconds: f64,
 }
@@ -80,14 +87,17 @@ pub struct Summary {
 ///
 /// # Errors
 ///
-/// [`Error`] when a scheme fails to build or generate, SQLite fails, or a file cannot be
-/// written. Nothing is half-written on purpose, but a failed run can leave earlier files of
+/// [`Error`] when a scheme fails to build or generate, SQLite or PostgreSQL fails, a
+/// PostgreSQL server lacks what the runs need (version 15, `pgstattuple`, `pg_walinspect`,
+/// a superuser), or a file cannot be written. Nothing is half-written on purpose, but a failed run can leave earlier files of
 /// the same directory from a previous run.
 pub fn run(config: &Config) -> Result<Summary, Error> {
     let started = Instant::now();
     let params = config.profile.params();
     let progress = Progress::new(config.quiet);
     let entries = idkit::registry::schemes();
+    // Check the servers first: a bad URL fails in seconds, not after the SQLite runs.
+    let servers = pg::servers(&config.postgres)?;
 
     let machine = machine::Machine::read();
     let primitives = machine::measure_primitives(&params, &progress);
@@ -95,6 +105,25 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
     let properties = properties::measure(entries, &params, &progress)?;
     let btree = btree::measure(entries, &params, &config.out, &progress)?;
     let collisions = collisions::table(entries);
+    let pg = if servers.is_empty() {
+        // No server this time: carry the last PostgreSQL figures forward, dated.
+        let kept = pg::load(&config.out.join("data").join("postgres.json")).unwrap_or_default();
+        if !kept.runs.is_empty() {
+            progress.line(
+                "postgres: no server given; the report keeps the figures in data/postgres.json",
+            );
+        }
+        kept
+    } else {
+        let mut pg = pg::measure(entries, &params, &servers, &progress)?;
+        pg.provenance = vec![
+            format!("date {}", machine.date),
+            format!("git revision {}", machine.git_revision),
+            format!("profile {}", params.profile.name()),
+            format!("command {}", config.command),
+        ];
+        pg
+    };
 
     let results = output::Results {
         config,
@@ -105,6 +134,7 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
         properties: &properties,
         btree: &btree,
         collisions: &collisions,
+        pg: &pg,
     };
     let charts = charts::draw_all(&results, &config.out.join("charts"), &progress)?;
     output::write_data(&results, &config.out.join("data"))?;
@@ -119,6 +149,7 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
         schemes: entries.len(),
         generation_rows: generation.rows.len(),
         btree_runs: btree.runs.len(),
+        pg_runs: pg.runs.len(),
         seconds,
     })
 }

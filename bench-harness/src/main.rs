@@ -19,12 +19,17 @@ struct Args {
     /// No progress bars or step summaries.
     #[arg(long)]
     quiet: bool,
+    /// Also measure in PostgreSQL 15+ at this URL (a superuser; twice for a small and a
+    /// large shared_buffers). `scripts/report.sh --postgres` starts two throwaway servers.
+    #[arg(long = "postgres-url", value_name = "URL")]
+    postgres: Vec<String>,
 }
 
 fn main() -> ExitCode {
     let args = Args::parse();
     let mut config = Config::new(args.profile, args.out);
     config.quiet = args.quiet;
+    config.postgres = args.postgres;
     config.command = std::env::var("IDKIT_REPORT_COMMAND").unwrap_or(config.command);
     match bench_harness::run(&config) {
         Ok(_) => ExitCode::SUCCESS,

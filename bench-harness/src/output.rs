@@ -24,6 +24,7 @@ pub(crate) struct Results<'a> {
     pub properties: &'a [PropRow],
     pub btree: &'a Btree,
     pub collisions: &'a [CollisionRow],
+    pub pg: &'a crate::pg::Pg,
 }
 
 impl Results<'_> {
@@ -125,14 +126,14 @@ pub(crate) fn write_data(r: &Results<'_>, dir: &Path) -> Result<(), Error> {
     write("collisions.csv", csv)?;
 
     let mut csv = String::from(
-        "scheme,storage,cache,commit_rows,rows,seconds,rows_per_sec,file_bytes,bytes_per_row,\
+        "engine,scheme,storage,cache,commit_rows,rows,seconds,rows_per_sec,file_bytes,bytes_per_row,\
          leaf_pages,leaf_fill,depth,pages_written,cache_misses,pages_allocated,wal_bytes,commits,\
          cache_kib\n",
     );
     for b in &r.btree.runs {
         let _ = writeln!(
             csv,
-            "{},{},{},{},{},{:.4},{:.0},{},{:.2},{},{:.4},{},{},{},{},{},{},{}",
+            "sqlite,{},{},{},{},{},{:.4},{:.0},{},{:.2},{},{:.4},{},{},{},{},{},{},{}",
             b.scheme,
             b.storage.name(),
             b.cache,
@@ -155,11 +156,12 @@ pub(crate) fn write_data(r: &Results<'_>, dir: &Path) -> Result<(), Error> {
     }
     write("btree.csv", csv)?;
 
-    let mut csv = String::from("scheme,storage,cache,rows_so_far,batch_rows_per_sec,commit_rows\n");
+    let mut csv =
+        String::from("engine,scheme,storage,cache,rows_so_far,batch_rows_per_sec,commit_rows\n");
     for c in &r.btree.curve {
         let _ = writeln!(
             csv,
-            "{},{},{},{},{:.0},{}",
+            "sqlite,{},{},{},{},{:.0},{}",
             c.scheme,
             c.storage.name(),
             c.cache,
@@ -197,6 +199,10 @@ pub(crate) fn write_data(r: &Results<'_>, dir: &Path) -> Result<(), Error> {
     }
     write("properties.csv", csv)?;
 
+    if !r.pg.runs.is_empty() {
+        write_pg(r.pg, &write)?;
+    }
+
     let mut csv = String::from("primitive,ns_per_call\n");
     for p in r.primitives {
         let _ = writeln!(csv, "{},{:.2}", p.name, p.ns_per_call);
@@ -230,4 +236,111 @@ pub(crate) fn write_data(r: &Results<'_>, dir: &Path) -> Result<(), Error> {
     };
     let json = serde_json::to_string_pretty(&run).unwrap_or_default();
     write("run.json", json + "\n")
+}
+
+/// The PostgreSQL CSV files and `postgres.json`, from which a later run without a server
+/// reads them back.
+fn write_pg(
+    pg: &crate::pg::Pg,
+    write: &dyn Fn(&str, String) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let mut csv = String::from(
+        "engine,scheme,storage,cache,writers,ids_made,commit_rows,rows,seconds,rows_per_sec,\
+         file_bytes,bytes_per_row,table_bytes,index_bytes,leaf_pages,leaf_fill,depth,splits_l,\
+         splits_r,wal_bytes,wal_bytes_per_1k_rows,fpi,fpi_per_1k_rows,fpi_bytes,commits,\
+         checkpoints,cache_kib\n",
+    );
+    for b in &pg.runs {
+        let _ = writeln!(
+            csv,
+            "{},{},{},{},{},{},{},{},{:.4},{:.0},{},{:.2},{},{},{},{:.4},{},{},{},{},{:.0},{},{:.2},{},{},{},{}",
+            b.engine,
+            b.scheme,
+            b.storage.name(),
+            b.cache,
+            b.writers,
+            b.ids_made,
+            b.commit_rows,
+            b.rows,
+            b.seconds,
+            b.rows_per_sec,
+            b.file_bytes,
+            b.bytes_per_row,
+            b.table_bytes,
+            b.index_bytes,
+            b.leaf_pages,
+            b.leaf_fill,
+            b.depth,
+            b.splits_l,
+            b.splits_r,
+            b.wal_bytes,
+            b.wal_per_1k(),
+            b.fpi,
+            b.fpi_per_1k(),
+            b.fpi_bytes,
+            b.commits,
+            b.checkpoints,
+            b.cache_kib
+        );
+    }
+    write("btree_postgres.csv", csv)?;
+
+    let mut csv =
+        String::from("engine,scheme,storage,cache,rows_so_far,batch_rows_per_sec,commit_rows\n");
+    for c in &pg.curve {
+        let _ = writeln!(
+            csv,
+            "{},{},{},{},{},{:.0},{}",
+            c.engine,
+            c.scheme,
+            c.storage.name(),
+            c.cache,
+            c.rows_so_far,
+            c.batch_rows_per_sec,
+            c.commit_rows
+        );
+    }
+    write("btree_postgres_curve.csv", csv)?;
+
+    let mut csv = String::from("method,clients,ids,seconds,ids_per_sec,duplicates\n");
+    for t in &pg.roundtrip {
+        let _ = writeln!(
+            csv,
+            "{},{},{},{:.4},{:.0},{}",
+            t.method, t.clients, t.ids, t.seconds, t.ids_per_sec, t.duplicates
+        );
+    }
+    if let Some(d) = &pg.in_database {
+        let _ = writeln!(
+            csv,
+            "in_database_{},1,{},{:.4},{:.0},{}",
+            d.scheme, d.ids, d.seconds, d.ids_per_sec, d.duplicates
+        );
+    }
+    write("pg_ids.csv", csv)?;
+
+    let mut csv = String::from(
+        "setup,rows,rows_per_sec,wal_bytes_per_1k_rows,pk_bytes,created_at_bytes,total_bytes,\
+         query_us,query_buffers,query\n",
+    );
+    for c in &pg.created_at {
+        let _ = writeln!(
+            csv,
+            "{},{},{:.0},{:.0},{},{},{},{:.1},{},{}",
+            c.setup,
+            c.rows,
+            c.rows_per_sec,
+            c.wal_per_1k,
+            c.pk_bytes,
+            c.created_at_bytes,
+            c.total_bytes,
+            c.query_us,
+            c.query_buffers,
+            c.query
+        );
+    }
+    write("pg_created_at.csv", csv)?;
+
+    let json = serde_json::to_string_pretty(pg).unwrap_or_default();
+    write("postgres.json", json + "\n")
 }

@@ -43,6 +43,12 @@ impl Profile {
                 small_cache_kib: 64,
                 large_cache_kib: 64 * 1024,
                 curve_points: 10,
+                pg_rows: 5_000,
+                pg_checkpoints: 5,
+                pg_writers: 4,
+                pg_roundtrip_ms: 100,
+                pg_in_db_ids: 20_000,
+                pg_queries: 20,
             },
             Self::Standard => Params {
                 profile: self,
@@ -62,6 +68,12 @@ impl Profile {
                 small_cache_kib: 1024,
                 large_cache_kib: 256 * 1024,
                 curve_points: 30,
+                pg_rows: 200_000,
+                pg_checkpoints: 10,
+                pg_writers: 4,
+                pg_roundtrip_ms: 2_000,
+                pg_in_db_ids: 1_000_000,
+                pg_queries: 200,
             },
             Self::Full => Params {
                 profile: self,
@@ -81,6 +93,12 @@ impl Profile {
                 small_cache_kib: 4 * 1024,
                 large_cache_kib: 2 * 1024 * 1024,
                 curve_points: 60,
+                pg_rows: 1_000_000,
+                pg_checkpoints: 10,
+                pg_writers: 8,
+                pg_roundtrip_ms: 5_000,
+                pg_in_db_ids: 5_000_000,
+                pg_queries: 500,
             },
         }
     }
@@ -144,4 +162,16 @@ pub struct Params {
     pub large_cache_kib: i64,
     /// Points on each insert-rate curve.
     pub curve_points: usize,
+    /// Rows inserted per PostgreSQL run.
+    pub pg_rows: usize,
+    /// `CHECKPOINT`s per PostgreSQL run (one every `pg_rows / pg_checkpoints` rows).
+    pub pg_checkpoints: usize,
+    /// Writers in the several-writers runs and clients in the round-trip runs.
+    pub pg_writers: usize,
+    /// How long each round-trip method runs, ms.
+    pub pg_roundtrip_ms: u64,
+    /// Ids the in-database generator makes in one statement.
+    pub pg_in_db_ids: u64,
+    /// Timed runs of the "latest 50 rows" query.
+    pub pg_queries: usize,
 }

@@ -50,6 +50,10 @@ enum Command {
     },
     /// Serve ids over HTTP (see the idkit-server crate for the routes).
     Serve(ServeArgs),
+    /// Print the PL/pgSQL function that makes ids of a Snowflake layout inside PostgreSQL
+    /// (Instagram's design: time from clock_timestamp(), a cycling sequence, constant
+    /// fields such as the shard).
+    Sql(SqlArgs),
     /// Guess an id's scheme from its shape and print every plausible decoding.
     Inspect {
         /// The id.
@@ -58,6 +62,32 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    idkit sql snowflake-instagram --shard 5 | psql\n  \
+    idkit sql custom --layout time:41,shard:13,sequence:10 --epoch-ms 1314220021721 --shard 5")]
+struct SqlArgs {
+    /// A 64-bit Snowflake layout by name or alias (see `idkit schemes`), or `custom` with
+    /// --layout.
+    scheme: String,
+    /// For `custom`: the fields from the most significant bit, NAME:BITS comma-separated,
+    /// one `time` and one `sequence` among them.
+    #[arg(long, value_name = "FIELDS")]
+    layout: Option<String>,
+    /// For `custom`: the tick, ms.
+    #[arg(long, value_name = "MS", default_value_t = 1)]
+    tick_ms: u64,
+    /// For `custom`: the epoch, Unix ms.
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    epoch_ms: u64,
+    /// A constant field's value, for a field without a flag of its own (repeatable).
+    #[arg(long = "field", value_name = "NAME=N")]
+    fields: Vec<String>,
+    /// The function's name, optionally schema-qualified; its sequence is NAME_seq.
+    #[arg(long, value_name = "NAME", default_value = "next_id")]
+    function: String,
 }
 
 #[derive(clap::Args, Debug)]
@@ -205,6 +235,10 @@ fn run(command: Command, given: Options, out: &mut impl Write) -> Result<(), Fai
         }
         Command::Gen(args) => generate(&args, &given, out),
         Command::Serve(args) => serve(args, given),
+        Command::Sql(args) => {
+            let text = sql(&args, &given).map_err(Failure::Usage)?;
+            write!(out, "{text}").map_err(io)
+        }
         Command::Decode { scheme, id, json } => {
             let entry = registry::find(&scheme).map_err(|e| Failure::Usage(e.to_string()))?;
             // The codec alone: decoding builds no generator and opens no store.
@@ -245,6 +279,79 @@ fn run(command: Command, given: Options, out: &mut impl Write) -> Result<(), Fai
             writeln!(out, "{text}").map_err(io)
         }
     }
+}
+
+/// The function text for `idkit sql`.
+fn sql(args: &SqlArgs, given: &Options) -> Result<String, String> {
+    use idkit::snowflake::sql::{SqlError, plpgsql};
+    use idkit::snowflake::{LayoutSpec, preset};
+    let custom;
+    let layout: &LayoutSpec = if args.scheme == "custom" {
+        let fields = args
+            .layout
+            .as_deref()
+            .ok_or("`custom` needs --layout, e.g. time:41,shard:13,sequence:10")?;
+        custom = custom_layout(fields, args.tick_ms, args.epoch_ms)?;
+        &custom
+    } else {
+        if args.layout.is_some() {
+            return Err(format!(
+                "--layout is for `custom`; {} has a layout of its own",
+                args.scheme
+            ));
+        }
+        let entry = registry::find(&args.scheme).map_err(|e| e.to_string())?;
+        preset(entry.name()).ok_or_else(|| {
+            let layouts: Vec<_> = idkit::snowflake::presets()
+                .iter()
+                .filter(|p| p.word_bits() <= 64)
+                .map(|p| p.name())
+                .collect();
+            format!(
+                "{} is not a Snowflake layout: expected one of {}, or custom",
+                entry.name(),
+                layouts.join(", ")
+            )
+        })?
+    };
+    let mut values: Vec<(String, u64)> = given.fields.clone();
+    for text in &args.fields {
+        let (name, value) = text
+            .split_once('=')
+            .and_then(|(n, v)| Some((n, v.parse::<u64>().ok()?)))
+            .ok_or_else(|| format!("invalid --field {text:?}: expected NAME=N"))?;
+        values.retain(|(n, _)| n != name);
+        values.push((name.to_owned(), value));
+    }
+    let values: Vec<(&str, u64)> = values.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+    plpgsql(layout, &values, &args.function).map_err(|e| match e {
+        SqlError::MissingValue { ref name } => format!("{e} (--field {name}=N)"),
+        e => e.to_string(),
+    })
+}
+
+/// A 64-bit layout from `NAME:BITS,...` (the CLI lives for one command, so the names are
+/// leaked to give them the layout's `'static` lifetime).
+fn custom_layout(
+    fields: &str,
+    tick_ms: u64,
+    epoch_ms: u64,
+) -> Result<idkit::snowflake::LayoutSpec, String> {
+    let mut builder = idkit::snowflake::LayoutSpec::builder("custom", 64)
+        .tick_ms(tick_ms)
+        .epoch_ms(epoch_ms);
+    for part in fields.split(',') {
+        let (name, bits) = part
+            .split_once(':')
+            .and_then(|(n, b)| Some((n.trim(), b.trim().parse::<u32>().ok()?)))
+            .ok_or_else(|| format!("invalid layout field {part:?}: expected NAME:BITS"))?;
+        builder = match name {
+            "time" => builder.time(bits),
+            "sequence" => builder.sequence(bits),
+            other => builder.field(Box::leak(other.to_owned().into_boxed_str()), bits),
+        };
+    }
+    builder.build().map_err(|e| e.to_string())
 }
 
 fn generate(args: &GenArgs, options: &Options, out: &mut impl Write) -> Result<(), Failure> {

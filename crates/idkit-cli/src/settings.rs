@@ -7,19 +7,23 @@ use idkit::registry::{self, Options};
 
 /// The subcommands that take scheme settings.
 const TAKE_SETTINGS: [&str; 2] = ["gen", "serve"];
+/// The subcommands that take identity fields only.
+const TAKE_IDENTITY: [&str; 1] = ["sql"];
 
 /// The command line: the derived parser plus the generated setting flags.
 pub fn command() -> Command {
     let mut command = <crate::Cli as clap::CommandFactory>::command();
     for name in TAKE_SETTINGS {
-        command = command.mut_subcommand(name, add_flags);
+        command = command.mut_subcommand(name, |c| add_options(add_identity(c)));
+    }
+    for name in TAKE_IDENTITY {
+        command = command.mut_subcommand(name, add_identity);
     }
     command
 }
 
-/// `--NAME` for each identity field (a number) and each option (text), with the schemes
-/// that take it in the help.
-fn add_flags(mut command: Command) -> Command {
+/// `--NAME` for each identity field (a number), with the schemes that take it in the help.
+fn add_identity(mut command: Command) -> Command {
     for (field, schemes) in registry::identity_fields() {
         command = command.arg(
             Arg::new(field.name)
@@ -30,6 +34,11 @@ fn add_flags(mut command: Command) -> Command {
                 .help(format!("{} ({})", field.help, schemes.join(", "))),
         );
     }
+    command
+}
+
+/// `--NAME` for each option (text), with the schemes that take it in the help.
+fn add_options(mut command: Command) -> Command {
     for (option, schemes) in registry::options() {
         command = command.arg(
             Arg::new(option.name)
@@ -45,9 +54,9 @@ fn add_flags(mut command: Command) -> Command {
 /// The settings given on the command line, to the subcommand that takes them.
 pub fn given(matches: &ArgMatches) -> Options {
     let mut options = Options::default();
-    let Some((_, sub)) = matches
+    let Some((name, sub)) = matches
         .subcommand()
-        .filter(|(name, _)| TAKE_SETTINGS.contains(name))
+        .filter(|(name, _)| TAKE_SETTINGS.contains(name) || TAKE_IDENTITY.contains(name))
     else {
         return options;
     };
@@ -55,6 +64,9 @@ pub fn given(matches: &ArgMatches) -> Options {
         if let Some(value) = sub.get_one::<u64>(field.name) {
             options.set_field(field.name, *value);
         }
+    }
+    if !TAKE_SETTINGS.contains(&name) {
+        return options;
     }
     for (option, _) in registry::options() {
         if let Some(value) = sub.get_one::<String>(option.name) {

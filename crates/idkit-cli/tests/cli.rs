@@ -267,3 +267,59 @@ fn decode_and_inspect_create_no_file() {
     assert!(dir.join("idkit-range.sqlite3").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn sql_prints_the_layouts_function() {
+    let o = idkit(&["sql", "instagram", "--shard", "5"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let layout = idkit::snowflake::preset("snowflake-instagram").unwrap();
+    let expected = idkit::snowflake::sql::plpgsql(layout, &[("shard", 5)], "next_id").unwrap();
+    assert_eq!(stdout(&o), expected);
+
+    // A custom layout, a field without a flag of its own, and another function name.
+    let o = idkit(&[
+        "sql",
+        "custom",
+        "--layout",
+        "time:40,region:4,shard:8,sequence:11",
+        "--epoch-ms",
+        "1600000000000",
+        "--field",
+        "region=2",
+        "--shard",
+        "3",
+        "--function",
+        "ids.next_region_id",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("CREATE OR REPLACE FUNCTION ids.next_region_id() RETURNS bigint"));
+    assert!(text.contains("- 1600000000000) / 1;"));
+    assert!(text.contains("RETURN (ticks << 23) | (2::bigint << 19) | (3::bigint << 11) | seq;"));
+}
+
+#[test]
+fn sql_refuses_what_it_cannot_express() {
+    usage_error(
+        &["sql", "flake-boundary", "--worker", "1"],
+        "flake-boundary is a 128-bit layout; a PostgreSQL function returns bigint",
+    );
+    usage_error(&["sql", "uuid-v7"], "uuid-v7 is not a Snowflake layout");
+    usage_error(
+        &["sql", "snowflake-twitter", "--worker", "1"],
+        "field \"datacenter\" needs a value (--field datacenter=N)",
+    );
+    usage_error(
+        &["sql", "instagram", "--shard", "8192"],
+        "shard must be at most 8191, found 8192",
+    );
+    usage_error(&["sql", "custom"], "`custom` needs --layout");
+    usage_error(
+        &["sql", "custom", "--layout", "time:41,sequence:30"],
+        "more than the 64-bit word",
+    );
+    usage_error(
+        &["sql", "instagram", "--shard", "1", "--function", "x;drop"],
+        "invalid function name",
+    );
+}

@@ -4,6 +4,7 @@ pub mod definition;
 mod error;
 mod generator;
 mod layout;
+pub mod sql;
 mod sync;
 
 pub use idkit_core;

@@ -1,0 +1,160 @@
+//! "If the id were random (UUIDv4) you'd need a separate `created_at` index": a uuid-v4 key
+//! plus a `created_at` index against a uuid-v7 key alone, for the "latest 50 rows" query.
+//! Both tables carry the same `created_at` column; only the v4 table indexes it, since a v7
+//! key is already in creation order.
+
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use super::insert::{Keys, TABLE, wal_between, wal_mark};
+use super::{Server, count};
+use crate::Error;
+
+/// One table of the comparison (a row of `pg_created_at.csv`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CreatedAtRun {
+    /// `uuid-v4 + created_at index`, `uuid-v7`, or `uuid-v4 without index` (the query without
+    /// help).
+    pub setup: super::Label,
+    /// Rows inserted.
+    pub rows: usize,
+    /// Insert rate, 1,000 rows per commit.
+    pub rows_per_sec: f64,
+    /// WAL written per 1,000 rows.
+    pub wal_per_1k: f64,
+    /// The primary key's size.
+    pub pk_bytes: u64,
+    /// The `created_at` index's size (0 without one).
+    pub created_at_bytes: u64,
+    /// Table and indexes.
+    pub total_bytes: u64,
+    /// The query, median of the timed runs, µs.
+    pub query_us: f64,
+    /// Buffers it touched (shared hit + read), from `EXPLAIN (ANALYZE, BUFFERS)`.
+    pub query_buffers: u64,
+    /// The query.
+    pub query: super::Label,
+}
+
+/// The three setups, each with its own `rows` ids, the query timed `queries` times.
+///
+/// # Errors
+///
+/// [`Error::Postgres`].
+pub fn measure(
+    server: &Server,
+    v4: &Keys,
+    v7: &Keys,
+    commit_rows: usize,
+    queries: usize,
+) -> Result<Vec<CreatedAtRun>, Error> {
+    let mut client = server.connect()?;
+    let latest_by_time = "SELECT * FROM idkit_bench ORDER BY created_at DESC LIMIT 50";
+    let latest_by_id = "SELECT * FROM idkit_bench ORDER BY id DESC LIMIT 50";
+    let setups: [(&'static str, &Keys, bool, &'static str); 3] = [
+        ("uuid-v4 + created_at index", v4, true, latest_by_time),
+        ("uuid-v7", v7, false, latest_by_id),
+        ("uuid-v4 without index", v4, false, latest_by_time),
+    ];
+    let mut out = Vec::new();
+    for (setup, keys, index, query) in setups {
+        client.batch_execute(&format!(
+            "DROP TABLE IF EXISTS {TABLE}; \
+             CREATE TABLE {TABLE}(id uuid PRIMARY KEY, created_at timestamptz NOT NULL, \
+                 payload int NOT NULL) WITH (autovacuum_enabled = false);"
+        ))?;
+        if index {
+            client.batch_execute(&format!(
+                "CREATE INDEX {TABLE}_created_at ON {TABLE}(created_at)"
+            ))?;
+        }
+        client.batch_execute("CHECKPOINT")?;
+        let before = wal_mark(&mut client)?;
+        let stmt = client.prepare(&format!(
+            "INSERT INTO {TABLE}(id, created_at, payload) \
+             SELECT u, clock_timestamp(), 0 FROM unnest($1::uuid[]) u"
+        ))?;
+        let Keys::Uuid(ids) = keys else {
+            return Err(Error::PgSetup("created_at runs need uuid keys".to_owned()));
+        };
+        let start = Instant::now();
+        for chunk in ids.chunks(commit_rows) {
+            client.execute(&stmt, &[&chunk])?;
+        }
+        let seconds = start.elapsed().as_secs_f64();
+        let after = wal_mark(&mut client)?;
+        let wal = wal_between(&mut client, &before, &after)?;
+        client.batch_execute(&format!("ANALYZE {TABLE}"))?;
+        let sizes = client.query_one(
+            &format!(
+                "SELECT pg_relation_size('{TABLE}_pkey'), \
+                 coalesce(pg_relation_size(to_regclass('{TABLE}_created_at')), 0), \
+                 pg_total_relation_size('{TABLE}')"
+            ),
+            &[],
+        )?;
+        let query_stmt = client.prepare(query)?;
+        let mut times = Vec::with_capacity(queries);
+        for _ in 0..queries {
+            let t = Instant::now();
+            let rows = client.query(&query_stmt, &[])?;
+            times.push(t.elapsed().as_secs_f64() * 1e6);
+            if rows.len() != 50 {
+                return Err(Error::PgSetup(format!(
+                    "the latest-50 query returned {} rows",
+                    rows.len()
+                )));
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        let plan = client.query(&format!("EXPLAIN (ANALYZE, BUFFERS) {query}"), &[])?;
+        // The top node's "Buffers: shared hit=N read=M" line comes first.
+        let buffers = plan
+            .iter()
+            .map(|r| r.get::<_, String>(0))
+            .find(|line| line.trim_start().starts_with("Buffers:"))
+            .map_or(0, |line| buffer_count(&line));
+        out.push(CreatedAtRun {
+            setup: super::Label(setup),
+            rows: ids.len(),
+            rows_per_sec: ids.len() as f64 / seconds,
+            wal_per_1k: wal.bytes as f64 * 1000.0 / ids.len().max(1) as f64,
+            pk_bytes: count(sizes.get(0)),
+            created_at_bytes: count(sizes.get(1)),
+            total_bytes: count(sizes.get(2)),
+            query_us: times[times.len() / 2],
+            query_buffers: buffers,
+            query: super::Label(query),
+        });
+    }
+    client.batch_execute(&format!("DROP TABLE {TABLE}"))?;
+    Ok(out)
+}
+
+/// The shared `hit` and `read` counts of an `EXPLAIN` "Buffers:" line, added.
+fn buffer_count(line: &str) -> u64 {
+    // "shared hit=5 read=2, temp read=3": the shared part comes before the first comma.
+    let shared = line.split(',').next().unwrap_or("");
+    shared
+        .split_whitespace()
+        .filter_map(|word| {
+            let (key, value) = word.split_once('=')?;
+            matches!(key, "hit" | "read").then(|| value.parse::<u64>().ok())?
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn buffers_add_hits_and_reads() {
+        // The form EXPLAIN (ANALYZE, BUFFERS) prints in PostgreSQL 15.
+        assert_eq!(super::buffer_count("  Buffers: shared hit=5 read=2"), 7);
+        assert_eq!(super::buffer_count("Buffers: shared hit=53"), 53);
+        assert_eq!(
+            super::buffer_count("Buffers: shared hit=1 read=2, temp read=9"),
+            3
+        );
+    }
+}

@@ -1,0 +1,689 @@
+//! Insert runs in PostgreSQL: 1,000 rows per commit (one `INSERT ... SELECT unnest($1)`
+//! statement, one round trip), a `CHECKPOINT` every tenth of the run so that full-page
+//! images appear as they do in production, and the tree measured at the end.
+
+use std::time::{Duration, Instant};
+
+use bytes::BytesMut;
+use postgres::Client;
+use postgres::types::{IsNull, ToSql, Type, to_sql_checked};
+use serde::{Deserialize, Serialize};
+
+use super::count;
+use crate::Error;
+
+/// How the id is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PgStorage {
+    /// A 64-bit id as `bigint PRIMARY KEY`.
+    BigintPk,
+    /// A 128-bit id as `uuid PRIMARY KEY`.
+    UuidPk,
+    /// The id's bytes as `bytea PRIMARY KEY`.
+    ByteaPk,
+    /// The canonical string as `text COLLATE "C" PRIMARY KEY`.
+    TextPk,
+    /// The id in its native type as a `UNIQUE` index on a table keyed by an identity column.
+    UniqueIndex,
+}
+
+impl PgStorage {
+    /// The name used in the CSV files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::BigintPk => "bigint_pk",
+            Self::UuidPk => "uuid_pk",
+            Self::ByteaPk => "bytea_pk",
+            Self::TextPk => "text_pk",
+            Self::UniqueIndex => "unique_index",
+        }
+    }
+}
+
+/// One batch's keys in the form a statement binds.
+#[derive(Debug, Clone)]
+pub enum Keys {
+    /// `bigint`.
+    Bigint(Vec<i64>),
+    /// `uuid`.
+    Uuid(Vec<Uuid16>),
+    /// `bytea`.
+    Bytea(Vec<Vec<u8>>),
+    /// `text`.
+    Text(Vec<String>),
+}
+
+impl Keys {
+    /// How many keys.
+    pub fn len(&self) -> usize {
+        match self {
+            Self::Bigint(v) => v.len(),
+            Self::Uuid(v) => v.len(),
+            Self::Bytea(v) => v.len(),
+            Self::Text(v) => v.len(),
+        }
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The SQL type of the column.
+    pub fn sql_type(&self) -> &'static str {
+        match self {
+            Self::Bigint(_) => "bigint",
+            Self::Uuid(_) => "uuid",
+            Self::Bytea(_) => "bytea",
+            Self::Text(_) => "text COLLATE \"C\"",
+        }
+    }
+
+    fn array_type(&self) -> &'static str {
+        match self {
+            Self::Bigint(_) => "bigint[]",
+            Self::Uuid(_) => "uuid[]",
+            Self::Bytea(_) => "bytea[]",
+            Self::Text(_) => "text[]",
+        }
+    }
+
+    /// Inserts keys `range` in one statement.
+    fn insert(
+        &self,
+        client: &mut Client,
+        stmt: &postgres::Statement,
+        range: std::ops::Range<usize>,
+    ) -> Result<u64, postgres::Error> {
+        match self {
+            Self::Bigint(v) => client.execute(stmt, &[&&v[range]]),
+            Self::Uuid(v) => client.execute(stmt, &[&&v[range]]),
+            Self::Bytea(v) => client.execute(stmt, &[&&v[range]]),
+            Self::Text(v) => client.execute(stmt, &[&&v[range]]),
+        }
+    }
+}
+
+/// A UUID's 16 bytes, bound as PostgreSQL's `uuid` (its binary form is the bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Uuid16(pub [u8; 16]);
+
+impl ToSql for Uuid16 {
+    fn to_sql(
+        &self,
+        _: &Type,
+        out: &mut BytesMut,
+    ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        out.extend_from_slice(&self.0);
+        Ok(IsNull::No)
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        *ty == Type::UUID
+    }
+
+    to_sql_checked!();
+}
+
+/// One insert run (a row of `btree_postgres.csv`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PgRun {
+    /// Always `postgres`.
+    pub engine: super::Label,
+    /// Registry name (or a variant such as `uuid-v7-random`).
+    pub scheme: super::Label,
+    /// Storage form.
+    pub storage: PgStorage,
+    /// `small` or `large` `shared_buffers`.
+    pub cache: super::Label,
+    /// Concurrent writers, each with its own connection and generator.
+    pub writers: usize,
+    /// `before`: one generator's ids, made before timing starts, inserted in order;
+    /// `during`: each writer makes its ids just before inserting them.
+    pub ids_made: super::Label,
+    /// Rows per transaction.
+    pub commit_rows: usize,
+    /// Rows inserted.
+    pub rows: usize,
+    /// Wall time of all inserts and commits (checkpoints excluded).
+    pub seconds: f64,
+    /// `rows / seconds`.
+    pub rows_per_sec: f64,
+    /// Table, indexes and TOAST (`pg_total_relation_size`).
+    pub file_bytes: u64,
+    /// `file_bytes / rows`.
+    pub bytes_per_row: f64,
+    /// The heap (`pg_relation_size` of the table).
+    pub table_bytes: u64,
+    /// The id's index (`pg_relation_size`).
+    pub index_bytes: u64,
+    /// Leaf pages of the id's index (`pgstatindex`).
+    pub leaf_pages: u64,
+    /// Average leaf density (`pgstatindex`'s `avg_leaf_density` / 100).
+    pub leaf_fill: f64,
+    /// Levels of the id's index (1: the root is a leaf; `tree_level + 1`).
+    pub depth: u64,
+    /// `Btree/SPLIT_L` records: splits of every b-tree of the table, all levels.
+    pub splits_l: u64,
+    /// `Btree/SPLIT_R` records.
+    pub splits_r: u64,
+    /// WAL written during the run (LSN difference).
+    pub wal_bytes: u64,
+    /// Full-page images written (`pg_stat_wal.wal_fpi`).
+    pub fpi: u64,
+    /// Bytes of those images (`pg_get_wal_stats`'s `fpi_size`).
+    pub fpi_bytes: u64,
+    /// Transactions committed.
+    pub commits: u64,
+    /// `CHECKPOINT`s issued during the run.
+    pub checkpoints: u64,
+    /// `shared_buffers`, KiB.
+    pub cache_kib: i64,
+}
+
+impl PgRun {
+    /// Page splits, both kinds.
+    pub fn splits(&self) -> u64 {
+        self.splits_l + self.splits_r
+    }
+
+    /// WAL bytes per 1,000 rows.
+    pub fn wal_per_1k(&self) -> f64 {
+        self.wal_bytes as f64 * 1000.0 / self.rows.max(1) as f64
+    }
+
+    /// Full-page images per 1,000 rows.
+    pub fn fpi_per_1k(&self) -> f64 {
+        self.fpi as f64 * 1000.0 / self.rows.max(1) as f64
+    }
+}
+
+/// One point of an insert-rate curve (a row of `btree_postgres_curve.csv`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PgCurvePoint {
+    /// Always `postgres`.
+    pub engine: super::Label,
+    /// Registry name.
+    pub scheme: super::Label,
+    /// Storage form.
+    pub storage: PgStorage,
+    /// `small` or `large`.
+    pub cache: super::Label,
+    /// Rows in the table at the end of this stretch.
+    pub rows_so_far: usize,
+    /// Insert rate over this stretch, commits included.
+    pub batch_rows_per_sec: f64,
+    /// Rows per transaction.
+    pub commit_rows: usize,
+}
+
+/// What a run is.
+#[derive(Debug, Clone, Copy)]
+pub struct Spec {
+    /// Scheme name.
+    pub scheme: &'static str,
+    /// Storage form.
+    pub storage: PgStorage,
+    /// `small` or `large`.
+    pub cache: &'static str,
+    /// `shared_buffers`, KiB.
+    pub cache_kib: i64,
+    /// Rows per commit.
+    pub commit_rows: usize,
+    /// Rows between two `CHECKPOINT`s.
+    pub checkpoint_rows: usize,
+    /// Points on the insert-rate curve.
+    pub curve_points: usize,
+}
+
+/// The table every run writes, dropped before and after.
+pub const TABLE: &str = "idkit_bench";
+
+/// Creates the table for `storage` with an id column of `sql_type`; returns the name of the
+/// id's index.
+///
+/// # Errors
+///
+/// [`Error::Postgres`].
+pub fn create_table(
+    client: &mut Client,
+    storage: PgStorage,
+    sql_type: &str,
+) -> Result<String, Error> {
+    client.batch_execute(&format!("DROP TABLE IF EXISTS {TABLE}"))?;
+    let (sql, index) = match storage {
+        PgStorage::UniqueIndex => (
+            format!(
+                "CREATE TABLE {TABLE}(n bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, \
+                 id {sql_type} NOT NULL UNIQUE) WITH (autovacuum_enabled = false)"
+            ),
+            format!("{TABLE}_id_key"),
+        ),
+        _ => (
+            format!(
+                "CREATE TABLE {TABLE}(id {sql_type} PRIMARY KEY) WITH (autovacuum_enabled = false)"
+            ),
+            format!("{TABLE}_pkey"),
+        ),
+    };
+    client.batch_execute(&sql)?;
+    Ok(index)
+}
+
+/// The WAL position and full-page-image count now, after a checkpoint.
+///
+/// # Errors
+///
+/// [`Error::Postgres`].
+pub fn wal_mark(client: &mut Client) -> Result<(String, i64), Error> {
+    // This backend's pending WAL counters reach pg_stat_wal when it is next idle.
+    client.batch_execute("SELECT pg_stat_force_next_flush()")?;
+    client.batch_execute("SELECT pg_stat_clear_snapshot()")?;
+    let row = client.query_one(
+        "SELECT pg_current_wal_flush_lsn()::text, (SELECT wal_fpi FROM pg_stat_wal)",
+        &[],
+    )?;
+    Ok((row.get(0), row.get(1)))
+}
+
+/// WAL written between two marks: bytes, `Btree/SPLIT_L`, `Btree/SPLIT_R`, full-page images
+/// and their bytes.
+///
+/// # Errors
+///
+/// [`Error::Postgres`].
+pub fn wal_between(
+    client: &mut Client,
+    from: &(String, i64),
+    to: &(String, i64),
+) -> Result<WalStats, Error> {
+    let bytes: i64 = client
+        .query_one(
+            "SELECT pg_wal_lsn_diff($2::text::pg_lsn, $1::text::pg_lsn)::bigint",
+            &[&from.0, &to.0],
+        )?
+        .get(0);
+    let mut stats = WalStats {
+        bytes: count(bytes),
+        fpi: count(to.1 - from.1),
+        ..WalStats::default()
+    };
+    if bytes > 0 {
+        for row in client.query(
+            "SELECT \"resource_manager/record_type\", count, fpi_size \
+             FROM pg_get_wal_stats($1::text::pg_lsn, $2::text::pg_lsn, true)",
+            &[&from.0, &to.0],
+        )? {
+            let kind: String = row.get(0);
+            let n: i64 = row.get(1);
+            let fpi_size: i64 = row.get(2);
+            stats.fpi_bytes += count(fpi_size);
+            match kind.as_str() {
+                "Btree/SPLIT_L" => stats.splits_l += count(n),
+                "Btree/SPLIT_R" => stats.splits_r += count(n),
+                _ => {}
+            }
+        }
+    }
+    Ok(stats)
+}
+
+/// WAL between two marks.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WalStats {
+    /// Bytes.
+    pub bytes: u64,
+    /// `Btree/SPLIT_L` records.
+    pub splits_l: u64,
+    /// `Btree/SPLIT_R` records.
+    pub splits_r: u64,
+    /// Full-page images.
+    pub fpi: u64,
+    /// Their bytes.
+    pub fpi_bytes: u64,
+}
+
+/// Sizes and shape of the table and the id's index.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TreeStats {
+    /// `pg_total_relation_size`.
+    pub total: u64,
+    /// The heap.
+    pub table: u64,
+    /// The id's index.
+    pub index: u64,
+    /// Its leaf pages.
+    pub leaf_pages: u64,
+    /// Its average leaf density, 0 to 1.
+    pub leaf_fill: f64,
+    /// Its levels.
+    pub depth: u64,
+}
+
+/// Reads [`TreeStats`] for the table and `index`.
+///
+/// # Errors
+///
+/// [`Error::Postgres`].
+pub fn tree_stats(client: &mut Client, index: &str) -> Result<TreeStats, Error> {
+    let row = client.query_one(
+        "SELECT pg_total_relation_size($1::text::regclass), pg_relation_size($1::text::regclass), \
+         pg_relation_size($2::text::regclass), s.leaf_pages, s.avg_leaf_density, s.tree_level \
+         FROM pgstatindex($2) s",
+        &[&TABLE, &index],
+    )?;
+    let density: f64 = row.get(4);
+    let level: i32 = row.get(5);
+    Ok(TreeStats {
+        total: count(row.get(0)),
+        table: count(row.get(1)),
+        index: count(row.get(2)),
+        leaf_pages: count(row.get(3)),
+        leaf_fill: if density.is_nan() {
+            0.0
+        } else {
+            density / 100.0
+        },
+        depth: u64::try_from(level).unwrap_or(0) + 1,
+    })
+}
+
+/// The `INSERT` that binds one batch of `keys`.
+pub fn insert_sql(keys: &Keys) -> String {
+    format!(
+        "INSERT INTO {TABLE}(id) SELECT unnest($1::{})",
+        keys.array_type()
+    )
+}
+
+/// One writer inserts `keys` in commits of `spec.commit_rows`, with a `CHECKPOINT` every
+/// `spec.checkpoint_rows` rows (not timed).
+///
+/// # Errors
+///
+/// [`Error::Postgres`].
+pub fn run_one(
+    client: &mut Client,
+    spec: &Spec,
+    keys: &Keys,
+) -> Result<(PgRun, Vec<PgCurvePoint>), Error> {
+    let index = create_table(client, spec.storage, keys.sql_type())?;
+    client.batch_execute("CHECKPOINT")?;
+    let before = wal_mark(client)?;
+    let stmt = client.prepare(&insert_sql(keys))?;
+    let rows = keys.len();
+    let segment = rows.div_ceil(spec.curve_points.max(1)).max(1);
+    let mut curve = Vec::new();
+    let mut busy = Duration::ZERO;
+    let mut segment_busy = Duration::ZERO;
+    let mut segment_rows = 0;
+    let (mut commits, mut checkpoints) = (0, 0);
+    let mut done = 0;
+    while done < rows {
+        let end = (done + spec.commit_rows).min(rows);
+        let t = Instant::now();
+        keys.insert(client, &stmt, done..end)?;
+        let took = t.elapsed();
+        busy += took;
+        segment_busy += took;
+        commits += 1;
+        segment_rows += end - done;
+        // A segment ends where a multiple of `segment` was crossed.
+        if end / segment > done / segment || end == rows {
+            curve.push(PgCurvePoint {
+                engine: super::Label("postgres"),
+                scheme: super::Label(spec.scheme),
+                storage: spec.storage,
+                cache: super::Label(spec.cache),
+                rows_so_far: end,
+                batch_rows_per_sec: segment_rows as f64 / segment_busy.as_secs_f64(),
+                commit_rows: spec.commit_rows,
+            });
+            segment_busy = Duration::ZERO;
+            segment_rows = 0;
+        }
+        if end / spec.checkpoint_rows > done / spec.checkpoint_rows && end < rows {
+            client.batch_execute("CHECKPOINT")?;
+            checkpoints += 1;
+        }
+        done = end;
+    }
+    let after = wal_mark(client)?;
+    let run = finish(
+        client,
+        spec,
+        &index,
+        (1, false),
+        rows,
+        busy,
+        commits,
+        checkpoints,
+        &before,
+        &after,
+    )?;
+    client.batch_execute(&format!("DROP TABLE {TABLE}"))?;
+    Ok((run, curve))
+}
+
+/// Reads the tree and the WAL of a finished run into a [`PgRun`].
+///
+/// # Errors
+///
+/// [`Error::Postgres`].
+#[allow(clippy::too_many_arguments)]
+pub fn finish(
+    client: &mut Client,
+    spec: &Spec,
+    index: &str,
+    (writers, live): (usize, bool),
+    rows: usize,
+    busy: Duration,
+    commits: u64,
+    checkpoints: u64,
+    before: &(String, i64),
+    after: &(String, i64),
+) -> Result<PgRun, Error> {
+    let wal = wal_between(client, before, after)?;
+    let tree = tree_stats(client, index)?;
+    let seconds = busy.as_secs_f64();
+    Ok(PgRun {
+        engine: super::Label("postgres"),
+        scheme: super::Label(spec.scheme),
+        storage: spec.storage,
+        cache: super::Label(spec.cache),
+        writers,
+        ids_made: super::Label(if live { "during" } else { "before" }),
+        commit_rows: spec.commit_rows,
+        rows,
+        seconds,
+        rows_per_sec: rows as f64 / seconds,
+        file_bytes: tree.total,
+        bytes_per_row: tree.total as f64 / rows.max(1) as f64,
+        table_bytes: tree.table,
+        index_bytes: tree.index,
+        leaf_pages: tree.leaf_pages,
+        leaf_fill: tree.leaf_fill,
+        depth: tree.depth,
+        splits_l: wal.splits_l,
+        splits_r: wal.splits_r,
+        wal_bytes: wal.bytes,
+        fpi: wal.fpi,
+        fpi_bytes: wal.fpi_bytes,
+        commits,
+        checkpoints,
+        cache_kib: spec.cache_kib,
+    })
+}
+
+/// The column type a scheme's ids are stored as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// `bigint` (64-bit ids).
+    Bigint,
+    /// `uuid` (128-bit ids).
+    Uuid,
+    /// `bytea` (any width).
+    Bytea,
+    /// The canonical text.
+    Text,
+}
+
+impl Form {
+    /// A scheme's own binary form: `bigint` up to 64 bits, `uuid` at 128, else `bytea`.
+    pub fn native(bits: u32) -> Self {
+        match bits {
+            0..=64 => Self::Bigint,
+            128 => Self::Uuid,
+            _ => Self::Bytea,
+        }
+    }
+
+    /// The primary-key storage of this form.
+    pub fn pk(self) -> PgStorage {
+        match self {
+            Self::Bigint => PgStorage::BigintPk,
+            Self::Uuid => PgStorage::UuidPk,
+            Self::Bytea => PgStorage::ByteaPk,
+            Self::Text => PgStorage::TextPk,
+        }
+    }
+}
+
+/// `ids` in `form`; `format` gives the canonical text.
+///
+/// # Errors
+///
+/// [`Error::IdRange`] for a 64-bit id above `i64::MAX` or a `uuid` that is not 16 bytes,
+/// or the scheme's error from `format`.
+pub fn to_keys(
+    scheme: &'static str,
+    ids: &[idkit_core::RawId],
+    form: Form,
+    format: &dyn Fn(&idkit_core::RawId) -> Result<String, Error>,
+) -> Result<Keys, Error> {
+    let range = || Error::IdRange { scheme };
+    Ok(match form {
+        Form::Bigint => Keys::Bigint(
+            ids.iter()
+                .map(|id| {
+                    id.to_u64()
+                        .ok()
+                        .and_then(|v| i64::try_from(v).ok())
+                        .ok_or_else(range)
+                })
+                .collect::<Result<_, _>>()?,
+        ),
+        Form::Uuid => Keys::Uuid(
+            ids.iter()
+                .map(|id| {
+                    <[u8; 16]>::try_from(id.as_bytes())
+                        .map(Uuid16)
+                        .map_err(|_| range())
+                })
+                .collect::<Result<_, _>>()?,
+        ),
+        Form::Bytea => Keys::Bytea(ids.iter().map(|id| id.as_bytes().to_vec()).collect()),
+        Form::Text => Keys::Text(ids.iter().map(format).collect::<Result<_, _>>()?),
+    })
+}
+
+/// Makes the next batch of `n` keys, at the moment of the insert.
+pub type Producer = Box<dyn FnMut(usize) -> Result<Keys, Error> + Send>;
+
+/// Several writers at once, each with its own connection and producer, each inserting
+/// `rows_per_writer` rows in commits of `spec.commit_rows`; ids are made just before each
+/// insert, so the writers' ids of the same millisecond arrive interleaved. A control
+/// connection issues a `CHECKPOINT` each time the writers together pass another
+/// `spec.checkpoint_rows` rows (while they keep writing, as the checkpointer would).
+///
+/// # Errors
+///
+/// [`Error::Postgres`], or a producer's error.
+pub fn run_many(
+    server: &super::Server,
+    spec: &Spec,
+    sql_type: &str,
+    producers: Vec<Producer>,
+    rows_per_writer: usize,
+) -> Result<PgRun, Error> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Barrier};
+
+    let mut control = server.connect()?;
+    let index = create_table(&mut control, spec.storage, sql_type)?;
+    control.batch_execute("CHECKPOINT")?;
+    let before = wal_mark(&mut control)?;
+    let writers = producers.len();
+    let done = Arc::new(AtomicUsize::new(0));
+    let finished = Arc::new(AtomicUsize::new(0));
+    let barrier = Arc::new(Barrier::new(writers + 1));
+    let mut handles = Vec::new();
+    for mut produce in producers {
+        let mut client = server.connect()?;
+        let (done, finished, barrier) = (done.clone(), finished.clone(), barrier.clone());
+        let commit_rows = spec.commit_rows;
+        handles.push(std::thread::spawn(move || -> Result<u64, Error> {
+            let mut stmt = None;
+            barrier.wait();
+            let mut commits = 0;
+            let mut left = rows_per_writer;
+            let result = (|| {
+                while left > 0 {
+                    let n = left.min(commit_rows);
+                    let keys = produce(n)?;
+                    let stmt = match &stmt {
+                        Some(s) => s,
+                        None => stmt.insert(client.prepare(&insert_sql(&keys))?),
+                    };
+                    keys.insert(&mut client, stmt, 0..n)?;
+                    commits += 1;
+                    left -= n;
+                    done.fetch_add(n, Ordering::Relaxed);
+                }
+                // Hand this backend's WAL counters to pg_stat_wal before the final mark:
+                // the flush happens when it is idle, before it reads the next statement.
+                client.batch_execute("SELECT pg_stat_force_next_flush()")?;
+                client.batch_execute("SELECT 1")?;
+                Ok(commits)
+            })();
+            finished.fetch_add(1, Ordering::Release);
+            result
+        }));
+    }
+    barrier.wait();
+    let start = Instant::now();
+    let mut checkpoints = 0;
+    let mut next_checkpoint = spec.checkpoint_rows;
+    let total = rows_per_writer * writers;
+    while finished.load(Ordering::Acquire) < writers {
+        if done.load(Ordering::Relaxed) >= next_checkpoint && next_checkpoint < total {
+            control.batch_execute("CHECKPOINT")?;
+            checkpoints += 1;
+            next_checkpoint += spec.checkpoint_rows;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let busy = start.elapsed();
+    let mut commits = 0;
+    for h in handles {
+        commits += h
+            .join()
+            .map_err(|_| Error::PgSetup("a writer thread panicked".to_owned()))??;
+    }
+    let after = wal_mark(&mut control)?;
+    let run = finish(
+        &mut control,
+        spec,
+        &index,
+        (writers, true),
+        total,
+        busy,
+        commits,
+        checkpoints,
+        &before,
+        &after,
+    )?;
+    control.batch_execute(&format!("DROP TABLE {TABLE}"))?;
+    Ok(run)
+}

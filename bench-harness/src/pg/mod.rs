@@ -1,0 +1,469 @@
+//! The same insert runs in PostgreSQL, measured the way PostgreSQL people measure them:
+//! page splits as `Btree/SPLIT_L` and `Btree/SPLIT_R` WAL records (`pg_walinspect`), the
+//! index's leaves and density (`pgstattuple`'s `pgstatindex`), WAL bytes and full-page
+//! images (`pg_stat_wal`), and relation sizes. Also ids the database hands out one round trip
+//! at a time ([`roundtrip`]) and the `created_at` index question ([`created_at`]).
+//!
+//! Every server given is used for the whole matrix it applies to; two servers that differ in
+//! `shared_buffers` give the "small" and "large" cache runs (`scripts/report.sh --postgres`
+//! starts both). The harness needs a superuser: it creates the two extensions and issues
+//! `CHECKPOINT`.
+
+pub mod created_at;
+pub mod insert;
+pub mod roundtrip;
+
+use postgres::{Client, NoTls};
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::Error;
+
+pub use insert::{PgCurvePoint, PgRun, PgStorage};
+
+/// One PostgreSQL server to measure on.
+#[derive(Debug, Clone)]
+pub struct Server {
+    /// Its connection string (URL or `key=value` form).
+    pub url: String,
+    /// `small` or `large`, from its `shared_buffers` among the servers given.
+    pub cache: &'static str,
+    /// `shared_buffers`, KiB.
+    pub shared_buffers_kib: i64,
+    /// `server_version`.
+    pub version: String,
+}
+
+impl Server {
+    /// A new connection.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Postgres`] when the server cannot be reached.
+    pub fn connect(&self) -> Result<Client, Error> {
+        Ok(Client::connect(&self.url, NoTls)?)
+    }
+}
+
+/// Connects to each URL, reads its `shared_buffers` and version, creates `pgstattuple` and
+/// `pg_walinspect`, and names the servers `small` and `large` by their `shared_buffers`
+/// (one server is `small` when it holds less than 64 MiB, else `large`).
+///
+/// # Errors
+///
+/// [`Error::Postgres`] for an unreachable server, [`Error::PgSetup`] for more than two
+/// servers, two with the same `shared_buffers`, a server older than 15, or a missing
+/// extension (Debian: `postgresql-contrib`).
+pub fn servers(urls: &[String]) -> Result<Vec<Server>, Error> {
+    if urls.len() > 2 {
+        return Err(Error::PgSetup(format!(
+            "expected one or two PostgreSQL servers (small and large shared_buffers), found {}",
+            urls.len()
+        )));
+    }
+    let mut out = Vec::new();
+    for url in urls {
+        let mut client = Client::connect(url, NoTls)?;
+        let kib: i64 = client
+            .query_one(
+                "SELECT setting::bigint * 8 FROM pg_settings WHERE name = 'shared_buffers'",
+                &[],
+            )?
+            .get(0);
+        let version_num: i32 = client
+            .query_one("SELECT current_setting('server_version_num')::int", &[])?
+            .get(0);
+        if version_num < 150_000 {
+            return Err(Error::PgSetup(format!(
+                "PostgreSQL 15 or later is needed (pg_walinspect); {url} runs {version_num}"
+            )));
+        }
+        for ext in ["pgstattuple", "pg_walinspect"] {
+            client
+                .batch_execute(&format!("CREATE EXTENSION IF NOT EXISTS {ext}"))
+                .map_err(|e| {
+                    Error::PgSetup(format!(
+                        "cannot create the extension {ext} (Debian: postgresql-contrib): {e}"
+                    ))
+                })?;
+        }
+        let version: String = client.query_one("SHOW server_version", &[])?.get(0);
+        out.push(Server {
+            url: url.clone(),
+            cache: "small",
+            shared_buffers_kib: kib,
+            version,
+        });
+    }
+    out.sort_by_key(|s| s.shared_buffers_kib);
+    match out.as_mut_slice() {
+        [one] if one.shared_buffers_kib >= 64 * 1024 => one.cache = "large",
+        [small, large] => {
+            if small.shared_buffers_kib == large.shared_buffers_kib {
+                return Err(Error::PgSetup(
+                    "the two PostgreSQL servers have the same shared_buffers".to_owned(),
+                ));
+            }
+            large.cache = "large";
+        }
+        _ => {}
+    }
+    Ok(out)
+}
+
+/// Everything measured in PostgreSQL. Kept as `data/postgres.json`, so that a report run
+/// without a server carries the last PostgreSQL figures forward, dated.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Pg {
+    /// When, where and how these were measured: date, git revision, profile, command.
+    pub provenance: Vec<String>,
+    /// The servers, as `cache: version, shared_buffers`.
+    pub servers: Vec<String>,
+    /// The settings that shape the runs.
+    pub settings: Vec<String>,
+    /// Insert runs, one writer and several.
+    pub runs: Vec<PgRun>,
+    /// Insert-rate curves of the one-writer runs.
+    pub curve: Vec<PgCurvePoint>,
+    /// Ids one round trip at a time, the range allocator, the in-database function.
+    pub roundtrip: Vec<roundtrip::RoundTrip>,
+    /// The in-database generator's rate and duplicates.
+    pub in_database: Option<roundtrip::InDatabase>,
+    /// The `created_at` index question.
+    pub created_at: Vec<created_at::CreatedAtRun>,
+}
+
+impl Pg {
+    /// The run of this scheme, storage, cache and writer count, with ids made before the
+    /// run (`live` false) or by the writers as they insert (`live` true).
+    pub fn find(
+        &self,
+        scheme: &str,
+        storage: PgStorage,
+        cache: &str,
+        writers: usize,
+        live: bool,
+    ) -> Option<&PgRun> {
+        self.runs.iter().find(|r| {
+            r.scheme == scheme
+                && r.storage == storage
+                && r.cache == cache
+                && r.writers == writers
+                && (r.ids_made == "during") == live
+        })
+    }
+}
+
+/// A count PostgreSQL returns as a signed integer (never negative here).
+pub(crate) fn count(v: i64) -> u64 {
+    u64::try_from(v).unwrap_or(0)
+}
+
+use idkit::registry::Entry;
+use idkit_core::RawId;
+use insert::{Form, Keys, Producer, Spec};
+
+use crate::{Params, Progress};
+
+/// UUIDv7 as RFC 9562's first method makes it: the millisecond and 74 fresh random bits
+/// per id, no counter, so ids of one millisecond arrive in random order.
+pub const UUID_V7_RANDOM: &str = "uuid-v7-random";
+
+/// `n` UUIDv7 with random low bits, all of the current millisecond.
+pub fn uuid_v7_random(n: usize) -> Vec<RawId> {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    (0..n)
+        .map(|_| {
+            let random: u128 = rand::random::<u128>() & ((1 << 74) - 1);
+            let (rand_a, rand_b) = (random >> 62, random & ((1 << 62) - 1));
+            let v = ((ms & ((1 << 48) - 1)) << 80)
+                | (0x7 << 76)
+                | (rand_a << 64)
+                | (0b10 << 62)
+                | rand_b;
+            RawId::from_bytes(&v.to_be_bytes()).unwrap_or_default()
+        })
+        .collect()
+}
+
+/// Runs the PostgreSQL part: for every entry its own binary key with each server's cache,
+/// its text key, and a unique index (and `bytea` for `uuid` schemes) with the small cache;
+/// UUIDv7 with random low bits; several writers at once; round trips; the in-database
+/// generator; the `created_at` comparison.
+///
+/// # Errors
+///
+/// [`Error::Postgres`], or a scheme's error while generating ids.
+pub fn measure(
+    entries: &[&Entry],
+    params: &Params,
+    servers: &[Server],
+    progress: &Progress,
+) -> Result<Pg, Error> {
+    let Some(small) = servers.first() else {
+        return Ok(Pg::default());
+    };
+    let rows = params.pg_rows;
+    let spec = |scheme, storage, server: &Server| Spec {
+        scheme,
+        storage,
+        cache: server.cache,
+        cache_kib: server.shared_buffers_kib,
+        commit_rows: params.commit_rows,
+        checkpoint_rows: rows.div_ceil(params.pg_checkpoints).max(params.commit_rows),
+        curve_points: params.curve_points,
+    };
+    let mut out = Pg {
+        servers: servers
+            .iter()
+            .map(|s| {
+                format!(
+                    "{}: PostgreSQL {}, shared_buffers {} MiB",
+                    s.cache,
+                    s.version,
+                    s.shared_buffers_kib / 1024
+                )
+            })
+            .collect(),
+        settings: settings(small)?,
+        ..Pg::default()
+    };
+    let mut connections: Vec<postgres::Client> = servers
+        .iter()
+        .map(Server::connect)
+        .collect::<Result<_, _>>()?;
+
+    let per_scheme = servers.len() + 2;
+    let bar = progress.bar(
+        "postgres",
+        entries.len() * per_scheme + entries.len() + 2 * CONCURRENT.len() + 3,
+    );
+    let mut v4_v7: (Option<Keys>, Option<Keys>) = (None, None);
+    for entry in entries {
+        bar.set_message(format!("{}: generating ids", entry.name()));
+        let scheme = entry.build(&entry.with_identity(0)?)?;
+        let mut ids = vec![RawId::default(); rows];
+        scheme
+            .fill_raw(&mut ids)
+            .map_err(Error::generate(entry.name()))?;
+        let name = entry.name();
+        let format = |id: &RawId| {
+            scheme.format_raw(id).map_err(|e| Error::Generate {
+                scheme: name,
+                source: idkit_core::GenerateError::unavailable(e.to_string()),
+            })
+        };
+        let native = Form::native(entry.info().bits);
+        let native_keys = insert::to_keys(name, &ids, native, &format)?;
+        let mut matrix: Vec<(usize, PgStorage, Keys)> = Vec::new();
+        for i in 0..servers.len() {
+            matrix.push((i, native.pk(), native_keys.clone()));
+        }
+        matrix.push((0, PgStorage::UniqueIndex, native_keys.clone()));
+        matrix.push((
+            0,
+            PgStorage::TextPk,
+            insert::to_keys(name, &ids, Form::Text, &format)?,
+        ));
+        if native == Form::Uuid {
+            matrix.push((
+                0,
+                PgStorage::ByteaPk,
+                insert::to_keys(name, &ids, Form::Bytea, &format)?,
+            ));
+        }
+        match name {
+            "uuid-v4" => v4_v7.0 = Some(native_keys),
+            "uuid-v7" => v4_v7.1 = Some(native_keys),
+            _ => {}
+        }
+        drop(ids);
+        for (i, storage, keys) in matrix {
+            bar.set_message(format!(
+                "{name} {} {} shared_buffers",
+                storage.name(),
+                servers[i].cache
+            ));
+            let (run, curve) = insert::run_one(
+                &mut connections[i],
+                &spec(name, storage, &servers[i]),
+                &keys,
+            )?;
+            out.runs.push(run);
+            out.curve.extend(curve);
+            bar.inc(1);
+        }
+    }
+
+    // Several writers into one table.
+    for (&(scheme, form), writers) in CONCURRENT
+        .iter()
+        .flat_map(|c| [(c, 1), (c, params.pg_writers)])
+    {
+        bar.set_message(format!("{scheme}: {writers} writers at once"));
+        let producers = (0..writers)
+            .map(|worker| producer(entries, scheme, form, worker as u64))
+            .collect::<Result<Vec<_>, _>>()?;
+        let storage = form.pk();
+        let sql_type = match form {
+            Form::Bigint => "bigint",
+            _ => "uuid",
+        };
+        let run = insert::run_many(
+            small,
+            &spec(scheme, storage, small),
+            sql_type,
+            producers,
+            rows / writers,
+        )?;
+        out.runs.push(run);
+        bar.inc(1);
+    }
+
+    bar.set_message("ids one round trip at a time");
+    out.roundtrip = roundtrip::measure(
+        small,
+        &[1, params.pg_writers],
+        std::time::Duration::from_millis(params.pg_roundtrip_ms),
+    )?;
+    bar.inc(1);
+    bar.set_message("Instagram's in-database generator");
+    out.in_database = Some(roundtrip::in_database(
+        small,
+        i64::try_from(params.pg_in_db_ids).unwrap_or(i64::MAX),
+    )?);
+    bar.inc(1);
+    if let (Some(v4), Some(v7)) = &v4_v7 {
+        bar.set_message("created_at index against uuid-v7");
+        out.created_at = created_at::measure(small, v4, v7, params.commit_rows, params.pg_queries)?;
+    }
+    bar.inc(1);
+
+    let v4 = out.find("uuid-v4", PgStorage::UuidPk, small.cache, 1, false);
+    let v7 = out.find("uuid-v7", PgStorage::UuidPk, small.cache, 1, false);
+    progress.done(
+        &bar,
+        &format!(
+            "postgres: {} insert runs of {rows} rows{}",
+            out.runs.len(),
+            match (v4, v7) {
+                (Some(a), Some(b)) => format!(
+                    "; uuid-v4 {:.0} rows/s and {} splits against uuid-v7 {:.0} rows/s and {} splits",
+                    a.rows_per_sec,
+                    a.splits(),
+                    b.rows_per_sec,
+                    b.splits()
+                ),
+                _ => String::new(),
+            }
+        ),
+    );
+    Ok(out)
+}
+
+/// The multi-writer runs: scheme and key form.
+const CONCURRENT: [(&str, Form); 5] = [
+    ("snowflake-twitter", Form::Bigint),
+    ("uuid-v7", Form::Uuid),
+    (UUID_V7_RANDOM, Form::Uuid),
+    ("ulid", Form::Uuid),
+    ("uuid-v4", Form::Uuid),
+];
+
+/// One writer's producer: a generator of `scheme` with worker id `worker` (schemes with an
+/// identity) or its own state, or UUIDv7 with random low bits.
+fn producer(
+    entries: &[&Entry],
+    scheme: &'static str,
+    form: Form,
+    worker: u64,
+) -> Result<Producer, Error> {
+    if scheme == UUID_V7_RANDOM {
+        return Ok(Box::new(move |n| {
+            insert::to_keys(UUID_V7_RANDOM, &uuid_v7_random(n), form, &|_| {
+                Ok(String::new())
+            })
+        }));
+    }
+    let entry = entries
+        .iter()
+        .find(|e| e.name() == scheme)
+        .ok_or_else(|| Error::PgSetup(format!("{scheme} is not in the registry")))?;
+    // Schemes with an identity get distinct ones; the others need none.
+    let identity = if entry.identity().is_empty() {
+        0
+    } else {
+        worker
+    };
+    let generator = entry.build(&entry.with_identity(identity)?)?;
+    let name = entry.name();
+    Ok(Box::new(move |n| {
+        let mut ids = vec![RawId::default(); n];
+        generator
+            .fill_raw(&mut ids)
+            .map_err(Error::generate(name))?;
+        insert::to_keys(name, &ids, form, &|_| Ok(String::new()))
+    }))
+}
+
+/// The server settings that shape the runs, as `name = value`.
+fn settings(server: &Server) -> Result<Vec<String>, Error> {
+    let mut client = server.connect()?;
+    let mut out = Vec::new();
+    for name in [
+        "fsync",
+        "synchronous_commit",
+        "full_page_writes",
+        "wal_compression",
+        "checkpoint_timeout",
+        "max_wal_size",
+        "wal_keep_size",
+    ] {
+        let value: String = client.query_one(&format!("SHOW {name}"), &[])?.get(0);
+        out.push(format!("{name} = {value}"));
+    }
+    Ok(out)
+}
+
+/// A name in a result (scheme, cache, method...): `&'static str` when measured, leaked from
+/// the file when read back (the harness reads one small file per run).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Label(pub &'static str);
+
+impl Label {
+    /// The text.
+    pub fn as_str(self) -> &'static str {
+        self.0
+    }
+}
+
+impl std::fmt::Display for Label {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl PartialEq<&str> for Label {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl Serialize for Label {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Label {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Self(Box::leak(String::deserialize(d)?.into_boxed_str())))
+    }
+}
+
+/// The PostgreSQL results kept in `path` by an earlier run, if any.
+pub fn load(path: &std::path::Path) -> Option<Pg> {
+    let text = std::fs::read_to_string(path).ok()?;
+    serde_json::from_str(&text).ok()
+}

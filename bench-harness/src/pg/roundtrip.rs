@@ -1,0 +1,236 @@
+//! Ids as users meet them from a database: one round trip per id (`INSERT ... RETURNING`
+//! on an identity column, `nextval`), the range allocator leasing blocks from the same
+//! server, and Instagram's PL/pgSQL generator run inside it.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+use idkit_core::IdScheme;
+use serde::{Deserialize, Serialize};
+
+use super::{Server, count};
+use crate::Error;
+
+/// One way of getting ids, at one client count (a row of `pg_roundtrip.csv`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RoundTrip {
+    /// `insert_returning`, `nextval` or `range_allocator`.
+    pub method: super::Label,
+    /// Client threads, each with its own connection (the allocator: one shared allocator).
+    pub clients: usize,
+    /// Ids obtained.
+    pub ids: u64,
+    /// Wall time.
+    pub seconds: f64,
+    /// `ids / seconds`.
+    pub ids_per_sec: f64,
+    /// Ids obtained twice (must be 0).
+    pub duplicates: u64,
+}
+
+/// Instagram's in-database generator (`idkit sql snowflake-instagram --shard 1`), one
+/// statement making `ids` ids.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct InDatabase {
+    /// The layout.
+    pub scheme: super::Label,
+    /// Ids made by `SELECT count(f()) FROM generate_series(1, ids)`.
+    pub ids: u64,
+    /// Wall time of that statement.
+    pub seconds: f64,
+    /// `ids / seconds`.
+    pub ids_per_sec: f64,
+    /// Ids in a second statement of the same size that were not distinct.
+    pub duplicates: u64,
+    /// The most ids that second statement made in one millisecond.
+    pub max_per_ms: u64,
+    /// The layout's sequence values per millisecond (the most before ids repeat).
+    pub per_ms_cap: u64,
+}
+
+/// The function name used in the measurement.
+pub const FUNCTION: &str = "idkit_bench_next_id";
+
+/// Each method for `window` at each client count.
+///
+/// # Errors
+///
+/// [`Error::Postgres`], or the range allocator's error.
+pub fn measure(
+    server: &Server,
+    clients: &[usize],
+    window: Duration,
+) -> Result<Vec<RoundTrip>, Error> {
+    let mut client = server.connect()?;
+    client.batch_execute(
+        "DROP TABLE IF EXISTS idkit_bench_ai; \
+         CREATE TABLE idkit_bench_ai(id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, \
+             created_at timestamptz NOT NULL DEFAULT now()); \
+         DROP SEQUENCE IF EXISTS idkit_bench_seq; CREATE SEQUENCE idkit_bench_seq",
+    )?;
+    let mut out = Vec::new();
+    for &n in clients {
+        out.push(per_connection(
+            server,
+            "insert_returning",
+            "INSERT INTO idkit_bench_ai DEFAULT VALUES RETURNING id",
+            n,
+            window,
+        )?);
+        out.push(per_connection(
+            server,
+            "nextval",
+            "SELECT nextval('idkit_bench_seq')",
+            n,
+            window,
+        )?);
+        out.push(range_allocator(server, n, window)?);
+    }
+    client.batch_execute("DROP TABLE idkit_bench_ai; DROP SEQUENCE idkit_bench_seq")?;
+    Ok(out)
+}
+
+fn collect(method: &'static str, n: usize, seconds: f64, all: Vec<Vec<i64>>) -> RoundTrip {
+    let ids: usize = all.iter().map(Vec::len).sum();
+    let distinct: HashSet<i64> = all.into_iter().flatten().collect();
+    RoundTrip {
+        method: super::Label(method),
+        clients: n,
+        ids: ids as u64,
+        seconds,
+        ids_per_sec: ids as f64 / seconds,
+        duplicates: (ids - distinct.len()) as u64,
+    }
+}
+
+fn per_connection(
+    server: &Server,
+    method: &'static str,
+    sql: &'static str,
+    n: usize,
+    window: Duration,
+) -> Result<RoundTrip, Error> {
+    let barrier = Arc::new(Barrier::new(n + 1));
+    let mut handles = Vec::new();
+    for _ in 0..n {
+        let mut client = server.connect()?;
+        let barrier = barrier.clone();
+        handles.push(std::thread::spawn(move || -> Result<Vec<i64>, Error> {
+            let stmt = client.prepare(sql)?;
+            let mut ids = Vec::new();
+            barrier.wait();
+            let until = Instant::now() + window;
+            while Instant::now() < until {
+                ids.push(client.query_one(&stmt, &[])?.get(0));
+            }
+            Ok(ids)
+        }));
+    }
+    barrier.wait();
+    let start = Instant::now();
+    let mut all = Vec::new();
+    for h in handles {
+        all.push(
+            h.join()
+                .map_err(|_| Error::PgSetup(format!("a {method} client panicked")))??,
+        );
+    }
+    Ok(collect(method, n, start.elapsed().as_secs_f64(), all))
+}
+
+fn range_allocator(server: &Server, n: usize, window: Duration) -> Result<RoundTrip, Error> {
+    let store = idkit_range::PostgresStore::new(&server.url);
+    let namespace = format!("idkit-bench-{}-{n}", std::process::id());
+    let range = |e: &dyn std::fmt::Display| Error::PgSetup(format!("range allocator: {e}"));
+    let allocator = Arc::new(
+        idkit_range::RangeAllocator::builder(store)
+            .namespace(&namespace)
+            .build()
+            .map_err(|e| range(&e))?,
+    );
+    // The first block is leased at build; wait for it so the run starts in steady state.
+    allocator.next_id().map_err(|e| range(&e))?;
+    let barrier = Arc::new(Barrier::new(n + 1));
+    let mut handles = Vec::new();
+    for _ in 0..n {
+        let (allocator, barrier) = (allocator.clone(), barrier.clone());
+        handles.push(std::thread::spawn(move || -> Result<Vec<i64>, Error> {
+            let mut ids = Vec::new();
+            barrier.wait();
+            let until = Instant::now() + window;
+            while Instant::now() < until {
+                // Check the clock once per 1,000 ids: the allocator takes nanoseconds.
+                for _ in 0..1000 {
+                    let id = allocator
+                        .next_id()
+                        .map_err(|e| Error::PgSetup(format!("range allocator: {e}")))?;
+                    ids.push(i64::try_from(id).unwrap_or(i64::MAX));
+                }
+            }
+            Ok(ids)
+        }));
+    }
+    barrier.wait();
+    let start = Instant::now();
+    let mut all = Vec::new();
+    for h in handles {
+        all.push(
+            h.join()
+                .map_err(|_| Error::PgSetup("a range client panicked".to_owned()))??,
+        );
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let mut client = server.connect()?;
+    client.execute(
+        "DELETE FROM idkit_ranges WHERE namespace = $1",
+        &[&namespace],
+    )?;
+    Ok(collect("range_allocator", n, seconds, all))
+}
+
+/// Loads Instagram's function (shard 1) and times it making `ids` ids in one statement;
+/// a second statement of the same size counts repeated ids and the busiest millisecond.
+///
+/// # Errors
+///
+/// [`Error::Postgres`].
+pub fn in_database(server: &Server, ids: i64) -> Result<InDatabase, Error> {
+    let layout = idkit_snowflake::preset("snowflake-instagram")
+        .ok_or_else(|| Error::PgSetup("no snowflake-instagram layout".to_owned()))?;
+    let text = idkit_snowflake::sql::plpgsql(layout, &[("shard", 1)], FUNCTION)
+        .map_err(|e| Error::PgSetup(e.to_string()))?;
+    let mut client = server.connect()?;
+    client.batch_execute(&format!(
+        "DROP FUNCTION IF EXISTS {FUNCTION}(); DROP SEQUENCE IF EXISTS {FUNCTION}_seq;"
+    ))?;
+    client.batch_execute(&text)?;
+    let start = Instant::now();
+    client.query_one(
+        &format!("SELECT count({FUNCTION}()) FROM generate_series(1, $1::bigint)"),
+        &[&ids],
+    )?;
+    let seconds = start.elapsed().as_secs_f64();
+    let shift = layout.time().shift;
+    let row = client.query_one(
+        &format!(
+            "WITH ids AS MATERIALIZED (SELECT {FUNCTION}() AS id FROM generate_series(1, $1::bigint)) \
+             SELECT count(*) - count(DISTINCT id), \
+                    (SELECT max(c) FROM (SELECT count(*) AS c FROM ids GROUP BY id >> {shift}) m) \
+             FROM ids"
+        ),
+        &[&ids],
+    )?;
+    client.batch_execute(&format!(
+        "DROP FUNCTION {FUNCTION}(); DROP SEQUENCE {FUNCTION}_seq;"
+    ))?;
+    Ok(InDatabase {
+        scheme: super::Label(layout.name()),
+        ids: count(ids),
+        seconds,
+        ids_per_sec: ids as f64 / seconds,
+        duplicates: count(row.get(0)),
+        max_per_ms: count(row.get(1)),
+        per_ms_cap: layout.sequence().max() + 1,
+    })
+}

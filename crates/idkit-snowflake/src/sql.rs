@@ -1,0 +1,321 @@
+//! Ids of a layout made inside PostgreSQL: the PL/pgSQL function Instagram described in
+//! 2012 ("Sharding & IDs at Instagram"), written for any 64-bit [`LayoutSpec`].
+//!
+//! The function reads the time from `clock_timestamp()`, takes the sequence from a
+//! PostgreSQL sequence that cycles through the sequence field's values, and puts the
+//! constant fields (a shard, a worker...) in as literals: one function per shard.
+//!
+//! ```
+//! use idkit_snowflake::{preset, sql};
+//!
+//! let layout = preset("snowflake-instagram").unwrap();
+//! let text = sql::plpgsql(layout, &[("shard", 5)], "next_id")?;
+//! assert!(text.contains("CREATE OR REPLACE FUNCTION next_id() RETURNS bigint"));
+//! assert!(text.contains("(5::bigint << 10)"));
+//! # Ok::<(), idkit_snowflake::sql::SqlError>(())
+//! ```
+//!
+//! The function's limit is the sequence: it hands out `2^bits` values per tick and per
+//! shard, then starts again at 0. More ids than that in one tick (1,024 a millisecond for
+//! Instagram's 10 bits) repeat earlier ids; the printed text says so in a comment.
+
+use core::fmt::{self, Write as _};
+
+use crate::layout::{FieldKind, LayoutSpec};
+
+/// Why a layout or its values cannot become a PL/pgSQL function.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SqlError {
+    /// The layout's word is wider than PostgreSQL's `bigint`.
+    WordTooWide {
+        /// The layout.
+        layout: String,
+        /// Its word size.
+        bits: u32,
+    },
+    /// A constant field was given no value.
+    MissingValue {
+        /// The field.
+        name: String,
+    },
+    /// A value was given for a field the layout does not have, or for `time` or the
+    /// sequence, which the function computes.
+    UnknownField {
+        /// The name given.
+        name: String,
+        /// The fields that take a value, comma-separated.
+        settable: String,
+    },
+    /// A value does not fit its field.
+    FieldOutOfRange {
+        /// The field.
+        name: String,
+        /// The value given.
+        value: u64,
+        /// The largest value the field holds.
+        max: u64,
+    },
+    /// The function name is not a plain SQL identifier (optionally schema-qualified).
+    BadName {
+        /// The name given.
+        name: String,
+    },
+}
+
+impl fmt::Display for SqlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::WordTooWide { layout, bits } => write!(
+                f,
+                "{layout} is a {bits}-bit layout; a PostgreSQL function returns bigint, 64 bits"
+            ),
+            Self::MissingValue { name } => {
+                write!(f, "the layout's field {name:?} needs a value")
+            }
+            Self::UnknownField { name, settable } => {
+                write!(f, "unknown field {name:?}: expected one of {settable}")
+            }
+            Self::FieldOutOfRange { name, value, max } => write!(
+                f,
+                "field out of range: {name} must be at most {max}, found {value}"
+            ),
+            Self::BadName { name } => write!(
+                f,
+                "invalid function name {name:?}: expected letters, digits and _, \
+                 not starting with a digit, optionally schema.name"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SqlError {}
+
+/// The PL/pgSQL that creates `function()` (and its sequence, `function_seq`) making ids of
+/// `layout` with the constant fields set to `values`.
+///
+/// Run the text once per database (or schema) with `psql -f` or any client; then
+/// `SELECT function()` returns the next id as a `bigint`. A layout whose top field reaches
+/// the sign bit (Discord's and Mastodon's use all 64 bits) makes positive ids until the
+/// time field reaches that bit; from then on the function raises an error rather than
+/// return a negative number.
+///
+/// # Errors
+///
+/// - [`SqlError::WordTooWide`] for a 128-bit layout;
+/// - [`SqlError::MissingValue`] when a constant field has no value;
+/// - [`SqlError::UnknownField`] for a value of a field the layout lacks;
+/// - [`SqlError::FieldOutOfRange`] for a value wider than its field;
+/// - [`SqlError::BadName`] when `function` is not a plain identifier.
+pub fn plpgsql(
+    layout: &LayoutSpec,
+    values: &[(&str, u64)],
+    function: &str,
+) -> Result<String, SqlError> {
+    if layout.word_bits() > 64 {
+        return Err(SqlError::WordTooWide {
+            layout: layout.name().to_owned(),
+            bits: layout.word_bits(),
+        });
+    }
+    if !is_identifier(function) {
+        return Err(SqlError::BadName {
+            name: function.to_owned(),
+        });
+    }
+    let constants: Vec<_> = layout
+        .fields()
+        .filter(|f| f.kind == FieldKind::Fixed)
+        .collect();
+    for (name, _) in values {
+        if !constants.iter().any(|f| f.name == *name) {
+            return Err(SqlError::UnknownField {
+                name: (*name).to_owned(),
+                settable: constants
+                    .iter()
+                    .map(|f| f.name)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
+    }
+    let time = layout.time();
+    let sequence = layout.sequence();
+    // The largest tick whose id stays below the sign bit.
+    let max_tick = time.max().min((u64::MAX >> 1) >> time.shift);
+    let mut parts = vec![format!("(ticks << {})", time.shift)];
+    let mut set = Vec::new();
+    for field in &constants {
+        let value = values
+            .iter()
+            .find(|(name, _)| *name == field.name)
+            .map(|(_, v)| *v)
+            .ok_or_else(|| SqlError::MissingValue {
+                name: field.name.to_owned(),
+            })?;
+        if value > field.max() {
+            return Err(SqlError::FieldOutOfRange {
+                name: field.name.to_owned(),
+                value,
+                max: field.max(),
+            });
+        }
+        parts.push(format!("({value}::bigint << {})", field.shift));
+        set.push(format!("{} {value}", field.name));
+    }
+    parts.push(if sequence.shift == 0 {
+        "seq".to_owned()
+    } else {
+        format!("(seq << {})", sequence.shift)
+    });
+    let seq_name = format!("{function}_seq");
+    let per_tick = sequence.max() + 1;
+    let unit = if layout.tick_ms() == 1 {
+        "millisecond".to_owned()
+    } else {
+        format!("tick of {} ms", layout.tick_ms())
+    };
+    let fields = std::iter::once(format!("time {}", time.bits))
+        .chain(layout.fields().map(|f| format!("{} {}", f.name, f.bits)))
+        .collect::<Vec<_>>()
+        .join(", ");
+
+    let mut out = String::new();
+    // Writing to a String cannot fail.
+    let _ = writeln!(
+        out,
+        "-- Ids of the layout {} ({} bits: {fields}; {} ms ticks from Unix ms {}),",
+        layout.name(),
+        layout.word_bits(),
+        layout.tick_ms(),
+        layout.epoch_ms()
+    );
+    let _ = writeln!(
+        out,
+        "-- made inside PostgreSQL{}.",
+        if set.is_empty() {
+            String::new()
+        } else {
+            format!(" with {}", set.join(", "))
+        }
+    );
+    let _ = writeln!(
+        out,
+        "-- Limit: {seq_name} gives {per_tick} values per {unit}, then starts again at 0;\n\
+         -- more than {per_tick} ids in one {unit} from this function repeat earlier ids.\n\
+         -- Every database or schema that makes ids needs its own distinct constant fields."
+    );
+    let _ = writeln!(
+        out,
+        "CREATE SEQUENCE IF NOT EXISTS {seq_name} MINVALUE 0 MAXVALUE {} START 0 CYCLE;",
+        sequence.max()
+    );
+    let _ = writeln!(
+        out,
+        "CREATE OR REPLACE FUNCTION {function}() RETURNS bigint\n\
+         LANGUAGE plpgsql VOLATILE AS $idkit$\n\
+         DECLARE\n    ticks bigint;\n    seq bigint;\nBEGIN\n    \
+         ticks := (floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint - {}) / {};\n    \
+         IF ticks < 0 OR ticks > {max_tick} THEN\n        \
+         RAISE EXCEPTION '{function}: the clock is outside the layout''s range (tick %, expected 0 to {max_tick})', ticks;\n    \
+         END IF;\n    \
+         seq := nextval('{seq_name}');\n    \
+         RETURN {};\nEND;\n$idkit$;",
+        layout.epoch_ms(),
+        layout.tick_ms(),
+        parts.join(" | ")
+    );
+    Ok(out)
+}
+
+/// `name` or `schema.name`, each part `[A-Za-z_][A-Za-z0-9_]*`.
+fn is_identifier(text: &str) -> bool {
+    let parts: Vec<&str> = text.split('.').collect();
+    parts.len() <= 2
+        && parts.iter().all(|p| {
+            let mut chars = p.chars();
+            chars
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::preset;
+
+    #[test]
+    fn instagram_matches_its_layout() {
+        let text = plpgsql(
+            preset("snowflake-instagram").unwrap(),
+            &[("shard", 5)],
+            "next_id",
+        )
+        .unwrap();
+        assert!(text.contains("MAXVALUE 1023"));
+        assert!(text.contains("- 1314220021721) / 1"));
+        assert!(text.contains("RETURN (ticks << 23) | (5::bigint << 10) | seq;"));
+        assert!(text.contains("more than 1024 ids in one millisecond"));
+    }
+
+    #[test]
+    fn sonyflake_puts_the_sequence_above_the_machine() {
+        let text = plpgsql(preset("sonyflake").unwrap(), &[("machine", 7)], "sf").unwrap();
+        assert!(text.contains("RETURN (ticks << 24) | (7::bigint << 0) | (seq << 16);"));
+        assert!(text.contains(") / 10;"));
+        assert!(text.contains("per tick of 10 ms"));
+    }
+
+    #[test]
+    fn full_width_layouts_stop_below_the_sign_bit() {
+        // Discord: 42 time bits at shift 22; the largest positive id has tick 2^41 - 1.
+        let text = plpgsql(
+            preset("snowflake-discord").unwrap(),
+            &[("worker", 1), ("process", 2)],
+            "d",
+        )
+        .unwrap();
+        assert!(text.contains(&format!("ticks > {}", (1u64 << 41) - 1)));
+    }
+
+    #[test]
+    fn refusals_name_the_problem() {
+        let boundary = preset("flake-boundary").unwrap();
+        let e = plpgsql(boundary, &[("worker", 1)], "f").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "flake-boundary is a 128-bit layout; a PostgreSQL function returns bigint, 64 bits"
+        );
+        let insta = preset("snowflake-instagram").unwrap();
+        assert_eq!(
+            plpgsql(insta, &[], "f").unwrap_err(),
+            SqlError::MissingValue {
+                name: "shard".into()
+            }
+        );
+        assert_eq!(
+            plpgsql(insta, &[("shard", 8192)], "f").unwrap_err(),
+            SqlError::FieldOutOfRange {
+                name: "shard".into(),
+                value: 8192,
+                max: 8191
+            }
+        );
+        assert!(matches!(
+            plpgsql(insta, &[("shard", 1), ("worker", 1)], "f").unwrap_err(),
+            SqlError::UnknownField { .. }
+        ));
+        for bad in ["", "1f", "a;drop", "a.b.c", "a-b"] {
+            assert!(
+                matches!(
+                    plpgsql(insta, &[("shard", 1)], bad),
+                    Err(SqlError::BadName { .. })
+                ),
+                "{bad}"
+            );
+        }
+        assert!(plpgsql(insta, &[("shard", 1)], "ids.next_id").is_ok());
+    }
+}
