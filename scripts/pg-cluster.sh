@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A throwaway PostgreSQL cluster on loopback for the range store's tests.
+# A throwaway PostgreSQL cluster on loopback, for the tests and `scripts/report.sh --postgres`.
 #
 #   scripts/pg-cluster.sh start DIR PORT   # installs Debian's postgresql if missing, initdb, start
 #   scripts/pg-cluster.sh stop DIR         # fast shutdown
@@ -18,8 +18,10 @@ bin_dir() {
     local initdb
     initdb=$(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | sort -V | tail -1 || true)
     if [ -z "$initdb" ]; then
-        echo "==> installing postgresql (Debian package)" >&2
-        (apt-get install -y postgresql || (apt-get update && apt-get install -y postgresql)) >/dev/null
+        # postgresql-contrib: pgstattuple and pg_walinspect, which the report's runs use.
+        echo "==> installing postgresql and postgresql-contrib (Debian packages)" >&2
+        (apt-get install -y postgresql postgresql-contrib ||
+            (apt-get update && apt-get install -y postgresql postgresql-contrib)) >/dev/null
         initdb=$(ls /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1)
     fi
     dirname "$initdb"

@@ -6,16 +6,42 @@
 #   scripts/report.sh --profile quick      # about a minute
 #   scripts/report.sh --profile full       # larger tables, for people with time
 #   scripts/report.sh --out /tmp/r --quiet # elsewhere, no progress bars
+#   scripts/report.sh --postgres           # also PostgreSQL: two throwaway servers on
+#                                          # loopback (shared_buffers 16 MB and 1 GB)
+#   scripts/report.sh --postgres-url URL   # also PostgreSQL, on your server (15 or later,
+#                                          # a superuser, postgresql-contrib installed)
 #
 # Needs only the Rust toolchain: SQLite is compiled in (rusqlite's bundled build) and the
-# charts' font is embedded.
+# charts' font is embedded. --postgres installs Debian's postgresql when it is missing.
+# Without a server, the report keeps the PostgreSQL figures of the last run that had one
+# (reports/data/postgres.json), dated.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "==> building the report generator (release)"
 cargo build --release -p bench-harness --bin report
 
-args=("$@")
-command="scripts/report.sh${args[*]:+ ${args[*]}}"
+args=()
+postgres=0
+for a in "$@"; do
+    if [ "$a" = --postgres ]; then postgres=1; else args+=("$a"); fi
+done
+command="scripts/report.sh${*:+ $*}"
+
+if [ "$postgres" = 1 ]; then
+    # Two throwaway clusters, fsync on, WAL kept for pg_walinspect, checkpoints only when
+    # the harness asks (it issues one every tenth of a run).
+    common="-c wal_keep_size=16GB -c max_wal_size=32GB -c checkpoint_timeout=1d"
+    pg_dirs=()
+    trap 'for d in "${pg_dirs[@]}"; do scripts/pg-cluster.sh stop "$d" >/dev/null 2>&1 || true; rm -rf "$d"; done' EXIT
+    for buffers in 16MB 1GB; do
+        dir=$(mktemp -d)
+        pg_dirs+=("$dir")
+        port=$((20000 + RANDOM % 20000))
+        echo "==> starting a PostgreSQL server on 127.0.0.1:$port (shared_buffers $buffers)"
+        PG_FSYNC=on PG_OPTS="-c shared_buffers=$buffers $common" scripts/pg-cluster.sh start "$dir" "$port"
+        args+=(--postgres-url "postgres://postgres@127.0.0.1:$port/postgres")
+    done
+fi
 echo "==> measuring (standard profile unless --profile says otherwise)"
-IDKIT_REPORT_COMMAND="$command" exec target/release/report "${args[@]}"
+IDKIT_REPORT_COMMAND="$command" target/release/report "${args[@]}"

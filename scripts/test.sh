@@ -2,7 +2,8 @@
 # The whole test suite, as CI runs it (.ci/run calls this and nothing else):
 # formatting, lints, every test (the harness's quick profile among them), the range store
 # against a real PostgreSQL server, worker-id leases against real PostgreSQL and etcd servers
-# and the lease drills with real processes, docs with warnings denied, the loom model check of the
+# and the lease drills with real processes, the report's PostgreSQL runs and the in-database
+# generator against the same server, docs with warnings denied, the loom model check of the
 # lock-free generator, ids cross-checked against other languages' implementations
 # (scripts/crosscheck.sh), and a smoke run of the criterion benches.
 set -euo pipefail
@@ -26,7 +27,8 @@ step "range allocator against a real PostgreSQL server on loopback"
 # Installs Debian's postgresql when missing, starts a throwaway cluster, stops it at exit.
 PG_DIR=$(mktemp -d)
 PG_PORT=$((20000 + RANDOM % 20000))
-scripts/pg-cluster.sh start "$PG_DIR" "$PG_PORT"
+# WAL kept for the harness's PostgreSQL runs, which read it back with pg_walinspect.
+PG_OPTS="-c wal_keep_size=2GB" scripts/pg-cluster.sh start "$PG_DIR" "$PG_PORT"
 trap 'scripts/pg-cluster.sh stop "$PG_DIR" >/dev/null 2>&1 || true; rm -rf "$PG_DIR"' EXIT
 export IDKIT_TEST_PG="host=127.0.0.1 port=$PG_PORT user=postgres"
 export IDKIT_TEST_PG_DIR="$PG_DIR"
@@ -49,6 +51,9 @@ export IDKIT_TEST_PG_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres"
 export IDKIT_TEST_ETCD="127.0.0.1:$ETCD_PORT"
 export IDKIT_TEST_ETCD_DIR="$ETCD_DIR"
 cargo test -p idkit-lease --features live-tests --test postgres --test etcd
+
+step "the report's PostgreSQL runs (quick profile) and idkit sql's function in a real server"
+cargo test -p bench-harness --features live-tests --test postgres
 # The drills stop and restart the servers, so they run one at a time.
 cargo test -p idkit-cli --features drills --test drills -- --test-threads 1 --nocapture
 

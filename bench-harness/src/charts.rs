@@ -66,7 +66,7 @@ pub(crate) fn draw_all(
     progress: &Progress,
 ) -> Result<Vec<ChartFile>, Error> {
     std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
-    let bar = progress.bar("charts", 5);
+    let bar = progress.bar("charts", if results.pg.runs.is_empty() { 5 } else { 8 });
     let mut files = Vec::new();
     let mut emit = |chart: &dyn ErasedChart| -> Result<(), Error> {
         bar.set_message(chart.stem());
@@ -83,6 +83,11 @@ pub(crate) fn draw_all(
     emit(&InsertCurve::new(results))?;
     emit(&SizeFill::new(results))?;
     emit(&PagesPerCommit::new(results))?;
+    if !results.pg.runs.is_empty() {
+        emit(&PgInsertCurve::new(results))?;
+        emit(&PgSplitsFill::new(results))?;
+        emit(&PgWal::new(results))?;
+    }
     progress.done(
         &bar,
         &format!(
@@ -668,6 +673,209 @@ impl Chart for PagesPerCommit {
                 title: "pages written per commit, large cache",
                 x_desc: "pages (log scale)",
                 rows: self.large.clone(),
+                log: true,
+                percent: false,
+            },
+        )
+    }
+}
+
+/// The PostgreSQL runs of each scheme's own binary key, one writer, ids made before.
+fn pg_native<'a>(r: &'a Results<'_>, cache: &str) -> Vec<&'a crate::pg::PgRun> {
+    r.entries_with_bits()
+        .filter_map(|(name, bits)| {
+            r.pg.find(
+                name,
+                crate::pg::insert::Form::native(bits).pk(),
+                cache,
+                1,
+                false,
+            )
+        })
+        .collect()
+}
+
+struct PgInsertCurve {
+    series: Vec<(String, Vec<(f64, f64)>)>,
+    title: String,
+}
+
+impl PgInsertCurve {
+    fn new(r: &Results<'_>) -> Self {
+        let series = r
+            .entries_with_bits()
+            .map(|(name, bits)| {
+                let storage = crate::pg::insert::Form::native(bits).pk();
+                let pts =
+                    r.pg.curve
+                        .iter()
+                        .filter(|c| c.scheme == name && c.storage == storage && c.cache == "small")
+                        .map(|c| (c.rows_so_far as f64, c.batch_rows_per_sec))
+                        .collect();
+                (format!("{name} ({})", storage.name()), pts)
+            })
+            .collect();
+        let buffers =
+            r.pg.runs
+                .iter()
+                .find(|run| run.cache == "small")
+                .map_or(0, |run| run.cache_kib / 1024);
+        Self {
+            series,
+            title: format!(
+                "PostgreSQL insert rate as the table grows: primary key, {} rows per commit, \
+                 shared_buffers {buffers} MiB",
+                r.params.commit_rows
+            ),
+        }
+    }
+}
+
+impl Chart for PgInsertCurve {
+    fn stem(&self) -> &'static str {
+        "pg_insert_curve"
+    }
+    fn title(&self) -> String {
+        self.title.clone()
+    }
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        s: f64,
+    ) -> DrawResult<DB::ErrorType> {
+        draw_lines(
+            root,
+            s,
+            &Lines {
+                title: "PostgreSQL insert rate as the table grows (small shared_buffers)",
+                x_desc: "rows in the table",
+                y_desc: "rows per second (log)",
+                series: self.series.clone(),
+            },
+        )
+    }
+}
+
+struct PgSplitsFill {
+    splits: Vec<(String, f64, Option<f64>)>,
+    fill: Vec<(String, f64, Option<f64>)>,
+}
+
+impl PgSplitsFill {
+    fn new(r: &Results<'_>) -> Self {
+        let runs = pg_native(r, "small");
+        Self {
+            splits: runs
+                .iter()
+                .map(|b| {
+                    (
+                        b.scheme.to_string(),
+                        b.splits() as f64 * 1000.0 / b.rows as f64,
+                        None,
+                    )
+                })
+                .collect(),
+            fill: runs
+                .iter()
+                .map(|b| (b.scheme.to_string(), b.leaf_fill, None))
+                .collect(),
+        }
+    }
+}
+
+impl Chart for PgSplitsFill {
+    fn stem(&self) -> &'static str {
+        "pg_splits_fill"
+    }
+    fn title(&self) -> String {
+        "PostgreSQL page splits per 1,000 rows (Btree/SPLIT_L + SPLIT_R WAL records) and \
+         average leaf density of the primary key"
+            .to_owned()
+    }
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        s: f64,
+    ) -> DrawResult<DB::ErrorType> {
+        let (left, right) = root.split_horizontally(f64::from(SIZE.0) * s / 2.0);
+        draw_bars(
+            &left,
+            s,
+            &Bars {
+                title: "page splits per 1,000 rows",
+                x_desc: "splits",
+                rows: self.splits.clone(),
+                log: false,
+                percent: false,
+            },
+        )?;
+        draw_bars(
+            &right,
+            s,
+            &Bars {
+                title: "average leaf density",
+                x_desc: "pgstatindex avg_leaf_density",
+                rows: self.fill.clone(),
+                log: false,
+                percent: true,
+            },
+        )
+    }
+}
+
+struct PgWal {
+    wal: Vec<(String, f64, Option<f64>)>,
+    fpi: Vec<(String, f64, Option<f64>)>,
+}
+
+impl PgWal {
+    fn new(r: &Results<'_>) -> Self {
+        let runs = pg_native(r, "small");
+        Self {
+            wal: runs
+                .iter()
+                .map(|b| (b.scheme.to_string(), b.wal_per_1k() / 1024.0, None))
+                .collect(),
+            fpi: runs
+                .iter()
+                .map(|b| (b.scheme.to_string(), b.fpi_per_1k(), None))
+                .collect(),
+        }
+    }
+}
+
+impl Chart for PgWal {
+    fn stem(&self) -> &'static str {
+        "pg_wal"
+    }
+    fn title(&self) -> String {
+        "PostgreSQL WAL and full-page images per 1,000 rows, primary key, small shared_buffers"
+            .to_owned()
+    }
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        s: f64,
+    ) -> DrawResult<DB::ErrorType> {
+        let (left, right) = root.split_horizontally(f64::from(SIZE.0) * s / 2.0);
+        draw_bars(
+            &left,
+            s,
+            &Bars {
+                title: "WAL per 1,000 rows",
+                x_desc: "KiB (log scale)",
+                rows: self.wal.clone(),
+                log: true,
+                percent: false,
+            },
+        )?;
+        draw_bars(
+            &right,
+            s,
+            &Bars {
+                title: "full-page images per 1,000 rows",
+                x_desc: "images (log scale)",
+                rows: self.fpi.clone(),
                 log: true,
                 percent: false,
             },

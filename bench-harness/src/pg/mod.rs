@@ -20,6 +20,10 @@ use crate::Error;
 
 pub use insert::{PgCurvePoint, PgRun, PgStorage};
 
+/// The least `wal_keep_size` a server needs, MB: a run's WAL must still be there when
+/// `pg_get_wal_stats` reads it after the run's checkpoints.
+pub const MIN_WAL_KEEP_MB: i64 = 2048;
+
 /// One PostgreSQL server to measure on.
 #[derive(Debug, Clone)]
 pub struct Server {
@@ -51,8 +55,8 @@ impl Server {
 /// # Errors
 ///
 /// [`Error::Postgres`] for an unreachable server, [`Error::PgSetup`] for more than two
-/// servers, two with the same `shared_buffers`, a server older than 15, or a missing
-/// extension (Debian: `postgresql-contrib`).
+/// servers, two with the same `shared_buffers`, a server older than 15, a `wal_keep_size`
+/// below [`MIN_WAL_KEEP_MB`], or a missing extension (Debian: `postgresql-contrib`).
 pub fn servers(urls: &[String]) -> Result<Vec<Server>, Error> {
     if urls.len() > 2 {
         return Err(Error::PgSetup(format!(
@@ -75,6 +79,19 @@ pub fn servers(urls: &[String]) -> Result<Vec<Server>, Error> {
         if version_num < 150_000 {
             return Err(Error::PgSetup(format!(
                 "PostgreSQL 15 or later is needed (pg_walinspect); {url} runs {version_num}"
+            )));
+        }
+        let keep_mb: i64 = client
+            .query_one(
+                "SELECT setting::bigint FROM pg_settings WHERE name = 'wal_keep_size'",
+                &[],
+            )?
+            .get(0);
+        if keep_mb < MIN_WAL_KEEP_MB {
+            return Err(Error::PgSetup(format!(
+                "{url} keeps {keep_mb} MB of WAL (wal_keep_size); each run reads its WAL back \
+                 after checkpoints, so set wal_keep_size to at least {MIN_WAL_KEEP_MB} MB \
+                 (scripts/report.sh --postgres starts servers that do)"
             )));
         }
         for ext in ["pgstattuple", "pg_walinspect"] {

@@ -1,0 +1,248 @@
+//! The PostgreSQL measurements against a real server: `scripts/test.sh` starts one on
+//! loopback and sets `IDKIT_TEST_PG_URL` (feature `live-tests`). The quick profile's
+//! PostgreSQL part runs into a temporary directory and every column is checked for a
+//! plausible value (not the numbers themselves); Instagram's in-database generator, as
+//! `idkit sql` prints it, is loaded and its ids read back with idkit's decoders.
+#![cfg(feature = "live-tests")]
+
+use std::path::PathBuf;
+
+use bench_harness::pg::{self, PgStorage};
+use bench_harness::{Config, Profile, run};
+use idkit_core::FieldValue;
+use postgres::{Client, NoTls};
+
+fn url() -> String {
+    std::env::var("IDKIT_TEST_PG_URL")
+        .expect("IDKIT_TEST_PG_URL: scripts/test.sh starts the server and sets it")
+}
+
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn quick_profile_fills_every_postgres_column() {
+    let dir = TempDir(std::env::temp_dir().join(format!("idkit-pg-report-{}", std::process::id())));
+    let mut config = Config::new(Profile::Quick, dir.0.clone());
+    config.postgres = vec![url()];
+    let summary = run(&config).unwrap();
+    assert!(summary.pg_runs > 0);
+
+    let text = std::fs::read_to_string(dir.0.join("data/postgres.json")).unwrap();
+    let results: pg::Pg = serde_json::from_str(&text).unwrap();
+    let params = Profile::Quick.params();
+    let entries = idkit::registry::schemes();
+
+    // Every scheme, keyed by its own binary type, as text and as a unique index.
+    for entry in entries {
+        let native = match entry.info().bits {
+            0..=64 => PgStorage::BigintPk,
+            128 => PgStorage::UuidPk,
+            _ => PgStorage::ByteaPk,
+        };
+        for storage in [native, PgStorage::TextPk, PgStorage::UniqueIndex] {
+            assert!(
+                results
+                    .find(entry.name(), storage, "small", 1, false)
+                    .is_some(),
+                "{} {}",
+                entry.name(),
+                storage.name()
+            );
+        }
+    }
+    for r in &results.runs {
+        let what = format!(
+            "{} {} {} writers {}",
+            r.scheme,
+            r.storage.name(),
+            r.cache,
+            r.writers
+        );
+        assert_eq!(r.rows, params.pg_rows / r.writers * r.writers, "{what}");
+        let per_writer = r.rows / r.writers;
+        assert_eq!(
+            usize::try_from(r.commits).unwrap(),
+            r.writers * per_writer.div_ceil(params.commit_rows),
+            "{what}"
+        );
+        assert!(r.rows_per_sec > 0.0 && r.seconds > 0.0, "{what}");
+        assert!(r.table_bytes > 0 && r.index_bytes > 0, "{what}");
+        assert!(r.file_bytes >= r.table_bytes + r.index_bytes, "{what}");
+        assert!(r.leaf_pages > 0 && r.depth >= 1, "{what}");
+        assert!(
+            r.leaf_fill > 0.2 && r.leaf_fill <= 1.0,
+            "{what}: {}",
+            r.leaf_fill
+        );
+        // A leaf page holds a few hundred keys; thousands of rows must have split pages.
+        assert!(r.splits() > 0, "{what}");
+        assert!(
+            r.splits() + 1 >= r.leaf_pages,
+            "{what}: every leaf after the first is a split"
+        );
+        assert!(r.wal_bytes > 0 && r.fpi > 0 && r.fpi_bytes > 0, "{what}");
+        assert!(r.checkpoints >= 1, "{what}");
+    }
+    for scheme in [
+        "snowflake-twitter",
+        "uuid-v7",
+        pg::UUID_V7_RANDOM,
+        "ulid",
+        "uuid-v4",
+    ] {
+        let form = if scheme == "snowflake-twitter" {
+            PgStorage::BigintPk
+        } else {
+            PgStorage::UuidPk
+        };
+        for writers in [1, params.pg_writers] {
+            assert!(
+                results.find(scheme, form, "small", writers, true).is_some(),
+                "{scheme} {writers}"
+            );
+        }
+    }
+    assert!(!results.curve.is_empty());
+
+    for method in ["insert_returning", "nextval", "range_allocator"] {
+        for clients in [1, params.pg_writers] {
+            let t = results
+                .roundtrip
+                .iter()
+                .find(|t| t.method == method && t.clients == clients)
+                .unwrap_or_else(|| panic!("{method} {clients}"));
+            assert!(t.ids > 0 && t.ids_per_sec > 0.0, "{method}");
+            assert_eq!(t.duplicates, 0, "{method}");
+        }
+    }
+    let d = results.in_database.as_ref().unwrap();
+    assert_eq!(d.ids, params.pg_in_db_ids);
+    assert_eq!(d.per_ms_cap, 1024);
+    assert!(d.max_per_ms > 0);
+    // Ids repeat exactly when one millisecond asked for more than the sequence holds.
+    assert_eq!(d.duplicates > 0, d.max_per_ms > d.per_ms_cap, "{d:?}");
+
+    assert_eq!(results.created_at.len(), 3);
+    for c in &results.created_at {
+        assert_eq!(c.rows, params.pg_rows);
+        assert!(
+            c.rows_per_sec > 0.0 && c.wal_per_1k > 0.0 && c.pk_bytes > 0,
+            "{c:?}"
+        );
+        assert_eq!(
+            c.created_at_bytes > 0,
+            c.setup == "uuid-v4 + created_at index"
+        );
+        assert!(c.query_us > 0.0 && c.query_buffers > 0, "{c:?}");
+    }
+
+    // The CSV files and the report's PostgreSQL sections.
+    for file in [
+        "btree_postgres.csv",
+        "btree_postgres_curve.csv",
+        "pg_ids.csv",
+        "pg_created_at.csv",
+    ] {
+        let csv = std::fs::read_to_string(dir.0.join("data").join(file)).unwrap();
+        assert!(csv.lines().count() > 1, "{file}");
+    }
+    let report = std::fs::read_to_string(dir.0.join("REPORT.md")).unwrap();
+    assert!(report.contains("## B-tree insert cost in PostgreSQL"));
+}
+
+/// Ids from `sql` (an `idkit sql` function called `function`), made in one statement,
+/// with the clock read before and after, in Unix ms.
+fn make_ids(client: &mut Client, sql: &str, function: &str, n: i64) -> (Vec<i64>, u64, u64) {
+    client
+        .batch_execute(&format!(
+            "DROP FUNCTION IF EXISTS {function}(); DROP SEQUENCE IF EXISTS {function}_seq;"
+        ))
+        .unwrap();
+    client.batch_execute(sql).unwrap();
+    let now = |c: &mut Client| -> u64 {
+        let ms: i64 = c
+            .query_one(
+                "SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint",
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        u64::try_from(ms).unwrap()
+    };
+    let before = now(client);
+    // In the order they were made (ordinality), not sorted.
+    let made: Vec<i64> = client
+        .query(
+            &format!(
+                "SELECT id FROM (SELECT {function}() AS id, i FROM generate_series(1, $1::bigint) i) s \
+                 ORDER BY i"
+            ),
+            &[&n],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let after = now(client);
+    assert_eq!(made.len(), usize::try_from(n).unwrap());
+    client
+        .batch_execute(&format!(
+            "DROP FUNCTION {function}(); DROP SEQUENCE {function}_seq;"
+        ))
+        .unwrap();
+    (made, before, after)
+}
+
+#[test]
+fn instagrams_function_makes_ids_idkit_reads() {
+    let mut client = Client::connect(&url(), NoTls).unwrap();
+    let layout = idkit_snowflake::preset("snowflake-instagram").unwrap();
+    let sql = idkit_snowflake::sql::plpgsql(layout, &[("shard", 5)], "idkit_test_next_id").unwrap();
+    // 500 ids: well under 1,024 in any millisecond, so none repeat.
+    let (ids, before, after) = make_ids(&mut client, &sql, "idkit_test_next_id", 500);
+    let codec = idkit::registry::find("snowflake-instagram")
+        .unwrap()
+        .codec();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "ids increase");
+    for id in &ids {
+        let decoded = codec.decode_text(&id.to_string()).unwrap();
+        let ms = decoded.timestamp_ms.unwrap();
+        assert!(
+            ms >= before && ms <= after,
+            "{ms} outside {before}..={after}"
+        );
+        assert_eq!(decoded.field("shard"), Some(&FieldValue::Int(5)));
+    }
+
+    // A layout with 10 ms ticks and the sequence above a constant field (Sonyflake's).
+    let layout = idkit_snowflake::preset("sonyflake").unwrap();
+    let sql = idkit_snowflake::sql::plpgsql(layout, &[("machine", 7)], "idkit_test_sf").unwrap();
+    let (ids, before, after) = make_ids(&mut client, &sql, "idkit_test_sf", 200);
+    let codec = idkit::registry::find("sonyflake").unwrap().codec();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "ids increase");
+    for id in &ids {
+        let decoded = codec.decode_text(&id.to_string()).unwrap();
+        let ms = decoded.timestamp_ms.unwrap();
+        // Within the 10 ms tick.
+        assert!(
+            ms + 10 > before && ms <= after,
+            "{ms} outside {before}..={after}"
+        );
+        assert_eq!(decoded.field("machine"), Some(&FieldValue::Int(7)));
+    }
+
+    // What cannot be expressed is refused before it reaches the database.
+    let e = idkit_snowflake::sql::plpgsql(
+        idkit_snowflake::preset("flake-boundary").unwrap(),
+        &[("worker", 1)],
+        "f",
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("128-bit layout"), "{e}");
+}
