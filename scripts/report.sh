@@ -7,7 +7,7 @@
 #   scripts/report.sh --profile full       # larger tables, for people with time
 #   scripts/report.sh --out /tmp/r --quiet # elsewhere, no progress bars
 #   scripts/report.sh --postgres           # also PostgreSQL: two throwaway servers on
-#                                          # loopback (shared_buffers 16 MB and 1 GB)
+#                                          # loopback (shared_buffers 8 MB and 1 GB)
 #   scripts/report.sh --postgres-url URL   # also PostgreSQL, on your server (15 or later,
 #                                          # a superuser, postgresql-contrib installed)
 #
@@ -34,7 +34,7 @@ if [ "$postgres" = 1 ]; then
     common="-c wal_keep_size=16GB -c max_wal_size=32GB -c checkpoint_timeout=1d"
     pg_dirs=()
     trap 'for d in "${pg_dirs[@]}"; do scripts/pg-cluster.sh stop "$d" >/dev/null 2>&1 || true; rm -rf "$d"; done' EXIT
-    for buffers in 16MB 1GB; do
+    for buffers in 8MB 1GB; do
         dir=$(mktemp -d)
         pg_dirs+=("$dir")
         port=$((20000 + RANDOM % 20000))

@@ -68,7 +68,7 @@ impl Profile {
                 small_cache_kib: 1024,
                 large_cache_kib: 256 * 1024,
                 curve_points: 30,
-                pg_rows: 200_000,
+                pg_rows: 500_000,
                 pg_checkpoints: 10,
                 pg_writers: 4,
                 pg_roundtrip_ms: 2_000,

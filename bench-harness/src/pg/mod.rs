@@ -353,7 +353,14 @@ pub fn measure(
     bar.inc(1);
     if let (Some(v4), Some(v7)) = &v4_v7 {
         bar.set_message("created_at index against uuid-v7");
-        out.created_at = created_at::measure(small, v4, v7, params.commit_rows, params.pg_queries)?;
+        out.created_at = created_at::measure(
+            small,
+            v4,
+            v7,
+            params.commit_rows,
+            rows.div_ceil(params.pg_checkpoints).max(params.commit_rows),
+            params.pg_queries,
+        )?;
     }
     bar.inc(1);
 

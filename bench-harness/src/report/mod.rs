@@ -775,8 +775,8 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
     if let Some(ai) = prop("auto-increment") {
         let _ = writeln!(
             md,
-            "- **Dense integers from one database:** `auto-increment` inserts at {} with the \
-             smallest rows ({} bytes per row), but needs one store that every writer asks; two \
+            "- **Dense integers from one database:** `auto-increment` inserts into SQLite at {} \
+             with the smallest rows ({} bytes per row), but needs one store that every writer asks; two \
              separate counters issued {} duplicates in {} ids. `range` leases blocks from a \
              shared store instead, so the store is asked once per block: {} per id here, and \
              {} duplicates between two allocators on one store.",
