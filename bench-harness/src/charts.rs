@@ -81,12 +81,12 @@ pub(crate) fn draw_all(
     emit(&NsPerId::new(results))?;
     emit(&Threads::new(results))?;
     emit(&InsertCurve::new(results))?;
-    emit(&SizeFill::new(results))?;
-    emit(&PagesPerCommit::new(results))?;
+    emit(&size_fill(results))?;
+    emit(&pages_per_commit(results))?;
     if !results.pg.runs.is_empty() {
         emit(&PgInsertCurve::new(results))?;
-        emit(&PgSplitsFill::new(results))?;
-        emit(&PgWal::new(results))?;
+        emit(&pg_splits_fill(results))?;
+        emit(&pg_wal(results))?;
     }
     progress.done(
         &bar,
@@ -558,128 +558,6 @@ impl Chart for InsertCurve {
     }
 }
 
-struct SizeFill {
-    size: Vec<(String, f64, Option<f64>)>,
-    fill: Vec<(String, f64, Option<f64>)>,
-}
-
-impl SizeFill {
-    fn new(r: &Results<'_>) -> Self {
-        let runs = r.native_runs("small", r.params.commit_rows);
-        Self {
-            size: runs
-                .iter()
-                .map(|b| (b.scheme.to_owned(), b.bytes_per_row, None))
-                .collect(),
-            fill: runs
-                .iter()
-                .map(|b| (b.scheme.to_owned(), b.leaf_fill, None))
-                .collect(),
-        }
-    }
-}
-
-impl Chart for SizeFill {
-    fn stem(&self) -> &'static str {
-        "btree_size_fill"
-    }
-    fn title(&self) -> String {
-        "Database bytes per row and leaf-page fill of the key b-tree".to_owned()
-    }
-    fn draw<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-        s: f64,
-    ) -> DrawResult<DB::ErrorType> {
-        let (left, right) = root.split_horizontally(f64::from(SIZE.0) * s / 2.0);
-        draw_bars(
-            &left,
-            s,
-            &Bars {
-                title: "file bytes per row",
-                x_desc: "bytes per row",
-                rows: self.size.clone(),
-                log: false,
-                percent: false,
-            },
-        )?;
-        draw_bars(
-            &right,
-            s,
-            &Bars {
-                title: "leaf page fill",
-                x_desc: "used fraction of leaf pages",
-                rows: self.fill.clone(),
-                log: false,
-                percent: true,
-            },
-        )
-    }
-}
-
-struct PagesPerCommit {
-    small: Vec<(String, f64, Option<f64>)>,
-    large: Vec<(String, f64, Option<f64>)>,
-    commit: usize,
-}
-
-impl PagesPerCommit {
-    fn new(r: &Results<'_>) -> Self {
-        let rows = |cache: &str| {
-            r.native_runs(cache, r.params.commit_rows)
-                .into_iter()
-                .map(|b| (b.scheme.to_owned(), b.pages_per_commit(), None))
-                .collect()
-        };
-        Self {
-            small: rows("small"),
-            large: rows("large"),
-            commit: r.params.commit_rows,
-        }
-    }
-}
-
-impl Chart for PagesPerCommit {
-    fn stem(&self) -> &'static str {
-        "btree_pages_per_commit"
-    }
-    fn title(&self) -> String {
-        format!(
-            "Pages written per commit of {} rows, small and large page cache",
-            self.commit
-        )
-    }
-    fn draw<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-        s: f64,
-    ) -> DrawResult<DB::ErrorType> {
-        let (left, right) = root.split_horizontally(f64::from(SIZE.0) * s / 2.0);
-        draw_bars(
-            &left,
-            s,
-            &Bars {
-                title: "pages written per commit, small cache",
-                x_desc: "pages (log scale)",
-                rows: self.small.clone(),
-                log: true,
-                percent: false,
-            },
-        )?;
-        draw_bars(
-            &right,
-            s,
-            &Bars {
-                title: "pages written per commit, large cache",
-                x_desc: "pages (log scale)",
-                rows: self.large.clone(),
-                log: true,
-                percent: false,
-            },
-        )
-    }
-}
-
 /// The PostgreSQL runs of each scheme's own binary key, one writer, ids made before.
 fn pg_native<'a>(r: &'a Results<'_>, cache: &str) -> Vec<&'a crate::pg::PgRun> {
     r.entries_with_bits()
@@ -756,129 +634,169 @@ impl Chart for PgInsertCurve {
     }
 }
 
-struct PgSplitsFill {
-    splits: Vec<(String, f64, Option<f64>)>,
-    fill: Vec<(String, f64, Option<f64>)>,
+/// A chart of two bar panels side by side.
+struct TwoBars {
+    stem: &'static str,
+    title: String,
+    panels: [Bars<'static>; 2],
 }
 
-impl PgSplitsFill {
-    fn new(r: &Results<'_>) -> Self {
-        let runs = pg_native(r, "small");
-        Self {
-            splits: runs
-                .iter()
-                .map(|b| {
+impl Chart for TwoBars {
+    fn stem(&self) -> &'static str {
+        self.stem
+    }
+    fn title(&self) -> String {
+        self.title.clone()
+    }
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        s: f64,
+    ) -> DrawResult<DB::ErrorType> {
+        let (left, right) = root.split_horizontally(f64::from(SIZE.0) * s / 2.0);
+        draw_bars(&left, s, &self.panels[0])?;
+        draw_bars(&right, s, &self.panels[1])
+    }
+}
+
+/// A bar panel of one value per run.
+fn panel<T>(
+    title: &'static str,
+    x_desc: &'static str,
+    runs: &[T],
+    value: impl Fn(&T) -> (String, f64),
+    log: bool,
+    percent: bool,
+) -> Bars<'static> {
+    Bars {
+        title,
+        x_desc,
+        rows: runs
+            .iter()
+            .map(|r| {
+                let (label, v) = value(r);
+                (label, v, None)
+            })
+            .collect(),
+        log,
+        percent,
+    }
+}
+
+fn size_fill(r: &Results<'_>) -> TwoBars {
+    let runs = r.native_runs("small", r.params.commit_rows);
+    TwoBars {
+        stem: "btree_size_fill",
+        title: "Database bytes per row and leaf-page fill of the key b-tree".to_owned(),
+        panels: [
+            panel(
+                "file bytes per row",
+                "bytes per row",
+                &runs,
+                |b| (b.scheme.to_owned(), b.bytes_per_row),
+                false,
+                false,
+            ),
+            panel(
+                "leaf page fill",
+                "used fraction of leaf pages",
+                &runs,
+                |b| (b.scheme.to_owned(), b.leaf_fill),
+                false,
+                true,
+            ),
+        ],
+    }
+}
+
+fn pages_per_commit(r: &Results<'_>) -> TwoBars {
+    let small = r.native_runs("small", r.params.commit_rows);
+    let large = r.native_runs("large", r.params.commit_rows);
+    let value = |b: &&crate::btree::BtreeRun| (b.scheme.to_owned(), b.pages_per_commit());
+    TwoBars {
+        stem: "btree_pages_per_commit",
+        title: format!(
+            "Pages written per commit of {} rows, small and large page cache",
+            r.params.commit_rows
+        ),
+        panels: [
+            panel(
+                "pages written per commit, small cache",
+                "pages (log scale)",
+                &small,
+                value,
+                true,
+                false,
+            ),
+            panel(
+                "pages written per commit, large cache",
+                "pages (log scale)",
+                &large,
+                value,
+                true,
+                false,
+            ),
+        ],
+    }
+}
+
+fn pg_splits_fill(r: &Results<'_>) -> TwoBars {
+    let runs = pg_native(r, "small");
+    TwoBars {
+        stem: "pg_splits_fill",
+        title: "PostgreSQL page splits per 1,000 rows (Btree/SPLIT_L + SPLIT_R WAL records) and \
+                average leaf density of the primary key"
+            .to_owned(),
+        panels: [
+            panel(
+                "page splits per 1,000 rows",
+                "splits",
+                &runs,
+                |b| {
                     (
                         b.scheme.to_string(),
                         b.splits() as f64 * 1000.0 / b.rows as f64,
-                        None,
                     )
-                })
-                .collect(),
-            fill: runs
-                .iter()
-                .map(|b| (b.scheme.to_string(), b.leaf_fill, None))
-                .collect(),
-        }
+                },
+                false,
+                false,
+            ),
+            panel(
+                "average leaf density",
+                "pgstatindex avg_leaf_density",
+                &runs,
+                |b| (b.scheme.to_string(), b.leaf_fill),
+                false,
+                true,
+            ),
+        ],
     }
 }
 
-impl Chart for PgSplitsFill {
-    fn stem(&self) -> &'static str {
-        "pg_splits_fill"
-    }
-    fn title(&self) -> String {
-        "PostgreSQL page splits per 1,000 rows (Btree/SPLIT_L + SPLIT_R WAL records) and \
-         average leaf density of the primary key"
-            .to_owned()
-    }
-    fn draw<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-        s: f64,
-    ) -> DrawResult<DB::ErrorType> {
-        let (left, right) = root.split_horizontally(f64::from(SIZE.0) * s / 2.0);
-        draw_bars(
-            &left,
-            s,
-            &Bars {
-                title: "page splits per 1,000 rows",
-                x_desc: "splits",
-                rows: self.splits.clone(),
-                log: false,
-                percent: false,
-            },
-        )?;
-        draw_bars(
-            &right,
-            s,
-            &Bars {
-                title: "average leaf density",
-                x_desc: "pgstatindex avg_leaf_density",
-                rows: self.fill.clone(),
-                log: false,
-                percent: true,
-            },
-        )
-    }
-}
-
-struct PgWal {
-    wal: Vec<(String, f64, Option<f64>)>,
-    fpi: Vec<(String, f64, Option<f64>)>,
-}
-
-impl PgWal {
-    fn new(r: &Results<'_>) -> Self {
-        let runs = pg_native(r, "small");
-        Self {
-            wal: runs
-                .iter()
-                .map(|b| (b.scheme.to_string(), b.wal_per_1k() / 1024.0, None))
-                .collect(),
-            fpi: runs
-                .iter()
-                .map(|b| (b.scheme.to_string(), b.fpi_per_1k(), None))
-                .collect(),
-        }
-    }
-}
-
-impl Chart for PgWal {
-    fn stem(&self) -> &'static str {
-        "pg_wal"
-    }
-    fn title(&self) -> String {
-        "PostgreSQL WAL and full-page images per 1,000 rows, primary key, small shared_buffers"
-            .to_owned()
-    }
-    fn draw<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-        s: f64,
-    ) -> DrawResult<DB::ErrorType> {
-        let (left, right) = root.split_horizontally(f64::from(SIZE.0) * s / 2.0);
-        draw_bars(
-            &left,
-            s,
-            &Bars {
-                title: "WAL per 1,000 rows",
-                x_desc: "KiB (log scale)",
-                rows: self.wal.clone(),
-                log: true,
-                percent: false,
-            },
-        )?;
-        draw_bars(
-            &right,
-            s,
-            &Bars {
-                title: "full-page images per 1,000 rows",
-                x_desc: "images (log scale)",
-                rows: self.fpi.clone(),
-                log: true,
-                percent: false,
-            },
-        )
+fn pg_wal(r: &Results<'_>) -> TwoBars {
+    let runs = pg_native(r, "small");
+    TwoBars {
+        stem: "pg_wal",
+        title:
+            "PostgreSQL WAL and full-page images per 1,000 rows, primary key, small shared_buffers"
+                .to_owned(),
+        panels: [
+            panel(
+                "WAL per 1,000 rows",
+                "KiB (log scale)",
+                &runs,
+                |b| (b.scheme.to_string(), b.wal_per_1k() / 1024.0),
+                true,
+                false,
+            ),
+            panel(
+                "full-page images per 1,000 rows",
+                "images (log scale)",
+                &runs,
+                |b| (b.scheme.to_string(), b.fpi_per_1k()),
+                true,
+                false,
+            ),
+        ],
     }
 }

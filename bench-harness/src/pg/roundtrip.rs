@@ -104,29 +104,27 @@ fn collect(method: &'static str, n: usize, seconds: f64, all: Vec<Vec<i64>>) -> 
     }
 }
 
-fn per_connection(
-    server: &Server,
+/// One client's work: given the moment to stop, the ids it got.
+type Work = Box<dyn FnOnce(Instant) -> Result<Vec<i64>, Error> + Send>;
+
+/// Runs `work` on one thread each, all released at once and stopped after `window`; the
+/// wall time and every client's ids.
+fn clients(
     method: &'static str,
-    sql: &'static str,
-    n: usize,
+    work: Vec<Work>,
     window: Duration,
-) -> Result<RoundTrip, Error> {
-    let barrier = Arc::new(Barrier::new(n + 1));
-    let mut handles = Vec::new();
-    for _ in 0..n {
-        let mut client = server.connect()?;
-        let barrier = barrier.clone();
-        handles.push(std::thread::spawn(move || -> Result<Vec<i64>, Error> {
-            let stmt = client.prepare(sql)?;
-            let mut ids = Vec::new();
-            barrier.wait();
-            let until = Instant::now() + window;
-            while Instant::now() < until {
-                ids.push(client.query_one(&stmt, &[])?.get(0));
-            }
-            Ok(ids)
-        }));
-    }
+) -> Result<(f64, Vec<Vec<i64>>), Error> {
+    let barrier = Arc::new(Barrier::new(work.len() + 1));
+    let handles: Vec<_> = work
+        .into_iter()
+        .map(|w| {
+            let barrier = barrier.clone();
+            std::thread::spawn(move || {
+                barrier.wait();
+                w(Instant::now() + window)
+            })
+        })
+        .collect();
     barrier.wait();
     let start = Instant::now();
     let mut all = Vec::new();
@@ -136,7 +134,30 @@ fn per_connection(
                 .map_err(|_| Error::PgSetup(format!("a {method} client panicked")))??,
         );
     }
-    Ok(collect(method, n, start.elapsed().as_secs_f64(), all))
+    Ok((start.elapsed().as_secs_f64(), all))
+}
+
+fn per_connection(
+    server: &Server,
+    method: &'static str,
+    sql: &'static str,
+    n: usize,
+    window: Duration,
+) -> Result<RoundTrip, Error> {
+    let mut work: Vec<Work> = Vec::new();
+    for _ in 0..n {
+        let mut client = server.connect()?;
+        let stmt = client.prepare(sql)?;
+        work.push(Box::new(move |until| {
+            let mut ids = Vec::new();
+            while Instant::now() < until {
+                ids.push(client.query_one(&stmt, &[])?.get(0));
+            }
+            Ok(ids)
+        }));
+    }
+    let (seconds, all) = clients(method, work, window)?;
+    Ok(collect(method, n, seconds, all))
 }
 
 fn range_allocator(server: &Server, n: usize, window: Duration) -> Result<RoundTrip, Error> {
@@ -151,36 +172,25 @@ fn range_allocator(server: &Server, n: usize, window: Duration) -> Result<RoundT
     );
     // The first block is leased at build; wait for it so the run starts in steady state.
     allocator.next_id().map_err(|e| range(&e))?;
-    let barrier = Arc::new(Barrier::new(n + 1));
-    let mut handles = Vec::new();
-    for _ in 0..n {
-        let (allocator, barrier) = (allocator.clone(), barrier.clone());
-        handles.push(std::thread::spawn(move || -> Result<Vec<i64>, Error> {
-            let mut ids = Vec::new();
-            barrier.wait();
-            let until = Instant::now() + window;
-            while Instant::now() < until {
-                // Check the clock once per 1,000 ids: the allocator takes nanoseconds.
-                for _ in 0..1000 {
-                    let id = allocator
-                        .next_id()
-                        .map_err(|e| Error::PgSetup(format!("range allocator: {e}")))?;
-                    ids.push(i64::try_from(id).unwrap_or(i64::MAX));
+    let work = (0..n)
+        .map(|_| {
+            let allocator = allocator.clone();
+            Box::new(move |until| {
+                let mut ids = Vec::new();
+                while Instant::now() < until {
+                    // Check the clock once per 1,000 ids: the allocator takes nanoseconds.
+                    for _ in 0..1000 {
+                        let id = allocator
+                            .next_id()
+                            .map_err(|e| Error::PgSetup(format!("range allocator: {e}")))?;
+                        ids.push(i64::try_from(id).unwrap_or(i64::MAX));
+                    }
                 }
-            }
-            Ok(ids)
-        }));
-    }
-    barrier.wait();
-    let start = Instant::now();
-    let mut all = Vec::new();
-    for h in handles {
-        all.push(
-            h.join()
-                .map_err(|_| Error::PgSetup("a range client panicked".to_owned()))??,
-        );
-    }
-    let seconds = start.elapsed().as_secs_f64();
+                Ok(ids)
+            }) as Work
+        })
+        .collect();
+    let (seconds, all) = clients("range_allocator", work, window)?;
     let mut client = server.connect()?;
     client.execute(
         "DELETE FROM idkit_ranges WHERE namespace = $1",
