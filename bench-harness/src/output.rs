@@ -126,14 +126,14 @@ pub(crate) fn write_data(r: &Results<'_>, dir: &Path) -> Result<(), Error> {
     write("collisions.csv", csv)?;
 
     let mut csv = String::from(
-        "engine,scheme,storage,cache,commit_rows,rows,seconds,rows_per_sec,file_bytes,bytes_per_row,\
+        "scheme,storage,cache,commit_rows,rows,seconds,rows_per_sec,file_bytes,bytes_per_row,\
          leaf_pages,leaf_fill,depth,pages_written,cache_misses,pages_allocated,wal_bytes,commits,\
          cache_kib\n",
     );
     for b in &r.btree.runs {
         let _ = writeln!(
             csv,
-            "sqlite,{},{},{},{},{},{:.4},{:.0},{},{:.2},{},{:.4},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{:.4},{:.0},{},{:.2},{},{:.4},{},{},{},{},{},{},{}",
             b.scheme,
             b.storage.name(),
             b.cache,
@@ -156,12 +156,11 @@ pub(crate) fn write_data(r: &Results<'_>, dir: &Path) -> Result<(), Error> {
     }
     write("btree.csv", csv)?;
 
-    let mut csv =
-        String::from("engine,scheme,storage,cache,rows_so_far,batch_rows_per_sec,commit_rows\n");
+    let mut csv = String::from("scheme,storage,cache,rows_so_far,batch_rows_per_sec,commit_rows\n");
     for c in &r.btree.curve {
         let _ = writeln!(
             csv,
-            "sqlite,{},{},{},{},{:.0},{}",
+            "{},{},{},{},{:.0},{}",
             c.scheme,
             c.storage.name(),
             c.cache,
