@@ -50,7 +50,8 @@ impl Server {
 
 /// Connects to each URL, reads its `shared_buffers` and version, creates `pgstattuple` and
 /// `pg_walinspect`, and names the servers `small` and `large` by their `shared_buffers`
-/// (one server is `small` when it holds less than 64 MiB, else `large`).
+/// (a single server is `small`: it takes every run, and the large-cache runs are left out;
+/// the report prints its real `shared_buffers`).
 ///
 /// # Errors
 ///
@@ -113,7 +114,6 @@ pub fn servers(urls: &[String]) -> Result<Vec<Server>, Error> {
     }
     out.sort_by_key(|s| s.shared_buffers_kib);
     match out.as_mut_slice() {
-        [one] if one.shared_buffers_kib >= 64 * 1024 => one.cache = "large",
         [small, large] => {
             if small.shared_buffers_kib == large.shared_buffers_kib {
                 return Err(Error::PgSetup(
