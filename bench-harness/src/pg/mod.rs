@@ -113,16 +113,13 @@ pub fn servers(urls: &[String]) -> Result<Vec<Server>, Error> {
         });
     }
     out.sort_by_key(|s| s.shared_buffers_kib);
-    match out.as_mut_slice() {
-        [small, large] => {
-            if small.shared_buffers_kib == large.shared_buffers_kib {
-                return Err(Error::PgSetup(
-                    "the two PostgreSQL servers have the same shared_buffers".to_owned(),
-                ));
-            }
-            large.cache = "large";
+    if let [small, large] = out.as_mut_slice() {
+        if small.shared_buffers_kib == large.shared_buffers_kib {
+            return Err(Error::PgSetup(
+                "the two PostgreSQL servers have the same shared_buffers".to_owned(),
+            ));
         }
-        _ => {}
+        large.cache = "large";
     }
     Ok(out)
 }
@@ -251,10 +248,14 @@ pub fn measure(
         .map(Server::connect)
         .collect::<Result<_, _>>()?;
 
-    let per_scheme = servers.len() + 2;
+    // Per scheme: its own key on each server, a unique index, text, and bytea for uuids.
+    let uuid_typed = entries
+        .iter()
+        .filter(|e| Form::native(e.info().bits) == Form::Uuid)
+        .count();
     let bar = progress.bar(
         "postgres",
-        entries.len() * per_scheme + entries.len() + 2 * CONCURRENT.len() + 3,
+        entries.len() * (servers.len() + 2) + uuid_typed + 2 * CONCURRENT.len() + 3,
     );
     let mut v4_v7: (Option<Keys>, Option<Keys>) = (None, None);
     for entry in entries {
