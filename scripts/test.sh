@@ -32,9 +32,9 @@ PG_OPTS="-c wal_keep_size=2GB" scripts/pg-cluster.sh start "$PG_DIR" "$PG_PORT"
 trap 'scripts/pg-cluster.sh stop "$PG_DIR" >/dev/null 2>&1 || true; rm -rf "$PG_DIR"' EXIT
 export IDKIT_TEST_PG="host=127.0.0.1 port=$PG_PORT user=postgres"
 export IDKIT_TEST_PG_DIR="$PG_DIR"
-cargo test -p idkit-range --features postgres --test postgres
+cargo test -p idkit-range --features live-tests --test postgres
 # The outage test stops and restarts the server, so it runs on its own.
-cargo test -p idkit-range --features postgres --test postgres -- --ignored
+cargo test -p idkit-range --features live-tests --test postgres -- --ignored
 
 step "worker-id leases against real PostgreSQL and etcd servers, and the drills"
 # Installs Debian's etcd-server and faketime when missing; a throwaway etcd on loopback.

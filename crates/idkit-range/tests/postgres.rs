@@ -1,8 +1,9 @@
 //! The allocator on a real PostgreSQL server on loopback. `scripts/test.sh` starts a
 //! throwaway cluster (scripts/pg-cluster.sh) and sets `IDKIT_TEST_PG` (connection
 //! parameters) and `IDKIT_TEST_PG_DIR` (the cluster, for the outage test). Without them
-//! these tests fail: they never pass by skipping.
-#![cfg(feature = "postgres")]
+//! these tests fail: they never pass by skipping. They build with the feature `live-tests`,
+//! which `scripts/test.sh` turns on.
+#![cfg(feature = "live-tests")]
 
 mod common;
 
