@@ -21,6 +21,7 @@
 
 use core::fmt::{self, Write as _};
 
+use crate::ConfigError;
 use crate::layout::{FieldKind, LayoutSpec};
 
 /// Why a layout or its values cannot become a PL/pgSQL function.
@@ -39,23 +40,10 @@ pub enum SqlError {
         /// The field.
         name: String,
     },
-    /// A value was given for a field the layout does not have, or for `time` or the
-    /// sequence, which the function computes.
-    UnknownField {
-        /// The name given.
-        name: String,
-        /// The fields that take a value, comma-separated.
-        settable: String,
-    },
-    /// A value does not fit its field.
-    FieldOutOfRange {
-        /// The field.
-        name: String,
-        /// The value given.
-        value: u64,
-        /// The largest value the field holds.
-        max: u64,
-    },
+    /// A value was given for a field the layout does not have (or for `time` or the
+    /// sequence, which the function computes), or one wider than its field: the layout's
+    /// own check, [`LayoutSpec::fixed_field`].
+    Field(ConfigError),
     /// The function name is not a plain SQL identifier (optionally schema-qualified).
     BadName {
         /// The name given.
@@ -73,13 +61,7 @@ impl fmt::Display for SqlError {
             Self::MissingValue { name } => {
                 write!(f, "the layout's field {name:?} needs a value")
             }
-            Self::UnknownField { name, settable } => {
-                write!(f, "unknown field {name:?}: expected one of {settable}")
-            }
-            Self::FieldOutOfRange { name, value, max } => write!(
-                f,
-                "field out of range: {name} must be at most {max}, found {value}"
-            ),
+            Self::Field(e) => e.fmt(f),
             Self::BadName { name } => write!(
                 f,
                 "invalid function name {name:?}: expected letters, digits and _, \
@@ -89,7 +71,14 @@ impl fmt::Display for SqlError {
     }
 }
 
-impl std::error::Error for SqlError {}
+impl std::error::Error for SqlError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Field(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 /// The PL/pgSQL that creates `function()` (and its sequence, `function_seq`) making ids of
 /// `layout` with the constant fields set to `values`.
@@ -104,8 +93,7 @@ impl std::error::Error for SqlError {}
 ///
 /// - [`SqlError::WordTooWide`] for a 128-bit layout;
 /// - [`SqlError::MissingValue`] when a constant field has no value;
-/// - [`SqlError::UnknownField`] for a value of a field the layout lacks;
-/// - [`SqlError::FieldOutOfRange`] for a value wider than its field;
+/// - [`SqlError::Field`] for a value of a field the layout lacks, or wider than its field;
 /// - [`SqlError::BadName`] when `function` is not a plain identifier.
 pub fn plpgsql(
     layout: &LayoutSpec,
@@ -127,17 +115,8 @@ pub fn plpgsql(
         .fields()
         .filter(|f| f.kind == FieldKind::Fixed)
         .collect();
-    for (name, _) in values {
-        if !constants.iter().any(|f| f.name == *name) {
-            return Err(SqlError::UnknownField {
-                name: (*name).to_owned(),
-                settable: constants
-                    .iter()
-                    .map(|f| f.name)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            });
-        }
+    for (name, value) in values {
+        layout.fixed_field(name, *value).map_err(SqlError::Field)?;
     }
     let time = layout.time();
     let sequence = layout.sequence();
@@ -153,13 +132,6 @@ pub fn plpgsql(
             .ok_or_else(|| SqlError::MissingValue {
                 name: field.name.to_owned(),
             })?;
-        if value > field.max() {
-            return Err(SqlError::FieldOutOfRange {
-                name: field.name.to_owned(),
-                value,
-                max: field.max(),
-            });
-        }
         parts.push(format!("({value}::bigint << {})", field.shift));
         set.push(format!("{} {value}", field.name));
     }
@@ -297,15 +269,15 @@ mod tests {
         );
         assert_eq!(
             plpgsql(insta, &[("shard", 8192)], "f").unwrap_err(),
-            SqlError::FieldOutOfRange {
+            SqlError::Field(ConfigError::FieldOutOfRange {
                 name: "shard".into(),
                 value: 8192,
                 max: 8191
-            }
+            })
         );
         assert!(matches!(
             plpgsql(insta, &[("shard", 1), ("worker", 1)], "f").unwrap_err(),
-            SqlError::UnknownField { .. }
+            SqlError::Field(ConfigError::UnknownField { .. })
         ));
         for bad in ["", "1f", "a;drop", "a.b.c", "a-b"] {
             assert!(

@@ -8,7 +8,7 @@ use idkit_core::{Clock, MonotonicClock};
 
 use super::*;
 use crate::error::ConfigError;
-use crate::layout::{FieldKind, Layout, Word};
+use crate::layout::{Layout, Word};
 use crate::sync::AtomicU64;
 
 /// Configures and builds a generator of any of the three modes.
@@ -131,20 +131,7 @@ impl<L: Layout, C: Clock> Builder<L, C> {
         let spec = *self.layout.spec();
         let mut base = 0u128;
         for (name, value) in &self.fields {
-            let field = spec
-                .fields()
-                .find(|f| f.name == name && f.kind == FieldKind::Fixed)
-                .ok_or_else(|| ConfigError::UnknownField {
-                    name: name.clone(),
-                    settable: settable(&spec),
-                })?;
-            if *value > field.max() {
-                return Err(ConfigError::FieldOutOfRange {
-                    name: name.clone(),
-                    value: *value,
-                    max: field.max(),
-                });
-            }
+            let field = spec.fixed_field(name, *value)?;
             let mask = u128::from(field.max()) << field.shift;
             base = (base & !mask) | (u128::from(*value) << field.shift);
         }
@@ -243,19 +230,6 @@ impl<L: Layout, C: Clock> Builder<L, C> {
             state: Mutex::new(core.initial_owned()),
             core,
         })
-    }
-}
-
-fn settable(spec: &crate::LayoutSpec) -> String {
-    let names: Vec<_> = spec
-        .fields()
-        .filter(|f| f.kind == FieldKind::Fixed)
-        .map(|f| f.name)
-        .collect();
-    if names.is_empty() {
-        "no fields (this layout has none to set)".into()
-    } else {
-        names.join(", ")
     }
 }
 

@@ -285,6 +285,45 @@ impl LayoutSpec {
         self.fields.iter().flatten().copied()
     }
 
+    /// The constant field `name` (a worker, a shard...), checked to hold `value`.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::UnknownField`] when the layout has no such constant field (`time` and
+    /// the sequence are not constant); [`ConfigError::FieldOutOfRange`] when `value` is
+    /// wider than the field.
+    pub fn fixed_field(&self, name: &str, value: u64) -> Result<FieldSpec, ConfigError> {
+        let field = self
+            .fields()
+            .find(|f| f.name == name && f.kind == FieldKind::Fixed)
+            .ok_or_else(|| ConfigError::UnknownField {
+                name: name.to_owned(),
+                settable: self.settable(),
+            })?;
+        if value > field.max() {
+            return Err(ConfigError::FieldOutOfRange {
+                name: name.to_owned(),
+                value,
+                max: field.max(),
+            });
+        }
+        Ok(field)
+    }
+
+    /// The constant fields' names, comma-separated, for error messages.
+    fn settable(&self) -> String {
+        let names: Vec<_> = self
+            .fields()
+            .filter(|f| f.kind == FieldKind::Fixed)
+            .map(|f| f.name)
+            .collect();
+        if names.is_empty() {
+            "no fields (this layout has none to set)".into()
+        } else {
+            names.join(", ")
+        }
+    }
+
     /// Milliseconds per tick.
     pub fn tick_ms(&self) -> u64 {
         self.tick_ms
