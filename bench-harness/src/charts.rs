@@ -560,16 +560,8 @@ impl Chart for InsertCurve {
 
 /// The PostgreSQL runs of each scheme's own binary key, one writer, ids made before.
 fn pg_native<'a>(r: &'a Results<'_>, cache: &str) -> Vec<&'a crate::pg::PgRun> {
-    r.entries_with_bits()
-        .filter_map(|(name, bits)| {
-            r.pg.find(
-                name,
-                crate::pg::insert::Form::native(bits).pk(),
-                cache,
-                1,
-                false,
-            )
-        })
+    r.entries()
+        .filter_map(|name| r.pg.native(name, cache))
         .collect()
 }
 

@@ -117,6 +117,7 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
         kept
     } else {
         let mut pg = pg::measure(entries, &params, &servers, &progress)?;
+        pg.measured_now = true;
         pg.provenance = vec![
             format!("date {}", machine.date),
             format!("git revision {}", machine.git_revision),

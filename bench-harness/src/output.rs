@@ -252,8 +252,7 @@ fn write_pg(
     for b in &pg.runs {
         let _ = writeln!(
             csv,
-            "{},{},{},{},{},{},{},{},{:.4},{:.0},{},{:.2},{},{},{},{:.4},{},{},{},{},{:.0},{},{:.2},{},{},{},{}",
-            b.engine,
+            "postgres,{},{},{},{},{},{},{},{:.4},{:.0},{},{:.2},{},{},{},{:.4},{},{},{},{},{:.0},{},{:.2},{},{},{},{}",
             b.scheme,
             b.storage.name(),
             b.cache,
@@ -289,8 +288,7 @@ fn write_pg(
     for c in &pg.curve {
         let _ = writeln!(
             csv,
-            "{},{},{},{},{},{:.0},{}",
-            c.engine,
+            "postgres,{},{},{},{},{:.0},{}",
             c.scheme,
             c.storage.name(),
             c.cache,

@@ -70,22 +70,13 @@ impl Keys {
         self.len() == 0
     }
 
-    /// The SQL type of the column.
-    pub fn sql_type(&self) -> &'static str {
+    /// The column type these keys go into.
+    pub fn form(&self) -> Form {
         match self {
-            Self::Bigint(_) => "bigint",
-            Self::Uuid(_) => "uuid",
-            Self::Bytea(_) => "bytea",
-            Self::Text(_) => "text COLLATE \"C\"",
-        }
-    }
-
-    fn array_type(&self) -> &'static str {
-        match self {
-            Self::Bigint(_) => "bigint[]",
-            Self::Uuid(_) => "uuid[]",
-            Self::Bytea(_) => "bytea[]",
-            Self::Text(_) => "text[]",
+            Self::Bigint(_) => Form::Bigint,
+            Self::Uuid(_) => Form::Uuid,
+            Self::Bytea(_) => Form::Bytea,
+            Self::Text(_) => Form::Text,
         }
     }
 
@@ -129,8 +120,6 @@ impl ToSql for Uuid16 {
 /// One insert run (a row of `btree_postgres.csv`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PgRun {
-    /// Always `postgres`.
-    pub engine: super::Label,
     /// Registry name (or a variant such as `uuid-v7-random`).
     pub scheme: super::Label,
     /// Storage form.
@@ -202,8 +191,6 @@ impl PgRun {
 /// One point of an insert-rate curve (a row of `btree_postgres_curve.csv`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PgCurvePoint {
-    /// Always `postgres`.
-    pub engine: super::Label,
     /// Registry name.
     pub scheme: super::Label,
     /// Storage form.
@@ -240,17 +227,14 @@ pub struct Spec {
 /// The table every run writes, dropped before and after.
 pub const TABLE: &str = "idkit_bench";
 
-/// Creates the table for `storage` with an id column of `sql_type`; returns the name of the
+/// Creates the table for `storage` with an id column of `form`'s type; returns the name of the
 /// id's index.
 ///
 /// # Errors
 ///
 /// [`Error::Postgres`].
-pub fn create_table(
-    client: &mut Client,
-    storage: PgStorage,
-    sql_type: &str,
-) -> Result<String, Error> {
+pub fn create_table(client: &mut Client, storage: PgStorage, form: Form) -> Result<String, Error> {
+    let sql_type = form.sql_type();
     client.batch_execute(&format!("DROP TABLE IF EXISTS {TABLE}"))?;
     let (sql, index) = match storage {
         PgStorage::UniqueIndex => (
@@ -393,7 +377,7 @@ pub fn tree_stats(client: &mut Client, index: &str) -> Result<TreeStats, Error> 
 pub fn insert_sql(keys: &Keys) -> String {
     format!(
         "INSERT INTO {TABLE}(id) SELECT unnest($1::{})",
-        keys.array_type()
+        keys.form().array_type()
     )
 }
 
@@ -408,7 +392,7 @@ pub fn run_one(
     spec: &Spec,
     keys: &Keys,
 ) -> Result<(PgRun, Vec<PgCurvePoint>), Error> {
-    let index = create_table(client, spec.storage, keys.sql_type())?;
+    let index = create_table(client, spec.storage, keys.form())?;
     client.batch_execute("CHECKPOINT")?;
     let before = wal_mark(client)?;
     let stmt = client.prepare(&insert_sql(keys))?;
@@ -432,7 +416,6 @@ pub fn run_one(
         // A segment ends where a multiple of `segment` was crossed.
         if end / segment > done / segment || end == rows {
             curve.push(PgCurvePoint {
-                engine: super::Label("postgres"),
                 scheme: super::Label(spec.scheme),
                 storage: spec.storage,
                 cache: super::Label(spec.cache),
@@ -488,7 +471,6 @@ pub fn finish(
     let tree = tree_stats(client, index)?;
     let seconds = busy.as_secs_f64();
     Ok(PgRun {
-        engine: super::Label("postgres"),
         scheme: super::Label(spec.scheme),
         storage: spec.storage,
         cache: super::Label(spec.cache),
@@ -536,6 +518,25 @@ impl Form {
             0..=64 => Self::Bigint,
             128 => Self::Uuid,
             _ => Self::Bytea,
+        }
+    }
+
+    /// The SQL type of the column.
+    pub fn sql_type(self) -> &'static str {
+        match self {
+            Self::Bigint => "bigint",
+            Self::Uuid => "uuid",
+            Self::Bytea => "bytea",
+            Self::Text => "text COLLATE \"C\"",
+        }
+    }
+
+    fn array_type(self) -> &'static str {
+        match self {
+            Self::Bigint => "bigint[]",
+            Self::Uuid => "uuid[]",
+            Self::Bytea => "bytea[]",
+            Self::Text => "text[]",
         }
     }
 
@@ -603,7 +604,7 @@ pub type Producer = Box<dyn FnMut(usize) -> Result<Keys, Error> + Send>;
 pub fn run_many(
     server: &super::Server,
     spec: &Spec,
-    sql_type: &str,
+    form: Form,
     producers: Vec<Producer>,
     rows_per_writer: usize,
 ) -> Result<PgRun, Error> {
@@ -611,7 +612,7 @@ pub fn run_many(
     use std::sync::{Arc, Barrier};
 
     let mut control = server.connect()?;
-    let index = create_table(&mut control, spec.storage, sql_type)?;
+    let index = create_table(&mut control, spec.storage, form)?;
     control.batch_execute("CHECKPOINT")?;
     let before = wal_mark(&mut control)?;
     let writers = producers.len();

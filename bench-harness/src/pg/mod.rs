@@ -130,6 +130,9 @@ pub fn servers(urls: &[String]) -> Result<Vec<Server>, Error> {
 pub struct Pg {
     /// When, where and how these were measured: date, git revision, profile, command.
     pub provenance: Vec<String>,
+    /// Measured by this run (false when read back from `data/postgres.json`).
+    #[serde(skip)]
+    pub measured_now: bool,
     /// The servers, as `cache: version, shared_buffers`.
     pub servers: Vec<String>,
     /// The settings that shape the runs.
@@ -147,6 +150,12 @@ pub struct Pg {
 }
 
 impl Pg {
+    /// The one-writer run of `scheme` keyed by its own binary type (ids made before).
+    pub fn native(&self, scheme: &str, cache: &str) -> Option<&PgRun> {
+        let bits = idkit::registry::find(scheme).ok()?.info().bits;
+        self.find(scheme, Form::native(bits).pk(), cache, 1, false)
+    }
+
     /// The run of this scheme, storage, cache and writer count, with ids made before the
     /// run (`live` false) or by the writers as they insert (`live` true).
     pub fn find(
@@ -324,14 +333,10 @@ pub fn measure(
             .map(|worker| producer(entries, scheme, form, worker as u64))
             .collect::<Result<Vec<_>, _>>()?;
         let storage = form.pk();
-        let sql_type = match form {
-            Form::Bigint => "bigint",
-            _ => "uuid",
-        };
         let run = insert::run_many(
             small,
             &spec(scheme, storage, small),
-            sql_type,
+            form,
             producers,
             rows / writers,
         )?;

@@ -180,9 +180,7 @@ fn range_allocator(server: &Server, n: usize, window: Duration) -> Result<RoundT
                 while Instant::now() < until {
                     // Check the clock once per 1,000 ids: the allocator takes nanoseconds.
                     for _ in 0..1000 {
-                        let id = allocator
-                            .next_id()
-                            .map_err(|e| Error::PgSetup(format!("range allocator: {e}")))?;
+                        let id = allocator.next_id().map_err(|e| range(&e))?;
                         ids.push(i64::try_from(id).unwrap_or(i64::MAX));
                     }
                 }

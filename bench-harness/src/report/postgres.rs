@@ -6,13 +6,11 @@ use std::fmt::Write as _;
 use super::{chart, mib, pct, rate};
 use crate::charts::ChartFile;
 use crate::output::Results;
-use crate::pg::insert::Form;
 use crate::pg::{PgRun, PgStorage, UUID_V7_RANDOM};
 
 /// The one-writer run of `scheme` keyed by its own binary type.
 pub(super) fn native<'a>(r: &'a Results<'_>, scheme: &str, cache: &str) -> Option<&'a PgRun> {
-    let bits = idkit::registry::find(scheme).ok()?.info().bits;
-    r.pg.find(scheme, Form::native(bits).pk(), cache, 1, false)
+    r.pg.native(scheme, cache)
 }
 
 fn kib(bytes: f64) -> String {
@@ -46,7 +44,7 @@ const HEAD: &str = "| scheme | storage | shared_buffers | writers | rows/s | byt
 /// Where the PostgreSQL figures come from, as one sentence.
 fn provenance(r: &Results<'_>) -> String {
     let measured = r.pg.provenance.join(", ");
-    if r.pg.provenance.iter().any(|p| p.contains(&r.machine.date)) {
+    if r.pg.measured_now {
         format!("measured in this run ({measured})")
     } else {
         format!(
