@@ -64,6 +64,9 @@ struct State {
     /// How far ahead of its clock the generator may issue (a logical-clock policy), so the
     /// holder can bound the times issued when it releases the lease.
     max_ahead_ms: AtomicU64,
+    /// The generator's tick length in ms (its builder records it), so that the holder
+    /// knows when a tick started before a close has ended.
+    tick_ms: AtomicU64,
 }
 
 impl Guard {
@@ -81,6 +84,7 @@ impl Guard {
                 fence_ms: AtomicU64::new(0),
                 floor_ms,
                 max_ahead_ms: AtomicU64::new(0),
+                tick_ms: AtomicU64::new(1),
             }),
             clock,
         }
@@ -113,6 +117,49 @@ impl Guard {
         self.state.fence_ms.store(0, Ordering::Release);
     }
 
+    /// Closes the fence and returns once the generator can start nothing more: the tick it
+    /// was in when the fence closed has ended (its tick length after the close, plus how
+    /// far a logical clock may run ahead), or the old fence has passed, whichever is
+    /// sooner. Returns the fence it closed (0 if it was closed already).
+    ///
+    /// The generator checks the fence once per tick, so after a plain [`close`](Self::close)
+    /// it may finish the tick it is in; after `close_and_drain` returns, a caller that asks
+    /// for an id gets [`GenerateErrorKind::Fenced`](crate::GenerateErrorKind::Fenced). (A
+    /// thread that computed an id in the old tick and was descheduled before publishing it
+    /// may still return it; its time is before the close plus the ahead bound, so a holder
+    /// that records that as the high-water mark stays above it.) The lease holder calls
+    /// this on release.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use idkit_core::guard::Guard;
+    /// use idkit_core::Clock;
+    ///
+    /// let guard = Guard::new(0);
+    /// guard.set_tick_ms(10);
+    /// let opened = guard.clock().now_ms();
+    /// guard.open_until(opened + 10_000);
+    /// let closed_at = guard.clock().now_ms();
+    /// assert_eq!(guard.close_and_drain(), opened + 10_000);
+    /// assert!(guard.clock().now_ms() >= closed_at + 10, "waited out a 10 ms tick");
+    /// assert_eq!(guard.close_and_drain(), 0, "closed already: no wait");
+    /// ```
+    pub fn close_and_drain(&self) -> u64 {
+        let fence = self.state.fence_ms.swap(0, Ordering::AcqRel);
+        if fence == 0 {
+            return 0;
+        }
+        let until = self
+            .clock
+            .now_ms()
+            .saturating_add(self.max_ahead_ms())
+            .saturating_add(self.tick_ms())
+            .min(fence);
+        self.clock.wait_until_ms(until);
+        fence
+    }
+
     /// True when a generator whose clock reads `now_ms` may start a tick of `tick_ms`: the
     /// whole tick ends at or before the fence.
     #[inline]
@@ -133,6 +180,16 @@ impl Guard {
     /// builder calls this for a logical-clock policy).
     pub fn set_max_ahead_ms(&self, ms: u64) {
         self.state.max_ahead_ms.store(ms, Ordering::Release);
+    }
+
+    /// Records the generator's tick length in ms (its builder calls this).
+    pub fn set_tick_ms(&self, ms: u64) {
+        self.state.tick_ms.store(ms.max(1), Ordering::Release);
+    }
+
+    /// The generator's tick length in ms (1 until a builder records it).
+    pub fn tick_ms(&self) -> u64 {
+        self.state.tick_ms.load(Ordering::Acquire)
     }
 
     /// How far ahead of its clock the generator may issue, in ms.

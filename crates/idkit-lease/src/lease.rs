@@ -294,7 +294,9 @@ impl Lease {
     }
 
     /// Closes the fence, records the time actually issued up to, and frees the worker id at
-    /// once (rather than after the TTL). Idempotent; drop calls it too.
+    /// once (rather than after the TTL). When it returns, the generator issues nothing more
+    /// (it waits out the generator's current tick, [`Guard::close_and_drain`]).
+    /// Idempotent; drop calls it too.
     pub fn release(&self) {
         let sender = self.stop.lock().ok().and_then(|mut s| s.take());
         drop(sender);
@@ -375,11 +377,11 @@ fn renew_loop(
             }
         }
     }
-    // Release: close the fence first, then record what was actually issued: ids carry
-    // times at or before now (plus how far a logical clock may run ahead), and below the
-    // fence in any case; never below the mark found at grant time.
-    let fence = guard.fence_ms();
-    guard.close();
+    // Release: close the fence and wait out the generator's current tick (so that nothing
+    // issues once release returns), then record what was actually issued: ids carry times
+    // at or before now (plus how far a logical clock may run ahead), and below the fence in
+    // any case; never below the mark found at grant time.
+    let fence = guard.close_and_drain();
     let issued = clock.now_ms().saturating_add(guard.max_ahead_ms() + 1);
     let mark = issued.min(fence).max(guard.floor_ms());
     match backend.release(mark) {

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use idkit_core::guard::Guard;
 use idkit_core::{Clock, GenerateErrorKind, IdScheme};
-use idkit_snowflake::{RollbackPolicy, Snowflake, Twitter};
+use idkit_snowflake::{RollbackPolicy, Snowflake, Sonyflake, Twitter};
 
 /// Twitter's epoch (Unix ms) and time shift.
 const EPOCH: u64 = 1_288_834_974_657;
@@ -192,4 +192,45 @@ fn closing_the_fence_under_contention_stops_every_thread() {
     all.sort_unstable();
     all.dedup();
     assert_eq!(all.len(), n, "duplicates");
+}
+
+/// After `close_and_drain` returns, the very next request is refused, even in the tick
+/// the generator was in when the fence closed (a plain `close` lets that tick finish):
+/// Twitter's 1 ms tick and Sonyflake's 10 ms tick, every concurrency mode, and a logical
+/// clock that may run ahead.
+#[test]
+fn nothing_issues_once_close_and_drain_returns() {
+    for mode in MODES {
+        for policy in [
+            RollbackPolicy::default(),
+            RollbackPolicy::Logical { max_ahead_ms: 5 },
+        ] {
+            let guard = Guard::new(0);
+            guard.open_until(guard.clock().now_ms() + 60_000);
+            let twitter = build(mode, &guard, policy);
+            twitter.next_id().unwrap();
+            assert!(guard.close_and_drain() > 0);
+            let e = twitter.next_id().unwrap_err();
+            assert_eq!(e.kind(), GenerateErrorKind::Fenced, "{mode:?} {policy:?}");
+
+            let guard = Guard::new(0);
+            guard.open_until(guard.clock().now_ms() + 60_000);
+            let b = Snowflake::builder(Sonyflake)
+                .field("machine", 9)
+                .rollback(policy)
+                .guard(guard.clone());
+            let sonyflake: Box<dyn IdScheme<Id = u64> + Send> = match mode {
+                Mode::Single => Box::new(b.build().unwrap()),
+                Mode::Atomic => Box::new(b.build_atomic().unwrap()),
+                Mode::Mutex => Box::new(b.build_mutex().unwrap()),
+            };
+            assert_eq!(guard.tick_ms(), 10, "the builder records the tick");
+            sonyflake.next_id().unwrap();
+            let closed_at = guard.clock().now_ms();
+            guard.close_and_drain();
+            assert!(guard.clock().now_ms() >= closed_at + 10);
+            let e = sonyflake.next_id().unwrap_err();
+            assert_eq!(e.kind(), GenerateErrorKind::Fenced, "{mode:?} {policy:?}");
+        }
+    }
 }

@@ -135,9 +135,11 @@ impl<L: Layout, C: Clock> Builder<L, C> {
             let mask = u128::from(field.max()) << field.shift;
             base = (base & !mask) | (u128::from(*value) << field.shift);
         }
-        if let (Some(guard), RollbackPolicy::Logical { max_ahead_ms }) = (&self.guard, self.policy)
-        {
-            guard.set_max_ahead_ms(max_ahead_ms);
+        if let Some(guard) = &self.guard {
+            guard.set_tick_ms(spec.tick_ms());
+            if let RollbackPolicy::Logical { max_ahead_ms } = self.policy {
+                guard.set_max_ahead_ms(max_ahead_ms);
+            }
         }
         let seq = spec.sequence();
         let start_below = match self.start {
