@@ -16,10 +16,10 @@
 //! - **Fencing token**: grows with every grant of a worker id ([`Lease::token`]).
 //! - **High-water mark**: each renewal records, before the fence moves, the time up to
 //!   which the generator may issue (write-ahead); a new holder starts above the mark.
-//! - **Release** on shutdown: the fence closes, the generator's current tick runs out
-//!   (one tick, plus a logical clock's ahead bound; nothing issues once
-//!   [`Lease::release`] returns), and the time
-//!   actually issued up to is recorded as the worker id is freed at once.
+//! - **Release** on shutdown: the fence closes, the generator's current tick runs out (one
+//!   tick, plus a logical clock's ahead bound, so nothing issues once [`Lease::release`]
+//!   returns), and the time actually issued up to is recorded as the worker id is freed at
+//!   once.
 //!
 //! The generator reads one atomic per tick (the fence, in a
 //! [`Guard`](idkit_core::guard::Guard)); no lock and no system call per id.
