@@ -128,7 +128,9 @@ fn identities(rows: &[LeaseRow], md: &mut String) {
         "## Worker identities (measured by `scripts/lease-bench.sh`)\n\n\
          Where a Snowflake generator's worker id comes from (`idkit-lease`): how long getting \
          one takes at start-up (median and 90th percentile of 50 grants, the first left out) \
-         and giving it back at shutdown, and what holding it costs. A held lease renews every \
+         and giving it back at shutdown (which includes waiting out the generator's current \
+         tick, up to 1 ms at a 1 ms tick, so that nothing issues once the release returns), \
+         and what holding it costs. A held lease renews every \
          third of its TTL (counted at a 3 s TTL over 9 s; the traffic a minute is at each \
          source's default TTL, 3 s for a static state file's reservation window); the \
          generator pays one \
