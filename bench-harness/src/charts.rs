@@ -66,9 +66,21 @@ pub(crate) fn draw_all(
     progress: &Progress,
 ) -> Result<Vec<ChartFile>, Error> {
     std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
-    let bar = progress.bar("charts", if results.pg.runs.is_empty() { 5 } else { 8 });
+    let mut charts: Vec<Box<dyn ErasedChart>> = vec![
+        Box::new(NsPerId::new(results)),
+        Box::new(Threads::new(results)),
+        Box::new(insert_curve(results)),
+        Box::new(size_fill(results)),
+        Box::new(pages_per_commit(results)),
+    ];
+    if !results.pg.runs.is_empty() {
+        charts.push(Box::new(pg_insert_curve(results)));
+        charts.push(Box::new(pg_splits_fill(results)));
+        charts.push(Box::new(pg_wal(results)));
+    }
+    let bar = progress.bar("charts", charts.len());
     let mut files = Vec::new();
-    let mut emit = |chart: &dyn ErasedChart| -> Result<(), Error> {
+    for chart in &charts {
         bar.set_message(chart.stem());
         chart.render(dir)?;
         files.push(ChartFile {
@@ -76,17 +88,6 @@ pub(crate) fn draw_all(
             title: chart.title(),
         });
         bar.inc(1);
-        Ok(())
-    };
-    emit(&NsPerId::new(results))?;
-    emit(&Threads::new(results))?;
-    emit(&InsertCurve::new(results))?;
-    emit(&size_fill(results))?;
-    emit(&pages_per_commit(results))?;
-    if !results.pg.runs.is_empty() {
-        emit(&PgInsertCurve::new(results))?;
-        emit(&pg_splits_fill(results))?;
-        emit(&pg_wal(results))?;
     }
     progress.done(
         &bar,
@@ -496,17 +497,62 @@ impl Chart for Threads {
     }
 }
 
-struct InsertCurve {
-    series: Vec<(String, Vec<(f64, f64)>)>,
+/// A chart of one line panel.
+struct OneLines {
+    stem: &'static str,
     title: String,
+    panel: Lines<'static>,
 }
 
-impl InsertCurve {
-    fn new(r: &Results<'_>) -> Self {
-        let commit = r.params.commit_rows;
-        let series = r
+impl Chart for OneLines {
+    fn stem(&self) -> &'static str {
+        self.stem
+    }
+    fn title(&self) -> String {
+        self.title.clone()
+    }
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        s: f64,
+    ) -> DrawResult<DB::ErrorType> {
+        draw_lines(root, s, &self.panel)
+    }
+}
+
+/// An insert-rate panel: one line per scheme, from the curve points `points` gives it
+/// (rows so far, rows per second), labelled with its storage.
+fn insert_rate(
+    r: &Results<'_>,
+    title: &'static str,
+    points: impl Fn(&str, u32) -> (&'static str, Vec<(f64, f64)>),
+) -> Lines<'static> {
+    Lines {
+        title,
+        x_desc: "rows in the table",
+        y_desc: "rows per second (log)",
+        series: r
             .entries_with_bits()
             .map(|(name, bits)| {
+                let (storage, pts) = points(name, bits);
+                (format!("{name} ({storage})"), pts)
+            })
+            .collect(),
+    }
+}
+
+fn insert_curve(r: &Results<'_>) -> OneLines {
+    let commit = r.params.commit_rows;
+    OneLines {
+        stem: "btree_insert_curve",
+        title: format!(
+            "SQLite insert rate as the table grows: key b-tree, {commit} rows per commit, {} KiB page cache",
+            r.params.small_cache_kib
+        ),
+        panel: insert_rate(
+            r,
+            "insert rate as the table grows (small page cache)",
+            |name, bits| {
                 let storage = Storage::native(bits);
                 let pts = r
                     .btree
@@ -520,41 +566,9 @@ impl InsertCurve {
                     })
                     .map(|c| (c.rows_so_far as f64, c.batch_rows_per_sec))
                     .collect();
-                (format!("{name} ({})", storage.name()), pts)
-            })
-            .collect();
-        Self {
-            series,
-            title: format!(
-                "SQLite insert rate as the table grows: key b-tree, {commit} rows per commit, {} KiB page cache",
-                r.params.small_cache_kib
-            ),
-        }
-    }
-}
-
-impl Chart for InsertCurve {
-    fn stem(&self) -> &'static str {
-        "btree_insert_curve"
-    }
-    fn title(&self) -> String {
-        self.title.clone()
-    }
-    fn draw<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-        s: f64,
-    ) -> DrawResult<DB::ErrorType> {
-        draw_lines(
-            root,
-            s,
-            &Lines {
-                title: "insert rate as the table grows (small page cache)",
-                x_desc: "rows in the table",
-                y_desc: "rows per second (log)",
-                series: self.series.clone(),
+                (storage.name(), pts)
             },
-        )
+        ),
     }
 }
 
@@ -565,16 +579,23 @@ fn pg_native<'a>(r: &'a Results<'_>, cache: &str) -> Vec<&'a crate::pg::PgRun> {
         .collect()
 }
 
-struct PgInsertCurve {
-    series: Vec<(String, Vec<(f64, f64)>)>,
-    title: String,
-}
-
-impl PgInsertCurve {
-    fn new(r: &Results<'_>) -> Self {
-        let series = r
-            .entries_with_bits()
-            .map(|(name, bits)| {
+fn pg_insert_curve(r: &Results<'_>) -> OneLines {
+    let buffers =
+        r.pg.runs
+            .iter()
+            .find(|run| run.cache == "small")
+            .map_or(0, |run| run.cache_kib / 1024);
+    OneLines {
+        stem: "pg_insert_curve",
+        title: format!(
+            "PostgreSQL insert rate as the table grows: primary key, {} rows per commit, \
+             shared_buffers {buffers} MiB",
+            r.params.commit_rows
+        ),
+        panel: insert_rate(
+            r,
+            "PostgreSQL insert rate as the table grows (small shared_buffers)",
+            |name, bits| {
                 let storage = crate::pg::insert::Form::native(bits).pk();
                 let pts =
                     r.pg.curve
@@ -582,47 +603,9 @@ impl PgInsertCurve {
                         .filter(|c| c.scheme == name && c.storage == storage && c.cache == "small")
                         .map(|c| (c.rows_so_far as f64, c.batch_rows_per_sec))
                         .collect();
-                (format!("{name} ({})", storage.name()), pts)
-            })
-            .collect();
-        let buffers =
-            r.pg.runs
-                .iter()
-                .find(|run| run.cache == "small")
-                .map_or(0, |run| run.cache_kib / 1024);
-        Self {
-            series,
-            title: format!(
-                "PostgreSQL insert rate as the table grows: primary key, {} rows per commit, \
-                 shared_buffers {buffers} MiB",
-                r.params.commit_rows
-            ),
-        }
-    }
-}
-
-impl Chart for PgInsertCurve {
-    fn stem(&self) -> &'static str {
-        "pg_insert_curve"
-    }
-    fn title(&self) -> String {
-        self.title.clone()
-    }
-    fn draw<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-        s: f64,
-    ) -> DrawResult<DB::ErrorType> {
-        draw_lines(
-            root,
-            s,
-            &Lines {
-                title: "PostgreSQL insert rate as the table grows (small shared_buffers)",
-                x_desc: "rows in the table",
-                y_desc: "rows per second (log)",
-                series: self.series.clone(),
+                (storage.name(), pts)
             },
-        )
+        ),
     }
 }
 

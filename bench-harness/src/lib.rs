@@ -108,13 +108,23 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
     let collisions = collisions::table(entries);
     let pg = if servers.is_empty() {
         // No server this time: carry the last PostgreSQL figures forward, dated.
-        let kept = pg::load(&config.out.join("data").join("postgres.json")).unwrap_or_default();
-        if !kept.runs.is_empty() {
-            progress.line(
-                "postgres: no server given; the report keeps the figures in data/postgres.json",
-            );
+        match pg::load(&config.out.join("data").join("postgres.json")) {
+            Ok(Some(kept)) => {
+                progress.line(
+                    "postgres: no server given; the report keeps the figures in data/postgres.json",
+                );
+                kept
+            }
+            Ok(None) => pg::Pg::default(),
+            Err(e) => {
+                progress.line(&format!(
+                    "postgres: no server given, and the kept figures cannot be read ({e}); the \
+                     report leaves PostgreSQL out until `scripts/report.sh --postgres` measures \
+                     them again"
+                ));
+                pg::Pg::default()
+            }
         }
-        kept
     } else {
         let mut pg = pg::measure(entries, &params, &servers, &progress)?;
         pg.measured_now = true;

@@ -87,7 +87,17 @@ fn quick_profile_fills_every_postgres_column() {
             "{what}: every leaf after the first is a split"
         );
         assert!(r.wal_bytes > 0 && r.fpi > 0 && r.fpi_bytes > 0, "{what}");
-        assert!(r.checkpoints >= 1, "{what}");
+        // One CHECKPOINT each time the rows pass another tenth-or-so of the run, by one
+        // writer or several alike.
+        let every = params
+            .pg_rows
+            .div_ceil(params.pg_checkpoints)
+            .max(params.commit_rows);
+        assert_eq!(
+            usize::try_from(r.checkpoints).unwrap(),
+            r.rows.div_ceil(every) - 1,
+            "{what}"
+        );
     }
     for scheme in [
         "snowflake-twitter",
@@ -129,8 +139,13 @@ fn quick_profile_fills_every_postgres_column() {
     assert_eq!(d.duplicates > 0, d.max_per_ms > d.per_ms_cap, "{d:?}");
 
     assert_eq!(results.created_at.len(), 3);
+    let checkpoints = results.runs[0].checkpoints;
+    assert!(checkpoints > 0);
     for c in &results.created_at {
         assert_eq!(c.rows, params.pg_rows);
+        assert_eq!(c.commit_rows, params.commit_rows);
+        assert_eq!(c.checkpoints, checkpoints, "the insert runs' schedule");
+        assert_eq!(c.queries, params.pg_queries);
         assert!(
             c.rows_per_sec > 0.0 && c.wal_per_1k > 0.0 && c.pk_bytes > 0,
             "{c:?}"

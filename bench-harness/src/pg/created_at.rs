@@ -19,7 +19,11 @@ pub struct CreatedAtRun {
     pub setup: super::Label,
     /// Rows inserted.
     pub rows: usize,
-    /// Insert rate, 1,000 rows per commit.
+    /// Rows per commit.
+    pub commit_rows: usize,
+    /// `CHECKPOINT`s issued during the inserts (not timed).
+    pub checkpoints: u64,
+    /// Insert rate, commits included.
     pub rows_per_sec: f64,
     /// WAL written per 1,000 rows.
     pub wal_per_1k: f64,
@@ -31,6 +35,8 @@ pub struct CreatedAtRun {
     pub total_bytes: u64,
     /// The query, median of the timed runs, µs.
     pub query_us: f64,
+    /// How many times the query was timed.
+    pub queries: usize,
     /// Buffers it touched (shared hit + read), from `EXPLAIN (ANALYZE, BUFFERS)`.
     pub query_buffers: u64,
     /// The query.
@@ -82,14 +88,15 @@ pub fn measure(
         };
         // As the insert runs: a CHECKPOINT (not timed) every `checkpoint_rows` rows.
         let mut busy = std::time::Duration::ZERO;
-        let mut done = 0;
+        let (mut done, mut checkpoints) = (0, 0);
         for chunk in ids.chunks(commit_rows) {
             let t = Instant::now();
             client.execute(&stmt, &[&chunk])?;
             busy += t.elapsed();
             let end = done + chunk.len();
-            if end / checkpoint_rows > done / checkpoint_rows && end < ids.len() {
+            if super::insert::checkpoint_due(done, end, checkpoint_rows, ids.len()) {
                 client.batch_execute("CHECKPOINT")?;
+                checkpoints += 1;
             }
             done = end;
         }
@@ -129,12 +136,15 @@ pub fn measure(
         out.push(CreatedAtRun {
             setup: super::Label(setup),
             rows: ids.len(),
+            commit_rows,
+            checkpoints,
             rows_per_sec: ids.len() as f64 / seconds,
             wal_per_1k: wal.bytes as f64 * 1000.0 / ids.len().max(1) as f64,
             pk_bytes: count(sizes.get(0)),
             created_at_bytes: count(sizes.get(1)),
             total_bytes: count(sizes.get(2)),
             query_us: times[times.len() / 2],
+            queries,
             query_buffers: buffers,
             query: super::Label(query),
         });

@@ -381,6 +381,13 @@ pub fn insert_sql(keys: &Keys) -> String {
     )
 }
 
+/// True when a commit that took the rows written from `before` to `after` (of `total`)
+/// crossed a multiple of `every`, and rows are still to come: the schedule of every run's
+/// `CHECKPOINT`s, `total.div_ceil(every) - 1` of them.
+pub(crate) fn checkpoint_due(before: usize, after: usize, every: usize, total: usize) -> bool {
+    after / every > before / every && after < total
+}
+
 /// One writer inserts `keys` in commits of `spec.commit_rows`, with a `CHECKPOINT` every
 /// `spec.checkpoint_rows` rows (not timed).
 ///
@@ -426,7 +433,7 @@ pub fn run_one(
             segment_busy = Duration::ZERO;
             segment_rows = 0;
         }
-        if end / spec.checkpoint_rows > done / spec.checkpoint_rows && end < rows {
+        if checkpoint_due(done, end, spec.checkpoint_rows, rows) {
             client.batch_execute("CHECKPOINT")?;
             checkpoints += 1;
         }
@@ -594,9 +601,10 @@ pub type Producer = Box<dyn FnMut(usize) -> Result<Keys, Error> + Send>;
 
 /// Several writers at once, each with its own connection and producer, each inserting
 /// `rows_per_writer` rows in commits of `spec.commit_rows`; ids are made just before each
-/// insert, so the writers' ids of the same millisecond arrive interleaved. A control
-/// connection issues a `CHECKPOINT` each time the writers together pass another
-/// `spec.checkpoint_rows` rows (while they keep writing, as the checkpointer would).
+/// insert, so the writers' ids of the same millisecond arrive interleaved. Each time the
+/// writers together pass another `spec.checkpoint_rows` rows, the writer whose commit
+/// passed it issues a `CHECKPOINT` before its next commit while the others keep writing (as
+/// the checkpointer would), so the schedule is the one-writer runs' whatever the timing.
 ///
 /// # Errors
 ///
@@ -616,62 +624,53 @@ pub fn run_many(
     control.batch_execute("CHECKPOINT")?;
     let before = wal_mark(&mut control)?;
     let writers = producers.len();
+    let total = rows_per_writer * writers;
     let done = Arc::new(AtomicUsize::new(0));
-    let finished = Arc::new(AtomicUsize::new(0));
     let barrier = Arc::new(Barrier::new(writers + 1));
     let mut handles = Vec::new();
     for mut produce in producers {
         let mut client = server.connect()?;
-        let (done, finished, barrier) = (done.clone(), finished.clone(), barrier.clone());
-        let commit_rows = spec.commit_rows;
-        handles.push(std::thread::spawn(move || -> Result<u64, Error> {
+        let (done, barrier) = (done.clone(), barrier.clone());
+        let (commit_rows, every) = (spec.commit_rows, spec.checkpoint_rows);
+        handles.push(std::thread::spawn(move || -> Result<(u64, u64), Error> {
             let mut stmt = None;
             barrier.wait();
-            let mut commits = 0;
+            let (mut commits, mut checkpoints) = (0, 0);
             let mut left = rows_per_writer;
-            let result = (|| {
-                while left > 0 {
-                    let n = left.min(commit_rows);
-                    let keys = produce(n)?;
-                    let stmt = match &stmt {
-                        Some(s) => s,
-                        None => stmt.insert(client.prepare(&insert_sql(&keys))?),
-                    };
-                    keys.insert(&mut client, stmt, 0..n)?;
-                    commits += 1;
-                    left -= n;
-                    done.fetch_add(n, Ordering::Relaxed);
+            while left > 0 {
+                let n = left.min(commit_rows);
+                let keys = produce(n)?;
+                let stmt = match &stmt {
+                    Some(s) => s,
+                    None => stmt.insert(client.prepare(&insert_sql(&keys))?),
+                };
+                keys.insert(&mut client, stmt, 0..n)?;
+                commits += 1;
+                left -= n;
+                let before = done.fetch_add(n, Ordering::Relaxed);
+                if checkpoint_due(before, before + n, every, total) {
+                    client.batch_execute("CHECKPOINT")?;
+                    checkpoints += 1;
                 }
-                // Hand this backend's WAL counters to pg_stat_wal before the final mark:
-                // the flush happens when it is idle, before it reads the next statement.
-                client.batch_execute("SELECT pg_stat_force_next_flush()")?;
-                client.batch_execute("SELECT 1")?;
-                Ok(commits)
-            })();
-            finished.fetch_add(1, Ordering::Release);
-            result
+            }
+            // Hand this backend's WAL counters to pg_stat_wal before the final mark:
+            // the flush happens when it is idle, before it reads the next statement.
+            client.batch_execute("SELECT pg_stat_force_next_flush()")?;
+            client.batch_execute("SELECT 1")?;
+            Ok((commits, checkpoints))
         }));
     }
     barrier.wait();
     let start = Instant::now();
-    let mut checkpoints = 0;
-    let mut next_checkpoint = spec.checkpoint_rows;
-    let total = rows_per_writer * writers;
-    while finished.load(Ordering::Acquire) < writers {
-        if done.load(Ordering::Relaxed) >= next_checkpoint && next_checkpoint < total {
-            control.batch_execute("CHECKPOINT")?;
-            checkpoints += 1;
-            next_checkpoint += spec.checkpoint_rows;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    let busy = start.elapsed();
-    let mut commits = 0;
+    let (mut commits, mut checkpoints) = (0, 0);
     for h in handles {
-        commits += h
+        let (c, k) = h
             .join()
             .map_err(|_| Error::PgSetup("a writer thread panicked".to_owned()))??;
+        commits += c;
+        checkpoints += k;
     }
+    let busy = start.elapsed();
     let after = wal_mark(&mut control)?;
     let run = finish(
         &mut control,

@@ -13,10 +13,13 @@ pub mod created_at;
 pub mod insert;
 pub mod roundtrip;
 
+use idkit::registry::Entry;
+use idkit_core::RawId;
+use insert::{Form, Keys, Producer, Spec};
 use postgres::{Client, NoTls};
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::Error;
+use crate::{Error, Params, Progress};
 
 pub use insert::{PgCurvePoint, PgRun, PgStorage};
 
@@ -181,12 +184,6 @@ pub(crate) fn count(v: i64) -> u64 {
     u64::try_from(v).unwrap_or(0)
 }
 
-use idkit::registry::Entry;
-use idkit_core::RawId;
-use insert::{Form, Keys, Producer, Spec};
-
-use crate::{Params, Progress};
-
 /// UUIDv7 as RFC 9562's first method makes it: the millisecond and 74 fresh random bits
 /// per id, no counter, so ids of one millisecond arrive in random order.
 pub const UUID_V7_RANDOM: &str = "uuid-v7-random";
@@ -228,13 +225,14 @@ pub fn measure(
         return Ok(Pg::default());
     };
     let rows = params.pg_rows;
+    let checkpoint_rows = rows.div_ceil(params.pg_checkpoints).max(params.commit_rows);
     let spec = |scheme, storage, server: &Server| Spec {
         scheme,
         storage,
         cache: server.cache,
         cache_kib: server.shared_buffers_kib,
         commit_rows: params.commit_rows,
-        checkpoint_rows: rows.div_ceil(params.pg_checkpoints).max(params.commit_rows),
+        checkpoint_rows,
         curve_points: params.curve_points,
     };
     let mut out = Pg {
@@ -364,7 +362,7 @@ pub fn measure(
             v4,
             v7,
             params.commit_rows,
-            rows.div_ceil(params.pg_checkpoints).max(params.commit_rows),
+            checkpoint_rows,
             params.pg_queries,
         )?;
     }
@@ -492,8 +490,20 @@ impl<'de> Deserialize<'de> for Label {
     }
 }
 
-/// The PostgreSQL results kept in `path` by an earlier run, if any.
-pub fn load(path: &std::path::Path) -> Option<Pg> {
-    let text = std::fs::read_to_string(path).ok()?;
-    serde_json::from_str(&text).ok()
+/// The PostgreSQL results kept in `path` by an earlier run: `Ok(None)` when there is no
+/// such file.
+///
+/// # Errors
+///
+/// A message when the file cannot be read or was written by a harness whose results had
+/// other fields (measure again with a server).
+pub fn load(path: &std::path::Path) -> Result<Option<Pg>, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{}: {e}", path.display())),
+    };
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| format!("{}: {e}", path.display()))
 }

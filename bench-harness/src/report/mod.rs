@@ -130,11 +130,10 @@ fn identities(rows: &[LeaseRow], md: &mut String) {
          one takes at start-up (median and 90th percentile of 50 grants, the first left out) \
          and giving it back at shutdown (which includes waiting out the generator's current \
          tick, up to 1 ms at a 1 ms tick, so that nothing issues once the release returns), \
-         and what holding it costs. A held lease renews every \
-         third of its TTL (counted at a 3 s TTL over 9 s; the traffic a minute is at each \
-         source's default TTL, 3 s for a static state file's reservation window); the \
-         generator pays one \
-         atomic load per tick for it, and criterion's `leased` group (`cargo bench -p \
+         and what holding it costs. A held lease renews every third of its TTL (counted at \
+         a 3 s TTL over 9 s; the traffic a minute is at each source's default TTL, 3 s for a \
+         static state file's reservation window); the generator pays one atomic load per tick \
+         for it, and criterion's `leased` group (`cargo bench -p \
          bench-harness --bench snowflake -- leased`) compares generation with and without a \
          lease in one run. PostgreSQL and etcd ran on loopback on this machine (PostgreSQL \
          with fsync on), so network latency adds to their figures elsewhere; the literature \
@@ -733,8 +732,8 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
                 .map_or("-".to_owned(), |(a, b)| pct(
                     a.bytes_per_row / b.bytes_per_row
                 )),
-            postgres::native(r, "snowflake-twitter", "small")
-                .zip(postgres::native(r, "uuid-v4", "small"))
+            r.pg.native("snowflake-twitter", "small")
+                .zip(r.pg.native("uuid-v4", "small"))
                 .map_or(String::new(), |(a, b)| format!(
                     "; in PostgreSQL {} as `bigint` against {} for uuid-v4 as `uuid`",
                     rate(a.rows_per_sec),
@@ -799,8 +798,8 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
             v4.pages_per_commit(),
             ins("uuid-v7", 128).map_or("-".to_owned(), |x| format!("{:.1}", x.pages_per_commit())),
             pct(v4.leaf_fill),
-            postgres::native(r, "uuid-v4", "small")
-                .zip(postgres::native(r, "uuid-v7", "small"))
+            r.pg.native("uuid-v4", "small")
+                .zip(r.pg.native("uuid-v7", "small"))
                 .map_or(String::new(), |(a, b)| format!(
                     "; in PostgreSQL it wrote {:.1}x uuid-v7's WAL and its index was {} \
                      dense against {} (nbtree splits pages in the middle)",

@@ -8,11 +8,6 @@ use crate::charts::ChartFile;
 use crate::output::Results;
 use crate::pg::{PgRun, PgStorage, UUID_V7_RANDOM};
 
-/// The one-writer run of `scheme` keyed by its own binary type.
-pub(super) fn native<'a>(r: &'a Results<'_>, scheme: &str, cache: &str) -> Option<&'a PgRun> {
-    r.pg.native(scheme, cache)
-}
-
 fn kib(bytes: f64) -> String {
     format!("{:.1} KiB", bytes / 1024.0)
 }
@@ -72,9 +67,9 @@ pub(super) fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
          with `autovacuum_enabled = false` so that nothing but the inserts writes. Each run \
          creates a fresh table, issues a `CHECKPOINT`, and inserts {} ids generated before \
          the clock starts, {} rows per commit: one `INSERT ... SELECT unnest($1)` statement \
-         per commit, one round trip, synchronous commit with fsync on. A `CHECKPOINT` every \
-         tenth of the run (not timed) makes full-page images appear as they do in \
-         production: after a checkpoint, the first change to each page writes the whole page \
+         per commit, one round trip, synchronous commit with fsync on. {} `CHECKPOINT`s at \
+         even intervals through the run (not timed) make full-page images appear as they do \
+         in production: after a checkpoint, the first change to each page writes the whole page \
          to the WAL. Page splits are counted directly, as the `Btree/SPLIT_L` and \
          `Btree/SPLIT_R` WAL records between the run's first and last LSN \
          (`pg_walinspect`'s `pg_get_wal_stats`; they count every b-tree of the table, at \
@@ -91,11 +86,12 @@ pub(super) fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
         pg.servers.join("; "),
         pg.settings.join(", "),
         first.rows,
-        first.commit_rows
+        first.commit_rows,
+        first.checkpoints
     );
     for cache in ["small", "large"] {
         for name in r.entries() {
-            if let Some(b) = native(r, name, cache) {
+            if let Some(b) = r.pg.native(name, cache) {
                 row(md, b);
             }
         }
@@ -113,7 +109,9 @@ pub(super) fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
     ] {
         for name in r.entries() {
             if storage == PgStorage::ByteaPk
-                && native(r, name, "small").is_some_and(|b| b.storage == PgStorage::ByteaPk)
+                && r.pg
+                    .native(name, "small")
+                    .is_some_and(|b| b.storage == PgStorage::ByteaPk)
             {
                 continue;
             }
@@ -150,9 +148,11 @@ fn arrival(r: &Results<'_>, md: &mut String) {
          millisecond arrive interleaved near the right edge of the tree. `{UUID_V7_RANDOM}` \
          is UUIDv7 as RFC 9562's basic method makes it: the millisecond and fresh random \
          bits for every id, no counter, so even one writer's ids of one millisecond arrive \
-         in random order; `uuid-v7` (idkit's) counts up within the millisecond. A \
-         `CHECKPOINT` runs every tenth of the rows while the writers keep writing, as the \
-         checkpointer would; rows/s includes it. Small `shared_buffers`:\n\n{HEAD}"
+         in random order; `uuid-v7` (idkit's) counts up within the millisecond. \
+         {checkpoints} `CHECKPOINT`s run at even intervals, each issued by the writer whose \
+         commit passed the mark while the others keep writing, as the checkpointer would; \
+         rows/s includes them. Small `shared_buffers`:\n\n{HEAD}",
+        checkpoints = live[0].checkpoints
     );
     for b in &live {
         row(md, b);
@@ -202,10 +202,12 @@ fn arrival(r: &Results<'_>, md: &mut String) {
 /// The PostgreSQL cells of the claims table, in claim order; `None` without the runs.
 pub(super) fn claim_cells(r: &Results<'_>) -> Option<[String; 4]> {
     let (v4s, v7s) = (
-        native(r, "uuid-v4", "small")?,
-        native(r, "uuid-v7", "small")?,
+        r.pg.native("uuid-v4", "small")?,
+        r.pg.native("uuid-v7", "small")?,
     );
-    let large = native(r, "uuid-v4", "large").zip(native(r, "uuid-v7", "large"));
+    let large =
+        r.pg.native("uuid-v4", "large")
+            .zip(r.pg.native("uuid-v7", "large"));
     let split_ratio = v4s.splits() as f64 / v7s.splits().max(1) as f64;
     let wal_ratio = v4s.wal_per_1k() / v7s.wal_per_1k().max(1.0);
     let size_ratio = v4s.file_bytes as f64 / v7s.file_bytes.max(1) as f64;
@@ -257,11 +259,13 @@ pub(super) fn claim_cells(r: &Results<'_>) -> Option<[String; 4]> {
 
 /// The numbered "why" list for PostgreSQL under the claims table.
 pub(super) fn claim_reasons(r: &Results<'_>, md: &mut String) {
-    let (Some(v4s), Some(v7s)) = (native(r, "uuid-v4", "small"), native(r, "uuid-v7", "small"))
-    else {
+    let (Some(v4s), Some(v7s)) = (
+        r.pg.native("uuid-v4", "small"),
+        r.pg.native("uuid-v7", "small"),
+    ) else {
         return;
     };
-    let bigint = native(r, "snowflake-twitter", "small");
+    let bigint = r.pg.native("snowflake-twitter", "small");
     let _ = writeln!(
         md,
         "\nIn PostgreSQL ({} ids per run, `uuid` primary key):\n",
@@ -313,7 +317,9 @@ pub(super) fn claim_reasons(r: &Results<'_>, md: &mut String) {
         mib(v7s.file_bytes),
         v4s.file_bytes as f64 / v7s.file_bytes.max(1) as f64
     );
-    let large = native(r, "uuid-v4", "large").zip(native(r, "uuid-v7", "large"));
+    let large =
+        r.pg.native("uuid-v4", "large")
+            .zip(r.pg.native("uuid-v7", "large"));
     let _ = writeln!(
         md,
         "4. **Throughput.** Small `shared_buffers`: {} for v4 against {} for v7{}. Each \
@@ -456,15 +462,15 @@ pub(super) fn created_at(r: &Results<'_>, md: &mut String) {
         "## A created_at index or a time-ordered key (PostgreSQL)\n\n\
          The claim: \"if the id were random (UUIDv4) you'd need a separate created_at index, \
          doubling write costs\". Three tables of {} rows, each `(id uuid PRIMARY KEY, \
-         created_at timestamptz, payload int)`, 1,000 rows per commit with a `CHECKPOINT` every \
-         tenth of the rows as in the insert runs, small `shared_buffers`: uuid-v4 with an index on `created_at`, uuid-v7 alone (its key is \
-         already in creation order), and uuid-v4 without the index. The query is \"the \
-         latest 50 rows\", by `created_at` for v4 and by `id` for v7; its time is the median \
-         of {} runs, its buffers from `EXPLAIN (ANALYZE, BUFFERS)`. The data is in \
+         created_at timestamptz, payload int)`, {} rows per commit with {} `CHECKPOINT`s at even \
+         intervals as in the insert runs, small `shared_buffers`: uuid-v4 with an index on \
+         `created_at`, uuid-v7 alone (its key is already in creation order), and uuid-v4 \
+         without the index. The query is \"the latest 50 rows\", by `created_at` for v4 and by \
+         `id` for v7; its time is the median of {} runs, its buffers from `EXPLAIN (ANALYZE, BUFFERS)`. The data is in \
          `data/pg_created_at.csv`.\n\n\
          | setup | rows/s | WAL per 1,000 rows | primary key | created_at index | table and indexes | latest 50: time | latest 50: buffers |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|",
-        v4i.rows, r.params.pg_queries
+        v4i.rows, v4i.commit_rows, v4i.checkpoints, v4i.queries
     );
     for c in rows {
         let _ = writeln!(
