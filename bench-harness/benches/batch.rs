@@ -8,7 +8,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use idkit::registry::{self, Options};
+use idkit_all::registry::{self, Options};
 use idkit_core::RawId;
 
 const BATCH: usize = 1_000;

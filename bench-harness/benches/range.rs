@@ -10,7 +10,7 @@ use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use idkit::baseline::AutoIncrement;
+use idkit_all::baseline::AutoIncrement;
 use idkit_core::IdScheme;
 use idkit_range::{RangeAllocator, SqliteStore};
 

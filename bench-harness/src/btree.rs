@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use idkit::registry::Entry;
+use idkit_all::registry::Entry;
 use idkit_core::RawId;
 use rusqlite::{Connection, params};
 use serde::Serialize;

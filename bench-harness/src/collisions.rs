@@ -2,7 +2,7 @@
 //! tick, and per second, at which independent generators reach a one-in-a-billion chance of
 //! any duplicate in a year, by the birthday bound.
 
-use idkit::registry::Entry;
+use idkit_all::registry::Entry;
 
 /// The probability the table is computed for.
 pub const PROBABILITY: f64 = 1e-9;
@@ -56,7 +56,7 @@ mod tests {
     /// n = sqrt(2^81 * 1e-9 / 31,557,600,000) = 276.7 ids per ms.
     #[test]
     fn ulid_by_hand() {
-        let rows = table(idkit::registry::schemes());
+        let rows = table(idkit_all::registry::schemes());
         let ulid = rows.iter().find(|r| r.scheme == "ulid").unwrap();
         let n = ulid.ids_per_tick.unwrap();
         assert!((n - 276.7).abs() < 0.1, "{n}");

@@ -1,7 +1,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use idkit::registry::BuildError;
+use idkit_all::registry::BuildError;
 use idkit_core::GenerateError;
 
 /// Why a harness run stopped.

@@ -6,7 +6,7 @@ use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use idkit::registry::{Entry, Scheme};
+use idkit_all::registry::{Entry, Scheme};
 use idkit_core::{GenerateError, IdScheme};
 use idkit_snowflake::{Layout, Snowflake};
 use serde::Serialize;
@@ -118,10 +118,10 @@ pub fn measure(
 ///
 /// # Errors
 ///
-/// [`BuildError::Config`](idkit::registry::BuildError) when `n` does not fit the identity.
-pub fn identity(entry: &Entry, n: usize) -> Result<idkit::registry::Options, Error> {
+/// [`BuildError::Config`](idkit_all::registry::BuildError) when `n` does not fit the identity.
+pub fn identity(entry: &Entry, n: usize) -> Result<idkit_all::registry::Options, Error> {
     if entry.identity_fields().is_empty() {
-        return Ok(idkit::registry::Options::default());
+        return Ok(idkit_all::registry::Options::default());
     }
     Ok(entry.with_identity(u64::try_from(n).unwrap_or(u64::MAX))?)
 }
@@ -242,7 +242,7 @@ where
     L: Layout + Copy + Send + Sync + 'static,
 {
     let config = |e: idkit_snowflake::ConfigError| {
-        Error::Build(idkit::registry::BuildError::invalid(name, e.to_string()))
+        Error::Build(idkit_all::registry::BuildError::invalid(name, e.to_string()))
     };
     let single = Snowflake::builder(layout).build().map_err(config)?;
     let lock_free = Snowflake::builder(layout).build_atomic().map_err(config)?;

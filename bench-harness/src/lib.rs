@@ -96,7 +96,7 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
     let started = Instant::now();
     let params = config.profile.params();
     let progress = Progress::new(config.quiet);
-    let entries = idkit::registry::schemes();
+    let entries = idkit_all::registry::schemes();
     // Check the servers first: a bad URL fails in seconds, not after the SQLite runs.
     let servers = pg::servers(&config.postgres)?;
 

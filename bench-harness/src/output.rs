@@ -30,12 +30,12 @@ pub(crate) struct Results<'a> {
 impl Results<'_> {
     /// Scheme names in registry order.
     pub fn entries(&self) -> impl Iterator<Item = &'static str> {
-        idkit::registry::schemes().iter().map(|e| e.name())
+        idkit_all::registry::schemes().iter().map(|e| e.name())
     }
 
     /// Scheme names with their bit widths.
     pub fn entries_with_bits(&self) -> impl Iterator<Item = (&'static str, u32)> {
-        idkit::registry::schemes()
+        idkit_all::registry::schemes()
             .iter()
             .map(|e| (e.name(), e.info().bits))
     }

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
-use idkit::registry::{Entry, Scheme};
+use idkit_all::registry::{Entry, Scheme};
 use idkit_core::{Coordination, GenerateError, RawId};
 use serde::Serialize;
 

@@ -36,7 +36,7 @@ fn quick_profile_fills_every_postgres_column() {
     let text = std::fs::read_to_string(dir.0.join("data/postgres.json")).unwrap();
     let results: pg::Pg = serde_json::from_str(&text).unwrap();
     let params = Profile::Quick.params();
-    let entries = idkit::registry::schemes();
+    let entries = idkit_all::registry::schemes();
 
     // Every scheme, keyed by its own binary type, as text and as a unique index.
     for entry in entries {
@@ -221,7 +221,7 @@ fn instagrams_function_makes_ids_idkit_reads() {
     let sql = idkit_snowflake::sql::plpgsql(layout, &[("shard", 5)], "idkit_test_next_id").unwrap();
     // 500 ids: well under 1,024 in any millisecond, so none repeat.
     let (ids, before, after) = make_ids(&mut client, &sql, "idkit_test_next_id", 500);
-    let codec = idkit::registry::find("snowflake-instagram")
+    let codec = idkit_all::registry::find("snowflake-instagram")
         .unwrap()
         .codec();
     assert!(ids.windows(2).all(|w| w[0] < w[1]), "ids increase");
@@ -239,7 +239,7 @@ fn instagrams_function_makes_ids_idkit_reads() {
     let layout = idkit_snowflake::preset("sonyflake").unwrap();
     let sql = idkit_snowflake::sql::plpgsql(layout, &[("machine", 7)], "idkit_test_sf").unwrap();
     let (ids, before, after) = make_ids(&mut client, &sql, "idkit_test_sf", 200);
-    let codec = idkit::registry::find("sonyflake").unwrap().codec();
+    let codec = idkit_all::registry::find("sonyflake").unwrap().codec();
     assert!(ids.windows(2).all(|w| w[0] < w[1]), "ids increase");
     for id in &ids {
         let decoded = codec.decode_text(&id.to_string()).unwrap();

@@ -93,7 +93,7 @@ fn quick_profile_writes_a_complete_report() {
     let config = Config::new(Profile::Quick, dir.0.clone());
     let summary = run(&config).unwrap();
     let params = Profile::Quick.params();
-    let schemes: BTreeSet<&str> = idkit::registry::schemes()
+    let schemes: BTreeSet<&str> = idkit_all::registry::schemes()
         .iter()
         .map(|e| e.name())
         .collect();
@@ -158,7 +158,7 @@ fn quick_profile_writes_a_complete_report() {
     // Collision odds: one row per scheme that publishes random bits, each rate positive,
     // finer ticks or fewer bits giving lower rates as the birthday bound says.
     let (h, rows) = read_csv(&dir.0.join("data/collisions.csv"));
-    let with_bits: BTreeSet<&str> = idkit::registry::schemes()
+    let with_bits: BTreeSet<&str> = idkit_all::registry::schemes()
         .iter()
         .filter(|e| e.info().random_bits > 0)
         .map(|e| e.name())

@@ -13,7 +13,7 @@ pub mod created_at;
 pub mod insert;
 pub mod roundtrip;
 
-use idkit::registry::Entry;
+use idkit_all::registry::Entry;
 use idkit_core::RawId;
 use insert::{Form, Keys, Producer, Spec};
 use postgres::{Client, NoTls};
@@ -155,7 +155,7 @@ pub struct Pg {
 impl Pg {
     /// The one-writer run of `scheme` keyed by its own binary type (ids made before).
     pub fn native(&self, scheme: &str, cache: &str) -> Option<&PgRun> {
-        let bits = idkit::registry::find(scheme).ok()?.info().bits;
+        let bits = idkit_all::registry::find(scheme).ok()?.info().bits;
         self.find(scheme, Form::native(bits).pk(), cache, 1, false)
     }
 

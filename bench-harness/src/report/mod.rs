@@ -707,7 +707,7 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
     };
     let ins_rate =
         |name: &str, bits: u32| ins(name, bits).map_or("-".to_owned(), |x| rate(x.rows_per_sec));
-    let info = |name: &str| idkit::registry::find(name).ok().map(|e| e.info());
+    let info = |name: &str| idkit_all::registry::find(name).ok().map(|e| e.info());
     #[allow(clippy::cast_precision_loss)] // caps are far below 2^52
     let cap = |name: &str| {
         info(name)
@@ -912,12 +912,12 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
             "- **Long-lived, many machines, modest rate:** `sonyflake` ({} identity bits, \
              10 ms ticks until {}) caps at {} per machine; measured {} per id.",
             info(s.scheme).map_or(0, |i| match i.coordination {
-                idkit::core::Coordination::WorkerId { bits } => bits,
+                idkit_all::core::Coordination::WorkerId { bits } => bits,
                 _ => 0,
             }),
             info(s.scheme)
                 .and_then(|i| i.time_runs_out_ms)
-                .map_or("-".to_owned(), |ms| idkit::core::time::format_rfc3339_ms(
+                .map_or("-".to_owned(), |ms| idkit_all::core::time::format_rfc3339_ms(
                     ms
                 )[..10]
                     .to_owned()),

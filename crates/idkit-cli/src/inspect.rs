@@ -1,7 +1,7 @@
 //! `idkit inspect`: guess the scheme from the id's shape, keep the decodings whose time is
 //! plausible, most plausible first.
 
-use idkit::registry::{self, Entry};
+use idkit_all::registry::{self, Entry};
 use idkit_core::codec::hex;
 use idkit_core::{Alphabet, Clock, Decoded, RawId, SystemClock};
 

@@ -11,7 +11,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{FromArgMatches, Parser, Subcommand, ValueEnum};
-use idkit::registry::{self, Options};
+use idkit_all::registry::{self, Options};
 use idkit_core::RawId;
 
 /// Most ids one `gen` call prints.
@@ -128,7 +128,7 @@ struct IdentityArgs {
 
 impl IdentityArgs {
     /// Applies the flags given over `config`.
-    fn apply(&self, config: &mut idkit::identity::IdentityConfig) {
+    fn apply(&self, config: &mut idkit_all::identity::IdentityConfig) {
         if let Some(v) = &self.identity {
             config.identity = Some(v.clone());
         }
@@ -283,8 +283,8 @@ fn run(command: Command, given: Options, out: &mut impl Write) -> Result<(), Fai
 
 /// The function text for `idkit sql`.
 fn sql(args: &SqlArgs, given: &Options) -> Result<String, String> {
-    use idkit::snowflake::sql::{SqlError, plpgsql};
-    use idkit::snowflake::{LayoutSpec, preset};
+    use idkit_all::snowflake::sql::{SqlError, plpgsql};
+    use idkit_all::snowflake::{LayoutSpec, preset};
     let custom;
     let layout: &LayoutSpec = if args.scheme == "custom" {
         let fields = args
@@ -302,7 +302,7 @@ fn sql(args: &SqlArgs, given: &Options) -> Result<String, String> {
         }
         let entry = registry::find(&args.scheme).map_err(|e| e.to_string())?;
         preset(entry.name()).ok_or_else(|| {
-            let layouts: Vec<_> = idkit::snowflake::presets()
+            let layouts: Vec<_> = idkit_all::snowflake::presets()
                 .iter()
                 .filter(|p| p.word_bits() <= 64)
                 .map(|p| p.name())
@@ -336,8 +336,8 @@ fn custom_layout(
     fields: &str,
     tick_ms: u64,
     epoch_ms: u64,
-) -> Result<idkit::snowflake::LayoutSpec, String> {
-    let mut builder = idkit::snowflake::LayoutSpec::builder("custom", 64)
+) -> Result<idkit_all::snowflake::LayoutSpec, String> {
+    let mut builder = idkit_all::snowflake::LayoutSpec::builder("custom", 64)
         .tick_ms(tick_ms)
         .epoch_ms(epoch_ms);
     for part in fields.split(',') {
@@ -362,9 +362,9 @@ fn generate(args: &GenArgs, options: &Options, out: &mut impl Write) -> Result<(
         )));
     }
     let entry = registry::find(&args.scheme).map_err(|e| Failure::Usage(e.to_string()))?;
-    let mut identity = idkit::identity::IdentityConfig::default();
+    let mut identity = idkit_all::identity::IdentityConfig::default();
     args.identity.apply(&mut identity);
-    let built = idkit::identity::build(entry, options.clone(), &identity).map_err(|e| {
+    let built = idkit_all::identity::build(entry, options.clone(), &identity).map_err(|e| {
         if e.kind() == registry::BuildErrorKind::Unavailable {
             Failure::Runtime(e.to_string())
         } else {

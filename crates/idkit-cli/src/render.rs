@@ -1,6 +1,6 @@
 //! Text and JSON for schemes, ids and decoded ids.
 
-use idkit::registry;
+use idkit_all::registry;
 use idkit_core::codec::{base62, crockford, hex, radix_encode};
 use idkit_core::{DynScheme, ParseError, RawId, time};
 
@@ -27,7 +27,7 @@ pub fn format_id(
     })
 }
 
-pub use idkit::render::{decoded_json, decoded_plain, schemes_json};
+pub use idkit_all::render::{decoded_json, decoded_plain, schemes_json};
 
 /// `idkit schemes`.
 pub fn schemes_table() -> String {

@@ -3,7 +3,7 @@
 //! field or option needs no edit here.
 
 use clap::{Arg, ArgMatches, Command};
-use idkit::registry::{self, Options};
+use idkit_all::registry::{self, Options};
 
 /// The subcommands that take scheme settings.
 const TAKE_SETTINGS: [&str; 2] = ["gen", "serve"];

@@ -43,7 +43,7 @@ fn usage_error(args: &[&str], contains: &str) {
 
 /// Every registered scheme's stable name: the command line must handle each.
 fn schemes() -> Vec<&'static str> {
-    idkit::registry::schemes()
+    idkit_all::registry::schemes()
         .iter()
         .map(|e| e.name())
         .collect()
@@ -272,8 +272,8 @@ fn decode_and_inspect_create_no_file() {
 fn sql_prints_the_layouts_function() {
     let o = idkit(&["sql", "instagram", "--shard", "5"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let layout = idkit::snowflake::preset("snowflake-instagram").unwrap();
-    let expected = idkit::snowflake::sql::plpgsql(layout, &[("shard", 5)], "next_id").unwrap();
+    let layout = idkit_all::snowflake::preset("snowflake-instagram").unwrap();
+    let expected = idkit_all::snowflake::sql::plpgsql(layout, &[("shard", 5)], "next_id").unwrap();
     assert_eq!(stdout(&o), expected);
 
     // A custom layout, a field without a flag of its own, and another function name.

@@ -5,8 +5,8 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::path::Path;
 
-use idkit::identity::IdentityConfig;
-use idkit::registry::{self, Options};
+use idkit_all::identity::IdentityConfig;
+use idkit_all::registry::{self, Options};
 
 /// Largest batch a configuration may allow per request.
 pub const MAX_BATCH_LIMIT: u32 = 1_000_000;

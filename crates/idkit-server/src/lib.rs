@@ -42,7 +42,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 pub use config::{Config, ConfigError, MAX_BATCH_LIMIT, known_keys};
-pub use idkit::render;
+pub use idkit_all::render;
 pub use service::Service;
 
 use error::{ApiError, format_error};

@@ -143,7 +143,7 @@ fn write_leases(out: &mut String, service: &Service) {
             );
         }
     }
-    type Read = fn(&idkit::identity::Status) -> u64;
+    type Read = fn(&idkit_all::identity::Status) -> u64;
     let series: [(&str, &str, &str, Read); 7] = [
         (
             "idkit_lease_worker_id",

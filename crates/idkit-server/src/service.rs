@@ -5,8 +5,8 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use axum::Router;
 use axum::routing::get;
-use idkit::identity::{self, Lease};
-use idkit::registry::{self, Scheme};
+use idkit_all::identity::{self, Lease};
+use idkit_all::registry::{self, Scheme};
 use idkit_core::{RawId, SchemeInfo};
 
 use crate::*;

@@ -4,8 +4,8 @@
 //! generator that takes an identity through [`build`].
 //!
 //! ```
-//! use idkit::identity::{self, IdentityConfig};
-//! use idkit::registry::{self, Options};
+//! use idkit_all::identity::{self, IdentityConfig};
+//! use idkit_all::registry::{self, Options};
 //!
 //! let dir = std::env::temp_dir().join(format!("idkit-identity-doc-{}", std::process::id()));
 //! let config = IdentityConfig { state_dir: Some(dir.clone()), ..IdentityConfig::default() };

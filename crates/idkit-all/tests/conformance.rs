@@ -1,3 +1,3 @@
 //! The shared checks on the auto-increment baseline's definition.
 
-idkit_testkit::conformance!(idkit::baseline::DEFINITION);
+idkit_testkit::conformance!(idkit_all::baseline::DEFINITION);

@@ -1,7 +1,7 @@
 //! The registry: every scheme by name and alias, each passing the shared conformance checks
 //! through its object-safe form.
 
-use idkit::registry::{BuildErrorKind, Options, find, schemes};
+use idkit_all::registry::{BuildErrorKind, Options, find, schemes};
 
 const NAMES: [&str; 12] = [
     "snowflake-twitter",

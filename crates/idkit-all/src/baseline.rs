@@ -11,11 +11,11 @@ use idkit_core::{Coordination, Erased, GenerateError, IdScheme, PlainDef, Scheme
 /// # Examples
 ///
 /// ```
-/// use idkit::baseline::AutoIncrement;
-/// use idkit::IdScheme;
+/// use idkit_all::baseline::AutoIncrement;
+/// use idkit_all::IdScheme;
 /// let counter = AutoIncrement::new();
 /// assert_eq!(counter.take(3)?, [1, 2, 3]);
-/// # Ok::<(), idkit::GenerateError>(())
+/// # Ok::<(), idkit_all::GenerateError>(())
 /// ```
 #[derive(Debug, Default)]
 pub struct AutoIncrement {
