@@ -29,9 +29,11 @@
 
 pub mod clock;
 pub mod codec;
+pub mod column;
 pub mod definition;
 mod error;
 pub mod guard;
+pub mod id;
 pub mod monotonic;
 #[cfg(feature = "rand")]
 pub mod random;

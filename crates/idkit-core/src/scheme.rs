@@ -86,6 +86,21 @@ pub trait IdScheme {
         Ok(out)
     }
 
+    /// Issues the next id as `T`: the scheme's id type (`SnowflakeId<Twitter>` for a
+    /// generator of raw words) or a typed id ([`Id<User, _>`](crate::id::Id)), at no cost
+    /// over [`IdScheme::next_id`].
+    ///
+    /// # Errors
+    ///
+    /// As [`IdScheme::next_id`]; for a typed TypeID, a marker prefix that is not a valid
+    /// type name.
+    fn next_as<T: crate::id::FromGenerated<Self::Id>>(&self) -> Result<T, GenerateError>
+    where
+        Self: Sized,
+    {
+        self.next_id().and_then(T::from_generated)
+    }
+
     /// The scheme's published facts.
     fn info(&self) -> SchemeInfo;
 

@@ -1,0 +1,263 @@
+//! How an id is stored in a database column, written once for every scheme.
+//!
+//! Every id type has one *column form*: [`BigInt`] (a 64-bit id in a signed `BIGINT` /
+//! `INTEGER` column) or [`Bytes<N>`] (an id of `N` bytes: PostgreSQL `uuid` for 16 bytes and
+//! `bytea` otherwise, MySQL `BINARY(N)`, SQLite `BLOB`). This module implements each database
+//! driver's traits for the two forms, behind features of the same names as the scheme crates':
+//!
+//! | feature | driver traits |
+//! |---|---|
+//! | `sqlx-postgres`, `sqlx-mysql`, `sqlx-sqlite` | sqlx's `Type`, `Encode`, `Decode` |
+//! | `postgres` | postgres-types' `ToSql`, `FromSql` (postgres, tokio-postgres) |
+//! | `rusqlite` | rusqlite's `ToSql`, `FromSql` |
+//! | `serde` | `Serialize`, `Deserialize` (the compact form binary formats get) |
+//!
+//! An id type declares its form through [`IdType`](crate::id::IdType) and gets every driver's
+//! impls from the [`id_type!`](crate::id_type) macro, which delegates to the form.
+//!
+//! # The mapping
+//!
+//! | id | PostgreSQL | MySQL / MariaDB | SQLite |
+//! |---|---|---|---|
+//! | 64-bit ([`BigInt`]) | `bigint` | `BIGINT` (or `BIGINT UNSIGNED`) | `INTEGER` |
+//! | 128-bit ([`Bytes<16>`]) | `uuid` | `BINARY(16)` | 16-byte `BLOB` |
+//! | KSUID, ObjectId ([`Bytes<20>`], [`Bytes<12>`]) | `bytea` | `BINARY(20)`, `BINARY(12)` | `BLOB` |
+//!
+//! A 64-bit id with its top bit set is refused when encoded ([`ColumnErrorKind::SignBit`]):
+//! a signed column would hold it as a negative number, which sorts before every other id and
+//! reads back as something else in every other client. A negative number or a value of the
+//! wrong width read back is an error too, never a wrapped or truncated id.
+//!
+//! Ids of the time-ordered schemes sort the same way as numbers (`BigInt`) or as bytes
+//! compared one by one (`Bytes`, PostgreSQL `uuid`, MySQL `BINARY`, SQLite `BLOB`), so
+//! `ORDER BY id` returns them in the order they were made.
+
+use core::fmt;
+
+use crate::error::ParseError;
+
+#[cfg(feature = "postgres")]
+mod postgres;
+#[cfg(feature = "rusqlite")]
+mod rusqlite;
+#[cfg(feature = "serde")]
+mod serde;
+#[cfg(feature = "sqlx-mysql")]
+mod sqlx_mysql;
+#[cfg(feature = "sqlx-postgres")]
+mod sqlx_postgres;
+#[cfg(feature = "sqlx-sqlite")]
+mod sqlx_sqlite;
+
+/// A 64-bit id as stored in a signed 64-bit integer column.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_core::column::{BigInt, ColumnErrorKind};
+/// assert_eq!(BigInt(42).to_i64()?, 42);
+/// let err = BigInt(1 << 63).to_i64().unwrap_err();
+/// assert_eq!(err.kind(), ColumnErrorKind::SignBit);
+/// assert_eq!(BigInt::from_i64(-1).unwrap_err().kind(), ColumnErrorKind::Negative);
+/// # Ok::<(), idkit_core::column::ColumnError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BigInt(pub u64);
+
+impl BigInt {
+    /// The value for a signed column.
+    ///
+    /// # Errors
+    ///
+    /// [`ColumnErrorKind::SignBit`] when the top bit is set.
+    pub fn to_i64(self) -> Result<i64, ColumnError> {
+        i64::try_from(self.0).map_err(|_| ColumnError::new(ColumnKind::SignBit(self.0)))
+    }
+
+    /// The id read back from a signed column.
+    ///
+    /// # Errors
+    ///
+    /// [`ColumnErrorKind::Negative`] for a negative value.
+    pub fn from_i64(v: i64) -> Result<Self, ColumnError> {
+        u64::try_from(v)
+            .map(Self)
+            .map_err(|_| ColumnError::new(ColumnKind::Negative(v)))
+    }
+}
+
+/// An id of `N` bytes, big-endian, as stored in a binary column (PostgreSQL `uuid` when `N`
+/// is 16).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Bytes<const N: usize>(pub [u8; N]);
+
+impl<const N: usize> Bytes<N> {
+    /// The id read back from a binary value.
+    ///
+    /// # Errors
+    ///
+    /// [`ColumnErrorKind::Width`] unless `bytes` has exactly `N` bytes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use idkit_core::column::{Bytes, ColumnErrorKind};
+    /// assert_eq!(Bytes::<2>::from_slice(&[1, 2])?, Bytes([1, 2]));
+    /// let err = Bytes::<16>::from_slice(&[0; 12]).unwrap_err();
+    /// assert_eq!(err.kind(), ColumnErrorKind::Width);
+    /// assert_eq!(err.to_string(), "invalid length: expected 16 bytes, found 12");
+    /// # Ok::<(), idkit_core::column::ColumnError>(())
+    /// ```
+    pub fn from_slice(bytes: &[u8]) -> Result<Self, ColumnError> {
+        bytes
+            .try_into()
+            .map(Self)
+            .map_err(|_| ColumnError::new(ColumnKind::Width(N, bytes.len())))
+    }
+}
+
+/// The bounds every column form meets for each driver turned on; the two forms above are the
+/// only implementers.
+pub trait ColumnForm:
+    Copy + fmt::Debug + Send + Sync + 'static + bounds::Serde + bounds::All + sealed::Sealed
+{
+}
+impl ColumnForm for BigInt {}
+impl<const N: usize> ColumnForm for Bytes<N> {}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::BigInt {}
+    impl<const N: usize> Sealed for super::Bytes<N> {}
+}
+
+/// One trait per driver, empty when its feature is off, so that generic code over an
+/// [`IdType`](crate::id::IdType) can call the driver's traits on its column form.
+#[doc(hidden)]
+pub mod bounds {
+    macro_rules! bound {
+        ($name:ident, $feature:literal, $($bound:tt)+) => {
+            #[cfg(feature = $feature)]
+            #[doc(hidden)]
+            pub trait $name: $($bound)+ {}
+            #[cfg(feature = $feature)]
+            impl<T: $($bound)+> $name for T {}
+            #[cfg(not(feature = $feature))]
+            #[doc(hidden)]
+            pub trait $name {}
+            #[cfg(not(feature = $feature))]
+            impl<T> $name for T {}
+        };
+    }
+    bound!(Serde, "serde", serde::Serialize + serde::de::DeserializeOwned);
+    bound!(
+        SqlxPostgres,
+        "sqlx-postgres",
+        sqlx::Type<sqlx::Postgres>
+            + for<'q> sqlx::Encode<'q, sqlx::Postgres>
+            + for<'r> sqlx::Decode<'r, sqlx::Postgres>
+    );
+    bound!(
+        SqlxMySql,
+        "sqlx-mysql",
+        sqlx::Type<sqlx::MySql>
+            + for<'q> sqlx::Encode<'q, sqlx::MySql>
+            + for<'r> sqlx::Decode<'r, sqlx::MySql>
+    );
+    bound!(
+        SqlxSqlite,
+        "sqlx-sqlite",
+        sqlx::Type<sqlx::Sqlite>
+            + for<'q> sqlx::Encode<'q, sqlx::Sqlite>
+            + for<'r> sqlx::Decode<'r, sqlx::Sqlite>
+    );
+    bound!(
+        Postgres,
+        "postgres",
+        postgres_types::ToSql + for<'a> postgres_types::FromSql<'a>
+    );
+    bound!(Rusqlite, "rusqlite", rusqlite::types::ToSql + rusqlite::types::FromSql);
+
+    /// Every database driver's bounds.
+    #[doc(hidden)]
+    pub trait All: SqlxPostgres + SqlxMySql + SqlxSqlite + Postgres + Rusqlite {}
+    impl<T: SqlxPostgres + SqlxMySql + SqlxSqlite + Postgres + Rusqlite> All for T {}
+}
+
+/// Why an id could not be written to or read from a column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnError {
+    kind: ColumnKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ColumnKind {
+    SignBit(u64),
+    Negative(i64),
+    Width(usize, usize),
+    Invalid(ParseError),
+}
+
+/// What went wrong, from [`ColumnError::kind`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ColumnErrorKind {
+    /// A 64-bit id with its top bit set, refused for a signed column.
+    SignBit,
+    /// A negative number read from a 64-bit id column.
+    Negative,
+    /// A binary value of the wrong number of bytes.
+    Width,
+    /// A value of the right form that is not an id of the scheme (a reserved bit set, a
+    /// wrong version, a TypeID prefix other than the marker's).
+    Invalid,
+}
+
+impl ColumnError {
+    fn new(kind: ColumnKind) -> Self {
+        Self { kind }
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> ColumnErrorKind {
+        match self.kind {
+            ColumnKind::SignBit(_) => ColumnErrorKind::SignBit,
+            ColumnKind::Negative(_) => ColumnErrorKind::Negative,
+            ColumnKind::Width(..) => ColumnErrorKind::Width,
+            ColumnKind::Invalid(_) => ColumnErrorKind::Invalid,
+        }
+    }
+}
+
+impl From<ParseError> for ColumnError {
+    fn from(e: ParseError) -> Self {
+        Self::new(ColumnKind::Invalid(e))
+    }
+}
+
+impl fmt::Display for ColumnError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            ColumnKind::SignBit(v) => write!(
+                f,
+                "id {v} has its top bit set: a signed 64-bit column would hold it as a negative number"
+            ),
+            ColumnKind::Negative(v) => {
+                write!(f, "negative value {v} in an id column: ids are unsigned")
+            }
+            ColumnKind::Width(expected, found) => {
+                write!(f, "invalid length: expected {expected} bytes, found {found}")
+            }
+            ColumnKind::Invalid(e) => write!(f, "not an id of this scheme: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ColumnError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.kind {
+            ColumnKind::Invalid(e) => Some(e),
+            _ => None,
+        }
+    }
+}
