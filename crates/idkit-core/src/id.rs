@@ -29,6 +29,7 @@
 //! # impl core::str::FromStr for Seq { type Err = ParseError;
 //! #     fn from_str(s: &str) -> Result<Self, ParseError> { idkit_core::codec::decimal::parse_u64(s).map(Seq) } }
 //! # impl IdType for Seq { type Column = BigInt;
+//! #     fn parse_text(s: &str) -> Result<Self, ParseError> { s.parse() }
 //! #     fn to_column(&self) -> BigInt { BigInt(self.0) }
 //! #     fn from_column(c: BigInt) -> Result<Self, ParseError> { Ok(Seq(c.0)) } }
 //! struct User;
@@ -282,6 +283,7 @@ crate::id_type!(impl[M: Marker, T: IdType] Id<M, T>);
 /// # impl core::str::FromStr for Seq { type Err = ParseError;
 /// #     fn from_str(s: &str) -> Result<Self, ParseError> { idkit_core::codec::decimal::parse_u64(s).map(Seq) } }
 /// # impl IdType for Seq { type Column = BigInt;
+/// #     fn parse_text(s: &str) -> Result<Self, ParseError> { s.parse() }
 /// #     fn to_column(&self) -> BigInt { BigInt(self.0) }
 /// #     fn from_column(c: BigInt) -> Result<Self, ParseError> { Ok(Seq(c.0)) } }
 /// #[derive(serde::Serialize, serde::Deserialize)]

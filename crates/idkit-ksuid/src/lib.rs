@@ -6,11 +6,10 @@ use idkit_core::{
     Alphabet, Clock, Codec, Coordination, Decoded, FieldValue, GenerateError, ParseError, RawId,
     SchemeInfo,
 };
-use svix_ksuid::KsuidLike;
 
 pub use idkit_core;
+pub use idkit_core::id::{Id, Marker};
 pub use idkit_core::{IdScheme, MonotonicClock};
-pub use svix_ksuid::Ksuid;
 
 /// The registry definition of `ksuid`: stateless, shared as it is.
 pub static DEFINITION: idkit_core::PlainDef<KsuidCodec> = idkit_core::PlainDef {
@@ -86,7 +85,7 @@ impl<C: Clock, R: RandomSource> IdScheme for KsuidGenerator<C, R> {
         let secs = u32::try_from(secs).map_err(|_| GenerateError::time_overflow(LAST_MS))?;
         let mut payload = [0u8; 16];
         self.random.fill(&mut payload)?;
-        Ok(Ksuid::new_raw(secs, Some(&payload)))
+        Ok(Ksuid::from_parts(secs, payload))
     }
 
     fn info(&self) -> SchemeInfo {
@@ -152,9 +151,117 @@ impl Codec for KsuidCodec {
 
     fn decode(&self, id: Ksuid) -> Decoded {
         let secs = u64::from(id.timestamp_raw()) + EPOCH_SECONDS;
+        let payload = id.payload();
         Decoded {
             timestamp_ms: Some(secs * 1000),
-            fields: vec![("payload", FieldValue::Hex(hex::encode(id.payload())))],
+            fields: vec![("payload", FieldValue::Hex(hex::encode(&payload)))],
         }
     }
 }
+
+/// A KSUID: 4 bytes of seconds since [`EPOCH_SECONDS`], then 16 bytes of payload, big-endian,
+/// so byte order is time order. `Display` writes the 27 base62 characters; `FromStr` reads
+/// them. Converts to and from `svix_ksuid::Ksuid` with `From`.
+///
+/// With the crate's features it goes into JSON as its string and into `bytea` /
+/// `BINARY(20)` / `BLOB` columns (see `idkit_core::column`).
+///
+/// # Examples
+///
+/// ```
+/// use idkit_ksuid::Ksuid;
+/// // From segmentio/ksuid's README.
+/// let id: Ksuid = "0ujtsYcgvSTl8PAuAdqWYSMnLOv".parse()?;
+/// assert_eq!(id.timestamp_ms(), 1_507_608_047_000);
+/// assert_eq!(id.to_string(), "0ujtsYcgvSTl8PAuAdqWYSMnLOv");
+/// # Ok::<(), idkit_core::ParseError>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Ksuid([u8; BYTES]);
+
+impl Ksuid {
+    /// The KSUID of these 20 bytes.
+    pub const fn from_bytes(bytes: [u8; BYTES]) -> Self {
+        Self(bytes)
+    }
+
+    /// The KSUID of `secs` since [`EPOCH_SECONDS`] and `payload`.
+    pub fn from_parts(secs: u32, payload: [u8; 16]) -> Self {
+        let mut bytes = [0u8; BYTES];
+        bytes[..4].copy_from_slice(&secs.to_be_bytes());
+        bytes[4..].copy_from_slice(&payload);
+        Self(bytes)
+    }
+
+    /// The 20 bytes.
+    pub const fn bytes(&self) -> &[u8; BYTES] {
+        &self.0
+    }
+
+    /// Seconds since [`EPOCH_SECONDS`].
+    pub fn timestamp_raw(&self) -> u32 {
+        u32::from_be_bytes([self.0[0], self.0[1], self.0[2], self.0[3]])
+    }
+
+    /// The creation time, Unix milliseconds (a whole second).
+    pub fn timestamp_ms(&self) -> u64 {
+        (u64::from(self.timestamp_raw()) + EPOCH_SECONDS) * 1000
+    }
+
+    /// The 16 bytes of payload.
+    pub fn payload(&self) -> [u8; 16] {
+        let mut out = [0u8; 16];
+        out.copy_from_slice(&self.0[4..]);
+        out
+    }
+}
+
+impl core::fmt::Display for Ksuid {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(&KsuidCodec.format(*self))
+    }
+}
+
+impl core::str::FromStr for Ksuid {
+    type Err = ParseError;
+    fn from_str(text: &str) -> Result<Self, ParseError> {
+        KsuidCodec.parse(text)
+    }
+}
+
+impl From<svix_ksuid::Ksuid> for Ksuid {
+    fn from(id: svix_ksuid::Ksuid) -> Self {
+        use svix_ksuid::KsuidLike;
+        let mut bytes = [0u8; BYTES];
+        bytes.copy_from_slice(id.bytes());
+        Self(bytes)
+    }
+}
+
+impl From<Ksuid> for svix_ksuid::Ksuid {
+    fn from(id: Ksuid) -> Self {
+        use svix_ksuid::KsuidLike;
+        svix_ksuid::Ksuid::from_bytes(id.0)
+    }
+}
+
+impl idkit_core::id::IdType for Ksuid {
+    type Column = idkit_core::column::Bytes<BYTES>;
+    fn parse_text(text: &str) -> Result<Self, ParseError> {
+        KsuidCodec.parse(text)
+    }
+    fn to_column(&self) -> Self::Column {
+        idkit_core::column::Bytes(self.0)
+    }
+    fn from_column(column: Self::Column) -> Result<Self, ParseError> {
+        Ok(Self(column.0))
+    }
+}
+
+impl idkit_core::id::FromGenerated<Ksuid> for Ksuid {
+    fn from_generated(raw: Ksuid) -> Result<Self, GenerateError> {
+        Ok(raw)
+    }
+}
+
+idkit_core::id_type!(Ksuid);

@@ -3,7 +3,6 @@
 use idkit_core::{Codec, Erased, IdScheme};
 use idkit_ksuid::{Ksuid, KsuidCodec, KsuidGenerator};
 use proptest::prelude::*;
-use svix_ksuid::KsuidLike;
 
 proptest! {
     #[test]

@@ -4,7 +4,6 @@ use idkit_core::{Codec, FieldValue, IdScheme, ManualClock};
 use idkit_ksuid::{KsuidCodec, KsuidGenerator};
 use idkit_testkit::load_vectors;
 use serde::Deserialize;
-use svix_ksuid::KsuidLike;
 
 #[derive(Deserialize)]
 struct File {

@@ -127,3 +127,24 @@ impl Codec for ObjectIdCodec {
         }
     }
 }
+
+impl idkit_core::id::IdType for ObjectId {
+    type Column = idkit_core::column::Bytes<BYTES>;
+    fn parse_text(text: &str) -> Result<Self, ParseError> {
+        text.parse()
+    }
+    fn to_column(&self) -> Self::Column {
+        idkit_core::column::Bytes(self.0)
+    }
+    fn from_column(column: Self::Column) -> Result<Self, ParseError> {
+        Ok(Self(column.0))
+    }
+}
+
+impl idkit_core::id::FromGenerated<ObjectId> for ObjectId {
+    fn from_generated(raw: ObjectId) -> Result<Self, idkit_core::GenerateError> {
+        Ok(raw)
+    }
+}
+
+idkit_core::id_type!(ObjectId);

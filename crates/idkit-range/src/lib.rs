@@ -36,13 +36,17 @@
 //! ```
 
 mod allocator;
+mod id;
 mod store;
+
+pub use id::RangeId;
 
 pub use allocator::{INFO, RangeAllocator, RangeBuilder, RangeConfigError, RangeStats};
 /// Range ids are plain decimal counters.
 pub use idkit_core::codec::decimal::DecimalCodec as RangeCodec;
 
 pub mod definition;
+pub use idkit_core::id::{Id, Marker};
 pub use idkit_core::{self, GenerateError, IdScheme};
 #[cfg(feature = "postgres")]
 pub use store::PostgresStore;

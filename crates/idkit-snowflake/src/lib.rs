@@ -3,14 +3,17 @@
 pub mod definition;
 mod error;
 mod generator;
+mod id;
 mod layout;
 pub mod sql;
 mod sync;
 
 pub use idkit_core;
+pub use idkit_core::id::{Id, Marker};
 pub use idkit_core::{Clock, IdScheme, ManualClock, MonotonicClock, TickerClock};
 
 pub use error::ConfigError;
+pub use id::SnowflakeId;
 pub use generator::{
     AtomicSnowflake, Builder, MutexSnowflake, RollbackPolicy, SequenceStart, Snowflake,
 };
@@ -31,3 +34,16 @@ pub type SonyflakeGenerator<C = MonotonicClock> = Snowflake<Sonyflake, C>;
 pub type MastodonSnowflake<C = MonotonicClock> = Snowflake<Mastodon, C>;
 /// Boundary's 128-bit flake, single-owner.
 pub type BoundaryFlake<C = MonotonicClock> = Snowflake<Boundary, C>;
+
+/// A Twitter Snowflake id.
+pub type TwitterId = SnowflakeId<Twitter>;
+/// A Discord snowflake.
+pub type DiscordId = SnowflakeId<Discord>;
+/// An Instagram id.
+pub type InstagramId = SnowflakeId<Instagram>;
+/// A Sonyflake id.
+pub type SonyflakeId = SnowflakeId<Sonyflake>;
+/// A Mastodon id.
+pub type MastodonId = SnowflakeId<Mastodon>;
+/// A Boundary flake id (128 bits).
+pub type BoundaryId = SnowflakeId<Boundary>;

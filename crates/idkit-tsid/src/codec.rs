@@ -170,3 +170,24 @@ impl Codec for TsidCodec {
         }
     }
 }
+
+impl idkit_core::id::IdType for Tsid {
+    type Column = idkit_core::column::BigInt;
+    fn parse_text(text: &str) -> Result<Self, ParseError> {
+        text.parse()
+    }
+    fn to_column(&self) -> Self::Column {
+        idkit_core::column::BigInt(self.0)
+    }
+    fn from_column(column: Self::Column) -> Result<Self, ParseError> {
+        Ok(Self(column.0))
+    }
+}
+
+impl idkit_core::id::FromGenerated<Tsid> for Tsid {
+    fn from_generated(raw: Tsid) -> Result<Self, idkit_core::GenerateError> {
+        Ok(raw)
+    }
+}
+
+idkit_core::id_type!(Tsid);

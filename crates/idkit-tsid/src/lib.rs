@@ -5,6 +5,7 @@ mod definition;
 mod generator;
 
 pub use idkit_core;
+pub use idkit_core::id::{Id, Marker};
 pub use idkit_core::{IdScheme, MonotonicClock};
 
 pub use codec::{EPOCH_MS, RANDOM_BITS, Tsid, TsidCodec};

@@ -175,3 +175,38 @@ impl Codec for TypeIdCodec {
         }
     }
 }
+
+/// A TypeID's column is its UUID; the prefix is the type's, so a plain `TypeId` reads back
+/// with the empty prefix and a typed `Id<M, TypeId>` with `M::PREFIX`.
+impl idkit_core::id::IdType for TypeId {
+    type Column = idkit_core::column::Bytes<16>;
+    fn parse_text(text: &str) -> Result<Self, ParseError> {
+        text.parse()
+    }
+    fn to_column(&self) -> Self::Column {
+        idkit_core::column::Bytes(self.uuid.to_be_bytes())
+    }
+    fn from_column(column: Self::Column) -> Result<Self, ParseError> {
+        Ok(Self::new(Prefix::EMPTY, u128::from_be_bytes(column.0)))
+    }
+    fn check_prefix(&self, prefix: &str) -> Result<(), ParseError> {
+        if self.prefix.as_str() == prefix {
+            return Ok(());
+        }
+        Err(ParseError::invalid(format!(
+            "type prefix \"{}\", expected \"{prefix}\"",
+            self.prefix.as_str()
+        )))
+    }
+    fn with_prefix(self, prefix: &'static str) -> Result<Self, ParseError> {
+        Ok(Self::new(Prefix::new(prefix)?, self.uuid))
+    }
+}
+
+impl idkit_core::id::FromGenerated<TypeId> for TypeId {
+    fn from_generated(raw: TypeId) -> Result<Self, idkit_core::GenerateError> {
+        Ok(raw)
+    }
+}
+
+idkit_core::id_type!(TypeId);

@@ -6,6 +6,7 @@ mod generator;
 mod prefix;
 
 pub use idkit_core;
+pub use idkit_core::id::{Id, Marker};
 pub use idkit_core::{IdScheme, MonotonicClock};
 
 pub use codec::{TypeId, TypeIdCodec};

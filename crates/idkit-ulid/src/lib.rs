@@ -11,8 +11,8 @@ use idkit_core::{
 };
 
 pub use idkit_core;
+pub use idkit_core::id::{Id, Marker};
 pub use idkit_core::{IdScheme, MonotonicClock};
-pub use ulid::Ulid;
 
 /// The registry definition of `ulid`: monotonic, shared behind a mutex.
 pub static DEFINITION: idkit_core::PlainDef<UlidCodec> = idkit_core::PlainDef {
@@ -224,3 +224,88 @@ impl Codec for UlidCodec {
         }
     }
 }
+
+/// A ULID: 48 bits of Unix milliseconds, then 80 random bits, as one `u128`, so numeric
+/// order is time order. `Display` writes the 26 Crockford base32 characters; `FromStr` reads
+/// them as [`UlidCodec`] does. Converts to and from `ulid::Ulid` with `From`.
+///
+/// With the crate's features it goes into JSON as its string and into `uuid` /
+/// `BINARY(16)` / 16-byte `BLOB` columns (see `idkit_core::column`).
+///
+/// # Examples
+///
+/// ```
+/// use idkit_ulid::Ulid;
+/// // The ULID spec's example.
+/// let id: Ulid = "01ARZ3NDEKTSV4RRFFQ69G5FAV".parse()?;
+/// assert_eq!(id.timestamp_ms(), 1_469_922_850_259);
+/// assert_eq!(id.to_string(), "01ARZ3NDEKTSV4RRFFQ69G5FAV");
+/// # Ok::<(), idkit_core::ParseError>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Ulid(pub u128);
+
+impl Ulid {
+    /// The ULID of `timestamp_ms` (its low 48 bits) and `random` (its low 80 bits).
+    pub const fn from_parts(timestamp_ms: u64, random: u128) -> Self {
+        let time = (timestamp_ms as u128) & ((1 << 48) - 1);
+        Self((time << RANDOM_BITS) | (random & RANDOM_MAX))
+    }
+
+    /// The creation time, Unix milliseconds.
+    pub const fn timestamp_ms(self) -> u64 {
+        // The top 48 bits always fit.
+        (self.0 >> RANDOM_BITS) as u64
+    }
+
+    /// The 80 random bits.
+    pub const fn random(self) -> u128 {
+        self.0 & RANDOM_MAX
+    }
+}
+
+impl core::fmt::Display for Ulid {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(&crockford::encode_u128(self.0))
+    }
+}
+
+impl core::str::FromStr for Ulid {
+    type Err = ParseError;
+    fn from_str(text: &str) -> Result<Self, ParseError> {
+        UlidCodec.parse(text)
+    }
+}
+
+impl From<ulid::Ulid> for Ulid {
+    fn from(id: ulid::Ulid) -> Self {
+        Self(id.0)
+    }
+}
+
+impl From<Ulid> for ulid::Ulid {
+    fn from(id: Ulid) -> Self {
+        ulid::Ulid(id.0)
+    }
+}
+
+impl idkit_core::id::IdType for Ulid {
+    type Column = idkit_core::column::Bytes<16>;
+    fn parse_text(text: &str) -> Result<Self, ParseError> {
+        UlidCodec.parse(text)
+    }
+    fn to_column(&self) -> Self::Column {
+        idkit_core::column::Bytes(self.0.to_be_bytes())
+    }
+    fn from_column(column: Self::Column) -> Result<Self, ParseError> {
+        Ok(Self(u128::from_be_bytes(column.0)))
+    }
+}
+
+impl idkit_core::id::FromGenerated<Ulid> for Ulid {
+    fn from_generated(raw: Ulid) -> Result<Self, GenerateError> {
+        Ok(raw)
+    }
+}
+
+idkit_core::id_type!(Ulid);

@@ -4,6 +4,7 @@ mod codec;
 mod generator;
 
 pub use idkit_core;
+pub use idkit_core::id::{Id, Marker};
 pub use idkit_core::{Clock, IdScheme, MonotonicClock};
 pub use uuid::Uuid;
 

@@ -3,6 +3,7 @@
 use core::fmt::{Debug, Display};
 
 use idkit_core::codec::decimal;
+use idkit_core::column::{BigInt, Bytes, ColumnForm};
 use idkit_core::{ParseError, RawId};
 
 /// The integer an id is: `u64` for 64-bit layouts, `u128` for 128-bit ones.
@@ -11,6 +12,12 @@ pub trait Word:
 {
     /// Bits in the word.
     const BITS: u32;
+    /// How an id of this word is stored in a database column.
+    type Column: ColumnForm;
+    /// The word as a column value.
+    fn to_column(self) -> Self::Column;
+    /// The word from a column value.
+    fn from_column(column: Self::Column) -> Self;
     /// `base | tick << time_shift | seq << seq_shift`, in the word's own width.
     fn pack(base: Self, tick: u64, time_shift: u32, seq: u64, seq_shift: u32) -> Self;
     /// `self + (1 << shift)`: the next sequence value, when the sequence field (at
@@ -38,6 +45,13 @@ pub trait Word:
 
 impl Word for u64 {
     const BITS: u32 = 64;
+    type Column = BigInt;
+    fn to_column(self) -> BigInt {
+        BigInt(self)
+    }
+    fn from_column(column: BigInt) -> u64 {
+        column.0
+    }
     #[inline]
     fn pack(base: u64, tick: u64, time_shift: u32, seq: u64, seq_shift: u32) -> u64 {
         base | (tick << time_shift) | (seq << seq_shift)
@@ -65,6 +79,13 @@ impl Word for u64 {
 
 impl Word for u128 {
     const BITS: u32 = 128;
+    type Column = Bytes<16>;
+    fn to_column(self) -> Bytes<16> {
+        Bytes(self.to_be_bytes())
+    }
+    fn from_column(column: Bytes<16>) -> u128 {
+        u128::from_be_bytes(column.0)
+    }
     #[inline]
     fn pack(base: u128, tick: u64, time_shift: u32, seq: u64, seq_shift: u32) -> u128 {
         base | (u128::from(tick) << time_shift) | (u128::from(seq) << seq_shift)
