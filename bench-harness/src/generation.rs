@@ -242,7 +242,10 @@ where
     L: Layout + Copy + Send + Sync + 'static,
 {
     let config = |e: idkit_snowflake::ConfigError| {
-        Error::Build(idkit_all::registry::BuildError::invalid(name, e.to_string()))
+        Error::Build(idkit_all::registry::BuildError::invalid(
+            name,
+            e.to_string(),
+        ))
     };
     let single = Snowflake::builder(layout).build().map_err(config)?;
     let lock_free = Snowflake::builder(layout).build_atomic().map_err(config)?;

@@ -917,10 +917,9 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
             }),
             info(s.scheme)
                 .and_then(|i| i.time_runs_out_ms)
-                .map_or("-".to_owned(), |ms| idkit_all::core::time::format_rfc3339_ms(
-                    ms
-                )[..10]
-                    .to_owned()),
+                .map_or("-".to_owned(), |ms| {
+                    idkit_all::core::time::format_rfc3339_ms(ms)[..10].to_owned()
+                }),
             cap(s.scheme),
             one(s.scheme)
         );

@@ -63,15 +63,7 @@ use crate::error::{GenerateError, ParseError};
 /// Implement it, then call [`id_type!`](crate::id_type) once to get the serde and driver
 /// impls the crate's features turn on.
 pub trait IdType:
-    Copy
-    + Eq
-    + Ord
-    + Hash
-    + fmt::Debug
-    + fmt::Display
-    + Send
-    + Sync
-    + 'static
+    Copy + Eq + Ord + Hash + fmt::Debug + fmt::Display + Send + Sync + 'static
 {
     /// How the id is stored.
     type Column: ColumnForm;
@@ -241,7 +233,9 @@ impl<M: Marker, T: IdType> IdType for Id<M, T> {
         self.id.to_column()
     }
     fn from_column(column: T::Column) -> Result<Self, ParseError> {
-        T::from_column(column)?.with_prefix(M::PREFIX).map(Self::wrap)
+        T::from_column(column)?
+            .with_prefix(M::PREFIX)
+            .map(Self::wrap)
     }
     fn check_prefix(&self, prefix: &str) -> Result<(), ParseError> {
         self.id.check_prefix(prefix)
@@ -372,11 +366,19 @@ pub mod __private {
         }
     }
 
-    #[cfg(any(feature = "sqlx-postgres", feature = "sqlx-mysql", feature = "sqlx-sqlite"))]
+    #[cfg(any(
+        feature = "sqlx-postgres",
+        feature = "sqlx-mysql",
+        feature = "sqlx-sqlite"
+    ))]
     pub use sqlx;
 
     /// `Encode` for an id type through its column form, for database `DB`.
-    #[cfg(any(feature = "sqlx-postgres", feature = "sqlx-mysql", feature = "sqlx-sqlite"))]
+    #[cfg(any(
+        feature = "sqlx-postgres",
+        feature = "sqlx-mysql",
+        feature = "sqlx-sqlite"
+    ))]
     pub fn sqlx_encode<'q, T, DB>(
         id: &T,
         buf: &mut <DB as sqlx::Database>::ArgumentBuffer,
@@ -390,7 +392,11 @@ pub mod __private {
     }
 
     /// `Decode` for an id type through its column form, for database `DB`.
-    #[cfg(any(feature = "sqlx-postgres", feature = "sqlx-mysql", feature = "sqlx-sqlite"))]
+    #[cfg(any(
+        feature = "sqlx-postgres",
+        feature = "sqlx-mysql",
+        feature = "sqlx-sqlite"
+    ))]
     pub fn sqlx_decode<'r, T, DB>(
         value: <DB as sqlx::Database>::ValueRef<'r>,
     ) -> Result<T, sqlx::error::BoxDynError>
@@ -417,7 +423,9 @@ pub mod __private {
         use rusqlite::types::{ToSql, ToSqlOutput};
         match id.to_column().to_sql()? {
             ToSqlOutput::Owned(v) => Ok(ToSqlOutput::Owned(v)),
-            ToSqlOutput::Borrowed(v) => Ok(ToSqlOutput::Owned(rusqlite::types::Value::try_from(v)?)),
+            ToSqlOutput::Borrowed(v) => {
+                Ok(ToSqlOutput::Owned(rusqlite::types::Value::try_from(v)?))
+            }
             // The column forms give only values.
             _ => Err(rusqlite::Error::ToSqlConversionFailure(
                 "unexpected column output".into(),

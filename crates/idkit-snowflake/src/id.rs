@@ -138,7 +138,9 @@ impl<L: Layout> fmt::Display for SnowflakeId<L> {
 impl<L: Layout + Default> FromStr for SnowflakeId<L> {
     type Err = ParseError;
     fn from_str(text: &str) -> Result<Self, ParseError> {
-        SnowflakeCodec(L::default()).parse(text).map(Self::from_word)
+        SnowflakeCodec(L::default())
+            .parse(text)
+            .map(Self::from_word)
     }
 }
 

@@ -13,10 +13,10 @@ pub use idkit_core::id::{Id, Marker};
 pub use idkit_core::{Clock, IdScheme, ManualClock, MonotonicClock, TickerClock};
 
 pub use error::ConfigError;
-pub use id::SnowflakeId;
 pub use generator::{
     AtomicSnowflake, Builder, MutexSnowflake, RollbackPolicy, SequenceStart, Snowflake,
 };
+pub use id::SnowflakeId;
 pub use layout::{
     Boundary, Custom, Discord, FieldKind, FieldSpec, Instagram, Layout, LayoutBuilder, LayoutSpec,
     MAX_FIELDS, Mastodon, SnowflakeCodec, Sonyflake, Twitter, Word, preset, presets,

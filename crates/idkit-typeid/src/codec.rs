@@ -17,6 +17,11 @@ pub(crate) const ALPHABET: Alphabet =
 /// A TypeID: a type prefix and a UUID (a UUIDv7 when generated; any UUID when read).
 /// `Display` writes the canonical string; `FromStr` reads one with any valid prefix.
 ///
+/// In a database column and in binary serde formats a TypeID is its UUID alone (PostgreSQL
+/// `uuid`, `BINARY(16)`, a 16-byte `BLOB`): store a typed `Id<M, TypeId>`, whose marker
+/// `M` gives the prefix back when it is read (a plain `TypeId` reads back with the empty
+/// prefix). JSON and other human-readable formats keep the whole string.
+///
 /// # Examples
 ///
 /// ```

@@ -149,7 +149,11 @@ pub mod bounds {
             impl<T> $name for T {}
         };
     }
-    bound!(Serde, "serde", serde::Serialize + serde::de::DeserializeOwned);
+    bound!(
+        Serde,
+        "serde",
+        serde::Serialize + serde::de::DeserializeOwned
+    );
     bound!(
         SqlxPostgres,
         "sqlx-postgres",
@@ -176,7 +180,11 @@ pub mod bounds {
         "postgres",
         postgres_types::ToSql + for<'a> postgres_types::FromSql<'a>
     );
-    bound!(Rusqlite, "rusqlite", rusqlite::types::ToSql + rusqlite::types::FromSql);
+    bound!(
+        Rusqlite,
+        "rusqlite",
+        rusqlite::types::ToSql + rusqlite::types::FromSql
+    );
 
     /// Every database driver's bounds.
     #[doc(hidden)]
@@ -246,7 +254,10 @@ impl fmt::Display for ColumnError {
                 write!(f, "negative value {v} in an id column: ids are unsigned")
             }
             ColumnKind::Width(expected, found) => {
-                write!(f, "invalid length: expected {expected} bytes, found {found}")
+                write!(
+                    f,
+                    "invalid length: expected {expected} bytes, found {found}"
+                )
             }
             ColumnKind::Invalid(e) => write!(f, "not an id of this scheme: {e}"),
         }
