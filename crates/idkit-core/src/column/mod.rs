@@ -116,14 +116,58 @@ impl<const N: usize> Bytes<N> {
     }
 }
 
-/// The bounds every column form meets for each driver turned on; the two forms above are the
-/// only implementers.
+/// A database engine, for [`ColumnForm::sql_type`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Engine {
+    /// PostgreSQL.
+    Postgres,
+    /// MySQL or MariaDB (InnoDB).
+    MySql,
+    /// SQLite.
+    Sqlite,
+}
+
+/// A column form: [`BigInt`] or [`Bytes<N>`], the only implementers. It meets the bounds of
+/// every driver turned on.
 pub trait ColumnForm:
     Copy + fmt::Debug + Send + Sync + 'static + bounds::Serde + bounds::All + sealed::Sealed
 {
+    /// The column type to declare for ids of this form in `engine`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use idkit_core::column::{BigInt, Bytes, ColumnForm, Engine};
+    /// assert_eq!(BigInt::sql_type(Engine::Postgres), "bigint");
+    /// assert_eq!(Bytes::<16>::sql_type(Engine::Postgres), "uuid");
+    /// assert_eq!(Bytes::<20>::sql_type(Engine::MySql), "BINARY(20)");
+    /// assert_eq!(Bytes::<12>::sql_type(Engine::Sqlite), "BLOB");
+    /// ```
+    fn sql_type(engine: Engine) -> String;
 }
-impl ColumnForm for BigInt {}
-impl<const N: usize> ColumnForm for Bytes<N> {}
+
+impl ColumnForm for BigInt {
+    fn sql_type(engine: Engine) -> String {
+        match engine {
+            Engine::Postgres => "bigint",
+            Engine::MySql => "BIGINT",
+            Engine::Sqlite => "INTEGER",
+        }
+        .to_owned()
+    }
+}
+
+impl<const N: usize> ColumnForm for Bytes<N> {
+    fn sql_type(engine: Engine) -> String {
+        match engine {
+            Engine::Postgres if N == 16 => "uuid".to_owned(),
+            Engine::Postgres => "bytea".to_owned(),
+            Engine::MySql => format!("BINARY({N})"),
+            Engine::Sqlite => "BLOB".to_owned(),
+        }
+    }
+}
 
 mod sealed {
     pub trait Sealed {}
