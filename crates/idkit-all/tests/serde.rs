@@ -42,10 +42,7 @@ where
     assert!(serde_json::from_str::<T>("\"not an id\"").is_err());
 }
 
-fn make<G: IdScheme, T: FromGenerated<G::Id>>(generator: &G) -> Vec<T>
-where
-    G: Sized,
-{
+fn make<G: IdScheme, T: FromGenerated<G::Id>>(generator: &G) -> Vec<T> {
     (0..200).map(|_| generator.next_as().unwrap()).collect()
 }
 
