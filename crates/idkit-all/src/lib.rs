@@ -1,31 +1,4 @@
-//! Every idkit scheme behind one dependency, and a [`registry`] of schemes by their
-//! stable names, which the `idkit` command line, the HTTP service and the benchmark harness
-//! use to find schemes.
-//!
-//! Each scheme family is a feature (all on by default): `snowflake`, `uuid`, `ulid`,
-//! `ksuid`, `range`, `tsid`, `objectid`, `typeid`. The `auto-increment` baseline is always
-//! there. The `render` feature (off by default) adds `idkit_all::render`: decoded ids and scheme
-//! facts as text and JSON.
-//!
-//! Every scheme crate defines its scheme once ([`SchemeDef`]); the [`registry`] lists those
-//! definitions, and reading an id needs only a definition's codec:
-//!
-//! ```
-//! let typeid = idkit_all::registry::find("typeid")?;
-//! let decoded = typeid.codec().decode_text("user_01h455vb4pex5vsknk084sn02q")?;
-//! assert_eq!(decoded.field("prefix").unwrap().to_string(), "user");
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
-//!
-//! # Examples
-//!
-//! ```
-//! let scheme = idkit_all::registry::find("discord")?.build(&idkit_all::registry::Options::default())?;
-//! let id = scheme.next_raw()?;
-//! let text = scheme.format_raw(&id)?;
-//! assert_eq!(scheme.parse_raw(&text)?, id);
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
+#![doc = include_str!("../README.md")]
 
 pub mod baseline;
 #[cfg(feature = "lease")]

@@ -17,18 +17,35 @@
 //! `{"error": "..."}`, with 400 for bad input, 404 for an unknown scheme or route, 413/414 for
 //! an oversized request, and 503 when a scheme cannot issue right now.
 //!
-//! ```no_run
+//! ```
+//! use std::io::{Read, Write};
 //! use std::sync::Arc;
 //! use idkit_server::{Config, Service};
 //!
-//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let config = Config::from_toml(r#"schemes = ["snowflake-discord"]
-//! worker = 1"#)?;
+//! worker = 1
+//! no_state_file = true"#)?;
 //! let service = Arc::new(Service::new(&config)?);
 //! let app = axum::Router::new().nest("/ids", service.router());
-//! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-//! axum::serve(listener, app).await?;
-//! # Ok(()) }
+//!
+//! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+//! let reply = runtime.block_on(async {
+//!     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//!     let addr = listener.local_addr()?;
+//!     tokio::spawn(async move { axum::serve(listener, app).await });
+//!     // Any HTTP client; a raw request here.
+//!     tokio::task::spawn_blocking(move || {
+//!         let mut stream = std::net::TcpStream::connect(addr)?;
+//!         stream.write_all(b"GET /ids/v1/snowflake-discord/next HTTP/1.1\r\n\
+//!             Host: localhost\r\nConnection: close\r\n\r\n")?;
+//!         let mut reply = String::new();
+//!         stream.read_to_string(&mut reply)?;
+//!         Ok::<_, std::io::Error>(reply)
+//!     })
+//!     .await?
+//! })?;
+//! assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 mod config;
