@@ -5,7 +5,9 @@
 # and the lease drills with real processes, the report's PostgreSQL runs and the in-database
 # generator against the same server, docs with warnings denied, the loom model check of the
 # lock-free generator, ids cross-checked against other languages' implementations
-# (scripts/crosscheck.sh), and a smoke run of the criterion benches.
+# (scripts/crosscheck.sh), every id type through every database driver against real
+# PostgreSQL and MariaDB servers and SQLite, the example axum + sqlx service end to end,
+# `cargo publish --workspace --dry-run`, and a smoke run of the criterion benches.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -57,6 +59,26 @@ cargo test -p bench-harness --features live-tests --test postgres
 # The drills stop and restart the servers, so they run one at a time.
 cargo test -p idkit-cli --features drills --test drills -- --test-threads 1 --nocapture
 
+step "id types in database columns: sqlx (PostgreSQL, MariaDB, SQLite), postgres, rusqlite"
+# Installs Debian's mariadb-server when missing; a throwaway server on loopback.
+MY_DIR=$(mktemp -d)
+MY_PORT=$((20000 + RANDOM % 20000))
+scripts/mariadb-server.sh start "$MY_DIR" "$MY_PORT"
+trap 'scripts/pg-cluster.sh stop "$PG_DIR" >/dev/null 2>&1 || true; rm -rf "$PG_DIR";
+      scripts/etcd-server.sh stop "$ETCD_DIR" >/dev/null 2>&1 || true; rm -rf "$ETCD_DIR";
+      scripts/mariadb-server.sh stop "$MY_DIR" >/dev/null 2>&1 || true; rm -rf "$MY_DIR"' EXIT
+export IDKIT_TEST_MYSQL_URL="mysql://idkit@127.0.0.1:$MY_PORT/idkit"
+# serde round trips, the column tests on all three engines, and the docs' examples with
+# every feature on.
+cargo test -p idkit-all --features live-tests
+# Features one at a time: each must build alone, as a user turns it on.
+for feature in serde sqlx-postgres sqlx-mysql sqlx-sqlite postgres rusqlite; do
+    cargo check -q -p idkit-all --no-default-features --features "snowflake,uuid,ulid,ksuid,range,tsid,objectid,typeid,$feature"
+done
+
+step "the example service (examples/axum-sqlx) end to end on PostgreSQL and SQLite"
+cargo test -p idkit-example-axum-sqlx --features live-tests
+
 step "ids read back by other languages' reference implementations (typeid-js, bson, tsid-ts)"
 scripts/crosscheck.sh
 
@@ -72,6 +94,9 @@ RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
 step "loom model check of the range allocator's cursor and block slots"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
     cargo test -p idkit-range --lib --release loom
+
+step "cargo publish --workspace --dry-run (the crates marked publish = false are left out)"
+cargo publish --workspace --dry-run --allow-dirty
 
 step "criterion benches, smoke run (each benchmark once, no timing)"
 cargo bench -p bench-harness --benches -- --test

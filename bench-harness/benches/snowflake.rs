@@ -10,6 +10,9 @@
 //! * `leased`: the same generators with and without a worker-id lease guarding them (a
 //!   static lease renewing in the background): the guard costs one atomic load per tick.
 //!
+//! * `typed`: the uncapped generators returning the raw word, a `SnowflakeId`, and a typed
+//!   `Id<User, SnowflakeId<_>>` (`IdScheme::next_as`): the id types cost nothing.
+//!
 //! Run: `cargo bench -p bench-harness --bench snowflake`.
 
 use std::hint::black_box;
@@ -297,11 +300,50 @@ fn leased(c: &mut Criterion) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// What the typed ids of the `typed` group name.
+struct User;
+impl idkit_snowflake::Marker for User {}
+
+fn typed(c: &mut Criterion) {
+    type Sf = idkit_snowflake::SnowflakeId<Custom<u64>>;
+    type Typed = idkit_snowflake::Id<User, Sf>;
+    let mut g = c.benchmark_group("typed");
+    g.throughput(Throughput::Elements(1));
+    let single = Snowflake::builder(wide())
+        .clock(TickerClock::new())
+        .build()
+        .unwrap();
+    g.bench_function("single-word", |b| {
+        b.iter(|| black_box(single.next_id().unwrap()))
+    });
+    g.bench_function("single-snowflake-id", |b| {
+        b.iter(|| black_box(single.next_as::<Sf>().unwrap()))
+    });
+    g.bench_function("single-typed-id", |b| {
+        b.iter(|| black_box(single.next_as::<Typed>().unwrap()))
+    });
+    let lockfree = Snowflake::builder(wide())
+        .clock(TickerClock::new())
+        .build_atomic()
+        .unwrap();
+    g.bench_function("lockfree-word", |b| {
+        b.iter(|| black_box(lockfree.next_id().unwrap()))
+    });
+    g.bench_function("lockfree-snowflake-id", |b| {
+        b.iter(|| black_box(lockfree.next_as::<Sf>().unwrap()))
+    });
+    g.bench_function("lockfree-typed-id", |b| {
+        b.iter(|| black_box(lockfree.next_as::<Typed>().unwrap()))
+    });
+    g.finish();
+}
+
 criterion_group!(
     benches,
     twitter_one_thread,
     uncapped,
     lockfree_threads,
-    leased
+    leased,
+    typed
 );
 criterion_main!(benches);
