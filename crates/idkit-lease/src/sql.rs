@@ -277,13 +277,16 @@ mod sqlite {
         pub(crate) fn open(path: &Path) -> Result<Self, LeaseError> {
             let shown = path.display().to_string();
             let fail = |e: rusqlite::Error| LeaseError::unreachable(format!("sqlite {shown}: {e}"));
-            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir).map_err(|e| {
-                    LeaseError::unreachable(format!(
-                        "sqlite {shown}: cannot create {}: {e}",
-                        dir.display()
-                    ))
-                })?;
+            // The file is created, its directory is not: a typo in the path would otherwise
+            // give two processes two stores, and both the same worker id.
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+                && !dir.is_dir()
+            {
+                return Err(LeaseError::invalid(format!(
+                    "sqlite {shown}: directory {} does not exist (create it first; every process \
+                     sharing worker ids must name the same file)",
+                    dir.display()
+                )));
             }
             let conn = rusqlite::Connection::open(path).map_err(fail)?;
             conn.busy_timeout(Duration::from_secs(5)).map_err(fail)?;

@@ -76,6 +76,26 @@ fn refusal(request: &Request) -> Option<Response> {
     None
 }
 
+/// Every error in one shape: an error answer that is not JSON (one the framework made: a
+/// method not allowed, an extractor's rejection) becomes `{"error": "..."}` with its status's
+/// reason, keeping its status and its `Allow` header.
+fn json_error(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let reason = status.canonical_reason().unwrap_or("error").to_lowercase();
+    let mut json = (status, axum::Json(serde_json::json!({ "error": reason }))).into_response();
+    if let Some(allow) = response.headers().get(header::ALLOW) {
+        json.headers_mut().insert(header::ALLOW, allow.clone());
+    }
+    json
+}
+
 impl<S> tower_service::Service<Request> for Guard<S>
 where
     S: tower_service::Service<Request, Response = Response, Error = Infallible>,
@@ -146,6 +166,7 @@ where
                 None => return Poll::Ready(Ok(StatusCode::INTERNAL_SERVER_ERROR.into_response())),
             },
         };
+        let response = json_error(response);
         this.requests
             .observe(this.started.elapsed(), response.status().as_u16());
         Poll::Ready(Ok(response))

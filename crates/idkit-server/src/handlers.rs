@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use axum::extract::FromRequestParts;
+use axum::extract::rejection::{PathRejection, RawPathParamsRejection};
 use axum::extract::{Path, RawPathParams, RawQuery, Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
@@ -43,14 +44,45 @@ pub(crate) fn text(body: String) -> Response {
         .into_response()
 }
 
-/// `count` from the query: absent means one id.
+/// A query-string component decoded as HTML forms encode it (`+` is a space, `%XX` a
+/// byte), as any HTTP server reads a query; `None` when an escape is malformed or the bytes
+/// are not UTF-8.
+fn form_decode(s: &str) -> Option<std::borrow::Cow<'_, str>> {
+    if !s.contains(['%', '+']) {
+        return Some(std::borrow::Cow::Borrowed(s));
+    }
+    let mut out = Vec::with_capacity(s.len());
+    let mut bytes = s.bytes();
+    while let Some(b) = bytes.next() {
+        match b {
+            b'+' => out.push(b' '),
+            b'%' => {
+                let hex = |b: Option<u8>| char::from(b?).to_digit(16);
+                let (hi, lo) = (hex(bytes.next())?, hex(bytes.next())?);
+                // Two hex digits: at most 255.
+                out.push(u8::try_from(hi * 16 + lo).ok()?);
+            }
+            _ => out.push(b),
+        }
+    }
+    String::from_utf8(out).ok().map(std::borrow::Cow::Owned)
+}
+
+/// `count` from the query: absent means one id. Keys and values are percent-decoded.
 pub(crate) fn parse_count(query: Option<&str>, max: u32) -> Result<Option<usize>, ApiError> {
     let mut count = None;
     for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let malformed = |part: &str| {
+            ApiError::BadRequest(format!(
+                "malformed query {part:?}: a percent escape is not two hex digits or the text is not UTF-8"
+            ))
+        };
+        let key = form_decode(key).ok_or_else(|| malformed(key))?;
         if key != "count" {
             continue;
         }
+        let value = &*form_decode(value).ok_or_else(|| malformed(value))?;
         if count.is_some() {
             return Err(ApiError::BadRequest(
                 "count is given more than once".to_owned(),
@@ -79,10 +111,11 @@ pub(crate) fn parse_count(query: Option<&str>, max: u32) -> Result<Option<usize>
 
 pub(crate) async fn next(
     State(service): State<Arc<Service>>,
-    params: RawPathParams,
+    params: Result<RawPathParams, RawPathParamsRejection>,
     RawQuery(query): RawQuery,
     WantsJson(json_out): WantsJson,
 ) -> Result<Response, ApiError> {
+    let params = params.map_err(|r| ApiError::BadRequest(r.body_text()))?;
     // The name as sent, not percent-decoded: no scheme name needs escaping.
     let name = params.iter().next().map_or("", |(_, v)| v);
     let index = service.find(name)?;
@@ -129,9 +162,10 @@ pub(crate) async fn next(
 
 pub(crate) async fn decode(
     State(service): State<Arc<Service>>,
-    Path((name, id)): Path<(String, String)>,
+    path: Result<Path<(String, String)>, PathRejection>,
     WantsJson(json_out): WantsJson,
 ) -> Result<Response, ApiError> {
+    let Path((name, id)) = path.map_err(|r| ApiError::BadRequest(r.body_text()))?;
     let served = &service.served[service.find(&name)?];
     let malformed =
         |e| ApiError::BadRequest(format!("malformed {} id {id:?}: {e}", served.info.name));

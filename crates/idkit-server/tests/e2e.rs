@@ -613,3 +613,108 @@ async fn identity_route_metrics_and_refusals() {
             .contains("static worker id 1024 does not fit")
     );
 }
+
+/// Asserts a JSON error of `status` and returns its message.
+async fn json_error(r: reqwest::Response, status: StatusCode, what: &str) -> String {
+    assert_eq!(r.status(), status, "{what}");
+    let content_type = r.headers()["content-type"].to_str().unwrap().to_owned();
+    assert!(
+        content_type.starts_with("application/json"),
+        "{what}: {content_type}"
+    );
+    let json: Value = r.json().await.unwrap();
+    json["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{what}: {json}"))
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_edges_answer_as_any_http_server_and_in_one_shape() {
+    let s = Running::start(configured(
+        r#"schemes = ["twitter", "typeid"]
+           max_batch = 100"#,
+    ))
+    .await;
+
+    // A percent-encoded query reads as its decoded form.
+    let (status, body) = s.get("/v1/snowflake-twitter/next?count=%31%30").await;
+    assert_eq!(
+        (status, body.lines().count()),
+        (StatusCode::OK, 10),
+        "{body}"
+    );
+    let (status, body) = s.get("/v1/twitter/next?%63ount=3").await;
+    assert_eq!(
+        (status, body.lines().count()),
+        (StatusCode::OK, 3),
+        "{body}"
+    );
+    let r = s
+        .client
+        .get(format!("{}/v1/twitter/next?count=%3", s.base))
+        .send()
+        .await
+        .unwrap();
+    let message = json_error(r, StatusCode::BAD_REQUEST, "broken escape").await;
+    assert!(message.contains("malformed query"), "{message}");
+
+    // Framework errors: bad UTF-8 in the path, a wrong method, all in the JSON shape.
+    let r = s
+        .client
+        .get(format!("{}/v1/snowflake-twitter/decode/%FF%FE", s.base))
+        .send()
+        .await
+        .unwrap();
+    let message = json_error(r, StatusCode::BAD_REQUEST, "bad UTF-8").await;
+    assert!(message.contains("UTF-8"), "{message}");
+    let r = s
+        .client
+        .get(format!("{}/v1/%FF/next", s.base))
+        .send()
+        .await
+        .unwrap();
+    let status = r.status();
+    assert!(status.is_client_error(), "{status}");
+    json_error(r, status, "bad UTF-8 in the scheme").await;
+    let r = s
+        .client
+        .post(format!("{}/v1/twitter/next", s.base))
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        r.headers().contains_key("allow"),
+        "405 keeps its Allow header"
+    );
+    let message = json_error(r, StatusCode::METHOD_NOT_ALLOWED, "POST").await;
+    assert_eq!(message, "method not allowed");
+    let r = s
+        .client
+        .delete(format!("{}/metrics", s.base))
+        .send()
+        .await
+        .unwrap();
+    json_error(r, StatusCode::METHOD_NOT_ALLOWED, "DELETE").await;
+    let long = "x".repeat(3000);
+    let r = s
+        .client
+        .get(format!("{}/v1/twitter/decode/{long}", s.base))
+        .send()
+        .await
+        .unwrap();
+    json_error(r, StatusCode::URI_TOO_LONG, "long target").await;
+
+    // typeid served without a prefix decodes a TypeID of any type, as `idkit decode` does,
+    // and still issues ids without a prefix.
+    let (status, json) = s
+        .get_json("/v1/typeid/decode/user_01h455vb4pex5vsknk084sn02q")
+        .await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    assert_eq!(json["fields"]["prefix"], "user");
+    assert_eq!(json["id"], "user_01h455vb4pex5vsknk084sn02q");
+    let (status, body) = s.get("/v1/typeid/next").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(!body.contains('_'), "{body}");
+    s.stop().await;
+}

@@ -84,22 +84,51 @@ impl FromStr for TypeId {
 ///
 /// A codec for one type ([`TypeIdCodec::typed`]) refuses ids of another type; the codec
 /// for any type ([`TypeIdCodec::any`]) reads every valid prefix and, from raw bytes alone,
-/// gives ids without one.
+/// gives ids without one; a codec issuing one type ([`TypeIdCodec::issuing`]) gives raw ids
+/// that type's prefix and reads text of any type, as a service does that makes one type
+/// and decodes them all.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TypeIdCodec {
     prefix: Option<Prefix>,
+    /// Whether `parse` accepts every prefix even though raw ids get `prefix`.
+    read_any: bool,
 }
 
 impl TypeIdCodec {
     /// Reads ids of any type.
     pub const fn any() -> Self {
-        Self { prefix: None }
+        Self {
+            prefix: None,
+            read_any: true,
+        }
     }
 
     /// Reads and writes ids of type `prefix` only.
     pub const fn typed(prefix: Prefix) -> Self {
         Self {
             prefix: Some(prefix),
+            read_any: false,
+        }
+    }
+
+    /// Gives raw ids the type `prefix` (the ids a generator of that type issues) and reads
+    /// text of any type.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use idkit_typeid::{Prefix, TypeIdCodec};
+    /// use idkit_typeid::idkit_core::Codec;
+    /// let codec = TypeIdCodec::issuing(Prefix::EMPTY);
+    /// let id = codec.parse("user_01h455vb4pex5vsknk084sn02q")?;
+    /// assert_eq!(id.prefix().as_str(), "user");
+    /// assert_eq!(codec.format(codec.read_raw(&codec.to_raw(id))?), "01h455vb4pex5vsknk084sn02q");
+    /// # Ok::<(), idkit_typeid::idkit_core::ParseError>(())
+    /// ```
+    pub const fn issuing(prefix: Prefix) -> Self {
+        Self {
+            prefix: Some(prefix),
+            read_any: true,
         }
     }
 
@@ -157,6 +186,7 @@ impl Codec for TypeIdCodec {
             None => (Prefix::EMPTY, text),
         };
         if let Some(want) = self.prefix
+            && !self.read_any
             && want != prefix
         {
             return Err(ParseError::invalid(format!(

@@ -46,7 +46,9 @@ impl SchemeDef for TypeIdDef {
         let prefix = Prefix::new(options.get("prefix").unwrap_or(""))
             .map_err(|e| BuildError::invalid("typeid", format!("prefix: {e}")))?;
         let generator = TypeIdGenerator::new(prefix);
-        let codec = generator.codec();
+        // Generation uses the configured prefix; decoding reads any valid TypeID, as the
+        // definition's own codec does.
+        let codec = TypeIdCodec::issuing(prefix);
         Ok(Box::new(Erased::new(Mutex::new(generator), codec)))
     }
 }
