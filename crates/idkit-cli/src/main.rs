@@ -144,7 +144,8 @@ impl IdentityArgs {
 /// `idkit serve`: a TOML file, then these flags on top of it.
 #[derive(clap::Args, Debug)]
 struct ServeArgs {
-    /// TOML configuration file (keys: listen, schemes, max_batch, workers, every scheme
+    /// TOML configuration file (keys: listen, schemes, max_batch, header_timeout_ms,
+    /// max_connections, workers, every scheme
     /// setting below with `_` for `-`, and `[scheme.NAME]` tables).
     #[arg(long)]
     config: Option<std::path::PathBuf>,
@@ -157,6 +158,13 @@ struct ServeArgs {
     /// Most ids one request may ask for.
     #[arg(long)]
     max_batch: Option<u32>,
+    /// Close a connection whose request headers have not arrived within this many ms
+    /// (default 5000).
+    #[arg(long)]
+    header_timeout_ms: Option<u64>,
+    /// Most connections open at once (default 1000; keep it below `ulimit -n`).
+    #[arg(long)]
+    max_connections: Option<usize>,
     /// Runtime worker threads (default: one per core).
     #[arg(long)]
     workers: Option<usize>,
@@ -420,6 +428,12 @@ fn serve(args: ServeArgs, given: Options) -> Result<(), Failure> {
     }
     if let Some(v) = args.max_batch {
         config.max_batch = v;
+    }
+    if let Some(v) = args.header_timeout_ms {
+        config.header_timeout_ms = v;
+    }
+    if let Some(v) = args.max_connections {
+        config.max_connections = v;
     }
     for (name, value) in given.fields {
         config.settings.set_field(&name, value);

@@ -12,10 +12,12 @@ use idkit_all::registry::{self, Options};
 pub const MAX_BATCH_LIMIT: u32 = 1_000_000;
 
 /// The keys of the service itself; every other top-level key is a scheme setting.
-const SERVICE_KEYS: [&str; 8] = [
+const SERVICE_KEYS: [&str; 10] = [
     "listen",
     "schemes",
     "max_batch",
+    "header_timeout_ms",
+    "max_connections",
     "workers",
     "identity",
     "state_dir",
@@ -59,6 +61,13 @@ pub struct Config {
     pub schemes: Vec<String>,
     /// Most ids one `?count=` request may ask for (default 10,000; at most 1,000,000).
     pub max_batch: u32,
+    /// A connection whose request headers have not all arrived this many ms after it
+    /// opened (or after its previous answer) is closed (default 5,000; 100 to 600,000).
+    pub header_timeout_ms: u64,
+    /// Most connections open at once; one more is closed as soon as it is accepted
+    /// (default 1,000; 1 to 1,000,000). Keep it below the process's file-descriptor limit
+    /// (`ulimit -n`).
+    pub max_connections: usize,
     /// Runtime worker threads for `idkit serve` (default: one per core). When clients run
     /// on the same cores, fewer workers cut the latency tail.
     pub workers: Option<usize>,
@@ -79,6 +88,8 @@ impl Default for Config {
             listen: "127.0.0.1:8080".to_owned(),
             schemes: Vec::new(),
             max_batch: 10_000,
+            header_timeout_ms: 5_000,
+            max_connections: 1_000,
             workers: None,
             settings: Options::default(),
             per_scheme: Vec::new(),
@@ -136,6 +147,8 @@ impl Config {
                 "listen" => config.listen = typed(&key, value)?,
                 "schemes" => config.schemes = typed(&key, value)?,
                 "max_batch" => config.max_batch = typed(&key, value)?,
+                "header_timeout_ms" => config.header_timeout_ms = typed(&key, value)?,
+                "max_connections" => config.max_connections = typed(&key, value)?,
                 "workers" => config.workers = Some(typed(&key, value)?),
                 "identity" => config.identity.identity = Some(typed(&key, value)?),
                 "state_dir" => config.identity.state_dir = Some(typed(&key, value)?),

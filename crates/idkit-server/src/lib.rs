@@ -64,7 +64,7 @@ pub use service::Service;
 
 use error::{ApiError, format_error};
 use handlers::{decode, healthz, identity_status, next, not_found, readyz, schemes};
-use metrics::{Requests, SchemeCounters, error_kind, metrics_text};
+use metrics::{Connections, Requests, SchemeCounters, error_kind, metrics_text};
 
 /// Batches larger than this are generated on a blocking thread, so a capped layout waiting
 /// for its next tick does not hold up the async workers.
@@ -77,22 +77,78 @@ const MAX_BODY: u64 = 1024;
 /// Runs `service` on `listener` until `shutdown` completes, then lets in-flight requests
 /// finish. Logs one line saying what is served and where.
 ///
+/// Each connection must send its request headers within the configured `header_timeout_ms`
+/// of opening (and of its previous answer), or it is closed; at most `max_connections` are
+/// open at once, and one more is closed as soon as it is accepted. `/metrics` counts both.
+/// (A [`Service::router`] mounted in another server has that server's limits.)
+///
 /// # Errors
 ///
+/// Only reading the listener's address; a failed `accept` (say, out of file descriptors) is
+/// logged and retried after a pause.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     service: Arc<Service>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    use std::sync::atomic::Ordering::Relaxed;
+
     let addr = listener.local_addr()?;
     tracing::info!(listen = %addr, served = %service.description(), "idkit serve: listening on http://{addr}");
     let app = tower_layer::Layer::layer(
         &service.guard(),
         service.routes().with_state(Arc::clone(&service)),
     );
-    axum::serve(listener, axum::ServiceExt::into_make_service(app))
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    let limits = service.limits;
+    let connections = Arc::clone(&service.connections);
+    let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    tracing::warn!("idkit serve: accept failed: {e}; retrying");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+            connections.refused.fetch_add(1, Relaxed);
+            drop(stream);
+            continue;
+        };
+        connections.accepted.fetch_add(1, Relaxed);
+        connections.open.fetch_add(1, Relaxed);
+        let _ = stream.set_nodelay(true);
+        let app = app.clone();
+        let handler =
+            hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+                let mut app = app.clone();
+                // The router is always ready; the guard forwards readiness to it.
+                tower_service::Service::call(&mut app, request.map(axum::body::Body::new))
+            });
+        let connection = hyper::server::conn::http1::Builder::new()
+            .timer(hyper_util::rt::TokioTimer::new())
+            .header_read_timeout(limits.header_timeout)
+            .serve_connection(hyper_util::rt::TokioIo::new(stream), handler);
+        let connection = graceful.watch(connection);
+        let connections = Arc::clone(&connections);
+        tokio::spawn(async move {
+            if let Err(e) = connection.await
+                && e.is_timeout()
+            {
+                connections.header_timeouts.fetch_add(1, Relaxed);
+            }
+            connections.open.fetch_sub(1, Relaxed);
+            drop(slot);
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
     tracing::info!("idkit serve: stopped; in-flight requests finished");
     Ok(())
 }

@@ -241,6 +241,7 @@ pub(crate) async fn metrics_text(State(service): State<Arc<Service>>) -> Respons
     );
     write_leases(&mut out, &service);
     service.requests.write(&mut out);
+    service.connections.write(&mut out);
     (
         [(
             header::CONTENT_TYPE,
@@ -301,5 +302,53 @@ mod tests {
             .parse()
             .unwrap();
         assert!((sum - 2.000_231).abs() < 1e-9, "{sum}");
+    }
+}
+
+/// Connections accepted by [`serve`](crate::serve): how many are open, and how many were
+/// closed for the limits.
+#[derive(Debug, Default)]
+pub(crate) struct Connections {
+    pub open: AtomicU64,
+    pub accepted: AtomicU64,
+    pub refused: AtomicU64,
+    pub header_timeouts: AtomicU64,
+}
+
+impl Connections {
+    pub fn write(&self, out: &mut String) {
+        let families = [
+            (
+                "idkit_connections_open",
+                "gauge",
+                "Connections open now.",
+                &self.open,
+            ),
+            (
+                "idkit_connections_accepted_total",
+                "counter",
+                "Connections accepted and served.",
+                &self.accepted,
+            ),
+            (
+                "idkit_connections_refused_total",
+                "counter",
+                "Connections closed at once: max_connections were open.",
+                &self.refused,
+            ),
+            (
+                "idkit_header_timeouts_total",
+                "counter",
+                "Connections closed because their request headers did not arrive within header_timeout_ms.",
+                &self.header_timeouts,
+            ),
+        ];
+        for (name, kind, help, value) in families {
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {}",
+                value.load(Relaxed)
+            );
+        }
     }
 }

@@ -44,6 +44,43 @@ pub struct Service {
     pub(crate) max_batch: u32,
     pub(crate) requests: Arc<Requests>,
     pub(crate) description: String,
+    pub(crate) limits: Limits,
+    pub(crate) connections: Arc<Connections>,
+}
+
+/// What [`serve`](crate::serve) allows each connection.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    pub header_timeout: std::time::Duration,
+    pub max_connections: usize,
+}
+
+impl Limits {
+    fn of(config: &Config) -> Result<Self, ConfigError> {
+        let invalid = |key, message| ConfigError::Invalid { key, message };
+        if !(100..=600_000).contains(&config.header_timeout_ms) {
+            return Err(invalid(
+                "header_timeout_ms",
+                format!(
+                    "{} is out of range: expected 100 to 600000",
+                    config.header_timeout_ms
+                ),
+            ));
+        }
+        if !(1..=1_000_000).contains(&config.max_connections) {
+            return Err(invalid(
+                "max_connections",
+                format!(
+                    "{} is out of range: expected 1 to 1000000",
+                    config.max_connections
+                ),
+            ));
+        }
+        Ok(Self {
+            header_timeout: std::time::Duration::from_millis(config.header_timeout_ms),
+            max_connections: config.max_connections,
+        })
+    }
 }
 
 impl Service {
@@ -55,10 +92,12 @@ impl Service {
     /// [`ConfigError::Invalid`] when a scheme is unknown, a setting is taken by no served
     /// scheme, a value does not fit or is refused by a served scheme (an identity value too
     /// wide, an unknown rollback policy...), a scheme's store cannot be opened, `max_batch`
-    /// is 0 or above [`MAX_BATCH_LIMIT`], or `listen` is not an address.
+    /// is 0 or above [`MAX_BATCH_LIMIT`], `header_timeout_ms` or `max_connections` is out
+    /// of range, or `listen` is not an address.
     pub fn new(config: &Config) -> Result<Self, ConfigError> {
         config.listen_addr()?;
         check_max_batch(config.max_batch)?;
+        let limits = Limits::of(config)?;
         let invalid = |key: &'static str| {
             move |e: registry::BuildError| ConfigError::Invalid {
                 key,
@@ -194,6 +233,8 @@ impl Service {
             max_batch: config.max_batch,
             requests: Arc::default(),
             description,
+            limits,
+            connections: Arc::default(),
         })
     }
 
@@ -236,6 +277,8 @@ impl Service {
             max_batch,
             requests: Arc::default(),
             description,
+            limits: Limits::of(&Config::default())?,
+            connections: Arc::default(),
         })
     }
 

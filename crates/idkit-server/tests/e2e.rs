@@ -517,11 +517,13 @@ async fn per_scheme_tables_override_the_top_level() {
     let typeid = decode("typeid").await;
     assert_eq!(typeid["fields"]["prefix"], "user");
     assert!(typeid["id"].as_str().unwrap().starts_with("user_"));
-    // A typed service refuses another type's id.
-    let (status, _) = s
-        .get("/v1/typeid/decode/post_01h455vb4pex5vsknk084sn02q")
+    // Decoding reads a TypeID of any type, as `idkit decode` does; only generation uses
+    // the configured prefix.
+    let (status, post) = s
+        .get_json("/v1/typeid/decode/post_01h455vb4pex5vsknk084sn02q")
         .await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(status, StatusCode::OK, "{post}");
+    assert_eq!(post["fields"]["prefix"], "post");
     // TSID's node is read back with the service's own node width (4 bits).
     assert_eq!(decode("tsid").await["fields"]["node"], 9);
     s.stop().await;
@@ -716,5 +718,92 @@ async fn the_edges_answer_as_any_http_server_and_in_one_shape() {
     let (status, body) = s.get("/v1/typeid/next").await;
     assert_eq!(status, StatusCode::OK);
     assert!(!body.contains('_'), "{body}");
+    s.stop().await;
+}
+
+/// The value of an unlabelled metric.
+async fn metric(s: &Running, name: &str) -> u64 {
+    let (_, text) = s.get("/metrics").await;
+    text.lines()
+        .find_map(|l| l.strip_prefix(&format!("{name} ")))
+        .unwrap_or_else(|| panic!("no {name} in /metrics"))
+        .parse()
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_clients_are_closed_and_connections_capped() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let s = Running::start(configured(
+        r#"schemes = ["twitter"]
+           header_timeout_ms = 300
+           max_connections = 20"#,
+    ))
+    .await;
+    let addr = s.base.trim_start_matches("http://").to_owned();
+
+    // Ten clients that open a connection and never finish their headers (one sends half a
+    // request line): each is closed after the timeout, and counted.
+    let mut slow = Vec::new();
+    for i in 0..10 {
+        let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
+        if i == 0 {
+            stream.write_all(b"GET /v1/twitter/ne").await.unwrap();
+        }
+        slow.push(stream);
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert!(metric(&s, "idkit_connections_open").await >= 10);
+    for stream in &mut slow {
+        let mut buf = [0u8; 256];
+        let read = tokio::time::timeout(std::time::Duration::from_secs(5), stream.read(&mut buf))
+            .await
+            .expect("the server closes a connection whose headers never came");
+        // Closed (0 bytes or a reset), perhaps after a 408 answer.
+        if let Ok(n) = read {
+            let text = String::from_utf8_lossy(&buf[..n]);
+            assert!(n == 0 || text.starts_with("HTTP/1.1 408"), "{text}");
+        }
+    }
+    assert!(metric(&s, "idkit_header_timeouts_total").await >= 10);
+
+    // At the cap, the next connection is closed at once, and the service still answers once
+    // there is room again.
+    let mut held = Vec::new();
+    for _ in 0..20 {
+        held.push(tokio::net::TcpStream::connect(&addr).await.unwrap());
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let mut extra = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    extra
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .ok();
+    let mut buf = [0u8; 64];
+    let n = tokio::time::timeout(std::time::Duration::from_secs(5), extra.read(&mut buf))
+        .await
+        .expect("refused at once")
+        .unwrap_or(0);
+    assert_eq!(n, 0, "the 21st connection is closed unanswered");
+    drop(held);
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert!(metric(&s, "idkit_connections_refused_total").await >= 1);
+    let (status, _) = s.get("/healthz").await;
+    assert_eq!(status, StatusCode::OK);
+
+    let bad = Config::from_toml("max_connections = 0").unwrap();
+    assert!(
+        Service::new(&bad)
+            .unwrap_err()
+            .to_string()
+            .contains("max_connections")
+    );
+    let bad = Config::from_toml("header_timeout_ms = 5").unwrap();
+    assert!(
+        Service::new(&bad)
+            .unwrap_err()
+            .to_string()
+            .contains("header_timeout_ms")
+    );
     s.stop().await;
 }
