@@ -304,12 +304,25 @@ fn leased(c: &mut Criterion) {
 struct User;
 impl idkit_snowflake::Marker for User {}
 
+/// The uncapped layout as a type of its own, as an application declares a custom layout
+/// whose ids it parses and stores (`SnowflakeId` needs the layout from its type).
+#[derive(Debug, Clone, Copy, Default)]
+struct Wide;
+
+impl idkit_snowflake::Layout for Wide {
+    type Id = u64;
+    fn spec(&self) -> &LayoutSpec {
+        static SPEC: std::sync::LazyLock<LayoutSpec> = std::sync::LazyLock::new(|| *wide().spec());
+        &SPEC
+    }
+}
+
 fn typed(c: &mut Criterion) {
-    type Sf = idkit_snowflake::SnowflakeId<Custom<u64>>;
+    type Sf = idkit_snowflake::SnowflakeId<Wide>;
     type Typed = idkit_snowflake::Id<User, Sf>;
     let mut g = c.benchmark_group("typed");
     g.throughput(Throughput::Elements(1));
-    let single = Snowflake::builder(wide())
+    let single = Snowflake::builder(Wide)
         .clock(TickerClock::new())
         .build()
         .unwrap();
@@ -322,7 +335,7 @@ fn typed(c: &mut Criterion) {
     g.bench_function("single-typed-id", |b| {
         b.iter(|| black_box(single.next_as::<Typed>().unwrap()))
     });
-    let lockfree = Snowflake::builder(wide())
+    let lockfree = Snowflake::builder(Wide)
         .clock(TickerClock::new())
         .build_atomic()
         .unwrap();
