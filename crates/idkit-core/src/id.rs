@@ -152,6 +152,7 @@ impl<M: Marker, T: IdType> Id<M, T> {
 }
 
 impl<M, T> Id<M, T> {
+    #[inline]
     fn wrap(id: T) -> Self {
         Self {
             id,
@@ -246,6 +247,7 @@ impl<M: Marker, T: IdType> IdType for Id<M, T> {
 }
 
 impl<M: Marker, R, T: IdType + FromGenerated<R>> FromGenerated<R> for Id<M, T> {
+    #[inline]
     fn from_generated(raw: R) -> Result<Self, GenerateError> {
         T::from_generated(raw)?
             .with_prefix(M::PREFIX)

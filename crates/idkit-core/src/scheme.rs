@@ -94,6 +94,7 @@ pub trait IdScheme {
     ///
     /// As [`IdScheme::next_id`]; for a typed TypeID, a marker prefix that is not a valid
     /// type name.
+    #[inline]
     fn next_as<T: crate::id::FromGenerated<Self::Id>>(&self) -> Result<T, GenerateError>
     where
         Self: Sized,
