@@ -96,7 +96,13 @@ RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
     cargo test -p idkit-range --lib --release loom
 
 step "cargo publish --workspace --dry-run (the crates marked publish = false are left out)"
-cargo publish --workspace --dry-run --allow-dirty
+# A dry run verifies each crate against the others packaged as a registry; cargo takes a
+# registry crate of a given version to be the same forever, so whatever an earlier run left
+# (its unpacked sources under cargo's home, its builds) would stand in for the code being
+# checked. Its own target directory, and the unpacked copies, go first (no crate of these
+# names comes from crates.io).
+rm -rf target/publish "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/idkit-*-[0-9]*
+CARGO_TARGET_DIR=target/publish cargo publish --workspace --dry-run --allow-dirty
 
 step "criterion benches, smoke run (each benchmark once, no timing)"
 cargo bench -p bench-harness --benches -- --test
