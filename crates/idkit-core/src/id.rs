@@ -450,11 +450,18 @@ pub mod __private {
 /// `postgres`, `rusqlite` (each turning on `idkit-core`'s). Every impl goes through the
 /// type's column form, so the mapping is the same for every scheme.
 ///
-/// `id_type!(Tsid);` for a plain type; `id_type!(impl[L: Layout] SnowflakeId<L>);` with
-/// generics.
+/// `id_type!(Tsid);` for a plain type, which also makes it what its own generators'
+/// [`IdScheme::next_as`](crate::IdScheme::next_as) returns (`FromGenerated<Self>`);
+/// `id_type!(impl[L: Layout] SnowflakeId<L>);` with generics.
 #[macro_export]
 macro_rules! id_type {
     ($ty:ty) => {
+        impl $crate::id::FromGenerated<$ty> for $ty {
+            #[inline]
+            fn from_generated(raw: $ty) -> ::core::result::Result<Self, $crate::GenerateError> {
+                Ok(raw)
+            }
+        }
         $crate::id_type!(impl[] $ty);
     };
     (impl[$($gen:tt)*] $ty:ty) => {

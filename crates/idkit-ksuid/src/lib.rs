@@ -258,10 +258,4 @@ impl idkit_core::id::IdType for Ksuid {
     }
 }
 
-impl idkit_core::id::FromGenerated<Ksuid> for Ksuid {
-    fn from_generated(raw: Ksuid) -> Result<Self, GenerateError> {
-        Ok(raw)
-    }
-}
-
 idkit_core::id_type!(Ksuid);

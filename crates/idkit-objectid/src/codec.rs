@@ -141,10 +141,4 @@ impl idkit_core::id::IdType for ObjectId {
     }
 }
 
-impl idkit_core::id::FromGenerated<ObjectId> for ObjectId {
-    fn from_generated(raw: ObjectId) -> Result<Self, idkit_core::GenerateError> {
-        Ok(raw)
-    }
-}
-
 idkit_core::id_type!(ObjectId);

@@ -184,10 +184,4 @@ impl idkit_core::id::IdType for Tsid {
     }
 }
 
-impl idkit_core::id::FromGenerated<Tsid> for Tsid {
-    fn from_generated(raw: Tsid) -> Result<Self, idkit_core::GenerateError> {
-        Ok(raw)
-    }
-}
-
 idkit_core::id_type!(Tsid);

@@ -238,10 +238,4 @@ impl idkit_core::id::IdType for TypeId {
     }
 }
 
-impl idkit_core::id::FromGenerated<TypeId> for TypeId {
-    fn from_generated(raw: TypeId) -> Result<Self, idkit_core::GenerateError> {
-        Ok(raw)
-    }
-}
-
 idkit_core::id_type!(TypeId);

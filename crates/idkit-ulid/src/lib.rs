@@ -302,10 +302,4 @@ impl idkit_core::id::IdType for Ulid {
     }
 }
 
-impl idkit_core::id::FromGenerated<Ulid> for Ulid {
-    fn from_generated(raw: Ulid) -> Result<Self, GenerateError> {
-        Ok(raw)
-    }
-}
-
 idkit_core::id_type!(Ulid);
