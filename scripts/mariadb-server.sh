@@ -4,6 +4,7 @@
 #
 #   scripts/mariadb-server.sh start DIR PORT   # installs Debian's mariadb-server if missing
 #   scripts/mariadb-server.sh stop DIR
+#   scripts/mariadb-server.sh restart-server DIR   # start a stopped server again
 #
 # Clients connect with mysql://idkit@127.0.0.1:PORT/idkit.
 set -euo pipefail
@@ -25,21 +26,30 @@ client=$(command -v mariadb || command -v mysql)
 user_opt=()
 [ "$(id -u)" = 0 ] && user_opt=(--user=root)
 
-case "$cmd" in
-start)
-    port="$3"
-    mkdir -p "$dir"
-    "$install_db" --no-defaults --datadir="$dir/data" "${user_opt[@]}" \
-        --auth-root-authentication-method=socket --skip-test-db >"$dir/install.log" 2>&1
+# Starts the server on the data directory under $dir and waits until it answers.
+run_server() {
+    local port="$1"
     # No durability needed for tests: no fsync at commit, a small buffer pool.
     "$server" --no-defaults --datadir="$dir/data" "${user_opt[@]}" \
         --bind-address=127.0.0.1 --port="$port" --socket="$dir/sock" --pid-file="$dir/pid" \
         --innodb-flush-log-at-trx-commit=0 --innodb-buffer-pool-size=64M \
         --log-error="$dir/server.log" >/dev/null 2>&1 &
     for _ in $(seq 1 120); do
-        "$client" --no-defaults -S "$dir/sock" -u root -e 'SELECT 1' >/dev/null 2>&1 && break
+        "$client" --no-defaults -S "$dir/sock" -u root -e 'SELECT 1' >/dev/null 2>&1 && return 0
         sleep 0.25
     done
+    echo "mariadb did not start; its log:" >&2
+    cat "$dir/server.log" >&2
+    return 1
+}
+
+case "$cmd" in
+start)
+    port="$3"
+    mkdir -p "$dir"
+    "$install_db" --no-defaults --datadir="$dir/data" "${user_opt[@]}" \
+        --auth-root-authentication-method=socket --skip-test-db >"$dir/install.log" 2>&1
+    run_server "$port"
     "$client" --no-defaults -S "$dir/sock" -u root -e "
         CREATE DATABASE IF NOT EXISTS idkit;
         CREATE USER IF NOT EXISTS 'idkit'@'127.0.0.1';
@@ -52,6 +62,9 @@ start)
     }
     echo "$port" >"$dir/port"
     ;;
+restart-server)
+    run_server "$(cat "$dir/port")"
+    ;;
 stop)
     if [ -f "$dir/pid" ]; then
         kill "$(cat "$dir/pid")" 2>/dev/null || true
@@ -62,7 +75,7 @@ stop)
     fi
     ;;
 *)
-    echo "usage: $0 start DIR PORT | stop DIR" >&2
+    echo "usage: $0 start DIR PORT | stop DIR | restart-server DIR" >&2
     exit 2
     ;;
 esac

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (.ci/run calls this and nothing else):
 # formatting, lints, every test (the harness's quick profile among them), the range store
-# against a real PostgreSQL server, worker-id leases against real PostgreSQL and etcd servers
+# against real PostgreSQL and MariaDB servers, worker-id leases against real PostgreSQL and etcd servers
 # and the lease drills with real processes, the report's PostgreSQL runs and the in-database
 # generator against the same server, docs with warnings denied, the loom model check of the
 # lock-free generator, ids cross-checked against other languages' implementations
@@ -68,6 +68,7 @@ trap 'scripts/pg-cluster.sh stop "$PG_DIR" >/dev/null 2>&1 || true; rm -rf "$PG_
       scripts/etcd-server.sh stop "$ETCD_DIR" >/dev/null 2>&1 || true; rm -rf "$ETCD_DIR";
       scripts/mariadb-server.sh stop "$MY_DIR" >/dev/null 2>&1 || true; rm -rf "$MY_DIR"' EXIT
 export IDKIT_TEST_MYSQL_URL="mysql://idkit@127.0.0.1:$MY_PORT/idkit"
+export IDKIT_TEST_MYSQL_DIR="$MY_DIR"
 # serde round trips, the column tests on all three engines, and the docs' examples with
 # every feature on.
 cargo test -p idkit-all --features live-tests
@@ -75,6 +76,11 @@ cargo test -p idkit-all --features live-tests
 for feature in serde sqlx-postgres sqlx-mysql sqlx-sqlite postgres rusqlite; do
     cargo check -q -p idkit-all --no-default-features --features "snowflake,uuid,ulid,ksuid,range,tsid,objectid,typeid,$feature"
 done
+
+step "range allocator against the real MariaDB server (Leaf's segment table)"
+cargo test -p idkit-range --features live-tests --test mysql
+# The outage test stops and restarts the server, so it runs on its own.
+cargo test -p idkit-range --features live-tests --test mysql -- --ignored
 
 step "the example service (examples/axum-sqlx) end to end on PostgreSQL and SQLite"
 cargo test -p idkit-example-axum-sqlx --features live-tests

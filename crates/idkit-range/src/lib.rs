@@ -48,6 +48,8 @@ pub use idkit_core::codec::decimal::DecimalCodec as RangeCodec;
 pub mod definition;
 pub use idkit_core::id::{Id, Marker};
 pub use idkit_core::{self, GenerateError, IdScheme};
+#[cfg(feature = "mysql")]
+pub use store::MySqlStore;
 #[cfg(feature = "postgres")]
 pub use store::PostgresStore;
 pub use store::{Lease, MAX_NAMESPACE, SqliteStore, Store, StoreError, check_namespace};

@@ -1,6 +1,7 @@
 //! Where blocks come from: a [`Store`] keeps, per namespace, the highest counter value handed
 //! out, and advances it atomically by a block at a time: [`SqliteStore`] (`sqlite.rs`) for
-//! the processes of one host, [`PostgresStore`] (`postgres.rs`, feature `postgres`) for many.
+//! the processes of one host, [`PostgresStore`] (`postgres.rs`, feature `postgres`) and
+//! [`MySqlStore`] (`mysql.rs`, feature `mysql`, MySQL or MariaDB) for many.
 
 use std::fmt;
 
@@ -121,4 +122,8 @@ mod sqlite;
 
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresStore;
+#[cfg(feature = "mysql")]
+mod mysql;
+#[cfg(feature = "mysql")]
+pub use mysql::MySqlStore;
 pub use sqlite::SqliteStore;

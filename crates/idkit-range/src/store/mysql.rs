@@ -1,0 +1,122 @@
+//! The MySQL / MariaDB store, for many hosts (feature `mysql`): Meituan Leaf's segment
+//! table, one row per namespace.
+
+use std::sync::Mutex;
+
+use mysql::prelude::Queryable;
+
+use super::{Lease, Store, StoreError, next_lease};
+
+/// The MySQL / MariaDB store (InnoDB). A lease is one statement that moves the namespace's
+/// counter and records the new value as the connection's `LAST_INSERT_ID`, then
+/// `SELECT LAST_INSERT_ID()` on the same connection reads it back:
+///
+/// ```sql
+/// INSERT INTO idkit_ranges (biz_tag, max_id, step) VALUES (?, LAST_INSERT_ID(?), ?)
+/// ON DUPLICATE KEY UPDATE max_id = LAST_INSERT_ID(max_id + VALUES(step)), step = VALUES(step)
+/// ```
+///
+/// The row lock makes the increment atomic across hosts, and the value read back is the
+/// one this statement wrote (`LAST_INSERT_ID` is kept per connection), so two servers can
+/// never receive the same block. An `UPDATE` committed before a separate `SELECT max_id`
+/// would read whatever another server wrote in between.
+pub struct MySqlStore {
+    url: String,
+    conn: Mutex<Option<mysql::Conn>>,
+}
+
+impl std::fmt::Debug for MySqlStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MySqlStore").finish_non_exhaustive()
+    }
+}
+
+/// Leaf's `leaf_alloc` shape: tag, max id, step, update time.
+const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS idkit_ranges (
+    biz_tag     VARCHAR(128) NOT NULL PRIMARY KEY,
+    max_id      BIGINT NOT NULL,
+    step        BIGINT NOT NULL,
+    update_time TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3) ON UPDATE CURRENT_TIMESTAMP(3)
+) ENGINE=InnoDB";
+
+const LEASE: &str = "INSERT INTO idkit_ranges (biz_tag, max_id, step) VALUES (?, LAST_INSERT_ID(?), ?) \
+     ON DUPLICATE KEY UPDATE max_id = LAST_INSERT_ID(max_id + VALUES(step)), step = VALUES(step)";
+
+/// MySQL's "BIGINT value is out of range" (ER_DATA_OUT_OF_RANGE) and "Out of range value for
+/// column" (ER_WARN_DATA_OUT_OF_RANGE, an error in strict mode).
+const OUT_OF_RANGE: [u16; 2] = [1690, 1264];
+
+impl MySqlStore {
+    /// A store reached at `url` (`mysql://user:password@host:3306/database`). Connects
+    /// lazily: a store that is down now is not an error until a lease.
+    pub fn new(url: &str) -> Self {
+        Self {
+            url: url.to_owned(),
+            conn: Mutex::new(None),
+        }
+    }
+
+    fn connect(&self) -> Result<mysql::Conn, StoreError> {
+        let unreachable =
+            |e: &dyn std::fmt::Display| StoreError::Unreachable(format!("mysql: {e}"));
+        let opts = mysql::Opts::from_url(&self.url).map_err(|e| unreachable(&e))?;
+        let mut conn = mysql::Conn::new(opts).map_err(|e| unreachable(&e))?;
+        conn.query_drop(SCHEMA).map_err(|e| unreachable(&e))?;
+        Ok(conn)
+    }
+}
+
+impl Store for MySqlStore {
+    fn lease(&self, namespace: &str, size: u64) -> Result<Lease, StoreError> {
+        let size_i = i64::try_from(size).map_err(|_| StoreError::Exhausted)?;
+        let mut guard = self
+            .conn
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if guard.is_none() {
+            *guard = Some(self.connect()?);
+        }
+        let Some(conn) = guard.as_mut() else {
+            unreachable!("connected above");
+        };
+        let result = conn
+            .exec_drop(LEASE, (namespace, size_i, size_i))
+            .and_then(|()| conn.query_first::<u64, _>("SELECT LAST_INSERT_ID()"));
+        match result {
+            Ok(Some(new_max)) => {
+                let new_max = i64::try_from(new_max).map_err(|_| StoreError::Exhausted)?;
+                let (lease, _) = next_lease(namespace, new_max - size_i, size)?;
+                Ok(lease)
+            }
+            Ok(None) => Err(StoreError::Unreachable(
+                "mysql: SELECT LAST_INSERT_ID() returned no row".to_owned(),
+            )),
+            // Past 2^63 - 1, or a negative counter (LAST_INSERT_ID reads its argument as
+            // unsigned): which one, the row says.
+            Err(mysql::Error::MySqlError(e)) if OUT_OF_RANGE.contains(&e.code) => {
+                let current: Option<i64> = conn
+                    .exec_first(
+                        "SELECT max_id FROM idkit_ranges WHERE biz_tag = ?",
+                        (namespace,),
+                    )
+                    .map_err(|e| StoreError::Unreachable(format!("mysql: {e}")))?;
+                match current {
+                    Some(v) if v < 0 => Err(StoreError::Corrupt {
+                        namespace: namespace.to_owned(),
+                        found: v.to_string(),
+                    }),
+                    _ => Err(StoreError::Exhausted),
+                }
+            }
+            Err(e) => {
+                // The connection may be broken; the next lease reconnects.
+                *guard = None;
+                Err(StoreError::Unreachable(format!("mysql: {e}")))
+            }
+        }
+    }
+
+    fn describe(&self) -> String {
+        "mysql".to_owned()
+    }
+}

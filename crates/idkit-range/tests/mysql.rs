@@ -1,0 +1,118 @@
+//! The allocator on a real MariaDB (or MySQL) server on loopback. `scripts/test.sh` starts a
+//! throwaway server (scripts/mariadb-server.sh) and sets `IDKIT_TEST_MYSQL_URL` and
+//! `IDKIT_TEST_MYSQL_DIR` (the server, for the outage test). Without them these tests fail:
+//! they never pass by skipping. They build with the feature `live-tests`. The tests are
+//! `server_suite!`'s, shared with the PostgreSQL store.
+#![cfg(feature = "live-tests")]
+
+mod common;
+mod server_suite;
+
+use idkit_range::MySqlStore;
+use mysql::prelude::Queryable;
+
+fn url() -> String {
+    std::env::var("IDKIT_TEST_MYSQL_URL").expect(
+        "IDKIT_TEST_MYSQL_URL is not set: run scripts/test.sh, which starts a MariaDB server",
+    )
+}
+
+fn store() -> MySqlStore {
+    MySqlStore::new(&url())
+}
+
+fn corrupt(ns: &str) {
+    let mut conn = mysql::Conn::new(mysql::Opts::from_url(&url()).unwrap()).unwrap();
+    conn.exec_drop(
+        "UPDATE idkit_ranges SET max_id = -500 WHERE biz_tag = ?",
+        (ns,),
+    )
+    .unwrap();
+}
+
+fn server(action: &str) {
+    let dir = std::env::var("IDKIT_TEST_MYSQL_DIR").expect("IDKIT_TEST_MYSQL_DIR is not set");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scripts/mariadb-server.sh"
+    );
+    let status = Command::new(script).args([action, &dir]).status().unwrap();
+    assert!(status.success(), "mariadb-server.sh {action} failed");
+}
+
+server_suite!(child: mysql_child_process_entry, store: store, corrupt: corrupt, server: server);
+
+/// Two allocators on two connections take blocks at once from one namespace: the blocks
+/// never overlap (the statement and `LAST_INSERT_ID` on one connection), checked on the
+/// counter's own numbers rather than through the allocator.
+#[test]
+fn concurrent_leases_get_disjoint_blocks() {
+    use idkit_range::Store;
+    let ns = namespace("blocks");
+    let blocks: Vec<(u64, u64)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4)
+            .map(|_| {
+                s.spawn(|| {
+                    let store = store();
+                    (0..200)
+                        .map(|_| {
+                            let lease = store.lease(&ns, 10).unwrap();
+                            (lease.first, lease.last)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    let mut sorted = blocks.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted.len(), 800);
+    for w in sorted.windows(2) {
+        assert!(
+            w[0].1 < w[1].0,
+            "overlapping blocks {:?} and {:?}",
+            w[0],
+            w[1]
+        );
+    }
+    assert_eq!(sorted[0].0, 1);
+    assert_eq!(sorted[799].1, 8000, "no block lost or doubled");
+}
+
+/// A counter that would pass 2^63 - 1 is exhausted, not wrapped.
+#[test]
+fn the_counter_at_its_end_is_exhausted() {
+    use idkit_range::{Store, StoreError};
+    let ns = namespace("end");
+    let store = store();
+    store.lease(&ns, 10).unwrap();
+    let mut conn = mysql::Conn::new(mysql::Opts::from_url(&url()).unwrap()).unwrap();
+    conn.exec_drop(
+        "UPDATE idkit_ranges SET max_id = 9223372036854775800 WHERE biz_tag = ?",
+        (&ns,),
+    )
+    .unwrap();
+    assert_eq!(store.lease(&ns, 10), Err(StoreError::Exhausted));
+    let last = store.lease(&ns, 7).unwrap();
+    assert_eq!(last.last, 9_223_372_036_854_775_807);
+}
+
+/// `--range-store mysql://...` (the registry definition the command line and the service
+/// build from): two schemes on one store never hand out the same id.
+#[test]
+fn the_definition_takes_a_mysql_url() {
+    use idkit_range::idkit_core::definition::{Options, SchemeDef};
+    let mut options = Options::default();
+    options.set_option("range-store", url());
+    let a = idkit_range::definition::DEFINITION.build(&options).unwrap();
+    let b = idkit_range::definition::DEFINITION.build(&options).unwrap();
+    let mut ids = std::collections::HashSet::new();
+    for _ in 0..2_500 {
+        assert!(ids.insert(a.next_raw().unwrap().to_u64().unwrap()));
+        assert!(ids.insert(b.next_raw().unwrap().to_u64().unwrap()));
+    }
+}
