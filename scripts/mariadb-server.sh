@@ -4,6 +4,7 @@
 #
 #   scripts/mariadb-server.sh start DIR PORT   # installs Debian's mariadb-server if missing
 #   scripts/mariadb-server.sh stop DIR
+#   scripts/mariadb-server.sh kill DIR             # kill -9, an outage
 #   scripts/mariadb-server.sh restart-server DIR   # start a stopped server again
 #
 # Clients connect with mysql://idkit@127.0.0.1:PORT/idkit.
@@ -65,6 +66,14 @@ start)
 restart-server)
     run_server "$(cat "$dir/port")"
     ;;
+kill)
+    if [ -f "$dir/pid" ]; then
+        pid=$(cat "$dir/pid")
+        kill -9 "$pid" 2>/dev/null || true
+        while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+        rm -f "$dir/pid"
+    fi
+    ;;
 stop)
     if [ -f "$dir/pid" ]; then
         kill "$(cat "$dir/pid")" 2>/dev/null || true
@@ -75,7 +84,7 @@ stop)
     fi
     ;;
 *)
-    echo "usage: $0 start DIR PORT | stop DIR | restart-server DIR" >&2
+    echo "usage: $0 start DIR PORT | stop DIR | kill DIR | restart-server DIR" >&2
     exit 2
     ;;
 esac

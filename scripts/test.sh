@@ -38,7 +38,7 @@ cargo test -p idkit-range --features live-tests --test postgres
 # The outage test stops and restarts the server, so it runs on its own.
 cargo test -p idkit-range --features live-tests --test postgres -- --ignored
 
-step "worker-id leases against real PostgreSQL and etcd servers, and the drills"
+step "worker-id leases against real PostgreSQL, MariaDB and etcd servers, and the drills"
 # Installs Debian's etcd-server and faketime when missing; a throwaway etcd on loopback.
 if ! ls /usr/lib/*/faketime/libfaketime.so.1 >/dev/null 2>&1; then
     echo "==> installing faketime (Debian package)"
@@ -52,14 +52,6 @@ trap 'scripts/pg-cluster.sh stop "$PG_DIR" >/dev/null 2>&1 || true; rm -rf "$PG_
 export IDKIT_TEST_PG_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres"
 export IDKIT_TEST_ETCD="127.0.0.1:$ETCD_PORT"
 export IDKIT_TEST_ETCD_DIR="$ETCD_DIR"
-cargo test -p idkit-lease --features live-tests --test postgres --test etcd
-
-step "the report's PostgreSQL runs (quick profile) and idkit sql's function in a real server"
-cargo test -p bench-harness --features live-tests --test postgres
-# The drills stop and restart the servers, so they run one at a time.
-cargo test -p idkit-cli --features drills --test drills -- --test-threads 1 --nocapture
-
-step "id types in database columns: sqlx (PostgreSQL, MariaDB, SQLite), postgres, rusqlite"
 # Installs Debian's mariadb-server when missing; a throwaway server on loopback.
 MY_DIR=$(mktemp -d)
 MY_PORT=$((20000 + RANDOM % 20000))
@@ -69,6 +61,14 @@ trap 'scripts/pg-cluster.sh stop "$PG_DIR" >/dev/null 2>&1 || true; rm -rf "$PG_
       scripts/mariadb-server.sh stop "$MY_DIR" >/dev/null 2>&1 || true; rm -rf "$MY_DIR"' EXIT
 export IDKIT_TEST_MYSQL_URL="mysql://idkit@127.0.0.1:$MY_PORT/idkit"
 export IDKIT_TEST_MYSQL_DIR="$MY_DIR"
+cargo test -p idkit-lease --features live-tests --test postgres --test mysql --test etcd
+
+step "the report's PostgreSQL runs (quick profile) and idkit sql's function in a real server"
+cargo test -p bench-harness --features live-tests --test postgres
+# The drills stop and restart the servers, so they run one at a time.
+cargo test -p idkit-cli --features drills --test drills -- --test-threads 1 --nocapture
+
+step "id types in database columns: sqlx (PostgreSQL, MariaDB, SQLite), postgres, rusqlite"
 # serde round trips, the column tests on all three engines, and the docs' examples with
 # every feature on.
 cargo test -p idkit-all --features live-tests

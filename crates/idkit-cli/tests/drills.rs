@@ -287,6 +287,21 @@ fn postgres() -> Backend {
     }
 }
 
+fn mysql() -> Backend {
+    let url = env("IDKIT_TEST_MYSQL_URL");
+    let dir = env("IDKIT_TEST_MYSQL_DIR");
+    let dir2 = dir.clone();
+    Backend {
+        name: "mysql",
+        source: Box::new(move |ns| format!("{url}?namespace={ns}&ttl_ms={TTL_MS}&max_workers=4")),
+        // kill -9: a graceful InnoDB shutdown takes a while, and an outage does not wait.
+        outage: Some((
+            Box::new(move || script(&["scripts/mariadb-server.sh", "kill", &dir])),
+            Box::new(move || script(&["scripts/mariadb-server.sh", "restart-server", &dir2])),
+        )),
+    }
+}
+
 fn etcd() -> Backend {
     let endpoint = env("IDKIT_TEST_ETCD");
     let dir = env("IDKIT_TEST_ETCD_DIR");
@@ -580,6 +595,11 @@ fn sqlite_drills() {
 #[test]
 fn postgres_drills() {
     drills(&postgres());
+}
+
+#[test]
+fn mysql_drills() {
+    drills(&mysql());
 }
 
 #[test]

@@ -477,6 +477,17 @@ fn open(
                 Err(missing("postgres"))
             }
         }
+        Kind::MySql { url } => {
+            #[cfg(feature = "mysql")]
+            {
+                Ok((Box::new(crate::sql::MySqlBackend::open(url)?), remote))
+            }
+            #[cfg(not(feature = "mysql"))]
+            {
+                let _ = (url, remote);
+                Err(missing("mysql"))
+            }
+        }
         Kind::Etcd { endpoint } => {
             #[cfg(feature = "etcd")]
             {

@@ -31,6 +31,7 @@
 //! | `static:N` | `static` (default) | nobody (no one else can be granted N) | a state file per scheme and worker id under the state directory, locked while held, its mark fsynced ahead of issuing |
 //! | `sqlite:///PATH` | `sqlite` (default) | the host's wall clock | one file shared by the processes of one host |
 //! | `postgres://...` | `postgres` | the database's clock (`statement_timestamp()`) | a table of worker slots |
+//! | `mysql://...` | `mysql` | the database's clock (`NOW(3)`) | the same table on MySQL or MariaDB (InnoDB), a pure-Rust client |
 //! | `etcd://HOST:PORT/PREFIX` | `etcd` | etcd's lease TTL | lease grant, keep-alive, and a transaction that creates the slot key only if absent |
 //!
 //! etcd is reached through its v3 JSON gateway over plain HTTP/1.1 (`/v3/lease/grant`,

@@ -28,6 +28,8 @@ pub(crate) enum Kind {
     Sqlite { path: PathBuf },
     /// A PostgreSQL table; `params` as the `postgres` crate takes them.
     Postgres { params: String },
+    /// A MySQL / MariaDB table; `url` as the `mysql` crate takes it.
+    MySql { url: String },
     /// etcd's v3 JSON gateway at `host:port`.
     Etcd { endpoint: String },
 }
@@ -40,9 +42,10 @@ pub(crate) enum Kind {
 /// | `static:7` | worker id 7, guarded by a state file under the state directory |
 /// | `sqlite:///var/lib/idkit/ids.db` | a lease in a SQLite file shared by one host's processes |
 /// | `postgres://user@host:5432/db` | a lease in a PostgreSQL table, timed by the database |
+/// | `mysql://user@host:3306/db` | a lease in a MySQL / MariaDB table, timed by the database |
 /// | `etcd://127.0.0.1:2379/orders` | an etcd lease under the key prefix `orders` |
 ///
-/// Query parameters: `namespace=NAME` (sqlite and postgres; etcd takes the path),
+/// Query parameters: `namespace=NAME` (sqlite, postgres and mysql; etcd takes the path),
 /// `ttl_ms=N` (the lease's time to live, default 10 s, at least 1 s) and `max_workers=N`
 /// (lease only worker ids `0..N`, e.g. to leave the rest to static ids).
 ///
@@ -114,7 +117,9 @@ impl IdentitySource {
                     }
                     max_workers = Some(n);
                 }
-                _ if scheme.starts_with("postgres") => passed.push(pair.to_owned()),
+                _ if scheme.starts_with("postgres") || scheme == "mysql" => {
+                    passed.push(pair.to_owned());
+                }
                 _ => return Err(bad(&format!("unknown parameter {k:?}"))),
             }
         }
@@ -143,6 +148,13 @@ impl IdentitySource {
                     params = format!("{params}?{}", passed.join("&"));
                 }
                 Kind::Postgres { params }
+            }
+            "mysql" => {
+                let mut url = format!("{scheme}:{body}");
+                if !passed.is_empty() {
+                    url = format!("{url}?{}", passed.join("&"));
+                }
+                Kind::MySql { url }
             }
             "etcd" => {
                 let rest = body
@@ -230,7 +242,7 @@ impl IdentitySource {
     /// The text it was parsed from, with any password hidden.
     pub fn display(&self) -> String {
         match &self.kind {
-            Kind::Postgres { .. } => hide_password(&self.text),
+            Kind::Postgres { .. } | Kind::MySql { .. } => hide_password(&self.text),
             _ => self.text.clone(),
         }
     }

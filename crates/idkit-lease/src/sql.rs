@@ -1,7 +1,6 @@
 //! The SQL backends: one row per worker id that was ever granted, in a table shared by
-//! every holder. SQLite (one host; time from the host's wall clock) and PostgreSQL (many
-//! hosts; time from the database's clock, `statement_timestamp()`) run the same
-//! statements; every change is one conditional `INSERT` or `UPDATE`, so concurrent holders
+//! every holder. SQLite (one host; time from the host's wall clock), PostgreSQL and MySQL /
+//! MariaDB (many hosts; time from the database's clock) run the same statements; every change is one conditional `INSERT` or `UPDATE`, so concurrent holders
 //! need no transaction and no lock: the loser of a race changes no row and tries again.
 
 use crate::backend::{Backend, Grant, Want};
@@ -461,6 +460,195 @@ mod pg {
                 .iter()
                 .map(|r| (0..r.len()).map(|i| r.get::<_, i64>(i)).collect())
                 .collect())
+        }
+    }
+}
+
+#[cfg(feature = "mysql")]
+pub(crate) use my::MySqlBackend;
+
+#[cfg(feature = "mysql")]
+mod my {
+    use mysql::prelude::Queryable;
+
+    use super::{Conn, Param, SqlBackend};
+    use crate::LeaseError;
+
+    pub(crate) type MySqlBackend = SqlBackend<My>;
+
+    /// The table in MySQL's dialect: a key column must have a length.
+    const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS idkit_worker_leases (
+        namespace  VARCHAR(255) NOT NULL,
+        worker     BIGINT  NOT NULL,
+        holder     TEXT,
+        token      BIGINT  NOT NULL,
+        expires_ms BIGINT  NOT NULL,
+        mark_ms    BIGINT  NOT NULL,
+        released   BIGINT  NOT NULL,
+        PRIMARY KEY (namespace, worker)
+    ) ENGINE=InnoDB";
+
+    /// ER_DUP_ENTRY: the row another holder inserted first.
+    const DUPLICATE: u16 = 1062;
+
+    pub(crate) struct My {
+        url: String,
+        conn: Option<mysql::Conn>,
+    }
+
+    impl MySqlBackend {
+        /// Connects and creates the table. A server that is down later is an
+        /// `Unreachable` renewal, retried on a new connection.
+        pub(crate) fn open(url: &str) -> Result<Self, LeaseError> {
+            let mut my = My {
+                url: url.to_owned(),
+                conn: None,
+            };
+            my.conn()?;
+            Ok(SqlBackend::new(my))
+        }
+    }
+
+    impl My {
+        fn conn(&mut self) -> Result<&mut mysql::Conn, LeaseError> {
+            if self.conn.is_none() {
+                let opts = mysql::Opts::from_url(&self.url)
+                    .map_err(|e| LeaseError::invalid(format!("mysql: {e}")))?;
+                let opts = mysql::OptsBuilder::from_opts(opts)
+                    .tcp_connect_timeout(Some(std::time::Duration::from_secs(2)))
+                    // Affected rows count the rows matched, as in PostgreSQL and SQLite: a
+                    // renewal that writes the same expiry still says it found its row.
+                    .additional_capabilities(mysql::consts::CapabilityFlags::CLIENT_FOUND_ROWS);
+                let mut conn = mysql::Conn::new(opts)
+                    .map_err(|e| LeaseError::unreachable(format!("mysql: {e}")))?;
+                conn.query_drop(SCHEMA)
+                    .map_err(|e| LeaseError::unreachable(format!("mysql: {e}")))?;
+                self.conn = Some(conn);
+            }
+            self.conn
+                .as_mut()
+                .ok_or_else(|| LeaseError::unreachable("mysql: no connection"))
+        }
+
+        fn fail(&mut self, e: &mysql::Error) -> LeaseError {
+            // Anything but the server's own refusal may have broken the connection.
+            if !matches!(e, mysql::Error::MySqlError(_)) {
+                self.conn = None;
+            }
+            LeaseError::unreachable(format!("mysql: {e}"))
+        }
+    }
+
+    /// `$N` placeholders as MySQL's positional `?`, with the parameters in the order they
+    /// appear (a `$N` used twice is bound twice).
+    fn positional(sql: &str, params: &[Param<'_>]) -> (String, Vec<mysql::Value>) {
+        let mut out = String::with_capacity(sql.len());
+        let mut values = Vec::new();
+        let mut chars = sql.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            if c != '$' {
+                out.push(c);
+                continue;
+            }
+            let mut end = i + 1;
+            while let Some(&(j, d)) = chars.peek() {
+                if !d.is_ascii_digit() {
+                    break;
+                }
+                end = j + 1;
+                chars.next();
+            }
+            let n: usize = sql[i + 1..end].parse().unwrap_or(0);
+            out.push('?');
+            values.push(match params.get(n.wrapping_sub(1)) {
+                Some(Param::Int(v)) => mysql::Value::Int(*v),
+                Some(Param::Text(t)) => mysql::Value::Bytes(t.as_bytes().to_vec()),
+                None => mysql::Value::NULL,
+            });
+        }
+        (out, values)
+    }
+
+    impl Conn for My {
+        fn name(&self) -> String {
+            let opts = mysql::Opts::from_url(&self.url).ok();
+            let host = opts.as_ref().map_or_else(
+                || "localhost".to_owned(),
+                |o| o.get_ip_or_hostname().to_string(),
+            );
+            let port = opts.as_ref().map_or(3306, mysql::Opts::get_tcp_port);
+            format!("mysql at {host}:{port}")
+        }
+        fn now_ms(&mut self) -> Result<i64, LeaseError> {
+            // NOW(3): the statement's start on the server's clock, to the millisecond.
+            let rows = self.query("SELECT CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)", &[])?;
+            rows.first()
+                .and_then(|r| r.first().copied())
+                .ok_or_else(|| LeaseError::unreachable("mysql: no time"))
+        }
+        fn exec(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64, LeaseError> {
+            // PostgreSQL's and SQLite's `ON CONFLICT DO NOTHING`: a duplicate changes no row.
+            let (sql, ignore_duplicate) = match sql.strip_suffix(" ON CONFLICT DO NOTHING") {
+                Some(plain) => (plain, true),
+                None => (sql, false),
+            };
+            let (sql, values) = positional(sql, params);
+            let result = self
+                .conn()?
+                .exec_iter(sql, mysql::Params::Positional(values))
+                .map(|r| r.affected_rows());
+            match result {
+                Ok(n) => Ok(n),
+                Err(mysql::Error::MySqlError(e)) if ignore_duplicate && e.code == DUPLICATE => {
+                    Ok(0)
+                }
+                Err(e) => Err(self.fail(&e)),
+            }
+        }
+        fn query(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Vec<i64>>, LeaseError> {
+            let (sql, values) = positional(sql, params);
+            let result: Result<Vec<mysql::Row>, _> =
+                self.conn()?.exec(sql, mysql::Params::Positional(values));
+            let rows = result.map_err(|e| self.fail(&e))?;
+            rows.into_iter()
+                .map(|row| {
+                    (0..row.len())
+                        .map(|i| {
+                            row.get_opt::<i64, _>(i)
+                                .and_then(Result::ok)
+                                .ok_or_else(|| {
+                                    LeaseError::unreachable("mysql: a non-integer column")
+                                })
+                        })
+                        .collect()
+                })
+                .collect()
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn dollar_placeholders_become_positional_in_order_of_use() {
+            let (sql, values) = positional(
+                "UPDATE t SET a = $1, b = CASE WHEN b > $3 THEN b ELSE $3 END WHERE c = $2",
+                &[Param::Int(1), Param::Text("x"), Param::Int(3)],
+            );
+            assert_eq!(
+                sql,
+                "UPDATE t SET a = ?, b = CASE WHEN b > ? THEN b ELSE ? END WHERE c = ?"
+            );
+            assert_eq!(
+                values,
+                vec![
+                    mysql::Value::Int(1),
+                    mysql::Value::Int(3),
+                    mysql::Value::Int(3),
+                    mysql::Value::Bytes(b"x".to_vec())
+                ]
+            );
         }
     }
 }
