@@ -112,7 +112,7 @@ struct GenArgs {
 #[command(next_help_heading = "Identity")]
 struct IdentityArgs {
     /// Where worker ids come from: static:N, sqlite:///PATH, postgres://USER@HOST:PORT/DB,
-    /// or etcd://HOST:PORT/PREFIX (parameters: ?namespace=NAME&ttl_ms=N). Default: the
+    /// mysql://USER@HOST:PORT/DB, or etcd://HOST:PORT/PREFIX (parameters: ?namespace=NAME&ttl_ms=N). Default: the
     /// identity fields given (0 when none), as a static worker id with a state file.
     #[arg(long, value_name = "SOURCE")]
     identity: Option<String>,

@@ -83,7 +83,7 @@ impl IdentitySource {
         let bad = |why: &str| {
             LeaseError::invalid(format!(
                 "identity {text:?}: {why} (expected static:N, sqlite:///PATH, \
-                 postgres://..., or etcd://HOST:PORT/PREFIX)"
+                 postgres://..., mysql://..., or etcd://HOST:PORT/PREFIX)"
             ))
         };
         let (scheme, rest) = text.split_once(':').ok_or_else(|| bad("no scheme"))?;
@@ -306,6 +306,21 @@ mod tests {
             }
         );
         assert_eq!(p.namespace(), "n");
+        let m = IdentitySource::parse(
+            "mysql://u:pw@h:3306/db?namespace=m&ttl_ms=3000&prefer_socket=false",
+        )
+        .unwrap();
+        assert_eq!(
+            m.kind,
+            Kind::MySql {
+                url: "mysql://u:pw@h:3306/db?prefer_socket=false".into()
+            }
+        );
+        assert_eq!((m.namespace(), m.ttl()), ("m", Duration::from_secs(3)));
+        assert_eq!(
+            m.display(),
+            "mysql://u:***@h:3306/db?namespace=m&ttl_ms=3000&prefer_socket=false"
+        );
         assert_eq!(
             p.display(),
             "postgres://u:***@h:5/db?namespace=n&connect_timeout=3"
