@@ -12,7 +12,7 @@
 //! | ObjectId | 24 hex digits | 12 bytes | `bytea` | `BINARY(12)` | `BLOB` |
 //!
 //! 64-bit ids go to JSON as strings: JavaScript's numbers hold integers exactly only up to
-//! 2^53, and a Snowflake id made today is above that. [`as_number`] writes JSON numbers for
+//! 2^53, and a Snowflake id made today is above that. `as_number` (feature `serde`) writes JSON numbers for
 //! those who want them anyway. A 64-bit id with its top bit set is an error when encoded for
 //! a signed column, never a negative number ([`column`](crate::column)).
 //!

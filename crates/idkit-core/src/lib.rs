@@ -17,7 +17,7 @@
 //!   options, how to build it), which the facade's registry lists.
 //! * [`clock`]: system, monotonic-anchored, ticker and manual clocks.
 //! * [`codec`]: decimal, hex, Crockford base32 and base62, all strict.
-//! * [`id`] and [`column`]: id types where applications keep them: [`id::IdType`], typed
+//! * [`id`] and [`column`](mod@column): id types where applications keep them: [`id::IdType`], typed
 //!   [`id::Id<M, T>`](id::Id), serde and every database driver's impls written once over
 //!   two column forms, given to a scheme's id type by [`id_type!`] (features `serde`,
 //!   `sqlx-postgres`, `sqlx-mysql`, `sqlx-sqlite`, `postgres`, `rusqlite`).
