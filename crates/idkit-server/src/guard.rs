@@ -81,11 +81,15 @@ fn refusal(request: &Request) -> Option<Response> {
 /// reason, keeping its status and its `Allow` header.
 fn json_error(response: Response) -> Response {
     let status = response.status();
+    // Most answers are successes: no header lookup for them.
+    if !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
     let is_json = response
         .headers()
         .get(header::CONTENT_TYPE)
         .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
-    if !(status.is_client_error() || status.is_server_error()) || is_json {
+    if is_json {
         return response;
     }
     let reason = status.canonical_reason().unwrap_or("error").to_lowercase();

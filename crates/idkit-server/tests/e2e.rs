@@ -66,6 +66,15 @@ impl Running {
         (status, r.json().await.unwrap())
     }
 
+    /// The raw answer to `method path`.
+    async fn send(&self, method: reqwest::Method, path: &str) -> reqwest::Response {
+        self.client
+            .request(method, format!("{}{path}", self.base))
+            .send()
+            .await
+            .unwrap()
+    }
+
     async fn stop(mut self) {
         let _ = self.stop.take().unwrap().send(());
         self.task.take().unwrap().await.unwrap().unwrap();
@@ -653,58 +662,34 @@ async fn the_edges_answer_as_any_http_server_and_in_one_shape() {
         "{body}"
     );
     let r = s
-        .client
-        .get(format!("{}/v1/twitter/next?count=%3", s.base))
-        .send()
-        .await
-        .unwrap();
+        .send(reqwest::Method::GET, "/v1/twitter/next?count=%3")
+        .await;
     let message = json_error(r, StatusCode::BAD_REQUEST, "broken escape").await;
     assert!(message.contains("malformed query"), "{message}");
 
     // Framework errors: bad UTF-8 in the path, a wrong method, all in the JSON shape.
     let r = s
-        .client
-        .get(format!("{}/v1/snowflake-twitter/decode/%FF%FE", s.base))
-        .send()
-        .await
-        .unwrap();
+        .send(reqwest::Method::GET, "/v1/snowflake-twitter/decode/%FF%FE")
+        .await;
     let message = json_error(r, StatusCode::BAD_REQUEST, "bad UTF-8").await;
     assert!(message.contains("UTF-8"), "{message}");
-    let r = s
-        .client
-        .get(format!("{}/v1/%FF/next", s.base))
-        .send()
-        .await
-        .unwrap();
+    let r = s.send(reqwest::Method::GET, "/v1/%FF/next").await;
     let status = r.status();
     assert!(status.is_client_error(), "{status}");
     json_error(r, status, "bad UTF-8 in the scheme").await;
-    let r = s
-        .client
-        .post(format!("{}/v1/twitter/next", s.base))
-        .send()
-        .await
-        .unwrap();
+    let r = s.send(reqwest::Method::POST, "/v1/twitter/next").await;
     assert!(
         r.headers().contains_key("allow"),
         "405 keeps its Allow header"
     );
     let message = json_error(r, StatusCode::METHOD_NOT_ALLOWED, "POST").await;
     assert_eq!(message, "method not allowed");
-    let r = s
-        .client
-        .delete(format!("{}/metrics", s.base))
-        .send()
-        .await
-        .unwrap();
+    let r = s.send(reqwest::Method::DELETE, "/metrics").await;
     json_error(r, StatusCode::METHOD_NOT_ALLOWED, "DELETE").await;
     let long = "x".repeat(3000);
     let r = s
-        .client
-        .get(format!("{}/v1/twitter/decode/{long}", s.base))
-        .send()
-        .await
-        .unwrap();
+        .send(reqwest::Method::GET, &format!("/v1/twitter/decode/{long}"))
+        .await;
     json_error(r, StatusCode::URI_TOO_LONG, "long target").await;
 
     // typeid served without a prefix decodes a TypeID of any type, as `idkit decode` does,

@@ -99,6 +99,26 @@ pub fn check_namespace(namespace: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The connection slot of a store, locked. A poisoned lock is taken over: the slot holds a
+/// connection or none, never half of one.
+pub(crate) fn lock<C>(slot: &std::sync::Mutex<Option<C>>) -> std::sync::MutexGuard<'_, Option<C>> {
+    slot.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The store's connection: made at the first lease, and again at the first lease after an
+/// error set the slot back to `None`.
+pub(crate) fn connection<C>(
+    slot: &mut Option<C>,
+    connect: impl FnOnce() -> Result<C, StoreError>,
+) -> Result<&mut C, StoreError> {
+    if slot.is_none() {
+        *slot = Some(connect()?);
+    }
+    slot.as_mut()
+        .ok_or_else(|| StoreError::Unreachable("no connection".to_owned()))
+}
+
 pub(crate) fn next_lease(
     namespace: &str,
     current: i64,

@@ -5,7 +5,7 @@ use std::sync::Mutex;
 
 use mysql::prelude::Queryable;
 
-use super::{Lease, Store, StoreError, next_lease};
+use super::{Lease, Store, StoreError, connection, lock, next_lease};
 
 /// The MySQL / MariaDB store (InnoDB). A lease is one statement that moves the namespace's
 /// counter and records the new value as the connection's `LAST_INSERT_ID`, then
@@ -69,16 +69,8 @@ impl MySqlStore {
 impl Store for MySqlStore {
     fn lease(&self, namespace: &str, size: u64) -> Result<Lease, StoreError> {
         let size_i = i64::try_from(size).map_err(|_| StoreError::Exhausted)?;
-        let mut guard = self
-            .conn
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if guard.is_none() {
-            *guard = Some(self.connect()?);
-        }
-        let Some(conn) = guard.as_mut() else {
-            unreachable!("connected above");
-        };
+        let mut guard = lock(&self.conn);
+        let conn = connection(&mut guard, || self.connect())?;
         let result = conn
             .exec_drop(LEASE, (namespace, size_i, size_i))
             .and_then(|()| conn.query_first::<u64, _>("SELECT LAST_INSERT_ID()"));

@@ -2,7 +2,7 @@
 
 use std::sync::Mutex;
 
-use super::{Lease, Store, StoreError, next_lease};
+use super::{Lease, Store, StoreError, connection, lock, next_lease};
 
 /// The PostgreSQL store: each lease is one `INSERT ... ON CONFLICT DO UPDATE ...
 /// RETURNING` statement, atomic for every host that shares the database.
@@ -55,16 +55,8 @@ impl PostgresStore {
 impl Store for PostgresStore {
     fn lease(&self, namespace: &str, size: u64) -> Result<Lease, StoreError> {
         let size_i = i64::try_from(size).map_err(|_| StoreError::Exhausted)?;
-        let mut guard = self
-            .client
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if guard.is_none() {
-            *guard = Some(self.connect()?);
-        }
-        let Some(client) = guard.as_mut() else {
-            unreachable!("connected above");
-        };
+        let mut guard = lock(&self.client);
+        let client = connection(&mut guard, || self.connect())?;
         let result = client.query_one(
             "INSERT INTO idkit_ranges AS r (namespace, max_id, block_size) VALUES ($1, $2, $2) \
              ON CONFLICT (namespace) DO UPDATE \

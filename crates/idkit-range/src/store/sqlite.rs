@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 
-use super::{Lease, Store, StoreError, next_lease};
+use super::{Lease, Store, StoreError, connection, lock, next_lease};
 
 /// The embedded store: one SQLite file in WAL mode; each lease is one `BEGIN IMMEDIATE`
 /// transaction, so processes on one host can share the file.
@@ -90,16 +90,8 @@ fn is_busy(e: &rusqlite::Error) -> bool {
 
 impl Store for SqliteStore {
     fn lease(&self, namespace: &str, size: u64) -> Result<Lease, StoreError> {
-        let mut guard = self
-            .conn
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if guard.is_none() {
-            *guard = Some(self.connect()?);
-        }
-        let Some(conn) = guard.as_mut() else {
-            unreachable!("connected above");
-        };
+        let mut guard = lock(&self.conn);
+        let conn = connection(&mut guard, || self.connect())?;
         let unreachable =
             |e: rusqlite::Error| StoreError::Unreachable(format!("{}: {e}", self.path.display()));
         let tx = conn
