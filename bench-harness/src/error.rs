@@ -37,6 +37,10 @@ pub enum Error {
     Postgres(postgres::Error),
     /// A PostgreSQL server is not fit for the runs (version, extensions, settings).
     PgSetup(String),
+    /// MySQL or MariaDB failed.
+    MySql(mysql::Error),
+    /// A MySQL or MariaDB server is not fit for the runs (URL, privileges, settings).
+    MySqlSetup(String),
 }
 
 impl fmt::Display for Error {
@@ -52,6 +56,8 @@ impl fmt::Display for Error {
             Self::Chart(e) => write!(f, "drawing a chart: {e}"),
             Self::Postgres(e) => write!(f, "postgres: {e}"),
             Self::PgSetup(e) => write!(f, "postgres: {e}"),
+            Self::MySql(e) => write!(f, "mysql: {e}"),
+            Self::MySqlSetup(e) => write!(f, "mysql: {e}"),
         }
     }
 }
@@ -64,7 +70,8 @@ impl std::error::Error for Error {
             Self::Sqlite(e) => Some(e),
             Self::Io { source, .. } => Some(source),
             Self::Postgres(e) => Some(e),
-            Self::IdRange { .. } | Self::Chart(_) | Self::PgSetup(_) => None,
+            Self::MySql(e) => Some(e),
+            Self::IdRange { .. } | Self::Chart(_) | Self::PgSetup(_) | Self::MySqlSetup(_) => None,
         }
     }
 }
@@ -78,6 +85,12 @@ impl From<BuildError> for Error {
 impl From<postgres::Error> for Error {
     fn from(e: postgres::Error) -> Self {
         Self::Postgres(e)
+    }
+}
+
+impl From<mysql::Error> for Error {
+    fn from(e: mysql::Error) -> Self {
+        Self::MySql(e)
     }
 }
 

@@ -20,6 +20,7 @@ pub mod collisions;
 mod error;
 pub mod generation;
 pub mod machine;
+pub mod mysql;
 mod output;
 pub mod pg;
 mod profile;
@@ -49,6 +50,10 @@ pub struct Config {
     /// PostgreSQL servers to measure on as well (none: SQLite only). One or two: with two,
     /// the one with less `shared_buffers` gives the small-cache runs.
     pub postgres: Vec<String>,
+    /// MySQL or MariaDB servers to measure on as well (none: the last InnoDB figures are
+    /// carried forward). One or two: with two, the one with the smaller
+    /// `innodb_buffer_pool_size` gives the small-cache runs.
+    pub mysql: Vec<String>,
 }
 
 impl Config {
@@ -65,6 +70,7 @@ impl Config {
             out,
             quiet: true,
             postgres: Vec::new(),
+            mysql: Vec::new(),
         }
     }
 }
@@ -80,6 +86,8 @@ pub struct Summary {
     pub btree_runs: usize,
     /// Rows in `btree_postgres.csv`.
     pub pg_runs: usize,
+    /// Rows in `btree_mysql.csv`.
+    pub mysql_runs: usize,
     /// Wall time of the whole run, seconds.
     pub seconds: f64,
 }
@@ -99,6 +107,7 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
     let entries = idkit_all::registry::schemes();
     // Check the servers first: a bad URL fails in seconds, not after the SQLite runs.
     let servers = pg::servers(&config.postgres)?;
+    let my_servers = mysql::servers(&config.mysql)?;
 
     let machine = machine::Machine::read();
     let primitives = machine::measure_primitives(&params, &progress);
@@ -106,35 +115,27 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
     let properties = properties::measure(entries, &params, &progress)?;
     let btree = btree::measure(entries, &params, &config.out, &progress)?;
     let collisions = collisions::table(entries);
+    let provenance = vec![
+        format!("date {}", machine.date),
+        format!("git revision {}", machine.git_revision),
+        format!("profile {}", params.profile.name()),
+        format!("command {}", config.command),
+    ];
     let pg = if servers.is_empty() {
-        // No server this time: carry the last PostgreSQL figures forward, dated.
-        match pg::load(&config.out.join("data").join("postgres.json")) {
-            Ok(Some(kept)) => {
-                progress.line(
-                    "postgres: no server given; the report keeps the figures in data/postgres.json",
-                );
-                kept
-            }
-            Ok(None) => pg::Pg::default(),
-            Err(e) => {
-                progress.line(&format!(
-                    "postgres: no server given, and the kept figures cannot be read ({e}); the \
-                     report leaves PostgreSQL out until `scripts/report.sh --postgres` measures \
-                     them again"
-                ));
-                pg::Pg::default()
-            }
-        }
+        carried(&config.out, "postgres", "--postgres", pg::load, &progress)
     } else {
         let mut pg = pg::measure(entries, &params, &servers, &progress)?;
         pg.measured_now = true;
-        pg.provenance = vec![
-            format!("date {}", machine.date),
-            format!("git revision {}", machine.git_revision),
-            format!("profile {}", params.profile.name()),
-            format!("command {}", config.command),
-        ];
+        pg.provenance.clone_from(&provenance);
         pg
+    };
+    let my = if my_servers.is_empty() {
+        carried(&config.out, "mysql", "--mysql", mysql::load, &progress)
+    } else {
+        let mut my = mysql::measure(entries, &params, &my_servers, &progress)?;
+        my.measured_now = true;
+        my.provenance = provenance;
+        my
     };
 
     let results = output::Results {
@@ -147,6 +148,7 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
         btree: &btree,
         collisions: &collisions,
         pg: &pg,
+        my: &my,
     };
     let charts = charts::draw_all(&results, &config.out.join("charts"), &progress)?;
     output::write_data(&results, &config.out.join("data"))?;
@@ -162,6 +164,34 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
         generation_rows: generation.rows.len(),
         btree_runs: btree.runs.len(),
         pg_runs: pg.runs.len(),
+        mysql_runs: my.runs.len(),
         seconds,
     })
+}
+
+/// An engine's figures kept in `data/<engine>.json` by the last run that had a server, for a
+/// run without one: read back, dated; empty when there are none or they cannot be read.
+fn carried<T: Default>(
+    out: &std::path::Path,
+    engine: &str,
+    flag: &str,
+    load: fn(&std::path::Path) -> Result<Option<T>, String>,
+    progress: &Progress,
+) -> T {
+    match load(&out.join("data").join(format!("{engine}.json"))) {
+        Ok(Some(kept)) => {
+            progress.line(&format!(
+                "{engine}: no server given; the report keeps the figures in data/{engine}.json"
+            ));
+            kept
+        }
+        Ok(None) => T::default(),
+        Err(e) => {
+            progress.line(&format!(
+                "{engine}: no server given, and the kept figures cannot be read ({e}); the \
+                 report leaves {engine} out until `scripts/report.sh {flag}` measures them again"
+            ));
+            T::default()
+        }
+    }
 }

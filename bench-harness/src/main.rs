@@ -23,6 +23,11 @@ struct Args {
     /// large shared_buffers). `scripts/report.sh --postgres` starts two throwaway servers.
     #[arg(long = "postgres-url", value_name = "URL")]
     postgres: Vec<String>,
+    /// Also measure in MySQL 8 or MariaDB (InnoDB) at this URL (a user that may SET GLOBAL;
+    /// twice for a small and a large innodb_buffer_pool_size). `scripts/report.sh --mysql`
+    /// starts two throwaway MariaDB servers.
+    #[arg(long = "mysql-url", value_name = "URL")]
+    mysql: Vec<String>,
 }
 
 fn main() -> ExitCode {
@@ -30,6 +35,7 @@ fn main() -> ExitCode {
     let mut config = Config::new(args.profile, args.out);
     config.quiet = args.quiet;
     config.postgres = args.postgres;
+    config.mysql = args.mysql;
     config.command = std::env::var("IDKIT_REPORT_COMMAND").unwrap_or(config.command);
     match bench_harness::run(&config) {
         Ok(_) => ExitCode::SUCCESS,

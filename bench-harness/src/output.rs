@@ -25,6 +25,8 @@ pub(crate) struct Results<'a> {
     pub btree: &'a Btree,
     pub collisions: &'a [CollisionRow],
     pub pg: &'a crate::pg::Pg,
+    /// InnoDB's figures (measured now or carried forward).
+    pub my: &'a crate::mysql::My,
 }
 
 impl Results<'_> {
@@ -201,6 +203,9 @@ pub(crate) fn write_data(r: &Results<'_>, dir: &Path) -> Result<(), Error> {
     if !r.pg.runs.is_empty() {
         write_pg(r.pg, &write)?;
     }
+    if !r.my.runs.is_empty() {
+        write_mysql(r.my, &write)?;
+    }
 
     let mut csv = String::from("primitive,ns_per_call\n");
     for p in r.primitives {
@@ -343,4 +348,111 @@ fn write_pg(
 
     let json = serde_json::to_string_pretty(pg).unwrap_or_default();
     write("postgres.json", json + "\n")
+}
+
+/// The InnoDB CSV files and `mysql.json`, from which a later run without a server reads
+/// them back. Columns that mean what they mean in `btree_postgres.csv` keep their names
+/// (`wal_bytes` is InnoDB's redo log).
+fn write_mysql(
+    my: &crate::mysql::My,
+    write: &dyn Fn(&str, String) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let mut csv = String::from(
+        "engine,scheme,storage,sql_type,cache,writers,ids_made,commit_rows,rows,seconds,\
+         rows_per_sec,file_bytes,bytes_per_row,table_bytes,index_bytes,leaf_pages,leaf_fill,\
+         splits,splits_per_1k_rows,merges,reorgs,wal_bytes,wal_bytes_per_1k_rows,pages_written,\
+         pages_per_commit,commits,cache_kib\n",
+    );
+    for b in &my.runs {
+        let _ = writeln!(
+            csv,
+            "mysql,{},{},{},{},{},{},{},{},{:.4},{:.0},{},{:.2},{},{},{},{:.4},{},{:.2},{},{},{},{:.0},{},{:.2},{},{}",
+            b.scheme,
+            b.storage.name(),
+            b.sql_type.as_str().replace(',', ";"),
+            b.cache,
+            b.writers,
+            b.ids_made,
+            b.commit_rows,
+            b.rows,
+            b.seconds,
+            b.rows_per_sec,
+            b.file_bytes,
+            b.bytes_per_row,
+            b.table_bytes,
+            b.index_bytes,
+            b.leaf_pages,
+            b.leaf_fill,
+            b.splits,
+            b.splits_per_1k(),
+            b.merges,
+            b.reorgs,
+            b.wal_bytes,
+            b.wal_per_1k(),
+            b.pages_written,
+            b.pages_per_commit(),
+            b.commits,
+            b.cache_kib
+        );
+    }
+    write("btree_mysql.csv", csv)?;
+
+    let mut csv =
+        String::from("engine,scheme,storage,cache,rows_so_far,batch_rows_per_sec,commit_rows\n");
+    for c in &my.curve {
+        let _ = writeln!(
+            csv,
+            "mysql,{},{},{},{},{:.0},{}",
+            c.scheme,
+            c.storage.name(),
+            c.cache,
+            c.rows_so_far,
+            c.batch_rows_per_sec,
+            c.commit_rows
+        );
+    }
+    write("btree_mysql_curve.csv", csv)?;
+
+    let mut csv = String::from("method,clients,ids,seconds,ids_per_sec,duplicates\n");
+    for t in &my.roundtrip {
+        let _ = writeln!(
+            csv,
+            "{},{},{},{:.4},{:.0},{}",
+            t.method, t.clients, t.ids, t.seconds, t.ids_per_sec, t.duplicates
+        );
+    }
+    write("mysql_ids.csv", csv)?;
+
+    let mut csv = String::from(
+        "setup,scheme,key_type,secondary,rows,commit_rows,rows_per_sec,wal_bytes_per_1k_rows,\
+         splits,pk_bytes,secondary_bytes,secondary_leaf_pages,total_bytes,query_us,query_runs,\
+         query_rows_read,query\n",
+    );
+    for c in &my.shapes {
+        let _ = writeln!(
+            csv,
+            "{},{},{},\"{}\",{},{},{:.0},{:.0},{},{},{},{},{},{:.1},{},{},{}",
+            c.setup,
+            c.scheme,
+            c.key_type,
+            c.secondary,
+            c.rows,
+            c.commit_rows,
+            c.rows_per_sec,
+            c.wal_per_1k,
+            c.splits,
+            c.pk_bytes,
+            c.secondary_bytes,
+            c.secondary_leaf_pages,
+            c.total_bytes,
+            c.query_us,
+            c.queries,
+            c.query_rows_read,
+            c.query
+        );
+    }
+    write("mysql_shapes.csv", csv)?;
+
+    let json = serde_json::to_string_pretty(my).unwrap_or_default();
+    write("mysql.json", json + "\n")
 }

@@ -1,0 +1,573 @@
+//! Insert runs in InnoDB: 1,000 rows per commit (one multi-row `INSERT` with autocommit,
+//! one round trip, the redo log flushed at each commit), and the tree measured at the end.
+//!
+//! Page splits, merges and reorganizations come from `information_schema.INNODB_METRICS`
+//! (the `index` module, reset before each run); leaf pages and sizes from
+//! `mysql.innodb_index_stats` after `ANALYZE TABLE`; redo bytes from the log sequence number
+//! before and after; pages written from `Innodb_pages_written`.
+
+use std::time::{Duration, Instant};
+
+use idkit_core::RawId;
+use mysql::prelude::Queryable;
+use mysql::{Conn, Value};
+use serde::{Deserialize, Serialize};
+
+use super::Server;
+use crate::Error;
+use crate::pg::Label;
+
+/// How the id is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MyStorage {
+    /// A 64-bit id as `BIGINT PRIMARY KEY`.
+    BigintPk,
+    /// The id's bytes as `BINARY(n) PRIMARY KEY` (16 for UUIDs and ULIDs, 20 for KSUIDs,
+    /// 12 for ObjectIds).
+    BinaryPk,
+    /// MariaDB's `UUID` type as the primary key (MariaDB 10.7 and later).
+    UuidPk,
+    /// The canonical string as `VARCHAR(n) CHARACTER SET ascii COLLATE ascii_bin PRIMARY KEY`.
+    TextPk,
+    /// `BIGINT AUTO_INCREMENT PRIMARY KEY`: the database numbers the rows.
+    AutoIncrementPk,
+}
+
+impl MyStorage {
+    /// The name used in the CSV files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::BigintPk => "bigint_pk",
+            Self::BinaryPk => "binary_pk",
+            Self::UuidPk => "uuid_pk",
+            Self::TextPk => "text_pk",
+            Self::AutoIncrementPk => "auto_increment_pk",
+        }
+    }
+
+    /// A scheme's own binary form: `BIGINT` up to 64 bits, else `BINARY(n)`.
+    pub fn native(bits: u32) -> Self {
+        if bits <= 64 {
+            Self::BigintPk
+        } else {
+            Self::BinaryPk
+        }
+    }
+}
+
+/// One batch's keys, as the statement binds them, with the column they go into.
+#[derive(Debug, Clone)]
+pub struct Keys {
+    /// The storage form.
+    pub storage: MyStorage,
+    /// The column's SQL type.
+    pub sql_type: String,
+    /// Bytes of one key as InnoDB stores it (the mean, for text).
+    pub key_bytes: f64,
+    /// The values (empty for `AUTO_INCREMENT`, which binds none).
+    pub values: Vec<Value>,
+    /// Rows (for `AUTO_INCREMENT`, the rows to insert).
+    pub rows: usize,
+}
+
+/// `ids` as keys of `storage`; `format` gives the canonical text for [`MyStorage::TextPk`].
+///
+/// # Errors
+///
+/// [`Error::IdRange`] for a 64-bit id above `i64::MAX`, or the scheme's error from `format`.
+pub fn to_keys(
+    scheme: &'static str,
+    ids: &[RawId],
+    storage: MyStorage,
+    format: &dyn Fn(&RawId) -> Result<String, Error>,
+) -> Result<Keys, Error> {
+    let width = ids.first().map_or(16, |id| id.as_bytes().len());
+    let (sql_type, key_bytes, values) = match storage {
+        MyStorage::BigintPk => (
+            "BIGINT".to_owned(),
+            8.0,
+            ids.iter()
+                .map(|id| {
+                    id.to_u64()
+                        .ok()
+                        .and_then(|v| i64::try_from(v).ok())
+                        .map(Value::Int)
+                        .ok_or(Error::IdRange { scheme })
+                })
+                .collect::<Result<_, _>>()?,
+        ),
+        MyStorage::BinaryPk => (
+            format!("BINARY({width})"),
+            width as f64,
+            ids.iter()
+                .map(|id| Value::Bytes(id.as_bytes().to_vec()))
+                .collect(),
+        ),
+        // MariaDB's UUID column takes the canonical text from a client (a bound binary
+        // string is read as text in the connection's character set) and stores 16 bytes.
+        MyStorage::UuidPk => (
+            "UUID".to_owned(),
+            16.0,
+            ids.iter()
+                .map(|id| format(id).map(|t| Value::Bytes(t.into_bytes())))
+                .collect::<Result<_, _>>()?,
+        ),
+        MyStorage::TextPk => {
+            let texts = ids.iter().map(format).collect::<Result<Vec<_>, _>>()?;
+            let longest = texts.iter().map(String::len).max().unwrap_or(1);
+            let mean = texts.iter().map(String::len).sum::<usize>() as f64 / ids.len().max(1) as f64;
+            (
+                format!("VARCHAR({longest}) CHARACTER SET ascii COLLATE ascii_bin"),
+                // One length byte in the record header.
+                mean + 1.0,
+                texts.into_iter().map(|t| Value::Bytes(t.into_bytes())).collect(),
+            )
+        }
+        MyStorage::AutoIncrementPk => ("BIGINT AUTO_INCREMENT".to_owned(), 8.0, Vec::new()),
+    };
+    Ok(Keys {
+        storage,
+        sql_type,
+        key_bytes,
+        values,
+        rows: ids.len(),
+    })
+}
+
+/// `n` rows for an `AUTO_INCREMENT` table (the database makes the ids).
+pub fn auto_increment(n: usize) -> Keys {
+    Keys {
+        storage: MyStorage::AutoIncrementPk,
+        sql_type: "BIGINT AUTO_INCREMENT".to_owned(),
+        key_bytes: 8.0,
+        values: Vec::new(),
+        rows: n,
+    }
+}
+
+impl Keys {
+    /// Inserts rows `range` in one statement (one commit).
+    fn insert(&self, conn: &mut Conn, range: std::ops::Range<usize>) -> Result<(), Error> {
+        let n = range.len();
+        if self.storage == MyStorage::AutoIncrementPk {
+            let sql = format!("INSERT INTO {TABLE}() VALUES {}", vec!["()"; n].join(","));
+            conn.query_drop(sql)?;
+        } else {
+            let sql = format!("INSERT INTO {TABLE}(id) VALUES {}", vec!["(?)"; n].join(","));
+            let stmt = conn.prep(sql)?;
+            conn.exec_drop(&stmt, self.values[range].to_vec())?;
+        }
+        Ok(())
+    }
+}
+
+/// One insert run (a row of `btree_mysql.csv`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MyRun {
+    /// Registry name (or a variant such as `uuid-v7-random`, or `auto_increment`).
+    pub scheme: Label,
+    /// Storage form.
+    pub storage: MyStorage,
+    /// The id column's SQL type.
+    pub sql_type: Label,
+    /// `small` or `large` buffer pool.
+    pub cache: Label,
+    /// Concurrent writers, each with its own connection and generator.
+    pub writers: usize,
+    /// `before`: one generator's ids, made before timing starts, inserted in order;
+    /// `during`: each writer makes its ids just before inserting them.
+    pub ids_made: Label,
+    /// Rows per transaction.
+    pub commit_rows: usize,
+    /// Rows inserted.
+    pub rows: usize,
+    /// Wall time of all inserts and commits.
+    pub seconds: f64,
+    /// `rows / seconds`.
+    pub rows_per_sec: f64,
+    /// The clustered index (the rows) and every secondary index, bytes.
+    pub file_bytes: u64,
+    /// `file_bytes / rows`.
+    pub bytes_per_row: f64,
+    /// The clustered index, bytes (InnoDB keeps the table in its primary key).
+    pub table_bytes: u64,
+    /// The id's index, bytes: the clustered index when the id is the primary key.
+    pub index_bytes: u64,
+    /// Leaf pages of the id's index (`n_leaf_pages`).
+    pub leaf_pages: u64,
+    /// Leaf fill: the leaf records' bytes over the leaf pages' room (see [`leaf_fill`]).
+    pub leaf_fill: f64,
+    /// `index_page_splits`.
+    pub splits: u64,
+    /// `index_page_merge_successful`.
+    pub merges: u64,
+    /// `index_page_reorg_successful`: pages rewritten in place to reclaim room.
+    pub reorgs: u64,
+    /// Redo log written during the run, bytes (log sequence numbers).
+    pub wal_bytes: u64,
+    /// Pages written to the data files during the run (`Innodb_pages_written`).
+    pub pages_written: u64,
+    /// Transactions committed.
+    pub commits: u64,
+    /// `innodb_buffer_pool_size`, KiB.
+    pub cache_kib: i64,
+}
+
+impl MyRun {
+    /// Redo bytes per 1,000 rows.
+    pub fn wal_per_1k(&self) -> f64 {
+        self.wal_bytes as f64 * 1000.0 / self.rows.max(1) as f64
+    }
+
+    /// Page splits per 1,000 rows.
+    pub fn splits_per_1k(&self) -> f64 {
+        self.splits as f64 * 1000.0 / self.rows.max(1) as f64
+    }
+
+    /// Pages written per commit.
+    pub fn pages_per_commit(&self) -> f64 {
+        self.pages_written as f64 / self.commits.max(1) as f64
+    }
+}
+
+/// One point of an insert-rate curve (a row of `btree_mysql_curve.csv`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MyCurvePoint {
+    /// Registry name.
+    pub scheme: Label,
+    /// Storage form.
+    pub storage: MyStorage,
+    /// `small` or `large`.
+    pub cache: Label,
+    /// Rows in the table at the end of this stretch.
+    pub rows_so_far: usize,
+    /// Insert rate over this stretch, commits included.
+    pub batch_rows_per_sec: f64,
+    /// Rows per transaction.
+    pub commit_rows: usize,
+}
+
+/// What a run is.
+#[derive(Debug, Clone, Copy)]
+pub struct Spec {
+    /// Scheme name.
+    pub scheme: &'static str,
+    /// `small` or `large`.
+    pub cache: &'static str,
+    /// `innodb_buffer_pool_size`, KiB.
+    pub cache_kib: i64,
+    /// Rows per commit.
+    pub commit_rows: usize,
+    /// Points on the insert-rate curve.
+    pub curve_points: usize,
+}
+
+/// The table every insert run writes, dropped before and after.
+pub const TABLE: &str = "idkit_bench";
+
+/// The page's room for records: 16 KiB less the file header and trailer, the index page
+/// header, the segment headers and the infimum and supremum records (128 bytes).
+const PAGE_OVERHEAD: u64 = 128;
+
+/// Bytes of a clustered-index leaf record whose key is `key_bytes` wide and that has
+/// `other_bytes` of other columns: the 5-byte record header, the key, the 6-byte
+/// transaction id and the 7-byte roll pointer (`ROW_FORMAT=DYNAMIC`).
+pub fn record_bytes(key_bytes: f64, other_bytes: f64) -> f64 {
+    5.0 + key_bytes + 13.0 + other_bytes
+}
+
+/// Leaf fill: `rows` records of `record` bytes over the room of `leaf_pages` pages of
+/// `page_size` bytes. InnoDB's statistics have no fill of their own; for trees held in the
+/// buffer pool this agrees with `information_schema.INNODB_BUFFER_PAGE`'s `DATA_SIZE`
+/// within half a point (sequential `BIGINT` keys: 91.7% here, 91.5% there; random
+/// `BINARY(16)`: 69.5% and 69.4%).
+pub fn leaf_fill(rows: usize, record: f64, leaf_pages: u64, page_size: u64) -> f64 {
+    if leaf_pages == 0 {
+        return 0.0;
+    }
+    rows as f64 * record / (leaf_pages * (page_size - PAGE_OVERHEAD)) as f64
+}
+
+/// Creates the insert runs' table with an id column of `keys`' type.
+fn create_table(conn: &mut Conn, keys: &Keys) -> Result<(), Error> {
+    conn.query_drop(format!("DROP TABLE IF EXISTS {TABLE}"))?;
+    conn.query_drop(format!(
+        "CREATE TABLE {TABLE}(id {} NOT NULL PRIMARY KEY) ENGINE=InnoDB",
+        keys.sql_type
+    ))?;
+    Ok(())
+}
+
+/// The counters a run reads before and after: the log sequence number and the pages written.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Mark {
+    lsn: u64,
+    pages_written: u64,
+}
+
+impl Mark {
+    /// Redo bytes written since `earlier`.
+    pub fn lsn_since(&self, earlier: &Self) -> u64 {
+        self.lsn.saturating_sub(earlier.lsn)
+    }
+}
+
+/// The counters now; resets the index module's metrics first when `reset`.
+///
+/// # Errors
+///
+/// [`Error::MySql`], or [`Error::MySqlSetup`] when the server's status has no log sequence
+/// number.
+pub fn mark(conn: &mut Conn, reset: bool) -> Result<Mark, Error> {
+    if reset {
+        conn.query_drop("SET GLOBAL innodb_monitor_reset = 'module_index'")?;
+    }
+    // `Log sequence number N` in the LOG section, in MySQL and MariaDB alike.
+    let status: Option<(String, String, String)> = conn.query_first("SHOW ENGINE INNODB STATUS")?;
+    let lsn = status
+        .and_then(|(_, _, text)| {
+            text.lines()
+                .find(|l| l.starts_with("Log sequence number"))
+                .and_then(|l| l.split_whitespace().last()?.parse().ok())
+        })
+        .ok_or_else(|| {
+            Error::MySqlSetup("SHOW ENGINE INNODB STATUS has no log sequence number".to_owned())
+        })?;
+    let pages: Option<(String, u64)> =
+        conn.query_first("SHOW GLOBAL STATUS LIKE 'Innodb_pages_written'")?;
+    Ok(Mark {
+        lsn,
+        pages_written: pages.map_or(0, |p| p.1),
+    })
+}
+
+/// The index module's counters since the last reset: splits, merges, reorganizations.
+///
+/// # Errors
+///
+/// [`Error::MySql`].
+pub fn index_metrics(conn: &mut Conn) -> Result<(u64, u64, u64), Error> {
+    let rows: Vec<(String, i64)> = conn.query(
+        "SELECT NAME, COUNT_RESET FROM information_schema.INNODB_METRICS WHERE SUBSYSTEM = 'index'",
+    )?;
+    let get = |name: &str| {
+        rows.iter()
+            .find(|(n, _)| n == name)
+            .map_or(0, |(_, v)| u64::try_from(*v).unwrap_or(0))
+    };
+    Ok((
+        get("index_page_splits"),
+        get("index_page_merge_successful"),
+        get("index_page_reorg_successful"),
+    ))
+}
+
+/// Per index of `table` after `ANALYZE TABLE`: its name, leaf pages and size in pages.
+///
+/// # Errors
+///
+/// [`Error::MySql`].
+pub fn index_stats(conn: &mut Conn, table: &str) -> Result<Vec<(String, u64, u64)>, Error> {
+    conn.query_drop(format!("ANALYZE TABLE {table}"))?;
+    let rows: Vec<(String, String, u64)> = conn.exec(
+        "SELECT index_name, stat_name, stat_value FROM mysql.innodb_index_stats \
+         WHERE database_name = DATABASE() AND table_name = ? \
+         AND stat_name IN ('n_leaf_pages', 'size')",
+        (table,),
+    )?;
+    let mut out: Vec<(String, u64, u64)> = Vec::new();
+    for (index, stat, value) in rows {
+        let i = match out.iter().position(|(n, _, _)| *n == index) {
+            Some(i) => i,
+            None => {
+                out.push((index, 0, 0));
+                out.len() - 1
+            }
+        };
+        if stat == "size" {
+            out[i].2 = value;
+        } else {
+            out[i].1 = value;
+        }
+    }
+    // MariaDB counts a leaf segment that still lives in fragment pages (under 32 pages)
+    // as one leaf page; such a tree has two levels at most, so its leaves are all its
+    // pages but the root.
+    for s in &mut out {
+        if s.1 <= 1 && s.2 > 1 {
+            s.1 = s.2 - 1;
+        }
+    }
+    // The primary key first.
+    out.sort_by_key(|(n, _, _)| n != "PRIMARY");
+    Ok(out)
+}
+
+/// One writer inserts `keys` in commits of `spec.commit_rows`.
+///
+/// # Errors
+///
+/// [`Error::MySql`].
+pub fn run_one(
+    server: &Server,
+    conn: &mut Conn,
+    spec: &Spec,
+    keys: &Keys,
+) -> Result<(MyRun, Vec<MyCurvePoint>), Error> {
+    create_table(conn, keys)?;
+    let before = mark(conn, true)?;
+    let rows = keys.rows;
+    let segment = rows.div_ceil(spec.curve_points.max(1)).max(1);
+    let mut curve = Vec::new();
+    let (mut busy, mut segment_busy) = (Duration::ZERO, Duration::ZERO);
+    let (mut segment_rows, mut commits, mut done) = (0, 0, 0);
+    while done < rows {
+        let end = (done + spec.commit_rows).min(rows);
+        let t = Instant::now();
+        keys.insert(conn, done..end)?;
+        let took = t.elapsed();
+        busy += took;
+        segment_busy += took;
+        commits += 1;
+        segment_rows += end - done;
+        if end / segment > done / segment || end == rows {
+            curve.push(MyCurvePoint {
+                scheme: Label(spec.scheme),
+                storage: keys.storage,
+                cache: Label(spec.cache),
+                rows_so_far: end,
+                batch_rows_per_sec: segment_rows as f64 / segment_busy.as_secs_f64(),
+                commit_rows: spec.commit_rows,
+            });
+            segment_busy = Duration::ZERO;
+            segment_rows = 0;
+        }
+        done = end;
+    }
+    let run = finish(server, conn, spec, keys, (1, false), busy, commits, &before)?;
+    conn.query_drop(format!("DROP TABLE {TABLE}"))?;
+    Ok((run, curve))
+}
+
+/// Reads the tree and the counters of a finished run into a [`MyRun`].
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    server: &Server,
+    conn: &mut Conn,
+    spec: &Spec,
+    keys: &Keys,
+    (writers, live): (usize, bool),
+    busy: Duration,
+    commits: u64,
+    before: &Mark,
+) -> Result<MyRun, Error> {
+    let after = mark(conn, false)?;
+    let (splits, merges, reorgs) = index_metrics(conn)?;
+    let stats = index_stats(conn, TABLE)?;
+    let page = server.page_size;
+    let table_pages: u64 = stats.first().map_or(0, |s| s.2);
+    let all_pages: u64 = stats.iter().map(|s| s.2).sum();
+    let leaf_pages = stats.first().map_or(0, |s| s.1);
+    let rows = keys.rows;
+    let seconds = busy.as_secs_f64();
+    Ok(MyRun {
+        scheme: Label(spec.scheme),
+        storage: keys.storage,
+        sql_type: Label(Box::leak(keys.sql_type.clone().into_boxed_str())),
+        cache: Label(spec.cache),
+        writers,
+        ids_made: Label(if live { "during" } else { "before" }),
+        commit_rows: spec.commit_rows,
+        rows,
+        seconds,
+        rows_per_sec: rows as f64 / seconds,
+        file_bytes: all_pages * page,
+        bytes_per_row: (all_pages * page) as f64 / rows.max(1) as f64,
+        table_bytes: table_pages * page,
+        index_bytes: table_pages * page,
+        leaf_pages,
+        leaf_fill: leaf_fill(rows, record_bytes(keys.key_bytes, 0.0), leaf_pages, page),
+        splits,
+        merges,
+        reorgs,
+        wal_bytes: after.lsn_since(before),
+        pages_written: after.pages_written.saturating_sub(before.pages_written),
+        commits,
+        cache_kib: spec.cache_kib,
+    })
+}
+
+/// Makes the next batch of `n` keys, at the moment of the insert.
+pub type Producer = Box<dyn FnMut(usize) -> Result<Keys, Error> + Send>;
+
+/// Several writers at once, each with its own connection and producer, each inserting
+/// `rows_per_writer` rows in commits of `spec.commit_rows`; ids are made just before each
+/// insert, so the writers' ids of the same millisecond arrive interleaved.
+///
+/// # Errors
+///
+/// [`Error::MySql`], or a producer's error.
+pub fn run_many(
+    server: &Server,
+    spec: &Spec,
+    mut producers: Vec<Producer>,
+    rows_per_writer: usize,
+) -> Result<MyRun, Error> {
+    use std::sync::{Arc, Barrier};
+
+    let mut control = server.connect()?;
+    // The table's column comes from a first batch of one key (not inserted).
+    let probe = producers
+        .first_mut()
+        .ok_or_else(|| Error::MySqlSetup("no writers".to_owned()))?(1)?;
+    create_table(&mut control, &probe)?;
+    let before = mark(&mut control, true)?;
+    let writers = producers.len();
+    let barrier = Arc::new(Barrier::new(writers + 1));
+    let mut handles = Vec::new();
+    for mut produce in producers {
+        let mut conn = server.connect()?;
+        let barrier = barrier.clone();
+        let commit_rows = spec.commit_rows;
+        handles.push(std::thread::spawn(move || -> Result<u64, Error> {
+            barrier.wait();
+            let mut commits = 0;
+            let mut left = rows_per_writer;
+            while left > 0 {
+                let n = left.min(commit_rows);
+                let keys = produce(n)?;
+                keys.insert(&mut conn, 0..n)?;
+                commits += 1;
+                left -= n;
+            }
+            Ok(commits)
+        }));
+    }
+    barrier.wait();
+    let start = Instant::now();
+    let mut commits = 0;
+    for h in handles {
+        commits += h
+            .join()
+            .map_err(|_| Error::MySqlSetup("a writer thread panicked".to_owned()))??;
+    }
+    let busy = start.elapsed();
+    let keys = Keys {
+        rows: rows_per_writer * writers,
+        values: Vec::new(),
+        ..probe
+    };
+    let run = finish(
+        server,
+        &mut control,
+        spec,
+        &keys,
+        (writers, true),
+        busy,
+        commits,
+        &before,
+    )?;
+    control.query_drop(format!("DROP TABLE {TABLE}"))?;
+    Ok(run)
+}

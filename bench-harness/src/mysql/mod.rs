@@ -1,0 +1,411 @@
+//! The same insert runs in MySQL or MariaDB (InnoDB), measured with InnoDB's own counters:
+//! page splits, merges and reorganizations (`information_schema.INNODB_METRICS`), leaf pages
+//! and index sizes (`mysql.innodb_index_stats` after `ANALYZE TABLE`), redo bytes (the log
+//! sequence number) and pages written (`Innodb_pages_written`). Also tables with secondary
+//! indexes and the `created_at` question ([`shapes`]), and ids the database hands out one
+//! round trip at a time ([`roundtrip`]).
+//!
+//! InnoDB keeps each table inside its primary key (a clustered index): the key decides where
+//! every row goes, and every secondary index stores the key again. Two servers that differ
+//! in `innodb_buffer_pool_size` give the "small" and "large" cache runs
+//! (`scripts/report.sh --mysql` starts both); a single server takes every run as "small".
+//! The harness needs a user that may `SET GLOBAL` (to enable and reset InnoDB's index
+//! metrics) and read `mysql.innodb_index_stats`.
+
+pub mod insert;
+pub mod roundtrip;
+pub mod shapes;
+
+use idkit_all::registry::Entry;
+use idkit_core::RawId;
+use insert::{Keys, MyStorage, Producer, Spec};
+use mysql::Conn;
+use mysql::prelude::Queryable;
+use serde::{Deserialize, Serialize};
+
+use crate::pg::{UUID_V7_RANDOM, roundtrip::RoundTrip, uuid_v7_random};
+use crate::{Error, Params, Progress};
+
+pub use insert::{MyCurvePoint, MyRun};
+
+/// One MySQL or MariaDB server to measure on.
+#[derive(Debug, Clone)]
+pub struct Server {
+    /// Its URL (`mysql://user:password@host:port/database`).
+    pub url: String,
+    /// `small` or `large`, from its buffer pool among the servers given.
+    pub cache: &'static str,
+    /// `innodb_buffer_pool_size`, KiB.
+    pub buffer_pool_kib: i64,
+    /// `VERSION()`.
+    pub version: String,
+    /// `innodb_page_size`, bytes.
+    pub page_size: u64,
+    /// MariaDB (which has the `UUID` column type from 10.7) rather than MySQL.
+    pub mariadb: bool,
+}
+
+impl Server {
+    /// A new connection.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::MySql`] when the server cannot be reached.
+    pub fn connect(&self) -> Result<Conn, Error> {
+        Ok(Conn::new(mysql::Opts::from_url(&self.url).map_err(
+            |e| Error::MySqlSetup(format!("{}: {e}", self.url)),
+        )?)?)
+    }
+
+    /// `small` or `large`, and the server, as the report prints it.
+    pub fn describe(&self) -> String {
+        format!(
+            "{}: {} {}, innodb_buffer_pool_size {} MiB",
+            self.cache,
+            if self.mariadb { "MariaDB" } else { "MySQL" },
+            self.version,
+            self.buffer_pool_kib / 1024
+        )
+    }
+}
+
+/// Connects to each URL, reads its buffer pool, version and page size, enables InnoDB's
+/// index metrics, and names the servers `small` and `large` by their buffer pools (a single
+/// server is `small`).
+///
+/// # Errors
+///
+/// [`Error::MySql`] for an unreachable server; [`Error::MySqlSetup`] for a malformed URL,
+/// more than two servers, two with the same buffer pool, or a user that may not
+/// `SET GLOBAL innodb_monitor_enable` or read `mysql.innodb_index_stats`.
+pub fn servers(urls: &[String]) -> Result<Vec<Server>, Error> {
+    if urls.len() > 2 {
+        return Err(Error::MySqlSetup(format!(
+            "expected one or two MySQL servers (small and large buffer pool), found {}",
+            urls.len()
+        )));
+    }
+    let mut out = Vec::new();
+    for url in urls {
+        let opts = mysql::Opts::from_url(url)
+            .map_err(|e| Error::MySqlSetup(format!("{url}: {e}")))?;
+        let mut conn = Conn::new(opts)?;
+        let (pool, page, version): (i64, u64, String) = conn
+            .query_first("SELECT @@innodb_buffer_pool_size, @@innodb_page_size, VERSION()")?
+            .ok_or_else(|| Error::MySqlSetup(format!("{url}: no answer to SELECT")))?;
+        conn.query_drop("SET GLOBAL innodb_monitor_enable = 'module_index'")
+            .map_err(|e| {
+                Error::MySqlSetup(format!(
+                    "{url}: cannot enable InnoDB's index metrics (the user needs SUPER or \
+                     SYSTEM_VARIABLES_ADMIN): {e}"
+                ))
+            })?;
+        conn.query_drop("SELECT COUNT(*) FROM mysql.innodb_index_stats")
+            .map_err(|e| {
+                Error::MySqlSetup(format!(
+                    "{url}: cannot read mysql.innodb_index_stats (grant SELECT on it): {e}"
+                ))
+            })?;
+        let mariadb = version.to_ascii_lowercase().contains("mariadb");
+        out.push(Server {
+            url: url.clone(),
+            cache: "small",
+            buffer_pool_kib: pool / 1024,
+            version: version
+                .split('-')
+                .next()
+                .unwrap_or(&version)
+                .to_owned(),
+            page_size: page,
+            mariadb,
+        });
+    }
+    out.sort_by_key(|s| s.buffer_pool_kib);
+    if let [small, large] = out.as_mut_slice() {
+        if small.buffer_pool_kib == large.buffer_pool_kib {
+            return Err(Error::MySqlSetup(
+                "the two MySQL servers have the same innodb_buffer_pool_size".to_owned(),
+            ));
+        }
+        large.cache = "large";
+    }
+    Ok(out)
+}
+
+/// Everything measured in InnoDB. Kept as `data/mysql.json`, so that a report run without a
+/// server carries the last InnoDB figures forward, dated.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct My {
+    /// When, where and how these were measured: date, git revision, profile, command.
+    pub provenance: Vec<String>,
+    /// Measured by this run (false when read back from `data/mysql.json`).
+    #[serde(skip)]
+    pub measured_now: bool,
+    /// The servers, as `cache: version, buffer pool`.
+    pub servers: Vec<String>,
+    /// The settings that shape the runs.
+    pub settings: Vec<String>,
+    /// Insert runs, one writer and several.
+    pub runs: Vec<MyRun>,
+    /// Insert-rate curves of the one-writer runs.
+    pub curve: Vec<MyCurvePoint>,
+    /// Tables with secondary indexes, and the `created_at` question.
+    pub shapes: Vec<shapes::ShapeRun>,
+    /// Ids one round trip at a time, and the range allocator.
+    pub roundtrip: Vec<RoundTrip>,
+}
+
+impl My {
+    /// The one-writer run of `scheme` keyed by its own binary column (ids made before).
+    pub fn native(&self, scheme: &str, cache: &str) -> Option<&MyRun> {
+        let bits = idkit_all::registry::find(scheme).ok()?.info().bits;
+        self.find(scheme, MyStorage::native(bits), cache, 1, false)
+    }
+
+    /// The run of this scheme, storage, cache and writer count, with ids made before the
+    /// run (`live` false) or by the writers as they insert (`live` true).
+    pub fn find(
+        &self,
+        scheme: &str,
+        storage: MyStorage,
+        cache: &str,
+        writers: usize,
+        live: bool,
+    ) -> Option<&MyRun> {
+        self.runs.iter().find(|r| {
+            r.scheme == scheme
+                && r.storage == storage
+                && r.cache == cache
+                && r.writers == writers
+                && (r.ids_made == "during") == live
+        })
+    }
+
+    /// The shape run of `setup` (one of [`shapes::SETUPS`]).
+    pub fn shape(&self, setup: &str) -> Option<&shapes::ShapeRun> {
+        self.shapes.iter().find(|s| s.setup == setup)
+    }
+}
+
+/// The scheme whose canonical text is also measured as a key.
+pub const TEXT_SCHEMES: [&str; 2] = ["uuid-v7", "uuid-v4"];
+
+/// The name of the `AUTO_INCREMENT` run.
+pub const AUTO_INCREMENT: &str = "AUTO_INCREMENT";
+
+/// The multi-writer runs: scheme and storage.
+const CONCURRENT: [&str; 5] = [
+    "snowflake-twitter",
+    "uuid-v7",
+    UUID_V7_RANDOM,
+    "ulid",
+    "uuid-v4",
+];
+
+/// Runs the InnoDB part: every entry keyed by its own binary column with each server's
+/// cache; MariaDB's `UUID` type for the `uuid` schemes and canonical text for
+/// [`TEXT_SCHEMES`] with the small cache; an `AUTO_INCREMENT` table; UUIDv7 with random low
+/// bits; one and several writers; the table shapes; round trips.
+///
+/// # Errors
+///
+/// [`Error::MySql`], or a scheme's error while generating ids.
+pub fn measure(
+    entries: &[&Entry],
+    params: &Params,
+    servers: &[Server],
+    progress: &Progress,
+) -> Result<My, Error> {
+    let Some(small) = servers.first() else {
+        return Ok(My::default());
+    };
+    let rows = params.pg_rows;
+    let spec = |scheme, server: &Server| Spec {
+        scheme,
+        cache: server.cache,
+        cache_kib: server.buffer_pool_kib,
+        commit_rows: params.commit_rows,
+        curve_points: params.curve_points,
+    };
+    let mut out = My {
+        servers: servers.iter().map(Server::describe).collect(),
+        settings: settings(small)?,
+        ..My::default()
+    };
+    let mut connections: Vec<Conn> = servers
+        .iter()
+        .map(Server::connect)
+        .collect::<Result<_, _>>()?;
+    let uuid_typed = if small.mariadb { 2 } else { 0 };
+    let bar = progress.bar(
+        "mysql",
+        entries.len() * servers.len()
+            + uuid_typed
+            + TEXT_SCHEMES.len()
+            + servers.len()
+            + 2 * CONCURRENT.len()
+            + shapes::SETUPS.len()
+            + 1,
+    );
+    let mut shape_keys: (Option<Keys>, Option<Keys>, Option<Keys>) = (None, None, None);
+    for entry in entries {
+        let name = entry.name();
+        bar.set_message(format!("{name}: generating ids"));
+        let scheme = entry.build(&entry.with_identity(0)?)?;
+        let mut ids = vec![RawId::default(); rows];
+        scheme.fill_raw(&mut ids).map_err(Error::generate(name))?;
+        let format = |id: &RawId| {
+            scheme.format_raw(id).map_err(|e| Error::Generate {
+                scheme: name,
+                source: idkit_core::GenerateError::unavailable(e.to_string()),
+            })
+        };
+        let native = insert::to_keys(name, &ids, MyStorage::native(entry.info().bits), &format)?;
+        let mut matrix: Vec<(usize, Keys)> =
+            (0..servers.len()).map(|i| (i, native.clone())).collect();
+        if small.mariadb && matches!(name, "uuid-v4" | "uuid-v7") {
+            matrix.push((0, insert::to_keys(name, &ids, MyStorage::UuidPk, &format)?));
+        }
+        if TEXT_SCHEMES.contains(&name) {
+            matrix.push((0, insert::to_keys(name, &ids, MyStorage::TextPk, &format)?));
+        }
+        match name {
+            "snowflake-twitter" => shape_keys.0 = Some(native.clone()),
+            "uuid-v7" => shape_keys.1 = Some(native.clone()),
+            "uuid-v4" => shape_keys.2 = Some(native.clone()),
+            _ => {}
+        }
+        drop(ids);
+        for (i, keys) in matrix {
+            bar.set_message(format!(
+                "{name} {} {} buffer pool",
+                keys.storage.name(),
+                servers[i].cache
+            ));
+            let (run, curve) =
+                insert::run_one(&servers[i], &mut connections[i], &spec(name, &servers[i]), &keys)?;
+            out.runs.push(run);
+            out.curve.extend(curve);
+            bar.inc(1);
+        }
+    }
+    for (i, server) in servers.iter().enumerate() {
+        bar.set_message(format!("AUTO_INCREMENT, {} buffer pool", server.cache));
+        let (run, curve) = insert::run_one(
+            server,
+            &mut connections[i],
+            &spec(AUTO_INCREMENT, server),
+            &insert::auto_increment(rows),
+        )?;
+        out.runs.push(run);
+        out.curve.extend(curve);
+        bar.inc(1);
+    }
+
+    for (&scheme, writers) in CONCURRENT
+        .iter()
+        .flat_map(|c| [(c, 1), (c, params.pg_writers)])
+    {
+        bar.set_message(format!("{scheme}: {writers} writers at once"));
+        let producers = (0..writers)
+            .map(|worker| producer(entries, scheme, worker as u64))
+            .collect::<Result<Vec<_>, _>>()?;
+        let run = insert::run_many(small, &spec(scheme, small), producers, rows / writers)?;
+        out.runs.push(run);
+        bar.inc(1);
+    }
+
+    if let (Some(s), Some(v7), Some(v4)) = &shape_keys {
+        bar.set_message("secondary indexes and created_at");
+        out.shapes = shapes::measure(small, (s, v7, v4), params.commit_rows, params.pg_queries)?;
+    }
+    bar.inc(shapes::SETUPS.len() as u64);
+
+    bar.set_message("ids one round trip at a time");
+    out.roundtrip = roundtrip::measure(
+        small,
+        &[1, params.pg_writers],
+        std::time::Duration::from_millis(params.pg_roundtrip_ms),
+    )?;
+    bar.inc(1);
+
+    let v4 = out.native("uuid-v4", small.cache);
+    let v7 = out.native("uuid-v7", small.cache);
+    progress.done(
+        &bar,
+        &format!(
+            "mysql: {} insert runs of {rows} rows{}",
+            out.runs.len(),
+            match (v4, v7) {
+                (Some(a), Some(b)) => format!(
+                    "; uuid-v4 {:.0} rows/s and {} splits against uuid-v7 {:.0} rows/s and {} splits",
+                    a.rows_per_sec, a.splits, b.rows_per_sec, b.splits
+                ),
+                _ => String::new(),
+            }
+        ),
+    );
+    Ok(out)
+}
+
+/// One writer's producer: a generator of `scheme` with worker id `worker` (schemes with an
+/// identity) or its own state, or UUIDv7 with random low bits; keys in the scheme's own
+/// binary column.
+fn producer(entries: &[&Entry], scheme: &'static str, worker: u64) -> Result<Producer, Error> {
+    let no_text = |_: &RawId| Ok(String::new());
+    if scheme == UUID_V7_RANDOM {
+        return Ok(Box::new(move |n| {
+            insert::to_keys(UUID_V7_RANDOM, &uuid_v7_random(n), MyStorage::BinaryPk, &no_text)
+        }));
+    }
+    let entry = entries
+        .iter()
+        .find(|e| e.name() == scheme)
+        .ok_or_else(|| Error::MySqlSetup(format!("{scheme} is not in the registry")))?;
+    let identity = if entry.identity().is_empty() { 0 } else { worker };
+    let generator = entry.build(&entry.with_identity(identity)?)?;
+    let storage = MyStorage::native(entry.info().bits);
+    let name = entry.name();
+    Ok(Box::new(move |n| {
+        let mut ids = vec![RawId::default(); n];
+        generator.fill_raw(&mut ids).map_err(Error::generate(name))?;
+        insert::to_keys(name, &ids, storage, &no_text)
+    }))
+}
+
+/// The server settings that shape the runs, as `name = value`.
+fn settings(server: &Server) -> Result<Vec<String>, Error> {
+    let mut conn = server.connect()?;
+    let mut out = Vec::new();
+    for name in [
+        "innodb_flush_log_at_trx_commit",
+        "innodb_doublewrite",
+        "innodb_flush_method",
+        "innodb_log_file_size",
+        "innodb_page_size",
+        "innodb_autoinc_lock_mode",
+        "innodb_adaptive_hash_index",
+    ] {
+        let value: Option<String> = conn.query_first(format!("SELECT CAST(@@{name} AS CHAR)"))?;
+        out.push(format!("{name} = {}", value.unwrap_or_default()));
+    }
+    Ok(out)
+}
+
+/// The InnoDB results kept in `path` by an earlier run: `Ok(None)` when there is no such
+/// file.
+///
+/// # Errors
+///
+/// A message when the file cannot be read or was written by a harness whose results had
+/// other fields (measure again with a server).
+pub fn load(path: &std::path::Path) -> Result<Option<My>, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{}: {e}", path.display())),
+    };
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| format!("{}: {e}", path.display()))
+}

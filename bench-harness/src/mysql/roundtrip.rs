@@ -1,0 +1,137 @@
+//! Ids the database hands out one round trip at a time: an `AUTO_INCREMENT` row per
+//! transaction (the id read from the OK packet, as `LAST_INSERT_ID()` would give it), and the
+//! range allocator leasing blocks from Leaf's table on the same server.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+use idkit_core::IdScheme;
+use mysql::prelude::Queryable;
+
+use super::Server;
+use crate::Error;
+use crate::pg::Label;
+use crate::pg::roundtrip::RoundTrip;
+
+/// One client's work: given the moment to stop, the ids it got.
+type Work = Box<dyn FnOnce(Instant) -> Result<Vec<u64>, Error> + Send>;
+
+/// `auto_increment` and `range_allocator` for `window` at each client count.
+///
+/// # Errors
+///
+/// [`Error::MySql`], or the range allocator's error.
+pub fn measure(
+    server: &Server,
+    clients: &[usize],
+    window: Duration,
+) -> Result<Vec<RoundTrip>, Error> {
+    let mut conn = server.connect()?;
+    conn.query_drop(
+        "CREATE OR REPLACE TABLE idkit_bench_ai(id BIGINT AUTO_INCREMENT PRIMARY KEY, \
+         created_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)) ENGINE=InnoDB",
+    )
+    .or_else(|_| {
+        // MySQL has no CREATE OR REPLACE TABLE.
+        conn.query_drop("DROP TABLE IF EXISTS idkit_bench_ai")?;
+        conn.query_drop(
+            "CREATE TABLE idkit_bench_ai(id BIGINT AUTO_INCREMENT PRIMARY KEY, \
+             created_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)) ENGINE=InnoDB",
+        )
+    })?;
+    let mut out = Vec::new();
+    for &n in clients {
+        let mut work: Vec<Work> = Vec::new();
+        for _ in 0..n {
+            let mut conn = server.connect()?;
+            work.push(Box::new(move |until| {
+                let mut ids = Vec::new();
+                while Instant::now() < until {
+                    conn.query_drop("INSERT INTO idkit_bench_ai() VALUES ()")?;
+                    ids.push(conn.last_insert_id());
+                }
+                Ok(ids)
+            }));
+        }
+        let (seconds, all) = run_clients("auto_increment", work, window)?;
+        out.push(collect("auto_increment", n, seconds, all));
+        out.push(range_allocator(server, n, window)?);
+    }
+    conn.query_drop("DROP TABLE idkit_bench_ai")?;
+    Ok(out)
+}
+
+fn collect(method: &'static str, n: usize, seconds: f64, all: Vec<Vec<u64>>) -> RoundTrip {
+    let ids: usize = all.iter().map(Vec::len).sum();
+    let distinct: HashSet<u64> = all.into_iter().flatten().collect();
+    RoundTrip {
+        method: Label(method),
+        clients: n,
+        ids: ids as u64,
+        seconds,
+        ids_per_sec: ids as f64 / seconds,
+        duplicates: (ids - distinct.len()) as u64,
+    }
+}
+
+/// Runs `work` on one thread each, all released at once; the wall time and every client's
+/// ids.
+fn run_clients(
+    method: &'static str,
+    work: Vec<Work>,
+    window: Duration,
+) -> Result<(f64, Vec<Vec<u64>>), Error> {
+    let barrier = Arc::new(Barrier::new(work.len() + 1));
+    let handles: Vec<_> = work
+        .into_iter()
+        .map(|w| {
+            let barrier = barrier.clone();
+            std::thread::spawn(move || {
+                barrier.wait();
+                w(Instant::now() + window)
+            })
+        })
+        .collect();
+    barrier.wait();
+    let start = Instant::now();
+    let mut all = Vec::new();
+    for h in handles {
+        all.push(
+            h.join()
+                .map_err(|_| Error::MySqlSetup(format!("a {method} client panicked")))??,
+        );
+    }
+    Ok((start.elapsed().as_secs_f64(), all))
+}
+
+fn range_allocator(server: &Server, n: usize, window: Duration) -> Result<RoundTrip, Error> {
+    let store = idkit_range::MySqlStore::new(&server.url);
+    let namespace = format!("idkit-bench-{}-{n}", std::process::id());
+    let range = |e: &dyn std::fmt::Display| Error::MySqlSetup(format!("range allocator: {e}"));
+    let allocator = Arc::new(
+        idkit_range::RangeAllocator::builder(store)
+            .namespace(&namespace)
+            .build()
+            .map_err(|e| range(&e))?,
+    );
+    allocator.next_id().map_err(|e| range(&e))?;
+    let work = (0..n)
+        .map(|_| {
+            let allocator = allocator.clone();
+            Box::new(move |until| {
+                let mut ids = Vec::new();
+                while Instant::now() < until {
+                    for _ in 0..1000 {
+                        ids.push(allocator.next_id().map_err(|e| range(&e))?);
+                    }
+                }
+                Ok(ids)
+            }) as Work
+        })
+        .collect();
+    let (seconds, all) = run_clients("range_allocator", work, window)?;
+    let mut conn = server.connect()?;
+    conn.exec_drop("DELETE FROM idkit_ranges WHERE biz_tag = ?", (&namespace,))?;
+    Ok(collect("range_allocator", n, seconds, all))
+}

@@ -1,0 +1,262 @@
+//! Tables with more than a key: every InnoDB secondary index stores the primary key beside
+//! its own column, so the key's width is paid once per index; and the `created_at` question
+//! (a random key plus a time index, or a time-ordered key alone).
+
+use std::time::{Duration, Instant};
+
+use mysql::Value;
+use mysql::prelude::Queryable;
+use serde::{Deserialize, Serialize};
+
+use super::Server;
+use super::insert::{Keys, Mark, index_metrics, index_stats, mark};
+use crate::Error;
+use crate::pg::Label;
+
+/// The table these runs write, dropped before and after.
+pub const TABLE: &str = "idkit_bench_shape";
+
+/// One table shape (a row of `mysql_shapes.csv`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ShapeRun {
+    /// What the table is, in a few words.
+    pub setup: Label,
+    /// The scheme of its key.
+    pub scheme: Label,
+    /// The key's SQL type.
+    pub key_type: Label,
+    /// The secondary indexes, by column (`-` for none).
+    pub secondary: Label,
+    /// Rows inserted.
+    pub rows: usize,
+    /// Rows per transaction.
+    pub commit_rows: usize,
+    /// Wall time of all inserts and commits.
+    pub seconds: f64,
+    /// `rows / seconds`.
+    pub rows_per_sec: f64,
+    /// Redo log bytes per 1,000 rows.
+    pub wal_per_1k: f64,
+    /// Page splits, every index of the table.
+    pub splits: u64,
+    /// The clustered index (the rows), bytes.
+    pub pk_bytes: u64,
+    /// The secondary indexes together, bytes.
+    pub secondary_bytes: u64,
+    /// Leaf pages of the secondary indexes together.
+    pub secondary_leaf_pages: u64,
+    /// Everything, bytes.
+    pub total_bytes: u64,
+    /// Median time of the query, µs.
+    pub query_us: f64,
+    /// Times the query ran.
+    pub queries: usize,
+    /// Rows the storage engine read for one run of the query (`Handler_read_%`).
+    pub query_rows_read: u64,
+    /// The query.
+    pub query: Label,
+}
+
+/// A shape to measure.
+struct Shape {
+    setup: &'static str,
+    secondary: &'static [&'static str],
+    order_by: &'static str,
+}
+
+/// Days since 1970-01-01 to a (year, month, day) of the proleptic Gregorian calendar
+/// (the era arithmetic of the civil calendar: 400-year eras of 146,097 days).
+fn civil(days: i64) -> (i64, u8, u8) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (
+        year,
+        u8::try_from(month).unwrap_or(1),
+        u8::try_from(day).unwrap_or(1),
+    )
+}
+
+/// The wall clock now as a `DATETIME(6)` value (UTC).
+fn now_datetime() -> Value {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let secs = i64::try_from(since.as_secs()).unwrap_or(0);
+    let (y, m, d) = civil(secs.div_euclid(86_400));
+    let s = secs.rem_euclid(86_400);
+    let part = |v: i64| u8::try_from(v).unwrap_or(0);
+    Value::Date(
+        u16::try_from(y).unwrap_or(1970),
+        m,
+        d,
+        part(s / 3600),
+        part(s / 60 % 60),
+        part(s % 60),
+        since.subsec_micros(),
+    )
+}
+
+/// Inserts `keys` into a table of `shape`: `(id, created_at DATETIME(6), account INT)`,
+/// `created_at` the wall clock at each batch and `account` one of 10,000, the secondary
+/// indexes of the shape; then times the shape's "latest 50" query `queries` times.
+fn run(
+    server: &Server,
+    scheme: &'static str,
+    keys: &Keys,
+    shape: &Shape,
+    commit_rows: usize,
+    queries: usize,
+) -> Result<ShapeRun, Error> {
+    let mut conn = server.connect()?;
+    conn.query_drop(format!("DROP TABLE IF EXISTS {TABLE}"))?;
+    let indexes: String = shape
+        .secondary
+        .iter()
+        .map(|c| format!(", KEY by_{c} ({c})"))
+        .collect();
+    conn.query_drop(format!(
+        "CREATE TABLE {TABLE}(id {} NOT NULL PRIMARY KEY, created_at DATETIME(6) NOT NULL, \
+         account INT UNSIGNED NOT NULL{indexes}) ENGINE=InnoDB",
+        keys.sql_type
+    ))?;
+    let before: Mark = mark(&mut conn, true)?;
+    let mut busy = Duration::ZERO;
+    let mut done = 0;
+    let mut account: u32 = 0x9E37_79B9;
+    while done < keys.rows {
+        let end = (done + commit_rows).min(keys.rows);
+        let created_at = now_datetime();
+        let mut params = Vec::with_capacity((end - done) * 3);
+        for key in &keys.values[done..end] {
+            // A xorshift sequence spreads the rows over 10,000 accounts.
+            account ^= account << 13;
+            account ^= account >> 17;
+            account ^= account << 5;
+            params.extend([key.clone(), created_at.clone(), Value::UInt(u64::from(account % 10_000))]);
+        }
+        let sql = format!(
+            "INSERT INTO {TABLE}(id, created_at, account) VALUES {}",
+            vec!["(?, ?, ?)"; end - done].join(",")
+        );
+        let t = Instant::now();
+        let stmt = conn.prep(sql)?;
+        conn.exec_drop(&stmt, params)?;
+        busy += t.elapsed();
+        done = end;
+    }
+    let after = mark(&mut conn, false)?;
+    let (splits, _, _) = index_metrics(&mut conn)?;
+    let stats = index_stats(&mut conn, TABLE)?;
+    let page = server.page_size;
+    let pk_bytes = stats.first().map_or(0, |s| s.2) * page;
+    let secondary_bytes: u64 = stats.iter().skip(1).map(|s| s.2 * page).sum();
+    let secondary_leaf_pages: u64 = stats.iter().skip(1).map(|s| s.1).sum();
+
+    let query = format!("SELECT id FROM {TABLE} ORDER BY {} DESC LIMIT 50", shape.order_by);
+    let mut times = Vec::with_capacity(queries);
+    let mut rows_read = 0;
+    for i in 0..queries.max(1) {
+        if i == 0 {
+            conn.query_drop("FLUSH STATUS")?;
+        }
+        let t = Instant::now();
+        let ids: Vec<Value> = conn.query(&query)?;
+        times.push(t.elapsed().as_secs_f64() * 1e6);
+        if i == 0 {
+            let handler: Vec<(String, u64)> =
+                conn.query("SHOW SESSION STATUS LIKE 'Handler_read%'")?;
+            rows_read = handler.iter().map(|(_, v)| v).sum();
+            debug_assert_eq!(ids.len(), 50.min(keys.rows));
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    conn.query_drop(format!("DROP TABLE {TABLE}"))?;
+    let seconds = busy.as_secs_f64();
+    Ok(ShapeRun {
+        setup: Label(shape.setup),
+        scheme: Label(scheme),
+        key_type: Label(Box::leak(keys.sql_type.clone().into_boxed_str())),
+        secondary: Label(if shape.secondary.is_empty() {
+            "-"
+        } else {
+            Box::leak(shape.secondary.join(", ").into_boxed_str())
+        }),
+        rows: keys.rows,
+        commit_rows,
+        seconds,
+        rows_per_sec: keys.rows as f64 / seconds,
+        wal_per_1k: after.lsn_since(&before) as f64 * 1000.0 / keys.rows.max(1) as f64,
+        splits,
+        pk_bytes,
+        secondary_bytes,
+        secondary_leaf_pages,
+        total_bytes: pk_bytes + secondary_bytes,
+        query_us: times[times.len() / 2],
+        queries: times.len(),
+        query_rows_read: rows_read,
+        query: Label(Box::leak(query.into_boxed_str())),
+    })
+}
+
+/// Setups of [`measure`], in order: the key-width pair and the `created_at` trio.
+pub const SETUPS: [&str; 6] = [
+    "64-bit key and two secondary indexes",
+    "16-byte time-ordered key and two secondary indexes",
+    "16-byte random key and two secondary indexes",
+    "uuid-v4 key and a created_at index",
+    "uuid-v7 key alone",
+    "uuid-v4 key without the created_at index",
+];
+
+/// The shapes: `snowflake` (64-bit ids), `v7` and `v4` (16-byte ids) as keys.
+///
+/// # Errors
+///
+/// [`Error::MySql`].
+pub fn measure(
+    server: &Server,
+    (snowflake, v7, v4): (&Keys, &Keys, &Keys),
+    commit_rows: usize,
+    queries: usize,
+) -> Result<Vec<ShapeRun>, Error> {
+    const TWO: &[&str] = &["created_at", "account"];
+    let plan: [(&'static str, &Keys, &'static [&'static str], &'static str); 6] = [
+        ("snowflake-twitter", snowflake, TWO, "created_at"),
+        ("uuid-v7", v7, TWO, "created_at"),
+        ("uuid-v4", v4, TWO, "created_at"),
+        ("uuid-v4", v4, &["created_at"], "created_at"),
+        ("uuid-v7", v7, &[], "id"),
+        ("uuid-v4", v4, &[], "created_at"),
+    ];
+    let mut out = Vec::new();
+    for (setup, (scheme, keys, secondary, order_by)) in SETUPS.iter().zip(plan) {
+        let shape = Shape {
+            setup,
+            secondary,
+            order_by,
+        };
+        out.push(run(server, scheme, keys, &shape, commit_rows, queries)?);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::civil;
+
+    #[test]
+    fn civil_dates_match_known_days() {
+        // Known dates: the epoch, the leap day of 2000, and 2026-11-24 (day 20,781).
+        assert_eq!(civil(0), (1970, 1, 1));
+        assert_eq!(civil(11_016), (2000, 2, 29));
+        assert_eq!(civil(20_781), (2026, 11, 24));
+        assert_eq!(civil(-1), (1969, 12, 31));
+    }
+}
