@@ -7,7 +7,11 @@
 #   scripts/mariadb-server.sh kill DIR             # kill -9, an outage
 #   scripts/mariadb-server.sh restart-server DIR   # start a stopped server again
 #
-# Clients connect with mysql://idkit@127.0.0.1:PORT/idkit.
+# Clients connect with mysql://idkit@127.0.0.1:PORT/idkit. MARIADB_OPTS adds server options
+# after the test defaults (no fsync at commit, a 64 MB buffer pool), which it may override:
+#
+#   MARIADB_OPTS="--innodb-flush-log-at-trx-commit=1 --innodb-buffer-pool-size=8M" \
+#       scripts/mariadb-server.sh start DIR PORT
 set -euo pipefail
 
 cmd="$1"
@@ -31,9 +35,10 @@ user_opt=()
 run_server() {
     local port="$1"
     # No durability needed for tests: no fsync at commit, a small buffer pool.
+    # shellcheck disable=SC2086 # MARIADB_OPTS is a list of options
     "$server" --no-defaults --datadir="$dir/data" "${user_opt[@]}" \
         --bind-address=127.0.0.1 --port="$port" --socket="$dir/sock" --pid-file="$dir/pid" \
-        --innodb-flush-log-at-trx-commit=0 --innodb-buffer-pool-size=64M \
+        --innodb-flush-log-at-trx-commit=0 --innodb-buffer-pool-size=64M ${MARIADB_OPTS:-} \
         --log-error="$dir/server.log" >/dev/null 2>&1 &
     for _ in $(seq 1 120); do
         "$client" --no-defaults -S "$dir/sock" -u root -e 'SELECT 1' >/dev/null 2>&1 && return 0

@@ -10,11 +10,15 @@
 #                                          # loopback (shared_buffers 8 MB and 1 GB)
 #   scripts/report.sh --postgres-url URL   # also PostgreSQL, on your server (15 or later,
 #                                          # a superuser, postgresql-contrib installed)
+#   scripts/report.sh --mysql              # also InnoDB: two throwaway MariaDB servers on
+#                                          # loopback (buffer pool 8 MB and 1 GB)
+#   scripts/report.sh --mysql-url URL      # also InnoDB, on your MySQL 8 or MariaDB server
+#                                          # (a user that may SET GLOBAL)
 #
 # Needs only the Rust toolchain: SQLite is compiled in (rusqlite's bundled build) and the
-# charts' font is embedded. --postgres installs Debian's postgresql when it is missing.
-# Without a server, the report keeps the PostgreSQL figures of the last run that had one
-# (reports/data/postgres.json), dated.
+# charts' font is embedded. --postgres installs Debian's postgresql when it is missing,
+# --mysql Debian's mariadb-server. Without a server, the report keeps the PostgreSQL and
+# InnoDB figures of the last run that had one (reports/data/postgres.json, mysql.json), dated.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,17 +27,28 @@ cargo build --release -p bench-harness --bin report
 
 args=()
 postgres=0
+mysql=0
 for a in "$@"; do
-    if [ "$a" = --postgres ]; then postgres=1; else args+=("$a"); fi
+    case "$a" in
+    --postgres) postgres=1 ;;
+    --mysql) mysql=1 ;;
+    *) args+=("$a") ;;
+    esac
 done
 command="scripts/report.sh${*:+ $*}"
+
+pg_dirs=()
+my_dirs=()
+cleanup() {
+    for d in "${pg_dirs[@]}"; do scripts/pg-cluster.sh stop "$d" >/dev/null 2>&1 || true; rm -rf "$d"; done
+    for d in "${my_dirs[@]}"; do scripts/mariadb-server.sh stop "$d" >/dev/null 2>&1 || true; rm -rf "$d"; done
+}
+trap cleanup EXIT
 
 if [ "$postgres" = 1 ]; then
     # Two throwaway clusters, fsync on, WAL kept for pg_walinspect, checkpoints only when
     # the harness asks (it issues one every tenth of a run).
     common="-c wal_keep_size=16GB -c max_wal_size=32GB -c checkpoint_timeout=1d"
-    pg_dirs=()
-    trap 'for d in "${pg_dirs[@]}"; do scripts/pg-cluster.sh stop "$d" >/dev/null 2>&1 || true; rm -rf "$d"; done' EXIT
     for buffers in 8MB 1GB; do
         dir=$(mktemp -d)
         pg_dirs+=("$dir")
@@ -41,6 +56,19 @@ if [ "$postgres" = 1 ]; then
         echo "==> starting a PostgreSQL server on 127.0.0.1:$port (shared_buffers $buffers)"
         PG_FSYNC=on PG_OPTS="-c shared_buffers=$buffers $common" scripts/pg-cluster.sh start "$dir" "$port"
         args+=(--postgres-url "postgres://postgres@127.0.0.1:$port/postgres")
+    done
+fi
+if [ "$mysql" = 1 ]; then
+    # Two throwaway MariaDB servers, the redo log flushed at every commit, InnoDB's
+    # defaults otherwise.
+    for pool in 8M 1G; do
+        dir=$(mktemp -d)
+        my_dirs+=("$dir")
+        port=$((20000 + RANDOM % 20000))
+        echo "==> starting a MariaDB server on 127.0.0.1:$port (innodb_buffer_pool_size $pool)"
+        MARIADB_OPTS="--innodb-flush-log-at-trx-commit=1 --innodb-buffer-pool-size=$pool" \
+            scripts/mariadb-server.sh start "$dir" "$port"
+        args+=(--mysql-url "mysql://idkit@127.0.0.1:$port/idkit")
     done
 fi
 echo "==> measuring (standard profile unless --profile says otherwise)"

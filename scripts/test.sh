@@ -2,7 +2,8 @@
 # The whole test suite, as CI runs it (.ci/run calls this and nothing else):
 # formatting, lints, every test (the harness's quick profile among them), the range store
 # against real PostgreSQL and MariaDB servers, worker-id leases against real PostgreSQL and etcd servers
-# and the lease drills with real processes, the report's PostgreSQL runs and the in-database
+# and the lease drills with real processes, the report's PostgreSQL and InnoDB runs (quick
+# profile) and the in-database generator against the same servers, docs with warnings denied, the loom model check of the
 # generator against the same server, docs with warnings denied, the loom model check of the
 # lock-free generator, ids cross-checked against other languages' implementations
 # (scripts/crosscheck.sh), every id type through every database driver against real
@@ -63,8 +64,8 @@ export IDKIT_TEST_MYSQL_URL="mysql://idkit@127.0.0.1:$MY_PORT/idkit"
 export IDKIT_TEST_MYSQL_DIR="$MY_DIR"
 cargo test -p idkit-lease --features live-tests --test postgres --test mysql --test etcd
 
-step "the report's PostgreSQL runs (quick profile) and idkit sql's function in a real server"
-cargo test -p bench-harness --features live-tests --test postgres
+step "the report's PostgreSQL and InnoDB runs (quick profile), idkit sql's function in a real server"
+cargo test -p bench-harness --features live-tests --test postgres --test mysql
 # The drills stop and restart the servers, so they run one at a time.
 cargo test -p idkit-cli --features drills --test drills -- --test-threads 1 --nocapture
 

@@ -78,6 +78,11 @@ pub(crate) fn draw_all(
         charts.push(Box::new(pg_splits_fill(results)));
         charts.push(Box::new(pg_wal(results)));
     }
+    if !results.my.runs.is_empty() {
+        charts.push(Box::new(innodb_insert_curve(results)));
+        charts.push(Box::new(innodb_splits_fill(results)));
+        charts.push(Box::new(innodb_redo(results)));
+    }
     let bar = progress.bar("charts", charts.len());
     let mut files = Vec::new();
     for chart in &charts {
@@ -770,6 +775,103 @@ fn pg_wal(r: &Results<'_>) -> TwoBars {
                 &runs,
                 |b| (b.scheme.to_string(), b.fpi_per_1k()),
                 true,
+                false,
+            ),
+        ],
+    }
+}
+
+/// The InnoDB runs of each scheme's own binary key, one writer, ids made before.
+fn my_native<'a>(r: &'a Results<'_>, cache: &str) -> Vec<&'a crate::mysql::MyRun> {
+    r.entries()
+        .filter_map(|name| r.my.native(name, cache))
+        .collect()
+}
+
+fn innodb_insert_curve(r: &Results<'_>) -> OneLines {
+    let pool =
+        r.my.runs
+            .iter()
+            .find(|run| run.cache == "small")
+            .map_or(0, |run| run.cache_kib / 1024);
+    OneLines {
+        stem: "innodb_insert_curve",
+        title: format!(
+            "InnoDB insert rate as the table grows: primary key, {} rows per commit, \
+             buffer pool {pool} MiB",
+            r.params.commit_rows
+        ),
+        panel: insert_rate(
+            r,
+            "InnoDB insert rate as the table grows (small buffer pool)",
+            |name, bits| {
+                let storage = crate::mysql::insert::MyStorage::native(bits);
+                let pts =
+                    r.my.curve
+                        .iter()
+                        .filter(|c| c.scheme == name && c.storage == storage && c.cache == "small")
+                        .map(|c| (c.rows_so_far as f64, c.batch_rows_per_sec))
+                        .collect();
+                (storage.name(), pts)
+            },
+        ),
+    }
+}
+
+fn innodb_splits_fill(r: &Results<'_>) -> TwoBars {
+    let runs = my_native(r, "small");
+    TwoBars {
+        stem: "innodb_splits_fill",
+        title: "InnoDB page splits per 1,000 rows (INNODB_METRICS index_page_splits) and leaf \
+                fill of the primary key"
+            .to_owned(),
+        panels: [
+            panel(
+                "page splits per 1,000 rows",
+                "splits",
+                &runs,
+                |b| (b.scheme.to_string(), b.splits_per_1k()),
+                false,
+                false,
+            ),
+            panel(
+                "leaf fill",
+                "leaf record bytes / leaf room",
+                &runs,
+                |b| (b.scheme.to_string(), b.leaf_fill),
+                false,
+                true,
+            ),
+        ],
+    }
+}
+
+fn innodb_redo(r: &Results<'_>) -> TwoBars {
+    let runs = my_native(r, "small");
+    TwoBars {
+        stem: "innodb_redo",
+        title: "InnoDB redo log and pages written per 1,000 rows, primary key, small buffer pool"
+            .to_owned(),
+        panels: [
+            panel(
+                "redo per 1,000 rows",
+                "KiB (log scale)",
+                &runs,
+                |b| (b.scheme.to_string(), b.wal_per_1k() / 1024.0),
+                true,
+                false,
+            ),
+            panel(
+                "pages written per 1,000 rows",
+                "pages",
+                &runs,
+                |b| {
+                    (
+                        b.scheme.to_string(),
+                        b.pages_written as f64 * 1000.0 / b.rows.max(1) as f64,
+                    )
+                },
+                false,
                 false,
             ),
         ],

@@ -116,12 +116,16 @@ pub fn to_keys(
         MyStorage::TextPk => {
             let texts = ids.iter().map(format).collect::<Result<Vec<_>, _>>()?;
             let longest = texts.iter().map(String::len).max().unwrap_or(1);
-            let mean = texts.iter().map(String::len).sum::<usize>() as f64 / ids.len().max(1) as f64;
+            let mean =
+                texts.iter().map(String::len).sum::<usize>() as f64 / ids.len().max(1) as f64;
             (
                 format!("VARCHAR({longest}) CHARACTER SET ascii COLLATE ascii_bin"),
                 // One length byte in the record header.
                 mean + 1.0,
-                texts.into_iter().map(|t| Value::Bytes(t.into_bytes())).collect(),
+                texts
+                    .into_iter()
+                    .map(|t| Value::Bytes(t.into_bytes()))
+                    .collect(),
             )
         }
         MyStorage::AutoIncrementPk => ("BIGINT AUTO_INCREMENT".to_owned(), 8.0, Vec::new()),
@@ -154,7 +158,10 @@ impl Keys {
             let sql = format!("INSERT INTO {TABLE}() VALUES {}", vec!["()"; n].join(","));
             conn.query_drop(sql)?;
         } else {
-            let sql = format!("INSERT INTO {TABLE}(id) VALUES {}", vec!["(?)"; n].join(","));
+            let sql = format!(
+                "INSERT INTO {TABLE}(id) VALUES {}",
+                vec!["(?)"; n].join(",")
+            );
             let stmt = conn.prep(sql)?;
             conn.exec_drop(&stmt, self.values[range].to_vec())?;
         }

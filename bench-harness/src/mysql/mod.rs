@@ -87,8 +87,8 @@ pub fn servers(urls: &[String]) -> Result<Vec<Server>, Error> {
     }
     let mut out = Vec::new();
     for url in urls {
-        let opts = mysql::Opts::from_url(url)
-            .map_err(|e| Error::MySqlSetup(format!("{url}: {e}")))?;
+        let opts =
+            mysql::Opts::from_url(url).map_err(|e| Error::MySqlSetup(format!("{url}: {e}")))?;
         let mut conn = Conn::new(opts)?;
         let (pool, page, version): (i64, u64, String) = conn
             .query_first("SELECT @@innodb_buffer_pool_size, @@innodb_page_size, VERSION()")?
@@ -111,11 +111,7 @@ pub fn servers(urls: &[String]) -> Result<Vec<Server>, Error> {
             url: url.clone(),
             cache: "small",
             buffer_pool_kib: pool / 1024,
-            version: version
-                .split('-')
-                .next()
-                .unwrap_or(&version)
-                .to_owned(),
+            version: version.split('-').next().unwrap_or(&version).to_owned(),
             page_size: page,
             mariadb,
         });
@@ -282,8 +278,12 @@ pub fn measure(
                 keys.storage.name(),
                 servers[i].cache
             ));
-            let (run, curve) =
-                insert::run_one(&servers[i], &mut connections[i], &spec(name, &servers[i]), &keys)?;
+            let (run, curve) = insert::run_one(
+                &servers[i],
+                &mut connections[i],
+                &spec(name, &servers[i]),
+                &keys,
+            )?;
             out.runs.push(run);
             out.curve.extend(curve);
             bar.inc(1);
@@ -355,20 +355,31 @@ fn producer(entries: &[&Entry], scheme: &'static str, worker: u64) -> Result<Pro
     let no_text = |_: &RawId| Ok(String::new());
     if scheme == UUID_V7_RANDOM {
         return Ok(Box::new(move |n| {
-            insert::to_keys(UUID_V7_RANDOM, &uuid_v7_random(n), MyStorage::BinaryPk, &no_text)
+            insert::to_keys(
+                UUID_V7_RANDOM,
+                &uuid_v7_random(n),
+                MyStorage::BinaryPk,
+                &no_text,
+            )
         }));
     }
     let entry = entries
         .iter()
         .find(|e| e.name() == scheme)
         .ok_or_else(|| Error::MySqlSetup(format!("{scheme} is not in the registry")))?;
-    let identity = if entry.identity().is_empty() { 0 } else { worker };
+    let identity = if entry.identity().is_empty() {
+        0
+    } else {
+        worker
+    };
     let generator = entry.build(&entry.with_identity(identity)?)?;
     let storage = MyStorage::native(entry.info().bits);
     let name = entry.name();
     Ok(Box::new(move |n| {
         let mut ids = vec![RawId::default(); n];
-        generator.fill_raw(&mut ids).map_err(Error::generate(name))?;
+        generator
+            .fill_raw(&mut ids)
+            .map_err(Error::generate(name))?;
         insert::to_keys(name, &ids, storage, &no_text)
     }))
 }

@@ -139,7 +139,11 @@ fn run(
             account ^= account << 13;
             account ^= account >> 17;
             account ^= account << 5;
-            params.extend([key.clone(), created_at.clone(), Value::UInt(u64::from(account % 10_000))]);
+            params.extend([
+                key.clone(),
+                created_at.clone(),
+                Value::UInt(u64::from(account % 10_000)),
+            ]);
         }
         let sql = format!(
             "INSERT INTO {TABLE}(id, created_at, account) VALUES {}",
@@ -159,7 +163,10 @@ fn run(
     let secondary_bytes: u64 = stats.iter().skip(1).map(|s| s.2 * page).sum();
     let secondary_leaf_pages: u64 = stats.iter().skip(1).map(|s| s.1).sum();
 
-    let query = format!("SELECT id FROM {TABLE} ORDER BY {} DESC LIMIT 50", shape.order_by);
+    let query = format!(
+        "SELECT id FROM {TABLE} ORDER BY {} DESC LIMIT 50",
+        shape.order_by
+    );
     let mut times = Vec::with_capacity(queries);
     let mut rows_read = 0;
     for i in 0..queries.max(1) {

@@ -9,6 +9,7 @@ use crate::btree::{BtreeRun, Storage};
 use crate::charts::ChartFile;
 use crate::output::Results;
 
+mod mysql;
 mod postgres;
 
 fn rate(v: f64) -> String {
@@ -67,9 +68,12 @@ pub(crate) fn write(r: &Results<'_>, charts: &[ChartFile], path: &Path) -> Resul
     collisions(r, &mut md);
     btree(r, charts, &mut md);
     postgres::btree(r, charts, &mut md);
+    mysql::btree(r, charts, &mut md);
     verdicts(r, &mut md);
     postgres::ids(r, &mut md);
+    mysql::ids(r, &mut md);
     postgres::created_at(r, &mut md);
+    mysql::created_at(r, &mut md);
     let leases = path
         .parent()
         .map(|dir| read_leases(&dir.join("data").join("leases.csv")))
@@ -506,12 +510,14 @@ fn verdicts(r: &Results<'_>, md: &mut String) {
          random against sequential UUIDs in PostgreSQL, and A. C.-C. Yao, \"On random 2-3 \
          trees\" (Acta Informatica, 1978), whose analysis puts the fill of a B-tree grown by \
          random inserts with middle splits at ln 2, about 69%. Here each claim meets random \
-         (uuid-v4) against time-ordered (uuid-v7) 16-byte keys in both engines, {} rows per \
-         commit.\n\n\
-         | claim | SQLite | PostgreSQL |\n|---|---|---|",
+         (uuid-v4) against time-ordered (uuid-v7) 16-byte keys in three engines, {} rows per \
+         commit. Most of these claims were first made about MySQL, where InnoDB keeps the \
+         table inside its primary key.\n\n\
+         | claim | SQLite | PostgreSQL | InnoDB (MySQL, MariaDB) |\n|---|---|---|---|",
         p.commit_rows
     );
     let pg_cells = postgres::claim_cells(r);
+    let my_cells = mysql::claim_cells(r);
     let sqlite_cells = [
         format!(
             "{}: leaf pages {split_ratio:.2}x, pages written per commit {write_ratio:.1}x",
@@ -550,11 +556,15 @@ fn verdicts(r: &Results<'_>, md: &mut String) {
     for (i, claim) in claims.iter().enumerate() {
         let _ = writeln!(
             md,
-            "| {claim} | {} | {} |",
+            "| {claim} | {} | {} | {} |",
             sqlite_cells[i],
             pg_cells
                 .as_ref()
                 .map_or("not measured (`scripts/report.sh --postgres`)", |c| c[i]
+                    .as_str()),
+            my_cells
+                .as_ref()
+                .map_or("not measured (`scripts/report.sh --mysql`)", |c| c[i]
                     .as_str())
         );
     }
@@ -641,6 +651,7 @@ fn verdicts(r: &Results<'_>, md: &mut String) {
         one_tx("uuid-v7").map_or("-".to_owned(), |b| rate(b.rows_per_sec))
     );
     postgres::claim_reasons(r, md);
+    mysql::claim_reasons(r, md);
 }
 
 /// A count that may be tiny or astronomical.
@@ -721,8 +732,8 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
             "- **You need 64-bit ids, time-ordered, from many writers, and can hand out worker \
              ids:** a Snowflake layout (`snowflake-twitter`, `snowflake-discord`). Measured {} \
              per id (its cap is {} per worker); in SQLite {} inserts as an `INTEGER PRIMARY \
-             KEY` against {} for uuid-v4 as a blob, {} of uuid-v4's bytes per row{}. Guard the \
-             worker ids: two generators given the same one made {} duplicates in {} ids.",
+             KEY` against {} for uuid-v4 as a blob, {} of uuid-v4's bytes per row{}{}. Guard \
+             the worker ids: two generators given the same one made {} duplicates in {} ids.",
             one("snowflake-twitter"),
             cap("snowflake-twitter"),
             ins_rate("snowflake-twitter", 64),
@@ -738,6 +749,21 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
                     "; in PostgreSQL {} as `bigint` against {} for uuid-v4 as `uuid`",
                     rate(a.rows_per_sec),
                     rate(b.rows_per_sec)
+                )),
+            r.my.native("snowflake-twitter", "small")
+                .zip(r.my.native("uuid-v4", "small"))
+                .map_or(String::new(), |(a, b)| format!(
+                    "; in InnoDB {} as `BIGINT` against {} for uuid-v4 as `BINARY(16)`, and \
+                     every secondary index stores the 8-byte key instead of 16 bytes{}",
+                    rate(a.rows_per_sec),
+                    rate(b.rows_per_sec),
+                    r.my.shape(crate::mysql::shapes::SETUPS[0])
+                        .zip(r.my.shape(crate::mysql::shapes::SETUPS[1]))
+                        .map_or(String::new(), |(n, w)| format!(
+                            " ({} against {} for two of them)",
+                            mib(n.secondary_bytes),
+                            mib(w.secondary_bytes)
+                        ))
                 )),
             tw.collision_duplicates,
             tw.collision_ids
@@ -794,7 +820,7 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
             md,
             "- **Keys are random today (uuid-v4):** it is the right choice only when ids must \
              not reveal creation time. As a key in SQLite it wrote {:.1} pages per commit \
-             against {} for uuid-v7 and kept leaves {} full (SQLite rebalances siblings){}.",
+             against {} for uuid-v7 and kept leaves {} full (SQLite rebalances siblings){}{}.",
             v4.pages_per_commit(),
             ins("uuid-v7", 128).map_or("-".to_owned(), |x| format!("{:.1}", x.pages_per_commit())),
             pct(v4.leaf_fill),
@@ -804,6 +830,15 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
                     "; in PostgreSQL it wrote {:.1}x uuid-v7's WAL and its index was {} \
                      dense against {} (nbtree splits pages in the middle)",
                     a.wal_per_1k() / b.wal_per_1k().max(1.0),
+                    pct(a.leaf_fill),
+                    pct(b.leaf_fill)
+                )),
+            r.my.native("uuid-v4", "small")
+                .zip(r.my.native("uuid-v7", "small"))
+                .map_or(String::new(), |(a, b)| format!(
+                    "; in InnoDB, where the key orders the rows themselves, the table was \
+                     {:.2}x uuid-v7's at {} fill against {}",
+                    a.file_bytes as f64 / b.file_bytes.max(1) as f64,
                     pct(a.leaf_fill),
                     pct(b.leaf_fill)
                 ))
@@ -835,6 +870,50 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
             format_args!("{:.1} KiB", many.wal_per_1k() / 1024.0),
             format_args!("{:.1} KiB", v4.wal_per_1k() / 1024.0),
             (many.index_bytes as f64 / one.index_bytes.max(1) as f64 - 1.0) * 100.0
+        );
+    }
+    let my_live = |scheme: &str, writers: usize| {
+        r.my.runs
+            .iter()
+            .find(|b| b.scheme == scheme && b.writers == writers && b.ids_made == "during")
+    };
+    let my_most = r.my.runs.iter().map(|b| b.writers).max().unwrap_or(1);
+    if let (Some(one), Some(many), Some(v4)) = (
+        my_live("uuid-v7", 1),
+        my_live("uuid-v7", my_most).filter(|_| my_most > 1),
+        my_live("uuid-v4", 1),
+    ) {
+        let _ = writeln!(
+            md,
+            "- **Many writers into one InnoDB table:** uuid-v7 from {my_most} writers at once \
+             filled the table's leaves to {} (one writer: {}; uuid-v4: {}) with {:.2} splits \
+             per 1,000 rows (one writer: {:.2}) and {} of redo per 1,000 rows against \
+             uuid-v4's {}.",
+            pct(many.leaf_fill),
+            pct(one.leaf_fill),
+            pct(v4.leaf_fill),
+            many.splits_per_1k(),
+            one.splits_per_1k(),
+            format_args!("{:.1} KiB", many.wal_per_1k() / 1024.0),
+            format_args!("{:.1} KiB", v4.wal_per_1k() / 1024.0)
+        );
+    }
+    let my_best = |method: &str| {
+        r.my.roundtrip
+            .iter()
+            .filter(|t| t.method == method)
+            .map(|t| t.ids_per_sec)
+            .fold(0.0, f64::max)
+    };
+    if !r.my.roundtrip.is_empty() {
+        let _ = writeln!(
+            md,
+            "- **Ids from the database, one round trip each (InnoDB):** `AUTO_INCREMENT` with \
+             a commit per id gave at most {} here; the range allocator on Leaf's table {}. \
+             On MySQL or MariaDB, `range` with `--range-store mysql://...` keeps the dense \
+             integers of `AUTO_INCREMENT` without a round trip per id.",
+            rate(my_best("auto_increment")),
+            rate(my_best("range_allocator"))
         );
     }
     let pg_best = |method: &str| {

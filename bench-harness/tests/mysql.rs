@@ -1,0 +1,241 @@
+//! The InnoDB measurements against a real MariaDB: `scripts/test.sh` starts one on loopback
+//! and sets `IDKIT_TEST_MYSQL_URL` (feature `live-tests`). The quick profile's InnoDB part
+//! runs into a temporary directory and every column is checked for a plausible value and
+//! for the relations between them (not the numbers themselves); a run without a server
+//! then carries the figures forward.
+#![cfg(feature = "live-tests")]
+
+use std::path::PathBuf;
+
+use bench_harness::mysql::insert::MyStorage;
+use bench_harness::mysql::{self, AUTO_INCREMENT, TEXT_SCHEMES, shapes};
+use bench_harness::pg::UUID_V7_RANDOM;
+use bench_harness::{Config, Profile, run};
+
+fn url() -> String {
+    std::env::var("IDKIT_TEST_MYSQL_URL")
+        .expect("IDKIT_TEST_MYSQL_URL: scripts/test.sh starts the server and sets it")
+}
+
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn quick_profile_fills_every_innodb_column_and_carries_them_forward() {
+    let dir = TempDir(std::env::temp_dir().join(format!("idkit-my-report-{}", std::process::id())));
+    let mut config = Config::new(Profile::Quick, dir.0.clone());
+    config.mysql = vec![url()];
+    let summary = run(&config).unwrap();
+    assert!(summary.mysql_runs > 0);
+
+    let text = std::fs::read_to_string(dir.0.join("data/mysql.json")).unwrap();
+    let results: mysql::My = serde_json::from_str(&text).unwrap();
+    let params = Profile::Quick.params();
+    let entries = idkit_all::registry::schemes();
+    assert!(
+        results.servers[0].starts_with("small: MariaDB"),
+        "{:?}",
+        results.servers
+    );
+
+    // Every scheme in its own column; the UUID type and text for the uuids; AUTO_INCREMENT.
+    for entry in entries {
+        let run = results
+            .native(entry.name(), "small")
+            .unwrap_or_else(|| panic!("{}", entry.name()));
+        let expected = match entry.info().bits {
+            0..=64 => "BIGINT".to_owned(),
+            bits => format!("BINARY({})", bits / 8),
+        };
+        assert_eq!(run.sql_type, expected.as_str(), "{}", entry.name());
+    }
+    for scheme in ["uuid-v4", "uuid-v7"] {
+        assert!(
+            results
+                .find(scheme, MyStorage::UuidPk, "small", 1, false)
+                .is_some()
+        );
+    }
+    for scheme in TEXT_SCHEMES {
+        let run = results
+            .find(scheme, MyStorage::TextPk, "small", 1, false)
+            .unwrap();
+        assert!(
+            run.sql_type.as_str().contains("ascii_bin"),
+            "{}",
+            run.sql_type
+        );
+    }
+    assert!(
+        results
+            .find(
+                AUTO_INCREMENT,
+                MyStorage::AutoIncrementPk,
+                "small",
+                1,
+                false
+            )
+            .is_some()
+    );
+
+    for r in &results.runs {
+        let what = format!("{} {} writers {}", r.scheme, r.sql_type, r.writers);
+        assert_eq!(r.rows, params.pg_rows / r.writers * r.writers, "{what}");
+        let per_writer = r.rows / r.writers;
+        assert_eq!(
+            usize::try_from(r.commits).unwrap(),
+            r.writers * per_writer.div_ceil(params.commit_rows),
+            "{what}"
+        );
+        assert!(r.rows_per_sec > 0.0 && r.seconds > 0.0, "{what}");
+        assert!(r.table_bytes > 0 && r.file_bytes >= r.table_bytes, "{what}");
+        assert!(
+            r.leaf_pages > 1,
+            "{what}: thousands of rows fill more than one page"
+        );
+        // Splits add pages: each leaf after the first came from one.
+        assert!(
+            r.splits + 1 >= r.leaf_pages,
+            "{what}: {} splits, {} leaves",
+            r.splits,
+            r.leaf_pages
+        );
+        assert!(
+            r.leaf_fill > 0.3 && r.leaf_fill <= 1.0,
+            "{what}: {}",
+            r.leaf_fill
+        );
+        assert!(r.wal_bytes > 0, "{what}");
+        assert!(r.bytes_per_row > 8.0, "{what}");
+    }
+    // Sequential 64-bit keys fill their pages (all but the last of ten or so); random
+    // 16-byte keys less.
+    let seq = results.native("snowflake-twitter", "small").unwrap();
+    let random = results.native("uuid-v4", "small").unwrap();
+    assert!(seq.leaf_fill > 0.7, "{}", seq.leaf_fill);
+    assert!(random.leaf_fill < seq.leaf_fill);
+
+    for scheme in [
+        "snowflake-twitter",
+        "uuid-v7",
+        UUID_V7_RANDOM,
+        "ulid",
+        "uuid-v4",
+    ] {
+        let storage = if scheme == "snowflake-twitter" {
+            MyStorage::BigintPk
+        } else {
+            MyStorage::BinaryPk
+        };
+        for writers in [1, params.pg_writers] {
+            assert!(
+                results
+                    .find(scheme, storage, "small", writers, true)
+                    .is_some(),
+                "{scheme} {writers}"
+            );
+        }
+    }
+    assert!(!results.curve.is_empty());
+
+    assert_eq!(results.shapes.len(), shapes::SETUPS.len());
+    for (s, setup) in results.shapes.iter().zip(shapes::SETUPS) {
+        assert_eq!(s.setup, setup);
+        assert_eq!(s.rows, params.pg_rows);
+        assert_eq!(s.queries, params.pg_queries);
+        assert!(
+            s.rows_per_sec > 0.0 && s.wal_per_1k > 0.0 && s.pk_bytes > 0,
+            "{s:?}"
+        );
+        assert_eq!(s.secondary_bytes > 0, s.secondary != "-", "{s:?}");
+        assert_eq!(s.total_bytes, s.pk_bytes + s.secondary_bytes, "{s:?}");
+        assert!(s.query_us > 0.0 && s.query_rows_read >= 50, "{s:?}");
+    }
+    // Without a created_at index the latest 50 rows take a scan of the table.
+    let scan = results.shape(shapes::SETUPS[5]).unwrap();
+    assert!(scan.query_rows_read >= params.pg_rows as u64, "{scan:?}");
+    // The same secondary indexes are larger under a 16-byte key than under a 64-bit one.
+    let (narrow, wide) = (
+        results.shape(shapes::SETUPS[0]).unwrap(),
+        results.shape(shapes::SETUPS[1]).unwrap(),
+    );
+    assert!(
+        wide.secondary_bytes >= narrow.secondary_bytes,
+        "{narrow:?} {wide:?}"
+    );
+
+    for method in ["auto_increment", "range_allocator"] {
+        for clients in [1, params.pg_writers] {
+            let t = results
+                .roundtrip
+                .iter()
+                .find(|t| t.method == method && t.clients == clients)
+                .unwrap_or_else(|| panic!("{method} {clients}"));
+            assert!(t.ids > 0 && t.ids_per_sec > 0.0, "{method}");
+            assert_eq!(t.duplicates, 0, "{method}");
+        }
+    }
+
+    for file in [
+        "btree_mysql.csv",
+        "btree_mysql_curve.csv",
+        "mysql_ids.csv",
+        "mysql_shapes.csv",
+    ] {
+        let csv = std::fs::read_to_string(dir.0.join("data").join(file)).unwrap();
+        let mut lines = csv.lines();
+        let columns = lines.next().unwrap().split(',').count();
+        let mut rows = 0;
+        for line in lines {
+            // Quoted fields hold commas; count outside quotes.
+            let mut n = 1;
+            let mut quoted = false;
+            for c in line.chars() {
+                match c {
+                    '"' => quoted = !quoted,
+                    ',' if !quoted => n += 1,
+                    _ => {}
+                }
+            }
+            assert_eq!(n, columns, "{file}: {line}");
+            rows += 1;
+        }
+        assert!(rows > 0, "{file}");
+    }
+    for chart in ["innodb_insert_curve", "innodb_splits_fill", "innodb_redo"] {
+        assert!(
+            dir.0.join("charts").join(format!("{chart}.svg")).exists(),
+            "{chart}"
+        );
+    }
+    let report = std::fs::read_to_string(dir.0.join("REPORT.md")).unwrap();
+    for section in [
+        "## B-tree insert cost in InnoDB",
+        "### Keys as they arrive (InnoDB)",
+        "### Every secondary index carries the key (InnoDB)",
+        "## Ids from the database (InnoDB)",
+        "## A created_at index or a time-ordered key (InnoDB)",
+        "| claim | SQLite | PostgreSQL | InnoDB (MySQL, MariaDB) |",
+    ] {
+        assert!(report.contains(section), "{section}");
+    }
+    assert!(report.contains("measured in this run"));
+
+    // A run without a server keeps the figures, dated, and says where they come from.
+    let mut again = Config::new(Profile::Quick, dir.0.clone());
+    again.mysql = Vec::new();
+    let summary = run(&again).unwrap();
+    assert_eq!(summary.mysql_runs, results.runs.len());
+    let report = std::fs::read_to_string(dir.0.join("REPORT.md")).unwrap();
+    assert!(
+        report.contains(
+            "carried forward from an earlier run with a server, kept in `data/mysql.json`"
+        )
+    );
+    assert!(report.contains(&results.provenance[0]));
+}
