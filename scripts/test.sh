@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (.ci/run calls this and nothing else):
 # formatting, lints, every test (the harness's quick profile among them), the range store
-# against real PostgreSQL and MariaDB servers, worker-id leases against real PostgreSQL and etcd servers
-# and the lease drills with real processes, the report's PostgreSQL and InnoDB runs (quick
-# profile) and the in-database generator against the same servers, docs with warnings denied, the loom model check of the
-# generator against the same server, docs with warnings denied, the loom model check of the
-# lock-free generator, ids cross-checked against other languages' implementations
-# (scripts/crosscheck.sh), every id type through every database driver against real
-# PostgreSQL and MariaDB servers and SQLite, the example axum + sqlx service end to end,
-# `cargo publish --workspace --dry-run`, and a smoke run of the criterion benches.
+# against real PostgreSQL and MariaDB servers, worker-id leases against real PostgreSQL,
+# MariaDB and etcd servers and the lease drills with real processes, the report's PostgreSQL
+# and InnoDB runs (quick profile) and the in-database generator against the same servers,
+# docs with warnings denied, the loom model checks, ids cross-checked against other
+# languages' implementations (scripts/crosscheck.sh), every id type through every database
+# driver against real PostgreSQL and MariaDB servers and SQLite, the example axum + sqlx
+# service end to end, `cargo publish --workspace --dry-run`, and a smoke run of the
+# criterion benches.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
