@@ -98,6 +98,10 @@ step "loom model check of the lock-free Snowflake generator"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
     cargo test -p idkit-snowflake --test loom --release
 
+step "loom model check of the shared millisecond-and-counter word (UUIDv7, ULID, TypeID, TSID, ObjectId)"
+RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
+    cargo test -p idkit-core --test loom --release
+
 step "loom model check of the range allocator's cursor and block slots"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
     cargo test -p idkit-range --lib --release loom

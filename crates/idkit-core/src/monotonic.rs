@@ -66,3 +66,141 @@ impl MsCounter {
         (self.last_ms, self.counter) = (ms, counter);
     }
 }
+
+#[cfg(loom)]
+use loom::sync::atomic::{AtomicU64, Ordering};
+#[cfg(not(loom))]
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// What [`AtomicMsCounter::step`] issued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// The next id's tick (a millisecond, or a second for ObjectId) and counter.
+    Issued {
+        /// The tick.
+        tick: u64,
+        /// The counter within it.
+        counter: u64,
+    },
+    /// The counter of `tick`, the last tick used, is at its maximum and the clock has not
+    /// passed it; nothing was recorded. The caller decides, as with [`MsCounter::step`]:
+    /// step again at `tick + 1`, wait for the clock, or fail.
+    Exhausted {
+        /// The last tick used.
+        tick: u64,
+    },
+}
+
+/// [`MsCounter`] shared by threads without a lock: the last tick (relative to a base fixed
+/// at construction) and the counter within it packed in one `AtomicU64`, advanced by
+/// compare-and-swap. Each successful swap hands out a `(tick, counter)` pair strictly
+/// greater than every pair before it, so no two callers ever get the same pair, and the
+/// pairs one thread gets strictly increase. Random bits below the counter come from the
+/// calling thread.
+///
+/// With `counter_bits` bits of counter the word holds `64 - counter_bits` bits of ticks
+/// after the base: 2^40 ms (34 years) for the 24-bit counters of UUIDv7 and ULID.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_core::monotonic::{AtomicMsCounter, Step};
+/// let state = AtomicMsCounter::new(1_000, 8);
+/// assert_eq!(state.step(1_000, || Ok(0x10))?, Step::Issued { tick: 1_000, counter: 0x10 });
+/// assert_eq!(state.step(1_000, || Ok(0x99))?, Step::Issued { tick: 1_000, counter: 0x11 });
+/// // The clock went back: stay on the last tick and count on.
+/// assert_eq!(state.step(990, || Ok(0x99))?, Step::Issued { tick: 1_000, counter: 0x12 });
+/// assert_eq!(state.step(1_001, || Ok(0xff))?, Step::Issued { tick: 1_001, counter: 0xff });
+/// assert_eq!(state.step(1_001, || Ok(0))?, Step::Exhausted { tick: 1_001 });
+/// # Ok::<(), idkit_core::GenerateError>(())
+/// ```
+#[derive(Debug)]
+pub struct AtomicMsCounter {
+    base: u64,
+    counter_bits: u32,
+    /// `(tick - base) << counter_bits | counter` of the last pair issued; `NONE` before
+    /// the first.
+    word: AtomicU64,
+}
+
+/// The word before the first id: every real word is smaller.
+const NONE: u64 = u64::MAX;
+
+impl AtomicMsCounter {
+    /// A counter for ticks from `base` on (the clock's reading when the generator is made:
+    /// a clock that reads earlier later on counts on from the last tick, as one that went
+    /// back does), with `counter_bits` bits of counter.
+    ///
+    /// # Panics
+    ///
+    /// When `counter_bits` is 0 or above 32: a scheme's constant, not an input.
+    pub fn new(base: u64, counter_bits: u32) -> Self {
+        assert!(
+            (1..=32).contains(&counter_bits),
+            "counter bits: expected 1 to 32, found {counter_bits}"
+        );
+        Self {
+            base,
+            counter_bits,
+            word: AtomicU64::new(NONE),
+        }
+    }
+
+    /// The largest counter.
+    pub fn counter_max(&self) -> u64 {
+        (1 << self.counter_bits) - 1
+    }
+
+    /// The next `(tick, counter)` at clock reading `now`, as [`MsCounter::step`] makes it:
+    /// `fresh()` (masked to the counter's bits) in a tick after the last, the last counter
+    /// plus one otherwise. `fresh` may run more than once when other threads win the race;
+    /// only the pair recorded is returned.
+    ///
+    /// # Errors
+    ///
+    /// Whatever `fresh` returns, and [`GenerateError::time_overflow`] when `now` is more
+    /// than `2^(64 - counter_bits) - 2` ticks after the base.
+    #[inline]
+    pub fn step(
+        &self,
+        now: u64,
+        mut fresh: impl FnMut() -> Result<u64, GenerateError>,
+    ) -> Result<Step, GenerateError> {
+        let shift = self.counter_bits;
+        let max = self.counter_max();
+        let span = (NONE >> shift) - 1;
+        let now_rel = now.saturating_sub(self.base);
+        if now_rel > span {
+            return Err(GenerateError::time_overflow(self.base.saturating_add(span)));
+        }
+        let mut current = self.word.load(Ordering::Relaxed);
+        loop {
+            let (last, counter) = (current >> shift, current & max);
+            let next = if current == NONE || now_rel > last {
+                (now_rel << shift) | (fresh()? & max)
+            } else if counter < max {
+                current + 1
+            } else {
+                return Ok(Step::Exhausted {
+                    tick: self.base + last,
+                });
+            };
+            // Relaxed is enough: the word is the only shared state, and its modification
+            // order alone makes the pairs distinct and increasing.
+            match self.word.compare_exchange_weak(
+                current,
+                next,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => {
+                    return Ok(Step::Issued {
+                        tick: self.base + (next >> shift),
+                        counter: next & max,
+                    });
+                }
+                Err(seen) => current = seen,
+            }
+        }
+    }
+}

@@ -2,6 +2,7 @@
 
 use core::cell::Cell;
 
+use idkit_core::monotonic::{AtomicMsCounter, Step};
 use idkit_core::random::{RandomSource, ThreadRandom};
 use idkit_core::{Clock, GenerateError, IdScheme, MonotonicClock, SchemeInfo};
 
@@ -152,10 +153,160 @@ impl<C: Clock> IdScheme for ObjectIdGenerator<C> {
     }
 }
 
+/// ObjectIds from one generator shared by threads, without a lock: `Sync`, never a
+/// duplicate.
+///
+/// The second and the count of ids issued in it live in one atomic word advanced by
+/// compare-and-swap ([`AtomicMsCounter`], counting seconds); an id's counter is the
+/// process's random starting value plus that count, so within a second the counters are
+/// consecutive (wrapping past `0xffffff`) and each second starts again from the random
+/// value. As with [`ObjectIdGenerator`], 2^24 ids in one second wait for the next, and a
+/// clock that steps back keeps the last second.
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+/// use idkit_objectid::{AtomicObjectIdGenerator, IdScheme};
+///
+/// let generator = Arc::new(AtomicObjectIdGenerator::new());
+/// let other = Arc::clone(&generator);
+/// let theirs = std::thread::spawn(move || other.take(100)).join().unwrap()?;
+/// let ours = generator.take(100)?;
+/// assert!(ours.iter().all(|id| !theirs.contains(id)));
+/// # Ok::<(), idkit_core::GenerateError>(())
+/// ```
+#[derive(Debug)]
+pub struct AtomicObjectIdGenerator<C = MonotonicClock> {
+    clock: C,
+    random: u64,
+    first_counter: u32,
+    state: AtomicMsCounter,
+}
+
+impl AtomicObjectIdGenerator {
+    /// A generator on a [`MonotonicClock`], its process-unique value and first counter
+    /// drawn from the thread's random generator.
+    ///
+    /// # Panics
+    ///
+    /// When the operating system cannot seed the random generator (as
+    /// [`ObjectIdGenerator::new`]).
+    pub fn new() -> Self {
+        Self::with_source(MonotonicClock::new(), &ThreadRandom)
+            .unwrap_or_else(|e| panic!("cannot seed the ObjectId generator: {e}"))
+    }
+}
+
+impl Default for AtomicObjectIdGenerator {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<C: Clock> AtomicObjectIdGenerator<C> {
+    /// A generator on `clock` with its process-unique value and first counter from
+    /// `random`.
+    ///
+    /// # Errors
+    ///
+    /// Whatever `random` returns.
+    pub fn with_source(clock: C, random: &impl RandomSource) -> Result<Self, GenerateError> {
+        let bits = random.u128()?;
+        Ok(Self::with_parts(
+            clock,
+            u64::try_from(bits & 0xff_ffff_ffff).unwrap_or(0),
+            u32::try_from((bits >> 64) & 0xff_ffff).unwrap_or(0),
+        ))
+    }
+
+    /// A generator with a fixed process-unique value (40 bits kept) and first counter
+    /// (24 bits kept), for tests and vectors.
+    pub fn with_parts(clock: C, random: u64, first_counter: u32) -> Self {
+        let base = clock.now_ms() / 1000;
+        Self {
+            clock,
+            random: random & 0xff_ffff_ffff,
+            first_counter: first_counter & 0xff_ffff,
+            state: AtomicMsCounter::new(base, 24),
+        }
+    }
+
+    fn issue_at(&self, now_ms: u64) -> Result<ObjectId, GenerateError> {
+        if now_ms > LAST_MS {
+            return Err(GenerateError::time_overflow(LAST_MS));
+        }
+        let mut now = now_ms;
+        loop {
+            match self.state.step(now / 1000, || Ok(0))? {
+                Step::Issued { tick, counter } => {
+                    // tick <= LAST_MS / 1000 = u32::MAX, checked above.
+                    let secs = u32::try_from(tick).unwrap_or(u32::MAX);
+                    let counter = (self
+                        .first_counter
+                        .wrapping_add(u32::try_from(counter).unwrap_or(0)))
+                        & 0xff_ffff;
+                    return Ok(ObjectId::from_parts(secs, self.random, counter));
+                }
+                // 2^24 ids this second: wait for the next, unless the clock is behind
+                // this second (it could be behind by hours).
+                Step::Exhausted { tick } => {
+                    let target = (tick + 1) * 1000;
+                    if now / 1000 < tick {
+                        return Err(GenerateError::clock_moved_backwards(target - now, 0));
+                    }
+                    now = self.clock.wait_until_ms(target);
+                    if now < target {
+                        return Err(GenerateError::clock_moved_backwards(target - now, 0));
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl<C: Clock> IdScheme for AtomicObjectIdGenerator<C> {
+    type Id = ObjectId;
+
+    #[inline]
+    fn next_id(&self) -> Result<ObjectId, GenerateError> {
+        self.issue_at(self.clock.now_ms())
+    }
+
+    fn info(&self) -> SchemeInfo {
+        ObjectIdCodec.info()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use idkit_core::ManualClock;
+
+    #[test]
+    fn the_shared_generator_counts_within_a_second_and_waits_after_2_pow_24() {
+        let clock = ManualClock::new(5_000_500);
+        let generator = AtomicObjectIdGenerator::with_parts(&clock, 1, 0xff_fffe);
+        let counters: Vec<u32> = (0..3)
+            .map(|_| generator.next_id().unwrap().counter())
+            .collect();
+        assert_eq!(counters, [0xff_fffe, 0xff_ffff, 0]);
+        let mut seen = std::collections::HashSet::new();
+        for _ in 3..COUNTER_SPAN {
+            let id = generator.next_id().unwrap();
+            assert_eq!(id.timestamp_secs(), 5_000);
+            assert!(seen.insert(id.counter()));
+        }
+        assert_eq!(clock.waits(), 0);
+        let next = generator.next_id().unwrap();
+        assert_eq!(next.timestamp_secs(), 5_001, "moved to the next second");
+        assert_eq!(clock.waits(), 1);
+        assert_eq!(
+            next.counter(),
+            0xff_fffe,
+            "each second starts from the first counter"
+        );
+    }
 
     #[test]
     fn the_counter_wraps_from_the_top_to_zero() {

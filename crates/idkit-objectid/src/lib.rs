@@ -8,10 +8,10 @@ pub use idkit_core::id::{Id, Marker};
 pub use idkit_core::{IdScheme, MonotonicClock};
 
 pub use codec::{ObjectId, ObjectIdCodec};
-pub use generator::ObjectIdGenerator;
+pub use generator::{AtomicObjectIdGenerator, ObjectIdGenerator};
 
 /// The registry definition of `objectid`: no settings; one generator (one process-unique
-/// random value) shared behind a mutex.
+/// random value) shared without a lock ([`AtomicObjectIdGenerator`]).
 pub static DEFINITION: idkit_core::PlainDef<ObjectIdCodec> = idkit_core::PlainDef {
     name: "objectid",
     aliases: &["object-id", "oid"],
@@ -20,7 +20,7 @@ pub static DEFINITION: idkit_core::PlainDef<ObjectIdCodec> = idkit_core::PlainDe
     info: || ObjectIdCodec.info(),
     generator: || {
         Box::new(idkit_core::Erased::new(
-            std::sync::Mutex::new(ObjectIdGenerator::new()),
+            AtomicObjectIdGenerator::new(),
             ObjectIdCodec,
         ))
     },

@@ -1,11 +1,9 @@
 //! The registry definition of `tsid`: a node as its identity, its width as an option.
 
-use std::sync::Mutex;
-
 use idkit_core::definition::{BuildError, IdentityField, OptionSpec, Options, Scheme, SchemeDef};
 use idkit_core::{CodecOnly, DynCodec, Erased, SchemeInfo};
 
-use crate::{DEFAULT_NODE_BITS, MAX_NODE_BITS, TsidCodec, TsidGenerator};
+use crate::{AtomicTsidGenerator, DEFAULT_NODE_BITS, MAX_NODE_BITS, TsidCodec};
 
 /// The `tsid` scheme: `--node N` (default 0) and `--node-bits B` (default 10).
 #[derive(Debug)]
@@ -61,9 +59,9 @@ impl SchemeDef for TsidDef {
         };
         options.check_widths("tsid", &[node_field(bits)])?;
         let node = options.get_field("node").unwrap_or(0);
-        let generator = TsidGenerator::with_node(bits, node)
+        let generator = AtomicTsidGenerator::with_node(bits, node)
             .map_err(|e| BuildError::invalid("tsid", e.to_string()))?;
         let codec = generator.codec();
-        Ok(Box::new(Erased::new(Mutex::new(generator), codec)))
+        Ok(Box::new(Erased::new(generator, codec)))
     }
 }

@@ -3,7 +3,7 @@
 use core::cell::Cell;
 use core::fmt;
 
-use idkit_core::monotonic::MsCounter;
+use idkit_core::monotonic::{AtomicMsCounter, MsCounter, Step};
 use idkit_core::random::{RandomSource, ThreadRandom};
 use idkit_core::{Clock, GenerateError, IdScheme, MonotonicClock, SchemeInfo};
 
@@ -90,21 +90,10 @@ impl<C: Clock, R: RandomSource> TsidGenerator<C, R> {
         node_bits: u32,
         node: u64,
     ) -> Result<Self, TsidConfigError> {
-        if node_bits > MAX_NODE_BITS {
-            return Err(TsidConfigError(format!(
-                "node bits out of range: expected 0 to {MAX_NODE_BITS}, found {node_bits}"
-            )));
-        }
-        let max = (1u64 << node_bits) - 1;
-        if node > max {
-            return Err(TsidConfigError(format!(
-                "field out of range: node must be at most {max}, found {node}"
-            )));
-        }
         Ok(Self {
             clock,
             random,
-            codec: TsidCodec::with_node_bits(node_bits),
+            codec: node_codec(node_bits, node)?,
             node,
             state: Cell::new(MsCounter::default()),
         })
@@ -179,11 +168,161 @@ impl<C: Clock, R: RandomSource> IdScheme for TsidGenerator<C, R> {
     }
 }
 
+/// The codec for `node_bits`, once `node` is known to fit them.
+fn node_codec(node_bits: u32, node: u64) -> Result<TsidCodec, TsidConfigError> {
+    if node_bits > MAX_NODE_BITS {
+        return Err(TsidConfigError(format!(
+            "node bits out of range: expected 0 to {MAX_NODE_BITS}, found {node_bits}"
+        )));
+    }
+    let max = (1u64 << node_bits) - 1;
+    if node > max {
+        return Err(TsidConfigError(format!(
+            "field out of range: node must be at most {max}, found {node}"
+        )));
+    }
+    Ok(TsidCodec::with_node_bits(node_bits))
+}
+
+/// TSIDs from one generator shared by threads, without a lock: `Sync`, strictly increasing
+/// per generator (so per thread), never a duplicate.
+///
+/// The millisecond and the counter (the bits after the node) live in one atomic word
+/// advanced by compare-and-swap ([`AtomicMsCounter`]), with [`TsidGenerator`]'s rules: in a
+/// new millisecond the counter starts at a random value with its top bit clear; a full
+/// counter waits for the next millisecond; a clock that steps back keeps the last one.
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+/// use idkit_tsid::{AtomicTsidGenerator, IdScheme};
+///
+/// let generator = Arc::new(AtomicTsidGenerator::with_node(10, 7)?);
+/// let other = Arc::clone(&generator);
+/// let theirs = std::thread::spawn(move || other.take(100)).join().unwrap()?;
+/// let ours = generator.take(100)?;
+/// assert!(ours.windows(2).all(|w| w[0] < w[1]));
+/// assert!(ours.iter().all(|id| !theirs.contains(id)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct AtomicTsidGenerator<C = MonotonicClock, R = ThreadRandom> {
+    clock: C,
+    random: R,
+    codec: TsidCodec,
+    node: u64,
+    state: AtomicMsCounter,
+}
+
+impl AtomicTsidGenerator {
+    /// A generator with `node_bits` bits of node id, this process's being `node`, on a
+    /// [`MonotonicClock`].
+    ///
+    /// # Errors
+    ///
+    /// As [`TsidGenerator::with_node`]: more than [`MAX_NODE_BITS`] node bits, or a node
+    /// that does not fit them.
+    pub fn with_node(node_bits: u32, node: u64) -> Result<Self, TsidConfigError> {
+        Self::with_parts(MonotonicClock::new(), ThreadRandom, node_bits, node)
+    }
+}
+
+impl<C: Clock, R: RandomSource> AtomicTsidGenerator<C, R> {
+    /// A generator on `clock` drawing counter starts from `random`.
+    ///
+    /// # Errors
+    ///
+    /// As [`TsidGenerator::with_parts`].
+    pub fn with_parts(
+        clock: C,
+        random: R,
+        node_bits: u32,
+        node: u64,
+    ) -> Result<Self, TsidConfigError> {
+        let codec = node_codec(node_bits, node)?;
+        let base = clock.now_ms();
+        Ok(Self {
+            clock,
+            random,
+            codec,
+            node,
+            state: AtomicMsCounter::new(base, RANDOM_BITS - codec.node_bits()),
+        })
+    }
+
+    /// The codec for this generator's node bits.
+    pub fn codec(&self) -> TsidCodec {
+        self.codec
+    }
+
+    fn issue_at(&self, mut now: u64) -> Result<Tsid, GenerateError> {
+        let counter_bits = RANDOM_BITS - self.codec.node_bits();
+        let fresh = || {
+            let r = self.random.u128()? & ((1u128 << (counter_bits - 1)) - 1);
+            Ok(u64::try_from(r).unwrap_or(0))
+        };
+        let started = std::time::Instant::now();
+        loop {
+            if now > LAST_MS {
+                return Err(GenerateError::time_overflow(LAST_MS));
+            }
+            if now < EPOCH_MS {
+                return Err(GenerateError::before_epoch(now, EPOCH_MS));
+            }
+            match self.state.step(now, fresh)? {
+                Step::Issued { tick, counter } => {
+                    return Ok(Tsid::from_parts(
+                        tick - EPOCH_MS,
+                        (self.node << counter_bits) | counter,
+                    ));
+                }
+                // A full counter: wait for the next millisecond, as the single-owner
+                // generator does, within the same budget.
+                Step::Exhausted { tick } => {
+                    now = self.clock.wait_until_ms(tick + 1);
+                    let budget = tick.saturating_sub(now) + 1 + WAIT_GRACE_MS;
+                    if now <= tick && elapsed_ms(started) >= budget {
+                        return Err(GenerateError::clock_moved_backwards(
+                            tick + 1 - now,
+                            elapsed_ms(started),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl<C: Clock, R: RandomSource> IdScheme for AtomicTsidGenerator<C, R> {
+    type Id = Tsid;
+
+    #[inline]
+    fn next_id(&self) -> Result<Tsid, GenerateError> {
+        self.issue_at(self.clock.now_ms())
+    }
+
+    fn info(&self) -> SchemeInfo {
+        self.codec.info()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use idkit_core::ManualClock;
     use idkit_core::random::SeededRandom;
+
+    #[test]
+    fn the_shared_generator_waits_past_a_full_counter() {
+        let clock = ManualClock::new(EPOCH_MS + 1_000);
+        let generator =
+            AtomicTsidGenerator::with_parts(&clock, SeededRandom::new(1), 20, 5).unwrap();
+        let ids = generator.take(40).unwrap();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]));
+        assert!(clock.waits() >= 10, "{} waits", clock.waits());
+        assert!(ids.iter().all(|id| id.random() >> 2 == 5));
+    }
 
     #[test]
     fn a_full_counter_waits_for_the_next_millisecond() {

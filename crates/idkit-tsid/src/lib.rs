@@ -10,4 +10,6 @@ pub use idkit_core::{IdScheme, MonotonicClock};
 
 pub use codec::{EPOCH_MS, RANDOM_BITS, Tsid, TsidCodec};
 pub use definition::{DEFINITION, TsidDef};
-pub use generator::{DEFAULT_NODE_BITS, MAX_NODE_BITS, TsidConfigError, TsidGenerator};
+pub use generator::{
+    AtomicTsidGenerator, DEFAULT_NODE_BITS, MAX_NODE_BITS, TsidConfigError, TsidGenerator,
+};

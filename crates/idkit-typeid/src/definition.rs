@@ -1,11 +1,9 @@
 //! The registry definition of `typeid`: the type prefix as its one option.
 
-use std::sync::Mutex;
-
 use idkit_core::definition::{BuildError, OptionSpec, Options, Scheme, SchemeDef};
 use idkit_core::{CodecOnly, DynCodec, Erased, SchemeInfo};
 
-use crate::{Prefix, TypeIdCodec, TypeIdGenerator};
+use crate::{AtomicTypeIdGenerator, Prefix, TypeIdCodec};
 
 /// The `typeid` scheme: `--prefix user` gives `user_01h455vb4pex5vsknk084sn02q`-style ids.
 /// Reading ([`SchemeDef::codec`]) accepts any valid prefix.
@@ -45,10 +43,10 @@ impl SchemeDef for TypeIdDef {
         options.check_against(self)?;
         let prefix = Prefix::new(options.get("prefix").unwrap_or(""))
             .map_err(|e| BuildError::invalid("typeid", format!("prefix: {e}")))?;
-        let generator = TypeIdGenerator::new(prefix);
+        let generator = AtomicTypeIdGenerator::new(prefix);
         // Generation uses the configured prefix; decoding reads any valid TypeID, as the
         // definition's own codec does.
         let codec = TypeIdCodec::issuing(prefix);
-        Ok(Box::new(Erased::new(Mutex::new(generator), codec)))
+        Ok(Box::new(Erased::new(generator, codec)))
     }
 }

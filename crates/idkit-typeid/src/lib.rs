@@ -11,5 +11,5 @@ pub use idkit_core::{IdScheme, MonotonicClock};
 
 pub use codec::{TypeId, TypeIdCodec};
 pub use definition::{DEFINITION, TypeIdDef};
-pub use generator::TypeIdGenerator;
+pub use generator::{AtomicTypeIdGenerator, TypeIdGenerator};
 pub use prefix::{MAX_PREFIX, Prefix};

@@ -3,7 +3,7 @@
 use core::cell::Cell;
 
 use idkit_core::codec::{crockford, hex};
-use idkit_core::monotonic::MsCounter;
+use idkit_core::monotonic::{AtomicMsCounter, MsCounter, Step};
 use idkit_core::random::{RandomSource, ThreadRandom};
 use idkit_core::{
     Alphabet, Clock, Codec, Coordination, Decoded, FieldValue, GenerateError, ParseError, RawId,
@@ -14,19 +14,14 @@ pub use idkit_core;
 pub use idkit_core::id::{Id, Marker};
 pub use idkit_core::{IdScheme, MonotonicClock};
 
-/// The registry definition of `ulid`: monotonic, shared behind a mutex.
+/// The registry definition of `ulid`: monotonic, shared without a lock ([`AtomicUlid`]).
 pub static DEFINITION: idkit_core::PlainDef<UlidCodec> = idkit_core::PlainDef {
     name: "ulid",
     aliases: &[],
     summary: "ULID: 48-bit Unix ms, 80 random bits, monotonic, Crockford base32",
     codec: UlidCodec,
     info: || UlidCodec.info(),
-    generator: || {
-        Box::new(idkit_core::Erased::new(
-            std::sync::Mutex::new(UlidGenerator::new()),
-            UlidCodec,
-        ))
-    },
+    generator: || Box::new(idkit_core::Erased::new(AtomicUlid::new(), UlidCodec)),
 };
 
 /// Bits of the random part.
@@ -154,6 +149,131 @@ impl<C: Clock, R: RandomSource> UlidGenerator<C, R> {
         };
         self.state.set(state);
         Ok(Ulid::from_parts(ms, rand))
+    }
+}
+
+/// Counter bits of the shared generator's atomic word: the top 24 of the 80 random bits;
+/// the 56 below are fresh random bits for every id.
+const SHARED_COUNTER_BITS: u32 = 24;
+const SHARED_RANDOM_BITS: u32 = RANDOM_BITS - SHARED_COUNTER_BITS;
+
+/// Monotonic ULIDs from one generator shared by threads, without a lock: `Sync`, strictly
+/// increasing per generator (so per thread), never a duplicate.
+///
+/// The millisecond and a 24-bit counter (the top of the 80 random bits) live in one atomic
+/// word advanced by compare-and-swap ([`AtomicMsCounter`]); the 56 bits below are fresh
+/// random bits from the calling thread. In a new millisecond the counter starts at a random
+/// value with its top bit clear, so at least 2^23 ids fit in one millisecond; past the
+/// counter's end, as [`UlidGenerator`] past its 80 bits, the next id fails with
+/// [`GenerateErrorKind::Exhausted`](idkit_core::GenerateErrorKind::Exhausted) until the
+/// clock moves on. A clock that steps back keeps the last millisecond.
+///
+/// The word counts milliseconds from the generator's creation: 2^40 ms, 34 years.
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+/// use idkit_ulid::{AtomicUlid, IdScheme};
+///
+/// let generator = Arc::new(AtomicUlid::new());
+/// let other = Arc::clone(&generator);
+/// let theirs = std::thread::spawn(move || other.take(1_000)).join().unwrap()?;
+/// let ours = generator.take(1_000)?;
+/// assert!(ours.windows(2).all(|w| w[0] < w[1]));
+/// assert!(ours.iter().all(|id| !theirs.contains(id)));
+/// # Ok::<(), idkit_core::GenerateError>(())
+/// ```
+#[derive(Debug)]
+pub struct AtomicUlid<C = MonotonicClock, R = ThreadRandom> {
+    clock: C,
+    random: R,
+    state: AtomicMsCounter,
+}
+
+impl AtomicUlid {
+    /// A generator on a [`MonotonicClock`].
+    pub fn new() -> Self {
+        Self::with_clock(MonotonicClock::new())
+    }
+}
+
+impl Default for AtomicUlid {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<C: Clock> AtomicUlid<C> {
+    /// A generator on `clock`.
+    pub fn with_clock(clock: C) -> Self {
+        Self::with_source(clock, ThreadRandom)
+    }
+}
+
+impl<C: Clock, R: RandomSource> AtomicUlid<C, R> {
+    /// A generator on `clock` drawing counter starts and random bits from `random`.
+    pub fn with_source(clock: C, random: R) -> Self {
+        let base = clock.now_ms();
+        Self {
+            clock,
+            random,
+            state: AtomicMsCounter::new(base, SHARED_COUNTER_BITS),
+        }
+    }
+
+    fn issue_at(&self, now: u64) -> Result<Ulid, GenerateError> {
+        if now > LAST_MS {
+            return Err(GenerateError::time_overflow(LAST_MS));
+        }
+        let fresh = || {
+            let r = self.random.u128()? & ((1 << (SHARED_COUNTER_BITS - 1)) - 1);
+            Ok(u64::try_from(r).unwrap_or(0))
+        };
+        match self.state.step(now, fresh)? {
+            Step::Issued { tick, counter } => {
+                if tick > LAST_MS {
+                    return Err(GenerateError::time_overflow(LAST_MS));
+                }
+                let low = self.random.u128()? & ((1 << SHARED_RANDOM_BITS) - 1);
+                Ok(Ulid::from_parts(
+                    tick,
+                    (u128::from(counter) << SHARED_RANDOM_BITS) | low,
+                ))
+            }
+            Step::Exhausted { .. } => Err(GenerateError::exhausted(
+                "the shared generator's 24-bit counter within one millisecond",
+            )),
+        }
+    }
+}
+
+impl<C: Clock, R: RandomSource> IdScheme for AtomicUlid<C, R> {
+    type Id = Ulid;
+
+    #[inline]
+    fn next_id(&self) -> Result<Ulid, GenerateError> {
+        self.issue_at(self.clock.now_ms())
+    }
+
+    /// One clock read for the whole batch, as [`UlidGenerator`]'s.
+    fn fill(&self, out: &mut [Ulid]) -> Result<(), GenerateError> {
+        let now = self.clock.now_ms();
+        for slot in out {
+            *slot = self.issue_at(now)?;
+        }
+        Ok(())
+    }
+
+    /// As [`fill`](Self::fill): one clock read for the batch.
+    fn take(&self, n: usize) -> Result<Vec<Ulid>, GenerateError> {
+        let mut out = vec![Ulid(0); n];
+        self.fill(&mut out)?;
+        Ok(out)
+    }
+
+    fn info(&self) -> SchemeInfo {
+        UlidCodec.info()
     }
 }
 
@@ -303,3 +423,34 @@ impl idkit_core::id::IdType for Ulid {
 }
 
 idkit_core::id_type!(Ulid);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use idkit_core::random::SeededRandom;
+    use idkit_core::{GenerateErrorKind, ManualClock};
+
+    #[test]
+    fn the_shared_generator_fails_past_a_full_counter_until_the_clock_moves() {
+        let clock = ManualClock::new(9_000);
+        let generator = AtomicUlid::with_source(&clock, SeededRandom::new(5));
+        let first = generator.next_id().unwrap();
+        assert_eq!(first.timestamp_ms(), 9_000);
+        let counter = first.random() >> SHARED_RANDOM_BITS;
+        assert!(counter < 1 << 23, "{counter:#x}");
+        let left = (1u128 << 24) - 1 - counter;
+        let mut last = first;
+        for _ in 0..left {
+            let id = generator.next_id().unwrap();
+            assert!(id > last);
+            last = id;
+        }
+        let err = generator.next_id().unwrap_err();
+        assert_eq!(err.kind(), GenerateErrorKind::Exhausted);
+        // Nothing was issued by the failure; the next millisecond goes on.
+        clock.advance(1);
+        let next = generator.next_id().unwrap();
+        assert!(next > last);
+        assert_eq!(next.timestamp_ms(), 9_001);
+    }
+}

@@ -4,7 +4,7 @@
 
 use core::cell::Cell;
 
-use idkit_core::monotonic::MsCounter;
+use idkit_core::monotonic::{AtomicMsCounter, MsCounter, Step};
 use idkit_core::random::{RandomSource, ThreadRandom};
 use idkit_core::{Clock, GenerateError, IdScheme, MonotonicClock, SchemeInfo};
 use uuid::Uuid;
@@ -221,6 +221,139 @@ impl<C: Clock, R: RandomSource> UuidV7<C, R> {
     }
 }
 
+/// Counter bits of the shared generator's atomic word: the top 24 of the 74 bits after the
+/// timestamp. The 50 below are fresh random bits for every id.
+const SHARED_COUNTER_BITS: u32 = 24;
+const SHARED_RANDOM_BITS: u32 = COUNTER_BITS - SHARED_COUNTER_BITS;
+
+/// Time-ordered UUIDs (version 7) from one generator shared by threads, without a lock:
+/// `Sync`, strictly increasing per generator (so per thread), never a duplicate.
+///
+/// The millisecond and a 24-bit counter live in one atomic word advanced by
+/// compare-and-swap ([`AtomicMsCounter`]); the 50 bits below the counter are fresh random
+/// bits from the calling thread. That is RFC 9562 section 6.2's method 1 (a dedicated
+/// counter) with method 2's rules: in a new millisecond the counter starts at a random
+/// value with its top bit clear, so at least 2^23 ids fit in one millisecond, and past the
+/// counter's end the generator moves to the next millisecond rather than wrap. A clock that
+/// steps back is handled as by [`UuidV7`]: the last millisecond stays, and the counter
+/// counts on.
+///
+/// The word counts milliseconds from the generator's creation: 2^40 ms, 34 years, after
+/// which ids fail with a time-overflow error (make a new generator).
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+/// use idkit_uuid::{AtomicUuidV7, IdScheme};
+///
+/// let generator = Arc::new(AtomicUuidV7::new());
+/// let handles: Vec<_> = (0..2)
+///     .map(|_| {
+///         let generator = Arc::clone(&generator);
+///         std::thread::spawn(move || generator.take(1_000))
+///     })
+///     .collect();
+/// for h in handles {
+///     let ids = h.join().unwrap()?;
+///     assert!(ids.windows(2).all(|w| w[0] < w[1]));
+/// }
+/// # Ok::<(), idkit_core::GenerateError>(())
+/// ```
+#[derive(Debug)]
+pub struct AtomicUuidV7<C = MonotonicClock, R = ThreadRandom> {
+    clock: C,
+    random: R,
+    state: AtomicMsCounter,
+}
+
+impl AtomicUuidV7 {
+    /// A generator on a [`MonotonicClock`].
+    pub fn new() -> Self {
+        Self::with_clock(MonotonicClock::new())
+    }
+}
+
+impl Default for AtomicUuidV7 {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<C: Clock> AtomicUuidV7<C> {
+    /// A generator on `clock`.
+    pub fn with_clock(clock: C) -> Self {
+        Self::with_source(clock, ThreadRandom)
+    }
+}
+
+impl<C: Clock, R: RandomSource> AtomicUuidV7<C, R> {
+    /// A generator on `clock` drawing counter starts and random bits from `random`.
+    pub fn with_source(clock: C, random: R) -> Self {
+        let base = clock.now_ms();
+        Self {
+            clock,
+            random,
+            state: AtomicMsCounter::new(base, SHARED_COUNTER_BITS),
+        }
+    }
+
+    fn issue_at(&self, now: u64) -> Result<Uuid, GenerateError> {
+        let mut at = now;
+        loop {
+            // Top bit clear: the rollover guard of RFC 9562 section 6.2.
+            let fresh = || {
+                let r = self.random.u128()?;
+                Ok(u64::try_from(r & u128::from(u32::MAX)).unwrap_or(0)
+                    & ((1 << (SHARED_COUNTER_BITS - 1)) - 1))
+            };
+            match self.state.step(at, fresh)? {
+                Step::Issued { tick, counter } => {
+                    if tick > LAST_MS {
+                        return Err(GenerateError::time_overflow(LAST_MS));
+                    }
+                    let low = self.random.u128()? & ((1 << SHARED_RANDOM_BITS) - 1);
+                    return Ok(assemble(
+                        tick,
+                        (u128::from(counter) << SHARED_RANDOM_BITS) | low,
+                    ));
+                }
+                // 2^23 ids or more in one millisecond: move on rather than wrap.
+                Step::Exhausted { tick } => at = tick + 1,
+            }
+        }
+    }
+}
+
+impl<C: Clock, R: RandomSource> IdScheme for AtomicUuidV7<C, R> {
+    type Id = Uuid;
+
+    #[inline]
+    fn next_id(&self) -> Result<Uuid, GenerateError> {
+        self.issue_at(self.clock.now_ms())
+    }
+
+    /// One clock read for the whole batch, as [`UuidV7`]'s.
+    fn fill(&self, out: &mut [Uuid]) -> Result<(), GenerateError> {
+        let now = self.clock.now_ms();
+        for slot in out {
+            *slot = self.issue_at(now)?;
+        }
+        Ok(())
+    }
+
+    /// As [`fill`](Self::fill): one clock read for the batch.
+    fn take(&self, n: usize) -> Result<Vec<Uuid>, GenerateError> {
+        let mut out = vec![Uuid::nil(); n];
+        self.fill(&mut out)?;
+        Ok(out)
+    }
+
+    fn info(&self) -> SchemeInfo {
+        UuidCodec::V7.info()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,6 +390,37 @@ mod tests {
             UuidCodec::V7.format_into(next, &mut s);
             s
         });
+    }
+
+    #[test]
+    fn the_shared_generator_moves_on_past_a_full_counter_and_keeps_order() {
+        use idkit_core::random::SeededRandom;
+        let clock = ManualClock::new(7_000);
+        let generator = AtomicUuidV7::with_source(&clock, SeededRandom::new(3));
+        let first = generator.next_id().unwrap();
+        assert_eq!(first.get_version_num(), 7);
+        assert_eq!(first.as_u128() >> 80, 7_000);
+        // The counter is the top 24 of the 74 bits, started with its top bit clear.
+        let counter = (first.as_u128() >> 64 & 0xfff) << 12 | (first.as_u128() >> 50 & 0xfff);
+        assert!(counter < 1 << 23, "{counter:#x}");
+        // Fill the rest of the millisecond: the next id moves to 7_001 without a wait.
+        let left = (1u64 << 24) - 1 - u64::try_from(counter).unwrap();
+        let mut last = first;
+        for _ in 0..left {
+            let id = generator.next_id().unwrap();
+            assert!(id > last);
+            last = id;
+        }
+        assert_eq!(last.as_u128() >> 80, 7_000);
+        let next = generator.next_id().unwrap();
+        assert_eq!(next.as_u128() >> 80, 7_001);
+        assert!(next > last);
+        assert_eq!(clock.waits(), 0);
+        // The clock stepped back: the last millisecond stays.
+        clock.step_back(500);
+        let after = generator.next_id().unwrap();
+        assert!(after > next);
+        assert_eq!(after.as_u128() >> 80, 7_001);
     }
 
     #[test]

@@ -9,15 +9,13 @@ pub use idkit_core::{Clock, IdScheme, MonotonicClock};
 pub use uuid::Uuid;
 
 pub use codec::UuidCodec;
-pub use generator::{UuidV4, UuidV7};
+pub use generator::{AtomicUuidV7, UuidV4, UuidV7};
 
 /// The registry definitions: `uuid-v4` and `uuid-v7`.
 pub mod definition {
-    use std::sync::Mutex;
-
     use idkit_core::{Erased, PlainDef};
 
-    use crate::{UuidCodec, UuidV4, UuidV7};
+    use crate::{AtomicUuidV7, UuidCodec, UuidV4};
 
     /// UUID version 4.
     pub static UUID_V4: PlainDef<UuidCodec> = PlainDef {
@@ -29,13 +27,13 @@ pub mod definition {
         generator: || Box::new(Erased::new(UuidV4::new(), UuidCodec::V4)),
     };
 
-    /// UUID version 7, monotonic; shared behind a mutex.
+    /// UUID version 7, monotonic; shared without a lock ([`AtomicUuidV7`]).
     pub static UUID_V7: PlainDef<UuidCodec> = PlainDef {
         name: "uuid-v7",
         aliases: &["uuid7", "v7"],
         summary: "UUID version 7: 48-bit Unix ms, 74-bit monotonic random counter",
         codec: UuidCodec::V7,
         info: || UuidCodec::V7.info(),
-        generator: || Box::new(Erased::new(Mutex::new(UuidV7::new()), UuidCodec::V7)),
+        generator: || Box::new(Erased::new(AtomicUuidV7::new(), UuidCodec::V7)),
     };
 }
