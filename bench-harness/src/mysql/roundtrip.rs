@@ -2,7 +2,6 @@
 //! transaction (the id read from the OK packet, as `LAST_INSERT_ID()` would give it), and the
 //! range allocator leasing blocks from Leaf's table on the same server.
 
-use std::collections::HashSet;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
@@ -64,14 +63,67 @@ pub fn measure(
 
 fn collect(method: &'static str, n: usize, seconds: f64, all: Vec<Vec<u64>>) -> RoundTrip {
     let ids: usize = all.iter().map(Vec::len).sum();
-    let distinct: HashSet<u64> = all.into_iter().flatten().collect();
     RoundTrip {
         method: Label(method),
         clients: n,
         ids: ids as u64,
         seconds,
         ids_per_sec: ids as f64 / seconds,
-        duplicates: (ids - distinct.len()) as u64,
+        duplicates: duplicates(all),
+    }
+}
+
+/// Ids that appear more than once across `lists`. Each client's ids arrive in increasing
+/// order (sorting them again costs one pass), so the lists are merged pairwise in linear
+/// passes: a range allocator hands out hundreds of millions of ids in a window, too many to
+/// hash in reasonable time.
+pub(crate) fn duplicates(mut lists: Vec<Vec<u64>>) -> u64 {
+    for list in &mut lists {
+        list.sort_unstable();
+    }
+    let mut dups = 0;
+    while lists.len() > 1 {
+        let (a, b) = (lists.swap_remove(0), lists.swap_remove(0));
+        let mut merged = Vec::with_capacity(a.len() + b.len());
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            match a[i].cmp(&b[j]) {
+                std::cmp::Ordering::Less => {
+                    merged.push(a[i]);
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    merged.push(b[j]);
+                    j += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    merged.push(a[i]);
+                    dups += 1;
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        merged.extend_from_slice(&a[i..]);
+        merged.extend_from_slice(&b[j..]);
+        lists.push(merged);
+    }
+    // Repeats within one list.
+    dups + lists
+        .first()
+        .map_or(0, |l| l.windows(2).filter(|w| w[0] == w[1]).count() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::duplicates;
+
+    #[test]
+    fn duplicates_are_counted_across_and_within_lists() {
+        assert_eq!(duplicates(vec![vec![1, 2, 3], vec![4, 5]]), 0);
+        assert_eq!(duplicates(vec![vec![1, 2, 3], vec![3, 4], vec![0, 2]]), 2);
+        assert_eq!(duplicates(vec![vec![5, 1, 5]]), 1);
+        assert_eq!(duplicates(Vec::new()), 0);
     }
 }
 

@@ -1,0 +1,349 @@
+//! Generators against the fastest peer crates, in every mode, at 1 and 2 threads, in one
+//! run. Benchmark ids are `<group>/<implementation>-<threads>t`; the time is the aggregate
+//! per id (wall time over the ids all threads made), so a generator that scales perfectly
+//! halves its 1-thread figure at 2 threads.
+//!
+//! * `snowflake-single`: one single-owner generator per thread (uncapped layout: sign 1,
+//!   time 41, sequence 22; ticker-thread clocks on both sides).
+//! * `snowflake-lockfree`: one lock-free generator per thread, same layout and clocks.
+//! * `snowflake-shared`: one lock-free generator shared by the threads.
+//! * `snowflake-defaults`: each crate's default clock, one single-owner generator (idkit's
+//!   default is a ticker thread; so is ferroid's `MonotonicClock`).
+//! * `uuid-v7-shared`: one generator shared by the threads (idkit's lock-free
+//!   `AtomicUuidV7`, as the registry and the service share it; uuid's `now_v7`, whose
+//!   context is process-wide), and `uuid-v7-single` one per thread.
+//! * `ulid-single`: one generator per thread on each crate's default clock (ferroid's
+//!   thread-local monotonic ULID; ulid's `Generator`); `ulid-shared`: one shared.
+//! * `typeid-shared`, `tsid-shared`, `objectid-shared`: idkit's lock-free shared
+//!   generators at 1 and 2 threads.
+//!
+//! Run: `cargo bench -p bench-harness --bench scaling`.
+
+use std::hint::black_box;
+use std::sync::{Arc, Barrier, Mutex};
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
+use ferroid::generator::thread_local::Ulid as FerroidUlid;
+use ferroid::generator::{AtomicSnowflakeGenerator, BasicSnowflakeGenerator};
+use ferroid::time::{MonotonicClock as FerroidClock, TWITTER_EPOCH};
+use idkit_core::{IdScheme, TickerClock};
+use idkit_snowflake::{Custom, LayoutSpec, Snowflake};
+
+const TWEPOCH_MS: u64 = 1_288_834_974_657;
+const THREADS: [u64; 2] = [1, 2];
+
+mod wide_id {
+    // The macro generates items without docs; they are ferroid's, not ours.
+    #![allow(missing_docs)]
+    use ferroid::define_snowflake_id;
+    define_snowflake_id!(
+        /// The uncapped layout for ferroid: sign 1, time 41, no machine bits, sequence 22.
+        WideId, u64,
+        reserved: 1,
+        timestamp: 41,
+        machine_id: 0,
+        sequence: 22
+    );
+}
+use wide_id::WideId;
+
+fn wide() -> Custom<u64> {
+    let spec = LayoutSpec::builder("wide-sequence", 64)
+        .time(41)
+        .sequence(22)
+        .epoch_ms(TWEPOCH_MS)
+        .build()
+        .expect("valid layout");
+    Custom::new(spec).expect("64-bit layout")
+}
+
+/// `threads` threads, each making its own state with `make` before the clock starts and
+/// then calling `op` on it for its share of `iters`; the wall time.
+fn per_thread<S, M>(threads: u64, iters: u64, make: M, op: fn(&mut S)) -> Duration
+where
+    M: Fn() -> S + Send + Sync + 'static,
+    S: 'static,
+{
+    let make = Arc::new(make);
+    let barrier = Arc::new(Barrier::new(usize::try_from(threads).unwrap() + 1));
+    let per = iters.div_ceil(threads);
+    let handles: Vec<_> = (0..threads)
+        .map(|_| {
+            let (make, barrier) = (Arc::clone(&make), Arc::clone(&barrier));
+            std::thread::spawn(move || {
+                let mut state = make();
+                barrier.wait();
+                for _ in 0..per {
+                    op(&mut state);
+                }
+            })
+        })
+        .collect();
+    barrier.wait();
+    let start = Instant::now();
+    for h in handles {
+        h.join().unwrap();
+    }
+    start.elapsed()
+}
+
+/// `threads` threads calling `op` on one shared `state` for their share of `iters`.
+fn shared<S: Send + Sync + 'static>(
+    threads: u64,
+    iters: u64,
+    state: &Arc<S>,
+    op: fn(&S),
+) -> Duration {
+    let barrier = Arc::new(Barrier::new(usize::try_from(threads).unwrap() + 1));
+    let per = iters.div_ceil(threads);
+    let handles: Vec<_> = (0..threads)
+        .map(|_| {
+            let (state, barrier) = (Arc::clone(state), Arc::clone(&barrier));
+            std::thread::spawn(move || {
+                barrier.wait();
+                for _ in 0..per {
+                    op(&state);
+                }
+            })
+        })
+        .collect();
+    barrier.wait();
+    let start = Instant::now();
+    for h in handles {
+        h.join().unwrap();
+    }
+    start.elapsed()
+}
+
+fn group<'a>(
+    c: &'a mut Criterion,
+    name: &str,
+) -> BenchmarkGroup<'a, criterion::measurement::WallTime> {
+    let mut g = c.benchmark_group(name);
+    g.throughput(Throughput::Elements(1));
+    g
+}
+
+/// Benchmarks `op` on per-thread states from `make`, at 1 and 2 threads.
+fn each_thread<S, M>(
+    g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    make: M,
+    op: fn(&mut S),
+) where
+    M: Fn() -> S + Send + Sync + Clone + 'static,
+    S: 'static,
+{
+    for t in THREADS {
+        let make = make.clone();
+        g.bench_function(format!("{name}-{t}t"), move |b| {
+            b.iter_custom(|iters| per_thread(t, iters, make.clone(), op))
+        });
+    }
+}
+
+/// Benchmarks `op` on one shared state, at 1 and 2 threads.
+fn one_shared<S: Send + Sync + 'static>(
+    g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    state: S,
+    op: fn(&S),
+) {
+    let state = Arc::new(state);
+    for t in THREADS {
+        g.bench_function(format!("{name}-{t}t"), |b| {
+            b.iter_custom(|iters| shared(t, iters, &state, op))
+        });
+    }
+}
+
+fn ferroid_clock() -> FerroidClock<1> {
+    FerroidClock::<1>::with_epoch(TWITTER_EPOCH)
+}
+
+fn snowflake(c: &mut Criterion) {
+    let mut g = group(c, "snowflake-single");
+    each_thread(
+        &mut g,
+        "idkit",
+        || {
+            Snowflake::builder(wide())
+                .clock(TickerClock::new())
+                .build()
+                .unwrap()
+        },
+        |s| {
+            black_box(s.next_id().unwrap());
+        },
+    );
+    each_thread(
+        &mut g,
+        "ferroid-basic",
+        || BasicSnowflakeGenerator::<WideId, _>::new(0, ferroid_clock()),
+        |s| {
+            black_box(s.next_id(|_| std::hint::spin_loop()));
+        },
+    );
+    g.finish();
+
+    let mut g = group(c, "snowflake-lockfree");
+    each_thread(
+        &mut g,
+        "idkit",
+        || {
+            Snowflake::builder(wide())
+                .clock(TickerClock::new())
+                .build_atomic()
+                .unwrap()
+        },
+        |s| {
+            black_box(s.next_id().unwrap());
+        },
+    );
+    each_thread(
+        &mut g,
+        "ferroid-atomic",
+        || AtomicSnowflakeGenerator::<WideId, _>::new(0, ferroid_clock()),
+        |s| {
+            black_box(s.next_id(|_| std::hint::spin_loop()));
+        },
+    );
+    g.finish();
+
+    let mut g = group(c, "snowflake-shared");
+    one_shared(
+        &mut g,
+        "idkit",
+        Snowflake::builder(wide())
+            .clock(TickerClock::new())
+            .build_atomic()
+            .unwrap(),
+        |s| {
+            black_box(s.next_id().unwrap());
+        },
+    );
+    one_shared(
+        &mut g,
+        "ferroid-atomic",
+        AtomicSnowflakeGenerator::<WideId, _>::new(0, ferroid_clock()),
+        |s| {
+            black_box(s.next_id(|_| std::hint::spin_loop()));
+        },
+    );
+    g.finish();
+
+    let mut g = group(c, "snowflake-defaults");
+    each_thread(
+        &mut g,
+        "idkit",
+        || Snowflake::builder(wide()).build().unwrap(),
+        |s| {
+            black_box(s.next_id().unwrap());
+        },
+    );
+    each_thread(
+        &mut g,
+        "ferroid-basic",
+        || BasicSnowflakeGenerator::<WideId, _>::new(0, FerroidClock::default()),
+        |s| {
+            black_box(s.next_id(|_| std::hint::spin_loop()));
+        },
+    );
+    g.finish();
+}
+
+fn uuid_v7(c: &mut Criterion) {
+    let mut g = group(c, "uuid-v7-shared");
+    one_shared(&mut g, "idkit", idkit_uuid::AtomicUuidV7::new(), |s| {
+        black_box(s.next_id().unwrap());
+    });
+    one_shared(&mut g, "uuid-now_v7", (), |()| {
+        black_box(uuid::Uuid::now_v7());
+    });
+    g.finish();
+
+    let mut g = group(c, "uuid-v7-single");
+    each_thread(&mut g, "idkit", idkit_uuid::UuidV7::new, |s| {
+        black_box(s.next_id().unwrap());
+    });
+    each_thread(
+        &mut g,
+        "uuid-now_v7",
+        || (),
+        |()| {
+            black_box(uuid::Uuid::now_v7());
+        },
+    );
+    g.finish();
+}
+
+fn ulid(c: &mut Criterion) {
+    let mut g = group(c, "ulid-single");
+    each_thread(&mut g, "idkit", idkit_ulid::UlidGenerator::new, |s| {
+        black_box(s.next_id().unwrap());
+    });
+    each_thread(
+        &mut g,
+        "ferroid-thread-local-mono",
+        || (),
+        |()| {
+            black_box(FerroidUlid::new_ulid_mono(|_| std::hint::spin_loop()));
+        },
+    );
+    each_thread(&mut g, "ulid-generator", ulid::Generator::new, |s| {
+        black_box(s.generate().unwrap());
+    });
+    g.finish();
+
+    let mut g = group(c, "ulid-shared");
+    one_shared(&mut g, "idkit", idkit_ulid::AtomicUlid::new(), |s| {
+        black_box(s.next_id().unwrap());
+    });
+    one_shared(
+        &mut g,
+        "ulid-generator-mutex",
+        Mutex::new(ulid::Generator::new()),
+        |s| {
+            black_box(s.lock().unwrap().generate().unwrap());
+        },
+    );
+    g.finish();
+}
+
+fn others(c: &mut Criterion) {
+    let mut g = group(c, "typeid-shared");
+    let prefix = idkit_all::typeid::Prefix::new("user").unwrap();
+    one_shared(
+        &mut g,
+        "idkit",
+        idkit_all::typeid::AtomicTypeIdGenerator::new(prefix),
+        |s| {
+            black_box(s.next_id().unwrap());
+        },
+    );
+    g.finish();
+    let mut g = group(c, "tsid-shared");
+    one_shared(
+        &mut g,
+        "idkit",
+        idkit_all::tsid::AtomicTsidGenerator::with_node(10, 1).unwrap(),
+        |s| {
+            black_box(s.next_id().unwrap());
+        },
+    );
+    g.finish();
+    let mut g = group(c, "objectid-shared");
+    one_shared(
+        &mut g,
+        "idkit",
+        idkit_all::objectid::AtomicObjectIdGenerator::new(),
+        |s| {
+            black_box(s.next_id().unwrap());
+        },
+    );
+    g.finish();
+}
+
+criterion_group!(benches, snowflake, uuid_v7, ulid, others);
+criterion_main!(benches);
