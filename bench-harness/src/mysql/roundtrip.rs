@@ -114,19 +114,6 @@ pub(crate) fn duplicates(mut lists: Vec<Vec<u64>>) -> u64 {
         .map_or(0, |l| l.windows(2).filter(|w| w[0] == w[1]).count() as u64)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::duplicates;
-
-    #[test]
-    fn duplicates_are_counted_across_and_within_lists() {
-        assert_eq!(duplicates(vec![vec![1, 2, 3], vec![4, 5]]), 0);
-        assert_eq!(duplicates(vec![vec![1, 2, 3], vec![3, 4], vec![0, 2]]), 2);
-        assert_eq!(duplicates(vec![vec![5, 1, 5]]), 1);
-        assert_eq!(duplicates(Vec::new()), 0);
-    }
-}
-
 /// Runs `work` on one thread each, all released at once; the wall time and every client's
 /// ids.
 fn run_clients(
@@ -186,4 +173,17 @@ fn range_allocator(server: &Server, n: usize, window: Duration) -> Result<RoundT
     let mut conn = server.connect()?;
     conn.exec_drop("DELETE FROM idkit_ranges WHERE biz_tag = ?", (&namespace,))?;
     Ok(collect("range_allocator", n, seconds, all))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::duplicates;
+
+    #[test]
+    fn duplicates_are_counted_across_and_within_lists() {
+        assert_eq!(duplicates(vec![vec![1, 2, 3], vec![4, 5]]), 0);
+        assert_eq!(duplicates(vec![vec![1, 2, 3], vec![3, 4], vec![0, 2]]), 2);
+        assert_eq!(duplicates(vec![vec![5, 1, 5]]), 1);
+        assert_eq!(duplicates(Vec::new()), 0);
+    }
 }
