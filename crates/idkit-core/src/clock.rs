@@ -6,8 +6,14 @@
 //! |---|---|---|---|
 //! | [`SystemClock`] | one vDSO `clock_gettime` (~20 ns, no system call on Linux) | no | follows NTP steps, both ways |
 //! | [`MonotonicClock`] | one vDSO `clock_gettime` | yes | anchored to the wall clock once, at construction |
-//! | [`TickerClock`] | one relaxed atomic load (~1 ns) | yes | a background thread advances it every millisecond |
+//! | [`TickerClock`] (the default) | one relaxed atomic load (~1 ns) | yes | a background thread advances it every millisecond; readings lag by up to a millisecond, more while that thread waits for a CPU |
 //! | [`ManualClock`] | one atomic load | n/a | tests set, advance and step it back by hand |
+//!
+//! Every generator reads a [`TickerClock`] unless given another clock (`with_clock`, or
+//! `.clock(...)` on a Snowflake builder): one thread per process buys a clock read of about
+//! a nanosecond, where [`MonotonicClock`]'s costs about 20 and was most of the cost of an
+//! id. A generator under a worker-id lease reads the lease guard's [`MonotonicClock`]
+//! instead, so that the lease is judged on a clock that never lags.
 //!
 //! A clock also knows how to *wait* until a given millisecond, so that a generator whose
 //! sequence is exhausted, or whose clock went back, can wait without knowing the clock's
@@ -154,11 +160,26 @@ impl Clock for MonotonicClock {
 /// Unix ms as last stored by the ticker thread; 0 until it starts.
 static TICKER_NOW_MS: AtomicU64 = AtomicU64::new(0);
 static TICKER_START: Once = Once::new();
+/// The ticker's anchor: the wall clock's Unix ms at start and the `Instant` it was read at.
+static TICKER_ANCHOR: std::sync::OnceLock<(u64, Instant)> = std::sync::OnceLock::new();
+
+/// Brings the ticker's time up to the monotonic clock and returns it: what the ticker
+/// thread does every millisecond, and what a waiting generator does itself, so that a wait
+/// ends when the time has come even while the ticker thread waits for a CPU.
+fn tick_now() -> u64 {
+    let Some(&(anchor_ms, anchor)) = TICKER_ANCHOR.get() else {
+        return TICKER_NOW_MS.load(Ordering::Relaxed);
+    };
+    let now = anchor_ms.saturating_add(duration_ms(anchor.elapsed()));
+    // fetch_max: the stored time never goes back, whoever stores it.
+    TICKER_NOW_MS.fetch_max(now, Ordering::Relaxed).max(now)
+}
 
 fn start_ticker() {
     TICKER_START.call_once(|| {
         let anchor_ms = wall_ms();
         let anchor = Instant::now();
+        let _ = TICKER_ANCHOR.set((anchor_ms, anchor));
         TICKER_NOW_MS.store(anchor_ms, Ordering::Relaxed);
         // One thread per process, for the life of the process: it wakes once a
         // millisecond, which costs far less than a clock read per id at millions of ids
@@ -167,10 +188,7 @@ fn start_ticker() {
             .name("idkit-ticker".into())
             .spawn(move || {
                 loop {
-                    let elapsed = duration_ms(anchor.elapsed());
-                    // fetch_max: the stored time never goes back, even if this thread is
-                    // preempted between reading the clock and storing.
-                    TICKER_NOW_MS.fetch_max(anchor_ms.saturating_add(elapsed), Ordering::Relaxed);
+                    let elapsed = tick_now().saturating_sub(anchor_ms);
                     // Sleep to the next millisecond boundary, not for a fixed 1 ms, so the
                     // ticker does not drift behind by the scheduler's overshoot.
                     let next = Duration::from_millis(elapsed + 1);
@@ -190,7 +208,15 @@ fn start_ticker() {
 /// It is anchored to the wall clock once, like [`MonotonicClock`], and never goes
 /// backwards. A reading can lag the true time by up to a millisecond plus however long the
 /// ticker thread waits for a CPU; a generator only ever sees time slow down, never step back.
-/// Use it where the clock read dominates the cost of an id (layouts whose cap is out of reach).
+/// A wait ([`Clock::wait_until_ms`]) does not depend on the thread: the waiting caller reads
+/// the monotonic clock itself and moves the shared time forward, so a generator whose
+/// sequence ran out moves on when the millisecond has really passed.
+///
+/// It is the default clock of every idkit generator: a read costs about a nanosecond against
+/// about 20 for [`MonotonicClock`] (`bench-harness`'s `scaling` group), for one thread per
+/// process that wakes once a millisecond. A forked child process has no ticker thread (only
+/// the thread that called `fork` survives): its ticker time advances only when a generator
+/// waits; give generators in such a process a [`MonotonicClock`].
 ///
 /// # Panics
 ///
@@ -219,6 +245,23 @@ impl Clock for TickerClock {
     #[inline]
     fn now_ms(&self) -> u64 {
         TICKER_NOW_MS.load(Ordering::Relaxed)
+    }
+
+    /// Waits on the monotonic clock (moving the shared time forward as it passes), not on
+    /// the ticker thread.
+    fn wait_until_ms(&self, target_ms: u64) -> u64 {
+        loop {
+            let now = tick_now();
+            if now >= target_ms {
+                return now;
+            }
+            let left = target_ms - now;
+            if left > 1 {
+                std::thread::sleep(Duration::from_millis(left - 1));
+            } else {
+                std::hint::spin_loop();
+            }
+        }
     }
 }
 

@@ -173,6 +173,7 @@ impl AtomicMsCounter {
         if now_rel > span {
             return Err(GenerateError::time_overflow(self.base.saturating_add(span)));
         }
+        let mut backoff = Backoff::default();
         let mut current = self.word.load(Ordering::Relaxed);
         loop {
             let (last, counter) = (current >> shift, current & max);
@@ -199,8 +200,30 @@ impl AtomicMsCounter {
                         counter: next & max,
                     });
                 }
-                Err(seen) => current = seen,
+                Err(seen) => {
+                    // Another thread won: back off before retrying, so that under
+                    // contention one core keeps the cache line for a few ids instead of
+                    // the two bouncing it on every attempt.
+                    backoff.spin();
+                    current = seen;
+                }
             }
         }
+    }
+}
+
+/// Exponential spinning after a lost compare-and-swap: 1, 2, 4 ... 256 spin-loop hints.
+#[derive(Default)]
+struct Backoff(u32);
+
+impl Backoff {
+    #[inline]
+    fn spin(&mut self) {
+        for _ in 0..(1u32 << self.0) {
+            core::hint::spin_loop();
+        }
+        #[cfg(loom)]
+        loom::thread::yield_now();
+        self.0 = (self.0 + 1).min(8);
     }
 }

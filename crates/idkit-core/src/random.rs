@@ -30,6 +30,16 @@ pub trait RandomSource: fmt::Debug + Send + Sync {
     /// [`GenerateErrorKind::Unavailable`](crate::GenerateErrorKind::Unavailable) when the source cannot be seeded.
     fn u128(&self) -> Result<u128, GenerateError>;
 
+    /// 64 random bits (by default the low half of [`RandomSource::u128`]; sources that can
+    /// make 64 bits for less say so).
+    ///
+    /// # Errors
+    ///
+    /// As [`RandomSource::u128`].
+    fn u64(&self) -> Result<u64, GenerateError> {
+        Ok(u64::try_from(self.u128()? & u128::from(u64::MAX)).unwrap_or(0))
+    }
+
     /// Fills `dest` with random bytes.
     ///
     /// # Errors
@@ -66,6 +76,11 @@ impl RandomSource for ThreadRandom {
     #[inline]
     fn u128(&self) -> Result<u128, GenerateError> {
         u128()
+    }
+    /// Half the generator's output of [`u128`](Self::u128).
+    #[inline]
+    fn u64(&self) -> Result<u64, GenerateError> {
+        with_rng(|rng| rng.next_u64())
     }
     #[inline]
     fn fill(&self, dest: &mut [u8]) -> Result<(), GenerateError> {

@@ -9,7 +9,7 @@ use idkit_core::{
 
 pub use idkit_core;
 pub use idkit_core::id::{Id, Marker};
-pub use idkit_core::{IdScheme, MonotonicClock};
+pub use idkit_core::{IdScheme, MonotonicClock, TickerClock};
 
 /// The registry definition of `ksuid`: stateless, shared as it is.
 pub static DEFINITION: idkit_core::PlainDef<KsuidCodec> = idkit_core::PlainDef {
@@ -45,15 +45,15 @@ pub const TEXT_LEN: usize = 27;
 /// # Ok::<(), idkit_core::GenerateError>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default)]
-pub struct KsuidGenerator<C = MonotonicClock, R = ThreadRandom> {
+pub struct KsuidGenerator<C = TickerClock, R = ThreadRandom> {
     clock: C,
     random: R,
 }
 
 impl KsuidGenerator {
-    /// A generator on a [`MonotonicClock`].
+    /// A generator on a [`TickerClock`].
     pub fn new() -> Self {
-        Self::with_clock(MonotonicClock::new())
+        Self::with_clock(TickerClock::new())
     }
 }
 

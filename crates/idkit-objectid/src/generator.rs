@@ -4,7 +4,7 @@ use core::cell::Cell;
 
 use idkit_core::monotonic::{AtomicMsCounter, Step};
 use idkit_core::random::{RandomSource, ThreadRandom};
-use idkit_core::{Clock, GenerateError, IdScheme, MonotonicClock, SchemeInfo};
+use idkit_core::{Clock, GenerateError, IdScheme, SchemeInfo, TickerClock};
 
 use crate::codec::{LAST_MS, ObjectId, ObjectIdCodec};
 
@@ -50,14 +50,14 @@ struct State {
 /// # Ok::<(), idkit_core::GenerateError>(())
 /// ```
 #[derive(Debug)]
-pub struct ObjectIdGenerator<C = MonotonicClock> {
+pub struct ObjectIdGenerator<C = TickerClock> {
     clock: C,
     random: u64,
     state: Cell<State>,
 }
 
 impl ObjectIdGenerator {
-    /// A generator on a [`MonotonicClock`], its random value and first counter from this
+    /// A generator on a [`TickerClock`], its random value and first counter from this
     /// thread's random source.
     ///
     /// # Panics
@@ -66,7 +66,7 @@ impl ObjectIdGenerator {
     /// thread's generator is first seeded (use [`ObjectIdGenerator::with_source`] to handle
     /// that as an error).
     pub fn new() -> Self {
-        Self::with_source(MonotonicClock::new(), &ThreadRandom)
+        Self::with_source(TickerClock::new(), &ThreadRandom)
             .unwrap_or_else(|e| panic!("cannot seed the ObjectId generator: {e}"))
     }
 }
@@ -177,7 +177,7 @@ impl<C: Clock> IdScheme for ObjectIdGenerator<C> {
 /// # Ok::<(), idkit_core::GenerateError>(())
 /// ```
 #[derive(Debug)]
-pub struct AtomicObjectIdGenerator<C = MonotonicClock> {
+pub struct AtomicObjectIdGenerator<C = TickerClock> {
     clock: C,
     random: u64,
     first_counter: u32,
@@ -185,7 +185,7 @@ pub struct AtomicObjectIdGenerator<C = MonotonicClock> {
 }
 
 impl AtomicObjectIdGenerator {
-    /// A generator on a [`MonotonicClock`], its process-unique value and first counter
+    /// A generator on a [`TickerClock`], its process-unique value and first counter
     /// drawn from the thread's random generator.
     ///
     /// # Panics
@@ -193,7 +193,7 @@ impl AtomicObjectIdGenerator {
     /// When the operating system cannot seed the random generator (as
     /// [`ObjectIdGenerator::new`]).
     pub fn new() -> Self {
-        Self::with_source(MonotonicClock::new(), &ThreadRandom)
+        Self::with_source(TickerClock::new(), &ThreadRandom)
             .unwrap_or_else(|e| panic!("cannot seed the ObjectId generator: {e}"))
     }
 }

@@ -5,7 +5,7 @@ mod generator;
 
 pub use idkit_core;
 pub use idkit_core::id::{Id, Marker};
-pub use idkit_core::{IdScheme, MonotonicClock};
+pub use idkit_core::{IdScheme, MonotonicClock, TickerClock};
 
 pub use codec::{ObjectId, ObjectIdCodec};
 pub use generator::{AtomicObjectIdGenerator, ObjectIdGenerator};

@@ -97,16 +97,22 @@ impl<L: Layout> SchemeDef for PresetDef<L> {
         for (name, value) in &options.fields {
             builder = builder.field(name, *value);
         }
-        if let Some(guard) = &options.guard {
-            builder = builder.guard(guard.clone());
-        }
-        let generator = builder
-            .build_atomic()
-            .map_err(|e| BuildError::invalid(self.name(), e.to_string()))?;
-        Ok(Box::new(Erased::new(
-            generator,
-            SnowflakeCodec(self.layout),
-        )))
+        let invalid = |e: crate::ConfigError| BuildError::invalid(self.name(), e.to_string());
+        // A leased generator reads its guard's clock, on which the lease is judged; the
+        // others the default ticker.
+        Ok(match &options.guard {
+            Some(guard) => Box::new(Erased::new(
+                builder
+                    .guard(guard.clone())
+                    .build_atomic()
+                    .map_err(invalid)?,
+                SnowflakeCodec(self.layout),
+            )),
+            None => Box::new(Erased::new(
+                builder.build_atomic().map_err(invalid)?,
+                SnowflakeCodec(self.layout),
+            )),
+        })
     }
 }
 

@@ -23,17 +23,17 @@ pub use layout::{
 };
 
 /// Twitter's layout, single-owner.
-pub type TwitterSnowflake<C = MonotonicClock> = Snowflake<Twitter, C>;
+pub type TwitterSnowflake<C = TickerClock> = Snowflake<Twitter, C>;
 /// Discord's layout, single-owner.
-pub type DiscordSnowflake<C = MonotonicClock> = Snowflake<Discord, C>;
+pub type DiscordSnowflake<C = TickerClock> = Snowflake<Discord, C>;
 /// Instagram's layout, single-owner.
-pub type InstagramSnowflake<C = MonotonicClock> = Snowflake<Instagram, C>;
+pub type InstagramSnowflake<C = TickerClock> = Snowflake<Instagram, C>;
 /// Sony's layout (10 ms ticks), single-owner.
-pub type SonyflakeGenerator<C = MonotonicClock> = Snowflake<Sonyflake, C>;
+pub type SonyflakeGenerator<C = TickerClock> = Snowflake<Sonyflake, C>;
 /// Mastodon's layout, single-owner.
-pub type MastodonSnowflake<C = MonotonicClock> = Snowflake<Mastodon, C>;
+pub type MastodonSnowflake<C = TickerClock> = Snowflake<Mastodon, C>;
 /// Boundary's 128-bit flake, single-owner.
-pub type BoundaryFlake<C = MonotonicClock> = Snowflake<Boundary, C>;
+pub type BoundaryFlake<C = TickerClock> = Snowflake<Boundary, C>;
 
 /// A Twitter Snowflake id.
 pub type TwitterId = SnowflakeId<Twitter>;

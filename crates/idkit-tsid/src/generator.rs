@@ -5,7 +5,7 @@ use core::fmt;
 
 use idkit_core::monotonic::{AtomicMsCounter, MsCounter, Step};
 use idkit_core::random::{RandomSource, ThreadRandom};
-use idkit_core::{Clock, GenerateError, IdScheme, MonotonicClock, SchemeInfo};
+use idkit_core::{Clock, GenerateError, IdScheme, SchemeInfo, TickerClock};
 
 use crate::codec::{EPOCH_MS, LAST_MS, RANDOM_BITS, Tsid, TsidCodec};
 
@@ -58,7 +58,7 @@ impl std::error::Error for TsidConfigError {}
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
-pub struct TsidGenerator<C = MonotonicClock, R = ThreadRandom> {
+pub struct TsidGenerator<C = TickerClock, R = ThreadRandom> {
     clock: C,
     random: R,
     codec: TsidCodec,
@@ -67,13 +67,13 @@ pub struct TsidGenerator<C = MonotonicClock, R = ThreadRandom> {
 }
 
 impl TsidGenerator {
-    /// A generator for `node` of `node_bits` bits, on a [`MonotonicClock`].
+    /// A generator for `node` of `node_bits` bits, on a [`TickerClock`].
     ///
     /// # Errors
     ///
     /// [`TsidConfigError`] when `node_bits` is above 20 or `node` does not fit it.
     pub fn with_node(node_bits: u32, node: u64) -> Result<Self, TsidConfigError> {
-        Self::with_parts(MonotonicClock::new(), ThreadRandom, node_bits, node)
+        Self::with_parts(TickerClock::new(), ThreadRandom, node_bits, node)
     }
 }
 
@@ -207,7 +207,7 @@ fn node_codec(node_bits: u32, node: u64) -> Result<TsidCodec, TsidConfigError> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
-pub struct AtomicTsidGenerator<C = MonotonicClock, R = ThreadRandom> {
+pub struct AtomicTsidGenerator<C = TickerClock, R = ThreadRandom> {
     clock: C,
     random: R,
     codec: TsidCodec,
@@ -217,14 +217,14 @@ pub struct AtomicTsidGenerator<C = MonotonicClock, R = ThreadRandom> {
 
 impl AtomicTsidGenerator {
     /// A generator with `node_bits` bits of node id, this process's being `node`, on a
-    /// [`MonotonicClock`].
+    /// [`TickerClock`].
     ///
     /// # Errors
     ///
     /// As [`TsidGenerator::with_node`]: more than [`MAX_NODE_BITS`] node bits, or a node
     /// that does not fit them.
     pub fn with_node(node_bits: u32, node: u64) -> Result<Self, TsidConfigError> {
-        Self::with_parts(MonotonicClock::new(), ThreadRandom, node_bits, node)
+        Self::with_parts(TickerClock::new(), ThreadRandom, node_bits, node)
     }
 }
 

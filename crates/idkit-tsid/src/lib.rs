@@ -6,7 +6,7 @@ mod generator;
 
 pub use idkit_core;
 pub use idkit_core::id::{Id, Marker};
-pub use idkit_core::{IdScheme, MonotonicClock};
+pub use idkit_core::{IdScheme, MonotonicClock, TickerClock};
 
 pub use codec::{EPOCH_MS, RANDOM_BITS, Tsid, TsidCodec};
 pub use definition::{DEFINITION, TsidDef};

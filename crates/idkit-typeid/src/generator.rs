@@ -1,7 +1,7 @@
 //! TypeIDs of one type: a prefix around idkit-uuid's monotonic UUIDv7 generator.
 
 use idkit_core::random::{RandomSource, ThreadRandom};
-use idkit_core::{Clock, GenerateError, IdScheme, MonotonicClock, SchemeInfo};
+use idkit_core::{Clock, GenerateError, IdScheme, SchemeInfo, TickerClock};
 use idkit_uuid::UuidV7;
 
 use crate::codec::{TypeId, TypeIdCodec};
@@ -23,15 +23,15 @@ use crate::prefix::Prefix;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
-pub struct TypeIdGenerator<C = MonotonicClock, R = ThreadRandom> {
+pub struct TypeIdGenerator<C = TickerClock, R = ThreadRandom> {
     prefix: Prefix,
     uuids: UuidV7<C, R>,
 }
 
 impl TypeIdGenerator {
-    /// A generator of ids of type `prefix`, on a [`MonotonicClock`].
+    /// A generator of ids of type `prefix`, on a [`TickerClock`].
     pub fn new(prefix: Prefix) -> Self {
-        Self::with_source(prefix, MonotonicClock::new(), ThreadRandom)
+        Self::with_source(prefix, TickerClock::new(), ThreadRandom)
     }
 }
 
@@ -91,15 +91,15 @@ impl<C: Clock, R: RandomSource> IdScheme for TypeIdGenerator<C, R> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
-pub struct AtomicTypeIdGenerator<C = MonotonicClock, R = ThreadRandom> {
+pub struct AtomicTypeIdGenerator<C = TickerClock, R = ThreadRandom> {
     prefix: Prefix,
     uuids: idkit_uuid::AtomicUuidV7<C, R>,
 }
 
 impl AtomicTypeIdGenerator {
-    /// A generator of `prefix` on a [`MonotonicClock`].
+    /// A generator of `prefix` on a [`TickerClock`].
     pub fn new(prefix: Prefix) -> Self {
-        Self::with_source(prefix, MonotonicClock::new(), ThreadRandom)
+        Self::with_source(prefix, TickerClock::new(), ThreadRandom)
     }
 }
 

@@ -7,7 +7,7 @@ mod prefix;
 
 pub use idkit_core;
 pub use idkit_core::id::{Id, Marker};
-pub use idkit_core::{IdScheme, MonotonicClock};
+pub use idkit_core::{IdScheme, MonotonicClock, TickerClock};
 
 pub use codec::{TypeId, TypeIdCodec};
 pub use definition::{DEFINITION, TypeIdDef};

@@ -12,7 +12,7 @@ use idkit_core::{
 
 pub use idkit_core;
 pub use idkit_core::id::{Id, Marker};
-pub use idkit_core::{IdScheme, MonotonicClock};
+pub use idkit_core::{IdScheme, MonotonicClock, TickerClock};
 
 /// The registry definition of `ulid`: monotonic, shared without a lock ([`AtomicUlid`]).
 pub static DEFINITION: idkit_core::PlainDef<UlidCodec> = idkit_core::PlainDef {
@@ -54,7 +54,7 @@ const LAST_MS: u64 = (1 << 48) - 1;
 /// # Ok::<(), idkit_core::GenerateError>(())
 /// ```
 #[derive(Debug)]
-pub struct UlidGenerator<C = MonotonicClock, R = ThreadRandom> {
+pub struct UlidGenerator<C = TickerClock, R = ThreadRandom> {
     clock: C,
     random: R,
     state: Cell<MsCounter>,
@@ -62,9 +62,9 @@ pub struct UlidGenerator<C = MonotonicClock, R = ThreadRandom> {
 }
 
 impl UlidGenerator {
-    /// A generator on a [`MonotonicClock`].
+    /// A generator on a [`TickerClock`].
     pub fn new() -> Self {
-        Self::with_clock(MonotonicClock::new())
+        Self::with_clock(TickerClock::new())
     }
 }
 
@@ -185,16 +185,16 @@ const SHARED_RANDOM_BITS: u32 = RANDOM_BITS - SHARED_COUNTER_BITS;
 /// # Ok::<(), idkit_core::GenerateError>(())
 /// ```
 #[derive(Debug)]
-pub struct AtomicUlid<C = MonotonicClock, R = ThreadRandom> {
+pub struct AtomicUlid<C = TickerClock, R = ThreadRandom> {
     clock: C,
     random: R,
     state: AtomicMsCounter,
 }
 
 impl AtomicUlid {
-    /// A generator on a [`MonotonicClock`].
+    /// A generator on a [`TickerClock`].
     pub fn new() -> Self {
-        Self::with_clock(MonotonicClock::new())
+        Self::with_clock(TickerClock::new())
     }
 }
 
@@ -226,16 +226,13 @@ impl<C: Clock, R: RandomSource> AtomicUlid<C, R> {
         if now > LAST_MS {
             return Err(GenerateError::time_overflow(LAST_MS));
         }
-        let fresh = || {
-            let r = self.random.u128()? & ((1 << (SHARED_COUNTER_BITS - 1)) - 1);
-            Ok(u64::try_from(r).unwrap_or(0))
-        };
+        let fresh = || Ok(self.random.u64()? & ((1 << (SHARED_COUNTER_BITS - 1)) - 1));
         match self.state.step(now, fresh)? {
             Step::Issued { tick, counter } => {
                 if tick > LAST_MS {
                     return Err(GenerateError::time_overflow(LAST_MS));
                 }
-                let low = self.random.u128()? & ((1 << SHARED_RANDOM_BITS) - 1);
+                let low = u128::from(self.random.u64()? & ((1 << SHARED_RANDOM_BITS) - 1));
                 Ok(Ulid::from_parts(
                     tick,
                     (u128::from(counter) << SHARED_RANDOM_BITS) | low,

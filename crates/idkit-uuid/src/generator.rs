@@ -6,7 +6,7 @@ use core::cell::Cell;
 
 use idkit_core::monotonic::{AtomicMsCounter, MsCounter, Step};
 use idkit_core::random::{RandomSource, ThreadRandom};
-use idkit_core::{Clock, GenerateError, IdScheme, MonotonicClock, SchemeInfo};
+use idkit_core::{Clock, GenerateError, IdScheme, SchemeInfo, TickerClock};
 use uuid::Uuid;
 
 use crate::codec::UuidCodec;
@@ -105,7 +105,7 @@ const LAST_MS: u64 = (1 << 48) - 1;
 /// # Ok::<(), idkit_core::GenerateError>(())
 /// ```
 #[derive(Debug)]
-pub struct UuidV7<C = MonotonicClock, R = ThreadRandom> {
+pub struct UuidV7<C = TickerClock, R = ThreadRandom> {
     clock: C,
     random: R,
     state: Cell<MsCounter>,
@@ -113,9 +113,9 @@ pub struct UuidV7<C = MonotonicClock, R = ThreadRandom> {
 }
 
 impl UuidV7 {
-    /// A generator on a [`MonotonicClock`].
+    /// A generator on a [`TickerClock`].
     pub fn new() -> Self {
-        Self::with_clock(MonotonicClock::new())
+        Self::with_clock(TickerClock::new())
     }
 }
 
@@ -261,16 +261,16 @@ const SHARED_RANDOM_BITS: u32 = COUNTER_BITS - SHARED_COUNTER_BITS;
 /// # Ok::<(), idkit_core::GenerateError>(())
 /// ```
 #[derive(Debug)]
-pub struct AtomicUuidV7<C = MonotonicClock, R = ThreadRandom> {
+pub struct AtomicUuidV7<C = TickerClock, R = ThreadRandom> {
     clock: C,
     random: R,
     state: AtomicMsCounter,
 }
 
 impl AtomicUuidV7 {
-    /// A generator on a [`MonotonicClock`].
+    /// A generator on a [`TickerClock`].
     pub fn new() -> Self {
-        Self::with_clock(MonotonicClock::new())
+        Self::with_clock(TickerClock::new())
     }
 }
 

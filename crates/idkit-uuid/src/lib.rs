@@ -5,7 +5,7 @@ mod generator;
 
 pub use idkit_core;
 pub use idkit_core::id::{Id, Marker};
-pub use idkit_core::{Clock, IdScheme, MonotonicClock};
+pub use idkit_core::{Clock, IdScheme, MonotonicClock, TickerClock};
 pub use uuid::Uuid;
 
 pub use codec::UuidCodec;

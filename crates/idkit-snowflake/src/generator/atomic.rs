@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use idkit_core::{Clock, GenerateError, GeneratorStats, IdScheme, MonotonicClock, SchemeInfo};
+use idkit_core::{Clock, GenerateError, GeneratorStats, IdScheme, SchemeInfo, TickerClock};
 
 use super::*;
 use crate::layout::Layout;
@@ -46,7 +46,7 @@ fn unpack(word: u64, seq_bits: u32) -> State {
 /// assert_eq!(all.len(), 2000);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub struct AtomicSnowflake<L: Layout, C = MonotonicClock> {
+pub struct AtomicSnowflake<L: Layout, C = TickerClock> {
     pub(super) core: Core<L, C>,
     pub(super) state: AtomicU64,
 }
@@ -127,6 +127,21 @@ impl<L: Layout, C: Clock> IdScheme for AtomicSnowflake<L, C> {
 
     #[inline]
     fn next_id(&self) -> Result<L::Id, GenerateError> {
+        // The common case first, as the single-owner generator takes it: still in the last
+        // id's tick with room in its sequence, the next state is the word plus one. The
+        // state is read before the clock, as in `reserve`. A lost race, a new tick or a
+        // full sequence takes the general path.
+        let current = self.state.load(Ordering::Acquire);
+        let now = self.core.clock().now_ms();
+        let last = unpack(current, self.core.seq_bits);
+        if self.core.same_tick_with_room(now, last.tick, last.seq)
+            && self
+                .state
+                .compare_exchange_weak(current, current + 1, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+        {
+            return Ok(self.core.id(last.tick, last.seq + 1));
+        }
         let (tick, seq, _) = self.reserve(1)?;
         Ok(self.core.id(tick, seq))
     }

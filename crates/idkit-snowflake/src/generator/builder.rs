@@ -4,7 +4,7 @@ use core::cell::Cell;
 use std::sync::Mutex;
 
 use idkit_core::guard::Guard;
-use idkit_core::{Clock, MonotonicClock};
+use idkit_core::{Clock, MonotonicClock, TickerClock};
 
 use super::*;
 use crate::error::ConfigError;
@@ -40,13 +40,13 @@ pub struct Builder<L, C> {
     guard: Option<Guard>,
 }
 
-impl<L: Layout> Builder<L, MonotonicClock> {
-    /// A builder for `layout`, with every fixed field 0, a [`MonotonicClock`], the default
+impl<L: Layout> Builder<L, TickerClock> {
+    /// A builder for `layout`, with every fixed field 0, a [`TickerClock`], the default
     /// [`RollbackPolicy`] and sequences starting at 0.
     pub fn new(layout: L) -> Self {
         Self {
             layout,
-            clock: MonotonicClock::new(),
+            clock: TickerClock::new(),
             fields: Vec::new(),
             policy: RollbackPolicy::default(),
             start: SequenceStart::Zero,
@@ -64,7 +64,7 @@ impl<L: Layout, C: Clock> Builder<L, C> {
         self
     }
 
-    /// Uses `clock` instead of a [`MonotonicClock`].
+    /// Uses `clock` instead of a [`TickerClock`].
     pub fn clock<C2: Clock>(self, clock: C2) -> Builder<L, C2> {
         Builder {
             layout: self.layout,

@@ -3,7 +3,7 @@
 use core::fmt;
 use std::sync::Mutex;
 
-use idkit_core::{Clock, GenerateError, GeneratorStats, IdScheme, MonotonicClock, SchemeInfo};
+use idkit_core::{Clock, GenerateError, GeneratorStats, IdScheme, SchemeInfo, TickerClock};
 
 use super::*;
 use crate::layout::Layout;
@@ -12,7 +12,7 @@ use crate::layout::Layout;
 /// (Twitter's `synchronized nextId`), kept as the baseline for [`AtomicSnowflake`].
 ///
 /// The lock is held while waiting for the next tick, as in the original.
-pub struct MutexSnowflake<L: Layout, C = MonotonicClock> {
+pub struct MutexSnowflake<L: Layout, C = TickerClock> {
     pub(super) core: Core<L, C>,
     pub(super) state: Mutex<Owned<L::Id>>,
 }

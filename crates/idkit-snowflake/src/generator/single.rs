@@ -3,7 +3,7 @@
 use core::cell::Cell;
 use core::fmt;
 
-use idkit_core::{Clock, GenerateError, GeneratorStats, IdScheme, MonotonicClock, SchemeInfo};
+use idkit_core::{Clock, GenerateError, GeneratorStats, IdScheme, SchemeInfo, TickerClock};
 
 use super::*;
 use crate::layout::{Layout, Word};
@@ -22,7 +22,7 @@ use crate::layout::{Layout, Word};
 /// assert!(b > a);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub struct Snowflake<L: Layout, C = MonotonicClock> {
+pub struct Snowflake<L: Layout, C = TickerClock> {
     pub(super) core: Core<L, C>,
     // Three cells rather than one cell of a struct: copying the struct in and out on every
     // id made the compiler reload it with wide loads right after narrow stores, which stalls
@@ -34,7 +34,7 @@ pub struct Snowflake<L: Layout, C = MonotonicClock> {
 
 impl<L: Layout> Snowflake<L> {
     /// Starts configuring a generator for `layout`; see [`Builder`].
-    pub fn builder(layout: L) -> Builder<L, MonotonicClock> {
+    pub fn builder(layout: L) -> Builder<L, TickerClock> {
         Builder::new(layout)
     }
 }
