@@ -64,38 +64,19 @@ struct Shape {
     order_by: &'static str,
 }
 
-/// Days since 1970-01-01 to a (year, month, day) of the proleptic Gregorian calendar
-/// (the era arithmetic of the civil calendar: 400-year eras of 146,097 days).
-fn civil(days: i64) -> (i64, u8, u8) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (
-        year,
-        u8::try_from(month).unwrap_or(1),
-        u8::try_from(day).unwrap_or(1),
-    )
-}
-
 /// The wall clock now as a `DATETIME(6)` value (UTC).
 fn now_datetime() -> Value {
     let since = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
-    let secs = i64::try_from(since.as_secs()).unwrap_or(0);
-    let (y, m, d) = civil(secs.div_euclid(86_400));
-    let s = secs.rem_euclid(86_400);
-    let part = |v: i64| u8::try_from(v).unwrap_or(0);
+    let secs = since.as_secs();
+    let (y, m, d) = idkit_core::time::civil_from_days(secs / 86_400);
+    let s = secs % 86_400;
+    let part = |v: u64| u8::try_from(v).unwrap_or(0);
     Value::Date(
-        u16::try_from(y).unwrap_or(1970),
-        m,
-        d,
+        u16::try_from(y).unwrap_or(u16::MAX),
+        part(m),
+        part(d),
         part(s / 3600),
         part(s / 60 % 60),
         part(s % 60),
@@ -252,18 +233,4 @@ pub fn measure(
         out.push(run(server, scheme, keys, &shape, commit_rows, queries)?);
     }
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::civil;
-
-    #[test]
-    fn civil_dates_match_known_days() {
-        // Known dates: the epoch, the leap day of 2000, and 2026-11-24 (day 20,781).
-        assert_eq!(civil(0), (1970, 1, 1));
-        assert_eq!(civil(11_016), (2000, 2, 29));
-        assert_eq!(civil(20_781), (2026, 11, 24));
-        assert_eq!(civil(-1), (1969, 12, 31));
-    }
 }

@@ -28,10 +28,16 @@ pub fn format_rfc3339_ms(unix_ms: u64) -> String {
 
 /// Converts days since 1970-01-01 to a proleptic Gregorian (year, month, day).
 ///
+/// ```
+/// use idkit_core::time::civil_from_days;
+/// assert_eq!(civil_from_days(0), (1970, 1, 1));
+/// assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+/// ```
+///
 /// Why this shape: the calendar repeats every 400 years (146,097 days); counting from
 /// 0000-03-01 puts the leap day last in each year, so month lengths follow a fixed
 /// 153-day-per-5-months pattern and no table is needed.
-fn civil_from_days(days_since_epoch: u64) -> (u64, u64, u64) {
+pub fn civil_from_days(days_since_epoch: u64) -> (u64, u64, u64) {
     // Days from 0000-03-01 to 1970-01-01.
     let z = days_since_epoch + 719_468;
     let era = z / 146_097;

@@ -36,8 +36,8 @@ struct State {
 /// **Order.** Ids sort by second; within a second they increase except where the counter
 /// wraps, once per 2^24 ids (the spec's rule, kept for compatibility).
 ///
-/// Single-owner (`Send`, not `Sync`); share one as `Mutex<ObjectIdGenerator>`, one per
-/// process as the spec intends.
+/// Single-owner (`Send`, not `Sync`); to share one between threads (one per process, as the
+/// spec intends), use [`AtomicObjectIdGenerator`] (lock-free).
 ///
 /// # Examples
 ///

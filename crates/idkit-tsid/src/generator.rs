@@ -45,7 +45,8 @@ impl std::error::Error for TsidConfigError {}
 /// (it was stepped back), the call fails with [`GenerateErrorKind::ClockMovedBackwards`](idkit_core::GenerateErrorKind::ClockMovedBackwards): never
 /// a wrap, never a duplicate.
 ///
-/// Single-owner (`Send`, not `Sync`); share one as `Mutex<TsidGenerator>`.
+/// Single-owner (`Send`, not `Sync`); to share one between threads, use
+/// [`AtomicTsidGenerator`] (lock-free).
 ///
 /// # Examples
 ///

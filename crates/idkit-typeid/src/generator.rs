@@ -10,7 +10,8 @@ use crate::prefix::Prefix;
 /// TypeIDs of one type, their UUIDs from a monotonic UUIDv7 generator (RFC 9562 method 2,
 /// as `idkit_uuid::UuidV7`), so ids of one generator strictly increase.
 ///
-/// Single-owner (`Send`, not `Sync`); share one as `Mutex<TypeIdGenerator>`.
+/// Single-owner (`Send`, not `Sync`); to share one between threads, use
+/// [`AtomicTypeIdGenerator`] (lock-free).
 ///
 /// # Examples
 ///

@@ -42,7 +42,8 @@ const LAST_MS: u64 = (1 << 48) - 1;
 /// generator per thread seeded from the operating system once; [`UlidGenerator::with_source`]
 /// takes a seeded one for tests.
 ///
-/// Single-owner (`Send`, not `Sync`); share one as `Mutex<UlidGenerator>`.
+/// Single-owner (`Send`, not `Sync`); to share one between threads, use [`AtomicUlid`]
+/// (lock-free).
 ///
 /// # Examples
 ///

@@ -91,8 +91,8 @@ const LAST_MS: u64 = (1 << 48) - 1;
 /// counting, so ids still increase; they carry that later timestamp until the clock catches
 /// up.
 ///
-/// `UuidV7` is single-owner (`Send`, not `Sync`); share one as `Mutex<UuidV7>`, which also
-/// implements `IdScheme`.
+/// `UuidV7` is single-owner (`Send`, not `Sync`); to share one between threads, use
+/// [`AtomicUuidV7`] (lock-free: two threads together make ids as fast as one alone).
 ///
 /// # Examples
 ///

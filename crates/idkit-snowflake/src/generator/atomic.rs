@@ -80,7 +80,10 @@ impl<L: Layout, C: Clock> AtomicSnowflake<L, C> {
     fn reserve(&self, wanted: usize) -> Result<(u64, u64, usize), GenerateError> {
         let bits = self.core.seq_bits;
         let mut waited = 0;
-        let mut backoff = Backoff::default();
+        // Up to 1,024 hints: the cap at which two threads sharing a generator on two cores
+        // issue at least as many ids in aggregate as one (`bench-harness`, group
+        // `scaling`); a thread that keeps losing waits at most about 2,000 hints in all.
+        let mut backoff = idkit_core::monotonic::Backoff::new(10);
         let mut current = self.state.load(Ordering::Acquire);
         loop {
             // Read the clock after the state: the Acquire load orders this read after the
@@ -168,24 +171,5 @@ impl<L: Layout, C: Clock> IdScheme for AtomicSnowflake<L, C> {
 
     fn stats(&self) -> GeneratorStats {
         self.core.stats()
-    }
-}
-
-/// Exponential spinning after a lost compare-and-swap: 1, 2, 4 ... 1024 spin-loop hints.
-/// The cap is what lets two threads sharing a generator on two cores issue at least as
-/// many ids in aggregate as one (measured in `bench-harness`, group `lockfree-threads`);
-/// a thread that keeps losing waits at most about 2,000 hints (~100 µs) in all.
-#[derive(Default)]
-struct Backoff(u32);
-
-impl Backoff {
-    #[inline]
-    fn spin(&mut self) {
-        for _ in 0..(1u32 << self.0) {
-            std::hint::spin_loop();
-        }
-        #[cfg(loom)]
-        loom::thread::yield_now();
-        self.0 = (self.0 + 1).min(10);
     }
 }
