@@ -137,13 +137,16 @@ impl<L: Layout, C: Clock> IdScheme for AtomicSnowflake<L, C> {
         let current = self.state.load(Ordering::Acquire);
         let now = self.core.clock().now_ms();
         let last = unpack(current, self.core.seq_bits);
-        if self.core.same_tick_with_room(now, last.tick, last.seq)
-            && self
+        if self.core.same_tick_with_room(now, last.tick, last.seq) {
+            // The id is made before the swap, off the swap's latency.
+            let id = self.core.id(last.tick, last.seq + 1);
+            if self
                 .state
                 .compare_exchange_weak(current, current + 1, Ordering::AcqRel, Ordering::Acquire)
                 .is_ok()
-        {
-            return Ok(self.core.id(last.tick, last.seq + 1));
+            {
+                return Ok(id);
+            }
         }
         let (tick, seq, _) = self.reserve(1)?;
         Ok(self.core.id(tick, seq))
