@@ -15,7 +15,11 @@
 //!   [`DynCodec`] and [`CodecOnly`]: reading ids with no generator.
 //! * [`SchemeDef`]: a scheme's one definition (name, facts, codec, identity fields,
 //!   options, how to build it), which the facade's registry lists.
-//! * [`clock`]: system, monotonic-anchored, ticker and manual clocks.
+//! * [`clock`]: system, monotonic-anchored, ticker (every generator's default) and manual
+//!   clocks.
+//! * [`monotonic`]: the millisecond-and-counter rules the time-ordered schemes share, for
+//!   one owner ([`monotonic::MsCounter`]) and for threads without a lock
+//!   ([`monotonic::AtomicMsCounter`], model-checked with loom).
 //! * [`codec`]: decimal, hex, Crockford base32 and base62, all strict.
 //! * [`id`] and [`column`](mod@column): id types where applications keep them: [`id::IdType`], typed
 //!   [`id::Id<M, T>`](id::Id), serde and every database driver's impls written once over
