@@ -2,7 +2,7 @@
 //! transaction (the id read from the OK packet, as `LAST_INSERT_ID()` would give it), and the
 //! range allocator leasing blocks from Leaf's table on the same server.
 
-use std::sync::{Arc, Barrier};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use idkit_core::IdScheme;
@@ -11,10 +11,7 @@ use mysql::prelude::Queryable;
 use super::Server;
 use crate::Error;
 use crate::pg::Label;
-use crate::pg::roundtrip::RoundTrip;
-
-/// One client's work: given the moment to stop, the ids it got.
-type Work = Box<dyn FnOnce(Instant) -> Result<Vec<u64>, Error> + Send>;
+use crate::pg::roundtrip::{self, RoundTrip, Work};
 
 /// `auto_increment` and `range_allocator` for `window` at each client count.
 ///
@@ -41,7 +38,7 @@ pub fn measure(
     })?;
     let mut out = Vec::new();
     for &n in clients {
-        let mut work: Vec<Work> = Vec::new();
+        let mut work: Vec<Work<u64>> = Vec::new();
         for _ in 0..n {
             let mut conn = server.connect()?;
             work.push(Box::new(move |until| {
@@ -53,7 +50,7 @@ pub fn measure(
                 Ok(ids)
             }));
         }
-        let (seconds, all) = run_clients("auto_increment", work, window)?;
+        let (seconds, all) = roundtrip::clients("auto_increment", work, window, Error::MySqlSetup)?;
         out.push(collect("auto_increment", n, seconds, all));
         out.push(range_allocator(server, n, window)?);
     }
@@ -114,36 +111,6 @@ pub(crate) fn duplicates(mut lists: Vec<Vec<u64>>) -> u64 {
         .map_or(0, |l| l.windows(2).filter(|w| w[0] == w[1]).count() as u64)
 }
 
-/// Runs `work` on one thread each, all released at once; the wall time and every client's
-/// ids.
-fn run_clients(
-    method: &'static str,
-    work: Vec<Work>,
-    window: Duration,
-) -> Result<(f64, Vec<Vec<u64>>), Error> {
-    let barrier = Arc::new(Barrier::new(work.len() + 1));
-    let handles: Vec<_> = work
-        .into_iter()
-        .map(|w| {
-            let barrier = barrier.clone();
-            std::thread::spawn(move || {
-                barrier.wait();
-                w(Instant::now() + window)
-            })
-        })
-        .collect();
-    barrier.wait();
-    let start = Instant::now();
-    let mut all = Vec::new();
-    for h in handles {
-        all.push(
-            h.join()
-                .map_err(|_| Error::MySqlSetup(format!("a {method} client panicked")))??,
-        );
-    }
-    Ok((start.elapsed().as_secs_f64(), all))
-}
-
 fn range_allocator(server: &Server, n: usize, window: Duration) -> Result<RoundTrip, Error> {
     let store = idkit_range::MySqlStore::new(&server.url);
     let namespace = format!("idkit-bench-{}-{n}", std::process::id());
@@ -166,10 +133,10 @@ fn range_allocator(server: &Server, n: usize, window: Duration) -> Result<RoundT
                     }
                 }
                 Ok(ids)
-            }) as Work
+            }) as Work<u64>
         })
         .collect();
-    let (seconds, all) = run_clients("range_allocator", work, window)?;
+    let (seconds, all) = roundtrip::clients("range_allocator", work, window, Error::MySqlSetup)?;
     let mut conn = server.connect()?;
     conn.exec_drop("DELETE FROM idkit_ranges WHERE biz_tag = ?", (&namespace,))?;
     Ok(collect("range_allocator", n, seconds, all))

@@ -105,15 +105,17 @@ fn collect(method: &'static str, n: usize, seconds: f64, all: Vec<Vec<i64>>) -> 
 }
 
 /// One client's work: given the moment to stop, the ids it got.
-type Work = Box<dyn FnOnce(Instant) -> Result<Vec<i64>, Error> + Send>;
+pub(crate) type Work<T = i64> = Box<dyn FnOnce(Instant) -> Result<Vec<T>, Error> + Send>;
 
 /// Runs `work` on one thread each, all released at once and stopped after `window`; the
-/// wall time and every client's ids.
-fn clients(
+/// wall time and every client's ids. A client that panics is `setup("a <method> client
+/// panicked")`, the engine's setup error.
+pub(crate) fn clients<T: Send + 'static>(
     method: &'static str,
-    work: Vec<Work>,
+    work: Vec<Work<T>>,
     window: Duration,
-) -> Result<(f64, Vec<Vec<i64>>), Error> {
+    setup: fn(String) -> Error,
+) -> Result<(f64, Vec<Vec<T>>), Error> {
     let barrier = Arc::new(Barrier::new(work.len() + 1));
     let handles: Vec<_> = work
         .into_iter()
@@ -131,7 +133,7 @@ fn clients(
     for h in handles {
         all.push(
             h.join()
-                .map_err(|_| Error::PgSetup(format!("a {method} client panicked")))??,
+                .map_err(|_| setup(format!("a {method} client panicked")))??,
         );
     }
     Ok((start.elapsed().as_secs_f64(), all))
@@ -156,7 +158,7 @@ fn per_connection(
             Ok(ids)
         }));
     }
-    let (seconds, all) = clients(method, work, window)?;
+    let (seconds, all) = clients(method, work, window, Error::PgSetup)?;
     Ok(collect(method, n, seconds, all))
 }
 
@@ -188,7 +190,7 @@ fn range_allocator(server: &Server, n: usize, window: Duration) -> Result<RoundT
             }) as Work
         })
         .collect();
-    let (seconds, all) = clients("range_allocator", work, window)?;
+    let (seconds, all) = clients("range_allocator", work, window, Error::PgSetup)?;
     let mut client = server.connect()?;
     client.execute(
         "DELETE FROM idkit_ranges WHERE namespace = $1",
