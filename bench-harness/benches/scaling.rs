@@ -1,7 +1,10 @@
 //! Generators against the fastest peer crates, in every mode, at 1 and 2 threads, in one
 //! run. Benchmark ids are `<group>/<implementation>-<threads>t`; the time is the aggregate
 //! per id (wall time over the ids all threads made), so a generator that scales perfectly
-//! halves its 1-thread figure at 2 threads.
+//! halves its 1-thread figure at 2 threads. Each operation is a closure type, not a
+//! function pointer, so the loop inlines it: what is timed is the generator, not an indirect
+//! call around it (the call cost 1 to 2 ns per id and made the figures depend on where the
+//! linker put the code).
 //!
 //! * `snowflake-single`: one single-owner generator per thread (uncapped layout: sign 1,
 //!   time 41, sequence 22; ticker-thread clocks on both sides).
@@ -60,10 +63,11 @@ fn wide() -> Custom<u64> {
 
 /// `threads` threads, each making its own state with `make` before the clock starts and
 /// then calling `op` on it for its share of `iters`; the wall time.
-fn per_thread<S, M>(threads: u64, iters: u64, make: M, op: fn(&mut S)) -> Duration
+fn per_thread<S, M, F>(threads: u64, iters: u64, make: M, op: F) -> Duration
 where
     M: Fn() -> S + Send + Sync + 'static,
     S: 'static,
+    F: Fn(&mut S) + Copy + Send + 'static,
 {
     let make = Arc::new(make);
     let barrier = Arc::new(Barrier::new(usize::try_from(threads).unwrap() + 1));
@@ -89,11 +93,11 @@ where
 }
 
 /// `threads` threads calling `op` on one shared `state` for their share of `iters`.
-fn shared<S: Send + Sync + 'static>(
+fn shared<S: Send + Sync + 'static, F: Fn(&S) + Copy + Send + 'static>(
     threads: u64,
     iters: u64,
     state: &Arc<S>,
-    op: fn(&S),
+    op: F,
 ) -> Duration {
     let barrier = Arc::new(Barrier::new(usize::try_from(threads).unwrap() + 1));
     let per = iters.div_ceil(threads);
@@ -126,14 +130,15 @@ fn group<'a>(
 }
 
 /// Benchmarks `op` on per-thread states from `make`, at 1 and 2 threads.
-fn each_thread<S, M>(
+fn each_thread<S, M, F>(
     g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>,
     name: &str,
     make: M,
-    op: fn(&mut S),
+    op: F,
 ) where
     M: Fn() -> S + Send + Sync + Clone + 'static,
     S: 'static,
+    F: Fn(&mut S) + Copy + Send + 'static,
 {
     for t in THREADS {
         let make = make.clone();
@@ -144,11 +149,11 @@ fn each_thread<S, M>(
 }
 
 /// Benchmarks `op` on one shared state, at 1 and 2 threads.
-fn one_shared<S: Send + Sync + 'static>(
+fn one_shared<S: Send + Sync + 'static, F: Fn(&S) + Copy + Send + 'static>(
     g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>,
     name: &str,
     state: S,
-    op: fn(&S),
+    op: F,
 ) {
     let state = Arc::new(state);
     for t in THREADS {

@@ -119,8 +119,9 @@ pub struct AtomicMsCounter {
     base: u64,
     counter_bits: u32,
     /// `(tick - base) << counter_bits | counter` of the last pair issued; `NONE` before
-    /// the first.
-    word: AtomicU64,
+    /// the first. On a line of its own, away from `base` and `counter_bits`, which every
+    /// thread reads on every id.
+    word: CachePadded<AtomicU64>,
 }
 
 /// The word before the first id: every real word is smaller.
@@ -142,7 +143,7 @@ impl AtomicMsCounter {
         Self {
             base,
             counter_bits,
-            word: AtomicU64::new(NONE),
+            word: CachePadded(AtomicU64::new(NONE)),
         }
     }
 
@@ -209,6 +210,33 @@ impl AtomicMsCounter {
                 }
             }
         }
+    }
+}
+
+/// A value alone on its cache line, for the state word of a shared generator: a
+/// compare-and-swap then invalidates nothing but the word itself, not the generator's
+/// settings that every thread reads on every id, nor whatever sits next to the generator in
+/// memory. 128 bytes, two 64-byte lines, as x86's adjacent-line prefetcher fetches them in
+/// pairs.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_core::monotonic::CachePadded;
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// let word = CachePadded(AtomicU64::new(7));
+/// assert_eq!(word.load(Ordering::Relaxed), 7);
+/// assert_eq!(core::mem::align_of_val(&word), 128);
+/// ```
+#[derive(Debug, Default)]
+#[repr(align(128))]
+pub struct CachePadded<T>(pub T);
+
+impl<T> core::ops::Deref for CachePadded<T> {
+    type Target = T;
+    #[inline(always)]
+    fn deref(&self) -> &T {
+        &self.0
     }
 }
 

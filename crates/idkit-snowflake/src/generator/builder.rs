@@ -168,6 +168,7 @@ impl<L: Layout, C: Clock> Builder<L, C> {
             // Fixed fields lie inside the word, so the base fits it.
             base: L::Id::from_u128(base).unwrap_or_default(),
             time_shift: spec.time().shift,
+            time_mask: spec.time().max(),
             seq_shift: seq.shift,
             seq_bits: seq.bits,
             seq_max: seq.max(),
@@ -194,8 +195,7 @@ impl<L: Layout, C: Clock> Builder<L, C> {
         let core = self.core(None)?;
         let init = core.initial_owned();
         Ok(Snowflake {
-            tick: Cell::new(init.state.tick),
-            seq: Cell::new(init.state.seq),
+            start_ms: Cell::new(core.tick_start(init.state.tick)),
             last: Cell::new(init.last),
             core,
         })
@@ -215,7 +215,7 @@ impl<L: Layout, C: Clock> Builder<L, C> {
         let core = self.core(Some(64 - seq_bits))?;
         let init = core.initial_state();
         Ok(AtomicSnowflake {
-            state: AtomicU64::new(pack(init, core.seq_bits)),
+            state: idkit_core::monotonic::CachePadded(AtomicU64::new(pack(init, core.seq_bits))),
             core,
         })
     }

@@ -24,11 +24,12 @@ use crate::layout::{Layout, Word};
 /// ```
 pub struct Snowflake<L: Layout, C = TickerClock> {
     pub(super) core: Core<L, C>,
-    // Three cells rather than one cell of a struct: copying the struct in and out on every
-    // id made the compiler reload it with wide loads right after narrow stores, which stalls
-    // store forwarding and tripled the cost of an id.
-    pub(super) tick: Cell<u64>,
-    pub(super) seq: Cell<u64>,
+    // The state is the last id (its tick and sequence are its own fields) and the Unix ms
+    // its tick starts at: the next id in the same tick is one comparison of the clock, one
+    // of the sequence field and one add, and one store. Cells rather than one cell of a
+    // struct: copying a struct in and out on every id made the compiler reload it with wide
+    // loads right after narrow stores, which stalls store forwarding.
+    pub(super) start_ms: Cell<u64>,
     pub(super) last: Cell<L::Id>,
 }
 
@@ -58,19 +59,20 @@ impl<L: Layout, C: Clock> Snowflake<L, C> {
 
     #[inline]
     fn owned(&self) -> Owned<L::Id> {
+        let last = self.last.get();
+        let core = &self.core;
         Owned {
             state: State {
-                tick: self.tick.get(),
-                seq: self.seq.get(),
+                tick: last.field(core.time_shift, core.time_mask),
+                seq: last.field(core.seq_shift, core.seq_max),
             },
-            last: self.last.get(),
+            last,
         }
     }
 
     #[inline]
     fn store(&self, owned: Owned<L::Id>) {
-        self.tick.set(owned.state.tick);
-        self.seq.set(owned.state.seq);
+        self.start_ms.set(self.core.tick_start(owned.state.tick));
         self.last.set(owned.last);
     }
 }
@@ -86,11 +88,16 @@ impl<L: Layout, C: Clock> IdScheme for Snowflake<L, C> {
 
     #[inline]
     fn next_id(&self) -> Result<L::Id, GenerateError> {
-        let now = self.core.clock().now_ms();
-        let seq = self.seq.get();
-        if self.core.same_tick_with_room(now, self.tick.get(), seq) {
-            let id = self.last.get().bump(self.core.seq_shift);
-            self.seq.set(seq + 1);
+        // The fast path: the clock still in the last id's tick (`now - start` below one
+        // tick is both "not before it" and "not past it") and its sequence not full, the
+        // same test as `Core::step`'s first case.
+        let core = &self.core;
+        let now = core.clock().now_ms();
+        let last = self.last.get();
+        if now.wrapping_sub(self.start_ms.get()) < core.tick_ms
+            && last.field(core.seq_shift, core.seq_max) < core.seq_max
+        {
+            let id = last.bump(core.seq_shift);
             self.last.set(id);
             return Ok(id);
         }

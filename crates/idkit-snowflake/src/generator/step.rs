@@ -41,7 +41,9 @@ pub(crate) struct Core<L: Layout, C> {
     pub(super) clock: C,
     pub(super) policy: RollbackPolicy,
     pub(super) base: L::Id,
-    pub(super) time_shift: u32,
+    pub(crate) time_shift: u32,
+    /// The time field's largest value (its mask once shifted down).
+    pub(crate) time_mask: u64,
     pub(crate) seq_shift: u32,
     pub(crate) seq_bits: u32,
     pub(crate) seq_max: u64,
@@ -85,9 +87,10 @@ impl<L: Layout, C: Clock> Core<L, C> {
     }
 
     pub(crate) fn initial_owned(&self) -> Owned<L::Id> {
+        let state = self.initial_state();
         Owned {
-            state: self.initial_state(),
-            last: L::Id::default(),
+            state,
+            last: self.id(state.tick, state.seq),
         }
     }
 
@@ -119,7 +122,7 @@ impl<L: Layout, C: Clock> Core<L, C> {
         GenerateError::time_overflow(self.layout.spec().last_ms().unwrap_or(u64::MAX))
     }
 
-    fn tick_start(&self, tick: u64) -> u64 {
+    pub(crate) fn tick_start(&self, tick: u64) -> u64 {
         // tick <= max_tick, whose start fits u64 for every layout that passes validation
         // with a u64 clock; saturate rather than wrap for exotic custom layouts.
         tick.saturating_mul(self.tick_ms)

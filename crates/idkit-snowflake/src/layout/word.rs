@@ -20,6 +20,8 @@ pub trait Word:
     fn from_column(column: Self::Column) -> Self;
     /// `base | tick << time_shift | seq << seq_shift`, in the word's own width.
     fn pack(base: Self, tick: u64, time_shift: u32, seq: u64, seq_shift: u32) -> Self;
+    /// The field of at most 64 bits at `shift`: `(self >> shift) & mask`.
+    fn field(self, shift: u32, mask: u64) -> u64;
     /// `self + (1 << shift)`: the next sequence value, when the sequence field (at
     /// `shift`) is known not to be full, so no carry leaves it.
     fn bump(self, shift: u32) -> Self;
@@ -57,6 +59,10 @@ impl Word for u64 {
         base | (tick << time_shift) | (seq << seq_shift)
     }
     #[inline]
+    fn field(self, shift: u32, mask: u64) -> u64 {
+        (self >> shift) & mask
+    }
+    #[inline]
     fn bump(self, shift: u32) -> u64 {
         self.wrapping_add(1 << shift)
     }
@@ -89,6 +95,11 @@ impl Word for u128 {
     #[inline]
     fn pack(base: u128, tick: u64, time_shift: u32, seq: u64, seq_shift: u32) -> u128 {
         base | (u128::from(tick) << time_shift) | (u128::from(seq) << seq_shift)
+    }
+    #[inline]
+    fn field(self, shift: u32, mask: u64) -> u64 {
+        // Truncation intended: the mask keeps at most 64 bits.
+        (self >> shift) as u64 & mask
     }
     #[inline]
     fn bump(self, shift: u32) -> u128 {
