@@ -97,8 +97,11 @@ impl Word for u128 {
         base | (u128::from(tick) << time_shift) | (u128::from(seq) << seq_shift)
     }
     #[inline]
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "the mask keeps at most 64 bits"
+    )]
     fn field(self, shift: u32, mask: u64) -> u64 {
-        // Truncation intended: the mask keeps at most 64 bits.
         (self >> shift) as u64 & mask
     }
     #[inline]
