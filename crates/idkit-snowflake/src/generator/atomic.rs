@@ -153,6 +153,8 @@ impl<L: Layout, C: Clock> IdScheme for AtomicSnowflake<L, C> {
             {
                 return Ok(id);
             }
+            // Lost the race: step back first, as `reserve` does after a loss.
+            idkit_core::monotonic::Backoff::new(0).spin();
         }
         let (tick, seq, _) = self.reserve(1)?;
         Ok(self.core.id(tick, seq))
