@@ -21,7 +21,7 @@
 
 use std::fmt::Debug;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Once};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// A source of Unix-millisecond timestamps.
@@ -159,27 +159,32 @@ impl Clock for MonotonicClock {
 
 /// Unix ms as last stored by the ticker thread; 0 until it starts.
 static TICKER_NOW_MS: AtomicU64 = AtomicU64::new(0);
-static TICKER_START: Once = Once::new();
-/// The ticker's anchor: the wall clock's Unix ms at start and the `Instant` it was read at.
-static TICKER_ANCHOR: std::sync::OnceLock<(u64, Instant)> = std::sync::OnceLock::new();
+/// The ticker's anchor, set once when the ticker starts: the wall clock's Unix ms and the
+/// `Instant` it was read at.
+static TICKER_ANCHOR: OnceLock<(u64, Instant)> = OnceLock::new();
 
-/// Brings the ticker's time up to the monotonic clock and returns it: what the ticker
-/// thread does every millisecond, and what a waiting generator does itself, so that a wait
-/// ends when the time has come even while the ticker thread waits for a CPU.
-fn tick_now() -> u64 {
-    let Some(&(anchor_ms, anchor)) = TICKER_ANCHOR.get() else {
-        return TICKER_NOW_MS.load(Ordering::Relaxed);
-    };
+/// Brings the ticker's time up to the monotonic clock read against the anchor and returns
+/// it: what the ticker thread does every millisecond, and what a waiting generator does
+/// itself, so that a wait ends when the time has come even while the ticker thread waits
+/// for a CPU.
+fn advance(anchor_ms: u64, anchor: Instant) -> u64 {
     let now = anchor_ms.saturating_add(duration_ms(anchor.elapsed()));
     // fetch_max: the stored time never goes back, whoever stores it.
     TICKER_NOW_MS.fetch_max(now, Ordering::Relaxed).max(now)
 }
 
+/// [`advance`] from the ticker's anchor; the stored time if the ticker has not started.
+fn tick_now() -> u64 {
+    TICKER_ANCHOR.get().map_or_else(
+        || TICKER_NOW_MS.load(Ordering::Relaxed),
+        |&(anchor_ms, anchor)| advance(anchor_ms, anchor),
+    )
+}
+
 fn start_ticker() {
-    TICKER_START.call_once(|| {
+    TICKER_ANCHOR.get_or_init(|| {
         let anchor_ms = wall_ms();
         let anchor = Instant::now();
-        let _ = TICKER_ANCHOR.set((anchor_ms, anchor));
         TICKER_NOW_MS.store(anchor_ms, Ordering::Relaxed);
         // One thread per process, for the life of the process: it wakes once a
         // millisecond, which costs far less than a clock read per id at millions of ids
@@ -188,7 +193,7 @@ fn start_ticker() {
             .name("idkit-ticker".into())
             .spawn(move || {
                 loop {
-                    let elapsed = tick_now().saturating_sub(anchor_ms);
+                    let elapsed = advance(anchor_ms, anchor).saturating_sub(anchor_ms);
                     // Sleep to the next millisecond boundary, not for a fixed 1 ms, so the
                     // ticker does not drift behind by the scheduler's overshoot.
                     let next = Duration::from_millis(elapsed + 1);
@@ -198,6 +203,7 @@ fn start_ticker() {
         if let Err(e) = spawned {
             panic!("idkit: cannot start the ticker thread: {e}");
         }
+        (anchor_ms, anchor)
     });
 }
 

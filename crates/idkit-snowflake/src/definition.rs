@@ -2,9 +2,9 @@
 //! rollback options, read by the `idkit` command line, the service and the harness.
 
 use idkit_core::definition::{BuildError, IdentityField, OptionSpec, Options, Scheme, SchemeDef};
-use idkit_core::{CodecOnly, DynCodec, Erased, SchemeInfo};
+use idkit_core::{Clock, CodecOnly, DynCodec, Erased, SchemeInfo};
 
-use crate::generator::{RollbackPolicy, Snowflake};
+use crate::generator::{Builder, RollbackPolicy, Snowflake};
 use crate::layout::{
     Boundary, Discord, FieldKind, Instagram, Layout, Mastodon, SnowflakeCodec, Sonyflake, Twitter,
 };
@@ -97,22 +97,28 @@ impl<L: Layout> SchemeDef for PresetDef<L> {
         for (name, value) in &options.fields {
             builder = builder.field(name, *value);
         }
-        let invalid = |e: crate::ConfigError| BuildError::invalid(self.name(), e.to_string());
-        // A leased generator reads its guard's clock, on which the lease is judged; the
-        // others the default ticker.
-        Ok(match &options.guard {
-            Some(guard) => Box::new(Erased::new(
-                builder
-                    .guard(guard.clone())
-                    .build_atomic()
-                    .map_err(invalid)?,
-                SnowflakeCodec(self.layout),
-            )),
-            None => Box::new(Erased::new(
-                builder.build_atomic().map_err(invalid)?,
-                SnowflakeCodec(self.layout),
-            )),
-        })
+        // A leased generator reads its guard's clock, on which the lease is judged (another
+        // clock type); the others the default ticker.
+        match &options.guard {
+            Some(guard) => self.shared(builder.guard(guard.clone())),
+            None => self.shared(builder),
+        }
+    }
+}
+
+impl<L: Layout> PresetDef<L> {
+    /// The registry's shared generator: `builder`'s lock-free one, erased.
+    fn shared<C: Clock + Send + Sync + 'static>(
+        &self,
+        builder: Builder<L, C>,
+    ) -> Result<Scheme, BuildError> {
+        let generator = builder
+            .build_atomic()
+            .map_err(|e| BuildError::invalid(self.name(), e.to_string()))?;
+        Ok(Box::new(Erased::new(
+            generator,
+            SnowflakeCodec(self.layout),
+        )))
     }
 }
 

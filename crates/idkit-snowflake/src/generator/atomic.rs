@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use idkit_core::monotonic::CachePadded;
+use idkit_core::monotonic::{Backoff, CachePadded};
 use idkit_core::{Clock, GenerateError, GeneratorStats, IdScheme, SchemeInfo, TickerClock};
 
 use super::*;
@@ -19,6 +19,11 @@ fn unpack(word: u64, seq_bits: u32) -> State {
         seq: word & (u64::MAX >> (64 - seq_bits)),
     }
 }
+
+/// Spinning after a lost swap, up to 1,024 hints: the cap at which two threads sharing a
+/// generator on two cores issue at least as many ids in aggregate as one (`bench-harness`,
+/// group `scaling`); a thread that keeps losing waits at most about 2,000 hints in all.
+const BACKOFF: Backoff = Backoff::new(10);
 
 /// A lock-free Snowflake generator to share between threads.
 ///
@@ -78,18 +83,19 @@ impl<L: Layout, C: Clock> AtomicSnowflake<L, C> {
     }
 
     /// One attempt loop shared by `next_id` and `fill`: reserves up to `wanted` consecutive
-    /// sequence values in one tick and returns (tick, first seq, count).
+    /// sequence values in one tick and returns (tick, first seq, count). `backoff` goes on
+    /// from where the caller left it (`next_id` arrives here after losing a swap).
     ///
     /// Out of line: `next_id` takes it once a tick or after a lost race, and inlined it
     /// made the fast path save and restore six registers on every id.
     #[inline(never)]
-    fn reserve(&self, wanted: usize) -> Result<(u64, u64, usize), GenerateError> {
+    fn reserve(
+        &self,
+        wanted: usize,
+        mut backoff: Backoff,
+    ) -> Result<(u64, u64, usize), GenerateError> {
         let bits = self.core.seq_bits;
         let mut waited = 0;
-        // Up to 1,024 hints: the cap at which two threads sharing a generator on two cores
-        // issue at least as many ids in aggregate as one (`bench-harness`, group
-        // `scaling`); a thread that keeps losing waits at most about 2,000 hints in all.
-        let mut backoff = idkit_core::monotonic::Backoff::new(10);
         let mut current = self.state.load(Ordering::Acquire);
         loop {
             // Read the clock after the state: the Acquire load orders this read after the
@@ -140,6 +146,7 @@ impl<L: Layout, C: Clock> IdScheme for AtomicSnowflake<L, C> {
         // id's tick with room in its sequence, the next state is the word plus one. The
         // state is read before the clock, as in `reserve`. A lost race, a new tick or a
         // full sequence takes the general path.
+        let mut backoff = BACKOFF;
         let current = self.state.load(Ordering::Acquire);
         let now = self.core.clock().now_ms();
         let last = unpack(current, self.core.seq_bits);
@@ -153,17 +160,17 @@ impl<L: Layout, C: Clock> IdScheme for AtomicSnowflake<L, C> {
             {
                 return Ok(id);
             }
-            // Lost the race: step back first, as `reserve` does after a loss.
-            idkit_core::monotonic::Backoff::new(0).spin();
+            // Lost the race: back off, as `reserve` does after each loss.
+            backoff.spin();
         }
-        let (tick, seq, _) = self.reserve(1)?;
+        let (tick, seq, _) = self.reserve(1, backoff)?;
         Ok(self.core.id(tick, seq))
     }
 
     fn fill(&self, out: &mut [L::Id]) -> Result<(), GenerateError> {
         let mut done = 0;
         while done < out.len() {
-            let (tick, seq, run) = self.reserve(out.len() - done)?;
+            let (tick, seq, run) = self.reserve(out.len() - done, BACKOFF)?;
             for (slot, s) in out[done..done + run].iter_mut().zip(seq..) {
                 *slot = self.core.id(tick, s);
             }
