@@ -36,9 +36,12 @@ pub trait Clock: Send + Sync + Debug {
     /// one) even if the clock has not got there, so a clock stepped back during the wait
     /// cannot block the caller for as long as it went back. Callers re-read and re-decide.
     ///
-    /// The default spins for the last millisecond (sleeping would overshoot by a scheduler
-    /// quantum and cost a generator at its cap most of a millisecond's ids) and sleeps for
-    /// anything longer.
+    /// The default, for a clock that only reads whole milliseconds, sleeps for all but the
+    /// last millisecond and spins for that one. The clocks of this module know the instant
+    /// their reading turns, so they sleep until just before it and spin at most
+    /// 100 µs: a sleep wakes late by the timer slack, which would cost a generator at its
+    /// cap part of the next tick's ids, while a waiting thread that spins for a whole
+    /// millisecond takes a core from whatever else runs.
     fn wait_until_ms(&self, target_ms: u64) -> u64 {
         let start = self.now_ms();
         if start >= target_ms {
@@ -109,6 +112,20 @@ impl Clock for SystemClock {
     fn now_ms(&self) -> u64 {
         wall_ms()
     }
+
+    /// Sleeps for as long as the wall clock says is left (to the microsecond), spinning
+    /// only for the last 100 µs; a wall clock stepped meanwhile is the caller's
+    /// to re-read.
+    fn wait_until_ms(&self, target_ms: u64) -> u64 {
+        let since = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or(Duration::ZERO);
+        let left = Duration::from_millis(target_ms).checked_sub(since);
+        if let Some(deadline) = left.and_then(|left| Instant::now().checked_add(left)) {
+            sleep_until(deadline);
+        }
+        wall_ms()
+    }
 }
 
 /// The wall clock read once at construction, then advanced by the monotonic clock
@@ -154,6 +171,45 @@ impl Clock for MonotonicClock {
     fn now_ms(&self) -> u64 {
         self.anchor_ms
             .saturating_add(duration_ms(self.anchor.elapsed()))
+    }
+
+    /// Sleeps until the instant the reading turns `target_ms` (it is known exactly: the
+    /// anchor plus the difference), spinning only for the last 100 µs.
+    fn wait_until_ms(&self, target_ms: u64) -> u64 {
+        sleep_until_ms(self.anchor_ms, self.anchor, target_ms);
+        self.now_ms()
+    }
+}
+
+/// How long before a deadline a waiting thread stops sleeping and spins: a sleep on Linux
+/// wakes up to the timer slack (50 µs by default) plus a wake-up's latency late, and a
+/// generator at its cap that wakes late loses that part of the next tick's ids. Spinning
+/// only this long keeps a waiting thread's CPU at about a tenth of the wait at most.
+const SPIN_BEFORE: Duration = Duration::from_micros(100);
+
+/// Waits until the `Instant` at which a clock anchored at (`anchor_ms`, `anchor`) reads
+/// `target_ms`.
+fn sleep_until_ms(anchor_ms: u64, anchor: Instant, target_ms: u64) {
+    let after = Duration::from_millis(target_ms.saturating_sub(anchor_ms));
+    if let Some(deadline) = anchor.checked_add(after) {
+        sleep_until(deadline);
+    }
+}
+
+/// Waits until `deadline`: asleep until [`SPIN_BEFORE`] ahead of it, then spinning.
+fn sleep_until(deadline: Instant) {
+    loop {
+        let Some(left) = deadline
+            .checked_duration_since(Instant::now())
+            .filter(|left| !left.is_zero())
+        else {
+            return;
+        };
+        if left > SPIN_BEFORE {
+            std::thread::sleep(left - SPIN_BEFORE);
+        } else {
+            std::hint::spin_loop();
+        }
     }
 }
 
@@ -256,18 +312,10 @@ impl Clock for TickerClock {
     /// Waits on the monotonic clock (moving the shared time forward as it passes), not on
     /// the ticker thread.
     fn wait_until_ms(&self, target_ms: u64) -> u64 {
-        loop {
-            let now = tick_now();
-            if now >= target_ms {
-                return now;
-            }
-            let left = target_ms - now;
-            if left > 1 {
-                std::thread::sleep(Duration::from_millis(left - 1));
-            } else {
-                std::hint::spin_loop();
-            }
+        if let Some(&(anchor_ms, anchor)) = TICKER_ANCHOR.get() {
+            sleep_until_ms(anchor_ms, anchor, target_ms);
         }
+        tick_now()
     }
 }
 

@@ -77,7 +77,13 @@ pub(super) struct Shared {
     pub(super) cursor: AtomicU64,
     pub(super) slots: [Slot; 2],
     pub(super) control: Mutex<Control>,
-    pub(super) changed: Condvar,
+    /// The leasing thread sleeps here until a lease is wanted or the allocator is dropped;
+    /// notified once per request (when `wanted` turns true).
+    pub(super) to_leaser: Condvar,
+    /// Callers waiting for a block sleep here until the block they wait on is no longer
+    /// current or the leasing thread has news: a block published, a failure, the end.
+    /// Waiters never notify each other, except the one that switches blocks.
+    pub(super) to_waiters: Condvar,
     pub(super) store: Box<dyn Store>,
     pub(super) namespace: String,
     pub(super) step: u64,
@@ -128,10 +134,23 @@ impl Shared {
     #[cold]
     pub(super) fn want_next(&self) {
         let mut c = self.lock();
-        if !c.next_ready {
+        self.ask_leaser(&mut c);
+    }
+
+    /// Asks the leasing thread for the next block, unless it has it or was asked already:
+    /// one notification per request, however many threads find the block spent.
+    fn ask_leaser(&self, c: &mut Control) {
+        if !c.next_ready && !c.wanted {
             c.wanted = true;
-            self.changed.notify_all();
+            self.to_leaser.notify_one();
         }
+    }
+
+    /// The allocator is dropped: the leasing thread ends and no one waits any longer.
+    pub(super) fn shut_down(&self) {
+        self.lock().shutdown = true;
+        self.to_leaser.notify_one();
+        self.to_waiters.notify_all();
     }
 
     /// The current block (epoch `epoch`) is spent: switch to the next one, waiting for it
@@ -151,14 +170,14 @@ impl Shared {
                 .store((epoch << OFFSET_BITS) | PARKED, Ordering::Release);
             if c.next_ready {
                 // The next slot was published under this lock before `next_ready` was set.
+                // The others waiting on this block wake to find it switched.
                 self.switch_from(epoch);
                 c.next_ready = false;
                 c.wanted = false;
-                self.changed.notify_all();
+                self.to_waiters.notify_all();
                 return Ok(());
             }
-            c.wanted = true;
-            self.changed.notify_all();
+            self.ask_leaser(&mut c);
             if !std::mem::replace(&mut waited, true) {
                 c.waits += 1;
             }
@@ -175,8 +194,10 @@ impl Shared {
                     self.wait.as_millis()
                 )));
             }
+            // Sleeps until the leasing thread publishes, fails or ends, another waiter
+            // switches blocks, or the deadline passes.
             c = self
-                .changed
+                .to_waiters
                 .wait_timeout(c, deadline - now)
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
@@ -190,7 +211,10 @@ impl Shared {
         let mut c = self.lock();
         loop {
             while !c.shutdown && (!c.wanted || c.next_ready) {
-                c = self.changed.wait(c).unwrap_or_else(PoisonError::into_inner);
+                c = self
+                    .to_leaser
+                    .wait(c)
+                    .unwrap_or_else(PoisonError::into_inner);
             }
             if c.shutdown {
                 return;
@@ -243,14 +267,14 @@ impl Shared {
                     c.failures += 1;
                     let permanent = !matches!(error, StoreError::Unreachable(_));
                     c.last_error = Some(error);
-                    self.changed.notify_all();
+                    self.to_waiters.notify_all();
                     if permanent {
                         c.wanted = false;
                         continue;
                     }
                     // Retry after the backoff, unless dropped meanwhile.
                     c = self
-                        .changed
+                        .to_leaser
                         .wait_timeout_while(c, backoff, |c| !c.shutdown)
                         .unwrap_or_else(PoisonError::into_inner)
                         .0;
@@ -258,7 +282,7 @@ impl Shared {
                     continue;
                 }
             }
-            self.changed.notify_all();
+            self.to_waiters.notify_all();
         }
     }
 

@@ -166,8 +166,7 @@ impl RangeAllocator {
 
 impl Drop for RangeAllocator {
     fn drop(&mut self) {
-        self.shared.lock().shutdown = true;
-        self.shared.changed.notify_all();
+        self.shared.shut_down();
     }
 }
 
@@ -276,7 +275,8 @@ mod loom_model {
                 failures: 0,
                 waits: 0,
             }),
-            changed: Condvar::new(),
+            to_leaser: Condvar::new(),
+            to_waiters: Condvar::new(),
             store: Box::new(NoStore),
             namespace: "model".to_owned(),
             step: 1,
