@@ -74,7 +74,7 @@ step "id types in database columns: sqlx (PostgreSQL, MariaDB, SQLite), postgres
 # every feature on.
 cargo test -p idkit-all --features live-tests
 # Features one at a time: each must build alone, as a user turns it on.
-for feature in serde sqlx-postgres sqlx-mysql sqlx-sqlite postgres rusqlite; do
+for feature in serde sqlx-postgres sqlx-mysql sqlx-sqlite postgres rusqlite tokio; do
     cargo check -q -p idkit-all --no-default-features --features "snowflake,uuid,ulid,ksuid,range,tsid,objectid,typeid,$feature"
 done
 

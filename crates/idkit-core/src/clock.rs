@@ -66,6 +66,13 @@ pub trait Clock: Send + Sync + Debug {
             }
         }
     }
+
+    /// False for a clock whose wait takes no real time ([`ManualClock`] moves itself
+    /// forward): the async API ([`nonblocking`](crate::nonblocking)) then lets a generator
+    /// wait on it as usual instead of awaiting real time it does not follow.
+    fn wait_blocks(&self) -> bool {
+        true
+    }
 }
 
 impl<C: Clock + ?Sized> Clock for Arc<C> {
@@ -76,6 +83,9 @@ impl<C: Clock + ?Sized> Clock for Arc<C> {
     fn wait_until_ms(&self, target_ms: u64) -> u64 {
         (**self).wait_until_ms(target_ms)
     }
+    fn wait_blocks(&self) -> bool {
+        (**self).wait_blocks()
+    }
 }
 
 impl<C: Clock + ?Sized> Clock for &C {
@@ -85,6 +95,9 @@ impl<C: Clock + ?Sized> Clock for &C {
     }
     fn wait_until_ms(&self, target_ms: u64) -> u64 {
         (**self).wait_until_ms(target_ms)
+    }
+    fn wait_blocks(&self) -> bool {
+        (**self).wait_blocks()
     }
 }
 
@@ -391,6 +404,11 @@ impl Clock for ManualClock {
         self.waits.fetch_add(1, Ordering::SeqCst);
         let before = self.now.fetch_max(target_ms, Ordering::SeqCst);
         before.max(target_ms)
+    }
+
+    /// Its wait moves it forward at once: nothing to defer.
+    fn wait_blocks(&self) -> bool {
+        false
     }
 }
 

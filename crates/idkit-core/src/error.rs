@@ -74,6 +74,12 @@ enum GenerateRepr {
         /// the lease was lost outright).
         late_ms: u64,
     },
+    /// The generator would have to wait `left` and was asked not to (inside the async
+    /// API); after `give_up` in all, the wait ends with `Unavailable` and its message.
+    WouldWait {
+        left: std::time::Duration,
+        give_up: Option<(std::time::Duration, String)>,
+    },
 }
 
 /// What kind of failure a [`GenerateError`] is.
@@ -97,10 +103,16 @@ pub enum GenerateErrorKind {
     /// (a lease not renewed in time, or lost), so it issues nothing rather than risk
     /// issuing ids another holder of the same worker id may also issue.
     Fenced,
+    /// The generator would have had to wait and was asked not to block. Only the async
+    /// API ([`nonblocking`](crate::nonblocking), feature `tokio`) asks that, and it awaits
+    /// the wait itself: no caller sees this kind, and it is not in
+    /// [`ALL`](Self::ALL).
+    WouldWait,
 }
 
 impl GenerateErrorKind {
-    /// Every kind, in the order [`as_str`](Self::as_str) names are listed in metrics.
+    /// Every kind a caller can see, in the order [`as_str`](Self::as_str) names are listed
+    /// in metrics.
     pub const ALL: [Self; 7] = [
         Self::ClockMovedBackwards,
         Self::AheadLimit,
@@ -121,6 +133,7 @@ impl GenerateErrorKind {
             Self::Exhausted => "exhausted",
             Self::Unavailable => "unavailable",
             Self::Fenced => "fenced",
+            Self::WouldWait => "would_wait",
         }
     }
 }
@@ -168,6 +181,32 @@ impl GenerateError {
         Self(GenerateRepr::Fenced { late_ms })
     }
 
+    /// The generator would have to wait `left` more, and the calling thread asked it not
+    /// to block ([`nonblocking::deferring`](crate::nonblocking::deferring)). `give_up`:
+    /// after how long in all the caller stops waiting, and the reason it then reports (as
+    /// [`GenerateErrorKind::Unavailable`]); `None` for a wait that always ends (a clock's).
+    ///
+    /// Generators that wait on a clock call
+    /// [`nonblocking::wait_for`](crate::nonblocking::wait_for), which makes this error;
+    /// one that waits on something else (a store) makes it itself.
+    pub fn would_wait(
+        left: std::time::Duration,
+        give_up: Option<(std::time::Duration, String)>,
+    ) -> Self {
+        Self(GenerateRepr::WouldWait { left, give_up })
+    }
+
+    /// How long a generator asked not to block would have waited, and when to give up.
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+    pub(crate) fn deferred(
+        &self,
+    ) -> Option<(std::time::Duration, Option<&(std::time::Duration, String)>)> {
+        match &self.0 {
+            GenerateRepr::WouldWait { left, give_up } => Some((*left, give_up.as_ref())),
+            _ => None,
+        }
+    }
+
     /// What kind of failure this is.
     pub fn kind(&self) -> GenerateErrorKind {
         match self.0 {
@@ -178,6 +217,7 @@ impl GenerateError {
             GenerateRepr::Exhausted { .. } => GenerateErrorKind::Exhausted,
             GenerateRepr::Unavailable { .. } => GenerateErrorKind::Unavailable,
             GenerateRepr::Fenced { .. } => GenerateErrorKind::Fenced,
+            GenerateRepr::WouldWait { .. } => GenerateErrorKind::WouldWait,
         }
     }
 
@@ -258,6 +298,11 @@ impl fmt::Display for GenerateError {
             R::Fenced { late_ms } => write!(
                 f,
                 "worker-id lease not renewed in time (unproven for {late_ms} ms): refusing to issue ids until it is"
+            ),
+            R::WouldWait { left, .. } => write!(
+                f,
+                "would wait {} µs for the next id (waits are deferred on this thread)",
+                left.as_micros()
             ),
         }
     }

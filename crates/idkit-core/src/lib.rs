@@ -20,6 +20,10 @@
 //! * [`monotonic`]: the millisecond-and-counter rules the time-ordered schemes share, for
 //!   one owner ([`monotonic::MsCounter`]) and for threads without a lock
 //!   ([`monotonic::AtomicMsCounter`], model-checked with loom).
+//! * [`nonblocking`]: ids in async code (feature `tokio`): `next_id`, `fill`, `take` and
+//!   `fill_raw` await a spent sequence's next tick, or a range store's next block, on
+//!   tokio's timer instead of blocking an executor thread; generators wait through
+//!   [`nonblocking::wait_for`], which is where the waits are deferred.
 //! * [`codec`]: decimal, hex, Crockford base32 and base62, all strict.
 //! * [`id`] and [`column`](mod@column): id types where applications keep them: [`id::IdType`], typed
 //!   [`id::Id<M, T>`](id::Id), serde and every database driver's impls written once over
@@ -43,6 +47,7 @@ mod error;
 pub mod guard;
 pub mod id;
 pub mod monotonic;
+pub mod nonblocking;
 #[cfg(feature = "rand")]
 pub mod random;
 mod raw;

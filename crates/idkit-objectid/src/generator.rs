@@ -122,7 +122,7 @@ impl<C: Clock> ObjectIdGenerator<C> {
             if now_ms / 1000 < state.secs {
                 return Err(GenerateError::clock_moved_backwards(target - now_ms, 0));
             }
-            let now = self.clock.wait_until_ms(target);
+            let now = idkit_core::nonblocking::wait_for(&self.clock, target)?;
             if now < target {
                 return Err(GenerateError::clock_moved_backwards(target - now, 0));
             }
@@ -255,7 +255,7 @@ impl<C: Clock> AtomicObjectIdGenerator<C> {
                     if now / 1000 < tick {
                         return Err(GenerateError::clock_moved_backwards(target - now, 0));
                     }
-                    now = self.clock.wait_until_ms(target);
+                    now = idkit_core::nonblocking::wait_for(&self.clock, target)?;
                     if now < target {
                         return Err(GenerateError::clock_moved_backwards(target - now, 0));
                     }

@@ -123,19 +123,7 @@ pub(crate) async fn next(
     let scheme = served.info.name;
     let count = parse_count(query.as_deref(), service.max_batch)?;
     let n = count.unwrap_or(1);
-    // Only a capped layout can wait for its next tick; its large batches go to a blocking
-    // thread so the async workers keep answering.
-    let ids = if n > INLINE_BATCH && served.info.cap_per_sec.is_some() {
-        let service = Arc::clone(&service);
-        tokio::task::spawn_blocking(move || service.issue(index, n))
-            .await
-            .map_err(|e| ApiError::Unavailable {
-                scheme,
-                reason: e.to_string(),
-            })??
-    } else {
-        service.issue(index, n)?
-    };
+    let ids = service.issue(index, n).await?;
     if json_out {
         let strings = ids
             .iter()

@@ -66,9 +66,6 @@ use error::{ApiError, format_error};
 use handlers::{decode, healthz, identity_status, next, not_found, readyz, schemes};
 use metrics::{Connections, Requests, SchemeCounters, error_kind, metrics_text};
 
-/// Batches larger than this are generated on a blocking thread, so a capped layout waiting
-/// for its next tick does not hold up the async workers.
-const INLINE_BATCH: usize = 256;
 /// Longest request path and query accepted, bytes.
 const MAX_URI: usize = 2048;
 /// Largest request body accepted, bytes (no route takes a body).

@@ -358,11 +358,13 @@ impl Service {
             })
     }
 
-    /// Issues `count` ids of scheme `index`, counting them and any error.
-    pub(crate) fn issue(&self, index: usize, count: usize) -> Result<Vec<RawId>, ApiError> {
+    /// Issues `count` ids of scheme `index`, counting them and any error. A capped layout
+    /// whose sequence is spent, or a range allocator whose block is, is awaited
+    /// ([`idkit_core::nonblocking`]): no executor thread is held while it waits.
+    pub(crate) async fn issue(&self, index: usize, count: usize) -> Result<Vec<RawId>, ApiError> {
         let served = &self.served[index];
         let mut ids = vec![RawId::default(); count];
-        if let Err(e) = served.scheme.fill_raw(&mut ids) {
+        if let Err(e) = idkit_core::nonblocking::fill_raw(&*served.scheme, &mut ids).await {
             served.counters.errors[error_kind(&e)].fetch_add(1, Relaxed);
             return Err(ApiError::Unavailable {
                 scheme: served.info.name,

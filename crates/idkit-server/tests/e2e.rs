@@ -792,3 +792,38 @@ async fn slow_clients_are_closed_and_connections_capped() {
     );
     s.stop().await;
 }
+
+/// A capped layout's large batch awaits its ticks: on a runtime with one executor thread,
+/// other requests are answered while it waits (before the async generation API, such a
+/// batch slept on the thread, or was moved to a blocking thread).
+#[tokio::test(flavor = "current_thread")]
+async fn a_capped_batch_awaits_its_ticks_without_holding_the_executor() {
+    // Sonyflake: 256 ids per 10 ms tick; 20,000 ids take 78 ticks, about 0.8 s.
+    let s = Running::start(configured(
+        "schemes = [\"sonyflake\"]\nmachine = 5\nmax_batch = 20000",
+    ))
+    .await;
+    let batch = {
+        let client = s.client.clone();
+        let url = format!("{}/v1/sonyflake/next?count=20000", s.base);
+        tokio::spawn(async move { client.get(url).send().await.unwrap().text().await.unwrap() })
+    };
+    // Let the batch start, then ask for single ids while it waits.
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let mut answered_meanwhile = 0;
+    while !batch.is_finished() {
+        let (status, _) = s.get("/healthz").await;
+        assert_eq!(status, StatusCode::OK);
+        answered_meanwhile += 1;
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let body = batch.await.unwrap();
+    let ids: Vec<u64> = body.lines().map(|l| l.parse().unwrap()).collect();
+    assert_eq!(ids.len(), 20_000);
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "batch not increasing");
+    assert!(
+        answered_meanwhile >= 10,
+        "only {answered_meanwhile} requests answered while the batch waited"
+    );
+    s.stop().await;
+}

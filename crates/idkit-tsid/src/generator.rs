@@ -131,7 +131,7 @@ impl<C: Clock, R: RandomSource> TsidGenerator<C, R> {
                 let mut now = self.clock.now_ms();
                 let budget = last.saturating_sub(now) + 1 + WAIT_GRACE_MS;
                 while now <= last && elapsed_ms(started) < budget {
-                    now = self.clock.wait_until_ms(last + 1);
+                    now = idkit_core::nonblocking::wait_for(&self.clock, last + 1)?;
                 }
                 if now <= last {
                     return Err(GenerateError::clock_moved_backwards(
@@ -281,7 +281,7 @@ impl<C: Clock, R: RandomSource> AtomicTsidGenerator<C, R> {
                 // A full counter: wait for the next millisecond, as the single-owner
                 // generator does, within the same budget.
                 Step::Exhausted { tick } => {
-                    now = self.clock.wait_until_ms(tick + 1);
+                    now = idkit_core::nonblocking::wait_for(&self.clock, tick + 1)?;
                     let budget = tick.saturating_sub(now) + 1 + WAIT_GRACE_MS;
                     if now <= tick && elapsed_ms(started) >= budget {
                         return Err(GenerateError::clock_moved_backwards(

@@ -186,13 +186,24 @@ impl Shared {
                     "{error}; every leased id is used"
                 )));
             }
-            let now = Instant::now();
-            if now >= deadline {
-                return Err(GenerateError::unavailable(format!(
+            let give_up = || {
+                format!(
                     "range store {} gave no block within {} ms",
                     self.store.describe(),
                     self.wait.as_millis()
-                )));
+                )
+            };
+            if idkit_core::nonblocking::deferring() {
+                // An async caller: it awaits and asks again (the leasing thread is asked),
+                // and gives up after the same wait.
+                return Err(GenerateError::would_wait(
+                    DEFERRED_POLL,
+                    Some((self.wait, give_up())),
+                ));
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(GenerateError::unavailable(give_up()));
             }
             // Sleeps until the leasing thread publishes, fails or ends, another waiter
             // switches blocks, or the deadline passes.

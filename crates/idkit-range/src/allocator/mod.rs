@@ -32,6 +32,9 @@ const THREAD_CHUNK: u64 = 64;
 const THREAD_CACHES: usize = 8;
 /// A slot being rewritten.
 const WRITING: u64 = u64::MAX;
+/// How often an async caller ([`idkit_core::nonblocking`]) whose block is spent looks
+/// again while the leasing thread works (it holds no thread meanwhile).
+const DEFERRED_POLL: Duration = Duration::from_millis(2);
 const BACKOFF_MIN: Duration = Duration::from_millis(10);
 const BACKOFF_MAX: Duration = Duration::from_secs(1);
 

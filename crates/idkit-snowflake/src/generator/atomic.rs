@@ -129,7 +129,7 @@ impl<L: Layout, C: Clock> AtomicSnowflake<L, C> {
                     }
                 }
                 Step::Wait { until_ms } => {
-                    waited += self.core.wait(now, until_ms);
+                    waited += self.core.wait(now, until_ms)?;
                     current = self.state.load(Ordering::Acquire);
                 }
             }

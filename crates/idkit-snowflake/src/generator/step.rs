@@ -316,7 +316,7 @@ impl<L: Layout, C: Clock> Core<L, C> {
                     owned.last = self.id(tick, seq);
                     return Ok(owned.last);
                 }
-                Step::Wait { until_ms } => waited += self.wait(now, until_ms),
+                Step::Wait { until_ms } => waited += self.wait(now, until_ms)?,
             }
             now = self.clock.now_ms();
         }
@@ -346,7 +346,7 @@ impl<L: Layout, C: Clock> Core<L, C> {
                     owned.last = out[done + run - 1];
                     done += run;
                 }
-                Step::Wait { until_ms } => waited += self.wait(now, until_ms),
+                Step::Wait { until_ms } => waited += self.wait(now, until_ms)?,
             }
         }
         Ok(())
@@ -363,9 +363,13 @@ impl<L: Layout, C: Clock> Core<L, C> {
     /// Waits for the clock; returns the milliseconds asked for. The wait budget of
     /// [`RollbackPolicy::Wait`] is counted in requested time, not in what the clock shows
     /// afterwards, so a clock that keeps slipping back cannot keep a caller waiting forever.
-    pub(crate) fn wait(&self, now_ms: u64, until_ms: u64) -> u64 {
-        self.clock.wait_until_ms(until_ms);
-        until_ms.saturating_sub(now_ms)
+    ///
+    /// # Errors
+    ///
+    /// A deferred wait, inside the async API ([`idkit_core::nonblocking`]).
+    pub(crate) fn wait(&self, now_ms: u64, until_ms: u64) -> Result<u64, GenerateError> {
+        idkit_core::nonblocking::wait_for(&self.clock, until_ms)?;
+        Ok(until_ms.saturating_sub(now_ms))
     }
 
     #[inline]

@@ -1,0 +1,235 @@
+//! Ids in async code without blocking the thread.
+//!
+//! A generator blocks in two places: a layout with a cap whose sequence is spent waits for
+//! its next tick (a Snowflake layout, TSID, ObjectId), and a range allocator whose block is
+//! spent waits for the store. In a tokio application that wait would hold an executor
+//! thread. The functions of this module (feature `tokio`) run the generator with its waits
+//! *deferred*: where it would wait it returns at once, saying for how long, and the
+//! function awaits that time on tokio's timer, then asks again. Ids come out the same as
+//! from the blocking calls, in the same order, with nothing lost or repeated: a deferred
+//! call issues no id.
+//!
+//! ```
+//! # #[cfg(feature = "tokio")]
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use idkit_core::{IdScheme, ManualClock, nonblocking};
+//! # use idkit_core::{GenerateError, SchemeInfo};
+//! # #[derive(Debug, Default)]
+//! # struct Counter(std::sync::atomic::AtomicU64);
+//! # impl IdScheme for Counter {
+//! #     type Id = u64;
+//! #     fn next_id(&self) -> Result<u64, GenerateError> {
+//! #         Ok(self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+//! #     }
+//! #     fn info(&self) -> SchemeInfo { SchemeInfo::new("counter", 64) }
+//! # }
+//! let generator = Counter::default(); // any IdScheme: a Snowflake, a TSID, a range...
+//! let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
+//! runtime.block_on(async {
+//!     let one = nonblocking::next_id(&generator).await?;
+//!     let mut batch = [0u64; 100];
+//!     nonblocking::fill(&generator, &mut batch).await?;
+//!     assert!(batch.iter().all(|id| *id > one));
+//!     Ok::<_, GenerateError>(())
+//! })?;
+//! # Ok(())
+//! # }
+//! # #[cfg(not(feature = "tokio"))]
+//! # fn main() {}
+//! ```
+//!
+//! A deferred wait is awaited with `tokio::time::sleep`, whose timer counts whole
+//! milliseconds: a layout at its cap waits up to a millisecond longer per tick than a
+//! blocking call (which sleeps to within 100 µs), and so issues fewer ids a second at the
+//! cap, in exchange for holding no thread.
+//!
+//! For generator authors: [`wait_for`] is where a generator waits on its clock;
+//! [`deferring`] tells a generator that waits on anything else to return
+//! [`GenerateError::would_wait`] instead.
+
+use std::cell::Cell;
+use std::time::Duration;
+
+use crate::{Clock, GenerateError};
+
+thread_local! {
+    static DEFERRING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// True while the calling thread runs a generator for this module's async functions: a
+/// generator about to block (on anything but a clock, which [`wait_for`] handles) returns
+/// [`GenerateError::would_wait`] instead, before it changes any state.
+#[inline]
+pub fn deferring() -> bool {
+    DEFERRING.with(Cell::get)
+}
+
+/// Runs `f` with waits deferred on this thread (restored after, also on a panic).
+#[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+fn with_waits_deferred<T>(f: impl FnOnce() -> T) -> T {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            DEFERRING.with(|d| d.set(self.0));
+        }
+    }
+    let _restore = Restore(DEFERRING.with(|d| d.replace(true)));
+    f()
+}
+
+/// Where a generator waits for `clock` to read `target_ms`: waits
+/// ([`Clock::wait_until_ms`]) and returns the last reading, or, while waits are
+/// [deferred](deferring), returns at once (unless the clock's wait takes no real time:
+/// [`Clock::wait_blocks`]).
+///
+/// # Errors
+///
+/// While waits are deferred, a [`GenerateError::would_wait`] for the time left (the async
+/// caller awaits it and asks again); never otherwise.
+#[inline]
+pub fn wait_for<C: Clock + ?Sized>(clock: &C, target_ms: u64) -> Result<u64, GenerateError> {
+    if deferring() && clock.wait_blocks() {
+        let left = target_ms.saturating_sub(clock.now_ms());
+        return Err(GenerateError::would_wait(
+            Duration::from_millis(left.max(1)),
+            None,
+        ));
+    }
+    Ok(clock.wait_until_ms(target_ms))
+}
+
+#[cfg(feature = "tokio")]
+mod awaiting {
+    use tokio::time::Instant;
+
+    use super::with_waits_deferred;
+    use crate::{DynScheme, GenerateError, IdScheme, RawId};
+
+    /// Ids issued between two awaits at most, so that a large batch from a scheme that
+    /// never waits still lets other tasks run.
+    const BETWEEN_YIELDS: usize = 1 << 16;
+
+    /// Runs `attempt` with waits deferred until it stops asking to wait; awaits each wait.
+    /// `attempt` returns how many ids it issued before it stopped (they are kept).
+    async fn drive(
+        total: usize,
+        mut attempt: impl FnMut(usize) -> (usize, Result<(), GenerateError>),
+    ) -> Result<(), GenerateError> {
+        let mut done = 0;
+        let mut started_waiting: Option<Instant> = None;
+        while done < total {
+            let (issued, result) = with_waits_deferred(|| attempt(done));
+            done += issued;
+            if issued > 0 {
+                started_waiting = None;
+            }
+            match result {
+                Ok(()) => {
+                    if done < total {
+                        tokio::task::yield_now().await;
+                    }
+                }
+                Err(e) => {
+                    let Some((left, give_up)) = e.deferred() else {
+                        return Err(e);
+                    };
+                    let since = *started_waiting.get_or_insert_with(Instant::now);
+                    if let Some((patience, reason)) = give_up
+                        && since.elapsed() >= *patience
+                    {
+                        return Err(GenerateError::unavailable(reason.clone()));
+                    }
+                    tokio::time::sleep(left).await;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Fills `out` one id at a time (a failed `next_id` issues nothing, so a deferred wait
+    /// loses no id), at most [`BETWEEN_YIELDS`] per attempt.
+    fn one_by_one<T>(
+        out: &mut [T],
+        from: usize,
+        mut next: impl FnMut() -> Result<T, GenerateError>,
+    ) -> (usize, Result<(), GenerateError>) {
+        let end = out.len().min(from + BETWEEN_YIELDS);
+        for (i, slot) in out[from..end].iter_mut().enumerate() {
+            match next() {
+                Ok(id) => *slot = id,
+                Err(e) => return (i, Err(e)),
+            }
+        }
+        (end - from, Ok(()))
+    }
+
+    /// The next id of `scheme`, awaiting (not blocking on) a spent sequence's next tick or
+    /// a range store's next block.
+    ///
+    /// # Errors
+    ///
+    /// As [`IdScheme::next_id`]. A range allocator that gets no block within its `wait`
+    /// fails with [`Unavailable`](crate::GenerateErrorKind::Unavailable), as the blocking call does.
+    pub async fn next_id<S: IdScheme + ?Sized>(scheme: &S) -> Result<S::Id, GenerateError> {
+        let mut id = None;
+        drive(1, |_| match scheme.next_id() {
+            Ok(got) => {
+                id = Some(got);
+                (1, Ok(()))
+            }
+            Err(e) => (0, Err(e)),
+        })
+        .await?;
+        id.ok_or_else(|| GenerateError::unavailable("no id issued"))
+    }
+
+    /// Fills `out` with consecutive ids of `scheme`, awaiting instead of blocking where the
+    /// generator would wait. Yields to other tasks every 65,536 ids.
+    ///
+    /// # Errors
+    ///
+    /// As [`IdScheme::fill`]: the slots before the failing one hold issued ids.
+    pub async fn fill<S: IdScheme + ?Sized>(
+        scheme: &S,
+        out: &mut [S::Id],
+    ) -> Result<(), GenerateError>
+    where
+        S::Id: Copy,
+    {
+        let total = out.len();
+        drive(total, |from| one_by_one(out, from, || scheme.next_id())).await
+    }
+
+    /// `n` ids of `scheme` in a new vector; see [`fill`].
+    ///
+    /// # Errors
+    ///
+    /// As [`fill`].
+    pub async fn take<S: IdScheme + ?Sized>(
+        scheme: &S,
+        n: usize,
+    ) -> Result<Vec<S::Id>, GenerateError>
+    where
+        S::Id: Copy + Default,
+    {
+        let mut out = vec![S::Id::default(); n];
+        fill(scheme, &mut out).await?;
+        Ok(out)
+    }
+
+    /// [`fill`] for a scheme behind `dyn` (the registry's, a service's).
+    ///
+    /// # Errors
+    ///
+    /// As [`fill`].
+    pub async fn fill_raw(
+        scheme: &(dyn DynScheme + Send + Sync),
+        out: &mut [RawId],
+    ) -> Result<(), GenerateError> {
+        let total = out.len();
+        drive(total, |from| one_by_one(out, from, || scheme.next_raw())).await
+    }
+}
+
+#[cfg(feature = "tokio")]
+pub use awaiting::{fill, fill_raw, next_id, take};
