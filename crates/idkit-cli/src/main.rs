@@ -144,7 +144,7 @@ impl IdentityArgs {
 /// `idkit serve`: a TOML file, then these flags on top of it.
 #[derive(clap::Args, Debug)]
 struct ServeArgs {
-    /// TOML configuration file (keys: listen, schemes, max_batch, header_timeout_ms,
+    /// TOML configuration file (keys: listen, grpc_listen, schemes, max_batch, header_timeout_ms,
     /// max_connections, workers, every scheme
     /// setting below with `_` for `-`, and `[scheme.NAME]` tables).
     #[arg(long)]
@@ -152,6 +152,10 @@ struct ServeArgs {
     /// Address to listen on (default 127.0.0.1:8080; port 0 picks a free one).
     #[arg(long)]
     listen: Option<String>,
+    /// Also serve gRPC (package idkit.v1, with health and reflection) on this address, e.g.
+    /// 127.0.0.1:50051 (default: no gRPC).
+    #[arg(long)]
+    grpc_listen: Option<String>,
     /// A scheme to serve; repeat for several (default: every scheme).
     #[arg(long = "scheme")]
     schemes: Vec<String>,
@@ -423,6 +427,9 @@ fn serve(args: ServeArgs, given: Options) -> Result<(), Failure> {
     if let Some(v) = args.listen {
         config.listen = v;
     }
+    if let Some(v) = args.grpc_listen {
+        config.grpc_listen = Some(v);
+    }
     if !args.schemes.is_empty() {
         config.schemes = args.schemes;
     }
@@ -468,6 +475,9 @@ fn serve(args: ServeArgs, given: Options) -> Result<(), Failure> {
     let addr = config
         .listen_addr()
         .map_err(|e| Failure::Usage(e.to_string()))?;
+    let grpc_addr = config
+        .grpc_listen_addr()
+        .map_err(|e| Failure::Usage(e.to_string()))?;
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     if let Some(workers) = config.workers {
         builder.worker_threads(workers);
@@ -479,11 +489,40 @@ fn serve(args: ServeArgs, given: Options) -> Result<(), Failure> {
     let service = std::sync::Arc::new(service);
     let served = std::sync::Arc::clone(&service);
     let result = runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(addr)
-            .await
-            .map_err(|e| Failure::Runtime(format!("cannot listen on {addr}: {e}")))?;
-        idkit_server::serve(listener, served, idkit_server::shutdown_signal())
-            .await
+        let bind = |addr| async move {
+            tokio::net::TcpListener::bind(addr)
+                .await
+                .map_err(|e| Failure::Runtime(format!("cannot listen on {addr}: {e}")))
+        };
+        let listener = bind(addr).await?;
+        let grpc_listener = match grpc_addr {
+            Some(addr) => Some(bind(addr).await?),
+            None => None,
+        };
+        // One shutdown for both front doors: each drains, then the leases are released.
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            idkit_server::shutdown_signal().await;
+            let _ = stop.send(true);
+        });
+        let on_stop = move || {
+            let mut stopped = stopped.clone();
+            async move {
+                let _ = stopped.wait_for(|s| *s).await;
+            }
+        };
+        let grpc = async {
+            match grpc_listener {
+                Some(listener) => {
+                    idkit_server::serve_grpc(listener, std::sync::Arc::clone(&served), on_stop())
+                        .await
+                }
+                None => Ok(()),
+            }
+        };
+        let http = idkit_server::serve(listener, std::sync::Arc::clone(&served), on_stop());
+        let (http, grpc) = tokio::join!(http, grpc);
+        http.and(grpc)
             .map_err(|e| Failure::Runtime(format!("serving: {e}")))
     });
     // Graceful shutdown: free every worker id now rather than after its TTL.

@@ -12,8 +12,9 @@ use idkit_all::registry::{self, Options};
 pub const MAX_BATCH_LIMIT: u32 = 1_000_000;
 
 /// The keys of the service itself; every other top-level key is a scheme setting.
-const SERVICE_KEYS: [&str; 10] = [
+const SERVICE_KEYS: [&str; 11] = [
     "listen",
+    "grpc_listen",
     "schemes",
     "max_batch",
     "header_timeout_ms",
@@ -57,6 +58,10 @@ const SERVICE_KEYS: [&str; 10] = [
 pub struct Config {
     /// Address to listen on, `host:port` (default `127.0.0.1:8080`).
     pub listen: String,
+    /// Address of the gRPC front door (`idkit.v1`), `host:port`; none by default. A port of
+    /// its own: the HTTP door speaks HTTP/1.1 through its own accept loop (header timeouts,
+    /// the connection cap), and gRPC needs HTTP/2.
+    pub grpc_listen: Option<String>,
     /// Schemes to serve, by name or alias; empty serves every registered scheme.
     pub schemes: Vec<String>,
     /// Most ids one `?count=` request may ask for (default 10,000; at most 1,000,000).
@@ -86,6 +91,7 @@ impl Default for Config {
     fn default() -> Self {
         Self {
             listen: "127.0.0.1:8080".to_owned(),
+            grpc_listen: None,
             schemes: Vec::new(),
             max_batch: 10_000,
             header_timeout_ms: 5_000,
@@ -145,6 +151,7 @@ impl Config {
         for (key, value) in table {
             match key.as_str() {
                 "listen" => config.listen = typed(&key, value)?,
+                "grpc_listen" => config.grpc_listen = Some(typed(&key, value)?),
                 "schemes" => config.schemes = typed(&key, value)?,
                 "max_batch" => config.max_batch = typed(&key, value)?,
                 "header_timeout_ms" => config.header_timeout_ms = typed(&key, value)?,
@@ -180,6 +187,25 @@ impl Config {
             reason: e.to_string(),
         })?;
         Self::from_toml(&text)
+    }
+
+    /// The gRPC front door's address, if one is configured.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Invalid`] when `grpc_listen` is not `host:port` with a numeric host.
+    pub fn grpc_listen_addr(&self) -> Result<Option<SocketAddr>, ConfigError> {
+        self.grpc_listen
+            .as_deref()
+            .map(|addr| {
+                addr.parse().map_err(|_| ConfigError::Invalid {
+                    key: "grpc_listen",
+                    message: format!(
+                        "{addr:?} is not an address: expected IP:PORT, e.g. 127.0.0.1:50051"
+                    ),
+                })
+            })
+            .transpose()
     }
 
     /// The listen address.

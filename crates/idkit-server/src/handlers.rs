@@ -9,7 +9,6 @@ use axum::extract::{Path, RawPathParams, RawQuery, Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use idkit_core::GenerateError;
 use serde_json::{Value, json};
 
 use crate::*;
@@ -205,11 +204,7 @@ pub(crate) async fn readyz(
     State(service): State<Arc<Service>>,
     WantsJson(json_out): WantsJson,
 ) -> Response {
-    let failing: Vec<(&str, GenerateError)> = service
-        .served
-        .iter()
-        .filter_map(|s| s.scheme.next_raw().err().map(|e| (s.info.name, e)))
-        .collect();
+    let failing = service.readiness().await;
     if failing.is_empty() {
         return if json_out {
             axum::Json(json!({ "ready": true })).into_response()

@@ -50,6 +50,7 @@
 
 mod config;
 mod error;
+pub mod grpc;
 mod guard;
 mod handlers;
 mod metrics;
@@ -59,6 +60,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 pub use config::{Config, ConfigError, MAX_BATCH_LIMIT, known_keys};
+pub use grpc::serve_grpc;
 pub use idkit_all::render;
 pub use service::Service;
 

@@ -93,9 +93,10 @@ impl Service {
     /// scheme, a value does not fit or is refused by a served scheme (an identity value too
     /// wide, an unknown rollback policy...), a scheme's store cannot be opened, `max_batch`
     /// is 0 or above [`MAX_BATCH_LIMIT`], `header_timeout_ms` or `max_connections` is out
-    /// of range, or `listen` is not an address.
+    /// of range, or `listen` or `grpc_listen` is not an address.
     pub fn new(config: &Config) -> Result<Self, ConfigError> {
         config.listen_addr()?;
+        config.grpc_listen_addr()?;
         check_max_batch(config.max_batch)?;
         let limits = Limits::of(config)?;
         let invalid = |key: &'static str| {
@@ -356,6 +357,19 @@ impl Service {
                 name: name.to_owned(),
                 known: self.scheme_names(),
             })
+    }
+
+    /// The served schemes that cannot issue an id now, and why (each is asked for one id,
+    /// awaited; the probe ids are discarded: a gap, never a duplicate). Empty when ready.
+    pub(crate) async fn readiness(&self) -> Vec<(&'static str, idkit_core::GenerateError)> {
+        let mut failing = Vec::new();
+        for served in &self.served {
+            let mut probe = [RawId::default()];
+            if let Err(e) = idkit_core::nonblocking::fill_raw(&*served.scheme, &mut probe).await {
+                failing.push((served.info.name, e));
+            }
+        }
+        failing
     }
 
     /// Issues `count` ids of scheme `index`, counting them and any error. A capped layout

@@ -1,0 +1,605 @@
+//! The gRPC front door end to end over loopback, driven by the generated tonic client:
+//! every call, streams checked for order and uniqueness, a slow reader, a cancelled
+//! stream, a deadline, hostile input, health following readiness, reflection, and both
+//! front doors over one service (the HTTP metrics count what gRPC issued).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use idkit_core::{Erased, ManualClock};
+use idkit_server::grpc::proto::id_service_client::IdServiceClient;
+use idkit_server::grpc::proto::{
+    BatchRequest, DecodeRequest, IdentityRequest, NextRequest, SchemesRequest, StreamRequest,
+};
+use idkit_server::{Config, Service};
+use idkit_snowflake::{RollbackPolicy, Snowflake, SnowflakeCodec, Twitter};
+use tonic::Code;
+use tonic::transport::Channel;
+
+/// Both front doors of one service on ephemeral loopback ports.
+struct Running {
+    grpc: Channel,
+    grpc_uri: String,
+    http: String,
+    stop: Option<tokio::sync::watch::Sender<bool>>,
+    tasks: Vec<tokio::task::JoinHandle<std::io::Result<()>>>,
+}
+
+impl Running {
+    async fn start(service: Service) -> Self {
+        let service = Arc::new(service);
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        let on_stop = || {
+            let mut stopped = stopped.clone();
+            async move {
+                let _ = stopped.wait_for(|s| *s).await;
+            }
+        };
+        let grpc_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let grpc_addr = grpc_listener.local_addr().unwrap();
+        let http_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let http = format!("http://{}", http_listener.local_addr().unwrap());
+        let tasks = vec![
+            tokio::spawn(idkit_server::serve_grpc(
+                grpc_listener,
+                Arc::clone(&service),
+                on_stop(),
+            )),
+            tokio::spawn(idkit_server::serve(
+                http_listener,
+                Arc::clone(&service),
+                on_stop(),
+            )),
+        ];
+        let grpc_uri = format!("http://{grpc_addr}");
+        let grpc = Channel::from_shared(grpc_uri.clone())
+            .unwrap()
+            .connect()
+            .await
+            .unwrap();
+        Self {
+            grpc,
+            grpc_uri,
+            http,
+            stop: Some(stop),
+            tasks,
+        }
+    }
+
+    /// A client whose receive window is HTTP/2's default 64 KiB (hyper's client asks
+    /// for 2 MiB).
+    async fn small_window_client(&self) -> IdServiceClient<Channel> {
+        let channel = Channel::from_shared(self.grpc_uri.clone())
+            .unwrap()
+            .initial_stream_window_size(65_535)
+            .initial_connection_window_size(65_535)
+            .connect()
+            .await
+            .unwrap();
+        IdServiceClient::new(channel)
+    }
+
+    fn client(&self) -> IdServiceClient<Channel> {
+        IdServiceClient::new(self.grpc.clone()).max_decoding_message_size(64 << 20)
+    }
+
+    /// Ids issued so far, per the HTTP door's metrics.
+    async fn issued(&self, scheme: &str) -> u64 {
+        let text = reqwest::get(format!("{}/metrics", self.http))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        let prefix = format!("idkit_ids_issued_total{{scheme=\"{scheme}\"}} ");
+        text.lines()
+            .find_map(|l| l.strip_prefix(&prefix))
+            .unwrap_or_else(|| panic!("no {prefix} in /metrics"))
+            .parse()
+            .unwrap()
+    }
+
+    async fn stop(mut self) {
+        let _ = self.stop.take().unwrap().send(true);
+        for task in self.tasks.drain(..) {
+            task.await.unwrap().unwrap();
+        }
+    }
+}
+
+fn configured(toml: &str) -> Service {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut config = Config::from_toml(toml).unwrap();
+    config.identity.state_dir =
+        Some(std::env::temp_dir().join(format!("idkit-grpc-state-{}-{n}", std::process::id())));
+    Service::new(&config).unwrap()
+}
+
+fn default_service() -> Service {
+    configured(
+        "schemes = [\"snowflake-twitter\", \"uuid-v7\", \"ksuid\", \"objectid\", \"sonyflake\"]\n\
+         worker = 3\ndatacenter = 1\nmachine = 7\nmax_batch = 100000",
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_call_answers() {
+    let s = Running::start(default_service()).await;
+    let mut c = s.client();
+
+    // One id, 64-bit: a fixed64 and its decimal text.
+    let one = c
+        .next(NextRequest {
+            scheme: "twitter".into(),
+            text: true,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(one.scheme, "snowflake-twitter");
+    assert!(one.id_bytes.is_empty());
+    assert_eq!(one.text, one.id64.to_string());
+    // Twitter's layout: sequence in the low 12 bits, the worker id in the 5 above.
+    assert_eq!((one.id64 >> 12) & 0x1f, 3);
+
+    // One id, 128-bit: 16 bytes, version 7, the same as its canonical text.
+    let v7 = c
+        .next(NextRequest {
+            scheme: "uuid-v7".into(),
+            text: true,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(v7.id_bytes.len(), 16);
+    assert_eq!(v7.id_bytes[6] >> 4, 7, "version nibble");
+    let hex: String = v7.id_bytes.iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(v7.text.replace('-', ""), hex);
+
+    // A batch of wider ids: packed, in order.
+    let batch = c
+        .batch(BatchRequest {
+            scheme: "ksuid".into(),
+            count: 50,
+            text: true,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(batch.id_width, 20);
+    assert_eq!(batch.ids.len(), 50 * 20);
+    assert_eq!(batch.text.len(), 50);
+    let objectids = c
+        .batch(BatchRequest {
+            scheme: "objectid".into(),
+            count: 1000,
+            text: false,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(objectids.id_width, 12);
+    let ids: Vec<&[u8]> = objectids.ids.chunks(12).collect();
+    assert_eq!(ids.len(), 1000);
+    assert!(
+        ids.windows(2).all(|w| w[0] < w[1]),
+        "ObjectIds out of order"
+    );
+    assert!(objectids.text.is_empty());
+
+    // Decode: the same fields as `idkit decode`.
+    let d = c
+        .decode(DecodeRequest {
+            scheme: "snowflake-twitter".into(),
+            id: one.id64.to_string(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(d.id, one.id64.to_string());
+    assert_eq!(d.fields["worker"], "3");
+    assert_eq!(d.fields["datacenter"], "1");
+    assert!(d.timestamp_ms.is_some());
+    assert!(d.timestamp.ends_with('Z'));
+
+    // The served schemes and their facts.
+    let schemes = c.schemes(SchemesRequest {}).await.unwrap().into_inner();
+    let names: Vec<&str> = schemes.schemes.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "snowflake-twitter",
+            "uuid-v7",
+            "ksuid",
+            "objectid",
+            "sonyflake"
+        ]
+    );
+    assert_eq!(schemes.schemes[0].cap_ids_per_sec, Some(4_096_000));
+    assert_eq!(schemes.schemes[1].bits, 128);
+
+    // Identity: a static worker id, guarded by its state file, as `GET /v1/identity`.
+    let identity = c.identity(IdentityRequest {}).await.unwrap().into_inner();
+    let twitter = identity
+        .leases
+        .iter()
+        .find(|l| l.scheme == "snowflake-twitter")
+        .expect("the Twitter layout's identity");
+    // The identity is the layout's whole 10-bit worker id: datacenter 1, worker 3.
+    assert_eq!(twitter.worker, (1 << 5) | 3);
+    assert_eq!(twitter.state, "held");
+
+    // Both doors count into one service's metrics.
+    assert_eq!(s.issued("snowflake-twitter").await, 1);
+    assert_eq!(s.issued("objectid").await, 1000);
+    s.stop().await;
+}
+
+/// Reads a whole stream; checks every chunk's shape.
+async fn read_stream(c: &mut IdServiceClient<Channel>, request: StreamRequest) -> Vec<u64> {
+    let mut stream = c.stream(request).await.unwrap().into_inner();
+    let mut ids = Vec::new();
+    while let Some(chunk) = stream.message().await.unwrap() {
+        assert_eq!(chunk.id_width, 8);
+        ids.extend(chunk.ids64);
+    }
+    ids
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streams_of_one_to_a_million_ids_are_ordered_and_unique() {
+    let s = Running::start(default_service()).await;
+    let mut c = s.client();
+    for (count, chunk_size) in [
+        (1, 0),
+        (999, 100),
+        (1_000, 0),
+        (12_345, 1_000),
+        (1_000_000, 10_000),
+    ] {
+        let ids = read_stream(
+            &mut c,
+            StreamRequest {
+                scheme: "snowflake-twitter".into(),
+                count,
+                chunk_size,
+                text: false,
+            },
+        )
+        .await;
+        assert_eq!(ids.len() as u64, count);
+        assert!(
+            ids.windows(2).all(|w| w[0] < w[1]),
+            "{count} ids: not strictly increasing"
+        );
+    }
+    // A capped layout's stream awaits its ticks: 2,000 Sonyflake ids span 8 of them.
+    let ids = read_stream(
+        &mut c,
+        StreamRequest {
+            scheme: "sonyflake".into(),
+            count: 2_000,
+            chunk_size: 500,
+            text: true,
+        },
+    )
+    .await;
+    assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_reader_holds_the_server_back_and_a_cancel_stops_it() {
+    let s = Running::start(default_service()).await;
+    let mut c = s.small_window_client().await;
+    // Unbounded: the server would make millions of ids a second if it generated ahead.
+    let mut stream = c
+        .stream(StreamRequest {
+            scheme: "snowflake-twitter".into(),
+            count: 0,
+            chunk_size: 1_000,
+            text: false,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let first = stream.message().await.unwrap().unwrap();
+    assert_eq!(first.ids64.len(), 1_000);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let while_paused = s.issued("snowflake-twitter").await;
+    // What flow control lets through: the client's 64 KiB window, the server's HTTP/2
+    // send buffer (400 KiB in hyper) and a chunk in hand, about 60,000 8-byte ids; far
+    // below the 2 M ids half a second would make.
+    assert!(
+        while_paused <= 100_000,
+        "{while_paused} ids made for a reader that took 1,000"
+    );
+    let mut read = 1_000;
+    for _ in 0..20 {
+        read += stream.message().await.unwrap().unwrap().ids64.len();
+    }
+    assert_eq!(read, 21_000);
+    // Cancel: drop the stream; generation stops.
+    drop(stream);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let after_cancel = s.issued("snowflake-twitter").await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        s.issued("snowflake-twitter").await,
+        after_cancel,
+        "ids still made after the client cancelled"
+    );
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deadline_ends_a_call_that_waits() {
+    let s = Running::start(default_service()).await;
+    let mut c = s.client();
+    // 100,000 Sonyflake ids take about 4 s at 25.6 k/s; the client allows 100 ms.
+    let mut request = tonic::Request::new(BatchRequest {
+        scheme: "sonyflake".into(),
+        count: 100_000,
+        text: false,
+    });
+    request.set_timeout(Duration::from_millis(100));
+    let started = std::time::Instant::now();
+    let status = c.batch(request).await.unwrap_err();
+    // tonic's server ends a call past its `grpc-timeout` with CANCELLED ("Timeout
+    // expired"); a client's own deadline shows as DEADLINE_EXCEEDED.
+    assert!(
+        matches!(status.code(), Code::DeadlineExceeded | Code::Cancelled),
+        "{status:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(2));
+    // Still serving.
+    let one = c
+        .next(NextRequest {
+            scheme: "sonyflake".into(),
+            text: false,
+        })
+        .await
+        .unwrap();
+    assert_ne!(one.into_inner().id64, 0);
+    s.stop().await;
+}
+
+/// A message whose field 1 is a number where `scheme` (a string) is expected: malformed
+/// for the server's decoder.
+#[derive(Clone, PartialEq, prost::Message)]
+struct Malformed {
+    #[prost(uint64, tag = "1")]
+    scheme: u64,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_input_gets_a_status_and_the_server_keeps_serving() {
+    let s = Running::start(default_service()).await;
+    let mut c = s.client();
+    let code = |r: Result<tonic::Response<_>, tonic::Status>| match r {
+        Ok(_) => panic!("accepted"),
+        Err::<tonic::Response<()>, _>(status) => status.code(),
+    };
+    let unknown = c
+        .next(NextRequest {
+            scheme: "no-such-scheme".into(),
+            text: false,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(unknown.code(), Code::InvalidArgument);
+    assert!(
+        unknown.message().contains("snowflake-twitter"),
+        "{unknown:?}"
+    );
+    for (count, expected) in [
+        (0, Code::InvalidArgument),
+        (1 << 63, Code::ResourceExhausted),
+        (100_001, Code::ResourceExhausted),
+    ] {
+        let batch = c
+            .batch(BatchRequest {
+                scheme: "twitter".into(),
+                count,
+                text: false,
+            })
+            .await
+            .map(|_| tonic::Response::new(()));
+        assert_eq!(code(batch), expected, "count {count}");
+    }
+    let stream = c
+        .stream(StreamRequest {
+            scheme: "twitter".into(),
+            count: 10,
+            chunk_size: 200_000,
+            text: false,
+        })
+        .await
+        .map(|_| tonic::Response::new(()));
+    assert_eq!(code(stream), Code::ResourceExhausted);
+    let bad_id = c
+        .decode(DecodeRequest {
+            scheme: "uuid-v7".into(),
+            id: "not-a-uuid".into(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(bad_id.code(), Code::InvalidArgument);
+    // Larger than any request of this service needs.
+    let oversized = c
+        .decode(DecodeRequest {
+            scheme: "uuid-v7".into(),
+            id: "x".repeat(64 * 1024),
+        })
+        .await
+        .unwrap_err();
+    assert_ne!(oversized.code(), Code::Ok);
+    // Bytes that are not a NextRequest.
+    let mut raw = tonic::client::Grpc::new(s.grpc.clone());
+    raw.ready().await.unwrap();
+    let malformed = raw
+        .unary::<Malformed, idkit_server::grpc::proto::NextResponse, _>(
+            tonic::Request::new(Malformed { scheme: 7 }),
+            "/idkit.v1.IdService/Next".parse().unwrap(),
+            tonic_prost::ProstCodec::default(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(malformed.code(), Code::Internal, "{malformed:?}");
+    // Still serving after all of it.
+    let one = c
+        .next(NextRequest {
+            scheme: "twitter".into(),
+            text: false,
+        })
+        .await
+        .unwrap();
+    assert_ne!(one.into_inner().id64, 0);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_follows_readiness() {
+    use tonic_health::pb::health_check_response::ServingStatus;
+    use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
+
+    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    let generator = Snowflake::builder(Twitter)
+        .clock(Arc::clone(&clock))
+        .rollback(RollbackPolicy::FailFast)
+        .build_atomic()
+        .unwrap();
+    let service = Service::from_schemes(
+        vec![Box::new(Erased::new(generator, SnowflakeCodec(Twitter)))],
+        10,
+    )
+    .unwrap();
+    let s = Running::start(service).await;
+    let mut health = HealthClient::new(s.grpc.clone());
+    let status = |service: &str| {
+        let mut health = health.clone();
+        let service = service.to_owned();
+        async move {
+            health
+                .check(HealthCheckRequest { service })
+                .await
+                .unwrap()
+                .into_inner()
+                .status
+        }
+    };
+    let serving = ServingStatus::Serving as i32;
+    let not_serving = ServingStatus::NotServing as i32;
+    /// Polls until `service` reports `want` (the statuses follow readiness every 500 ms).
+    async fn until<F: std::future::Future<Output = i32>>(
+        mut get: impl FnMut() -> F,
+        want: i32,
+    ) -> bool {
+        for _ in 0..50 {
+            if get().await == want {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        false
+    }
+    assert!(until(|| status(""), serving).await);
+    assert!(until(|| status("idkit.v1.IdService"), serving).await);
+    assert!(until(|| status("snowflake-twitter"), serving).await);
+
+    clock.step_back(50);
+    assert!(until(|| status("snowflake-twitter"), not_serving).await);
+    assert!(until(|| status(""), not_serving).await);
+    let refused = s
+        .client()
+        .next(NextRequest {
+            scheme: "snowflake-twitter".into(),
+            text: false,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), Code::Unavailable, "{refused:?}");
+    assert!(refused.message().contains("clock moved backwards"));
+
+    clock.advance(51);
+    assert!(until(|| status("snowflake-twitter"), serving).await);
+    assert!(until(|| status("idkit.v1.IdService"), serving).await);
+    let unknown = health
+        .check(HealthCheckRequest {
+            service: "nothing".into(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(unknown.code(), Code::NotFound);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reflection_lists_the_services() {
+    use tonic_reflection::pb::v1::ServerReflectionRequest;
+    use tonic_reflection::pb::v1::server_reflection_client::ServerReflectionClient;
+    use tonic_reflection::pb::v1::server_reflection_request::MessageRequest;
+    use tonic_reflection::pb::v1::server_reflection_response::MessageResponse;
+
+    let s = Running::start(default_service()).await;
+    let mut client = ServerReflectionClient::new(s.grpc.clone());
+    let request = ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(MessageRequest::ListServices(String::new())),
+    };
+    let mut answers = client
+        .server_reflection_info(tokio_stream::iter([request]))
+        .await
+        .unwrap()
+        .into_inner();
+    let answer = answers.message().await.unwrap().unwrap();
+    let Some(MessageResponse::ListServicesResponse(list)) = answer.message_response else {
+        panic!("{answer:?}");
+    };
+    let names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
+    assert!(
+        names.contains(&"idkit.v1.IdService".to_owned()),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&"grpc.health.v1.Health".to_owned()),
+        "{names:?}"
+    );
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_ends_open_streams() {
+    let s = Running::start(default_service()).await;
+    let mut c = s.client();
+    let mut stream = c
+        .stream(StreamRequest {
+            scheme: "snowflake-twitter".into(),
+            count: 0,
+            chunk_size: 100,
+            text: false,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    stream.message().await.unwrap().unwrap();
+    let stopping = tokio::spawn(s.stop());
+    // The stream ends (an UNAVAILABLE status, or the end of the stream) and the server stops.
+    let ended = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match stream.message().await {
+                Ok(Some(_)) => continue,
+                Ok(None) => return None,
+                Err(status) => return Some(status.code()),
+            }
+        }
+    })
+    .await
+    .expect("the stream did not end at shutdown");
+    assert!(matches!(ended, None | Some(Code::Unavailable)), "{ended:?}");
+    tokio::time::timeout(Duration::from_secs(10), stopping)
+        .await
+        .expect("the server did not stop")
+        .unwrap();
+}
