@@ -144,7 +144,8 @@ impl IdentityArgs {
 /// `idkit serve`: a TOML file, then these flags on top of it.
 #[derive(clap::Args, Debug)]
 struct ServeArgs {
-    /// TOML configuration file (keys: listen, grpc_listen, schemes, max_batch, header_timeout_ms,
+    /// TOML configuration file (keys: listen, grpc_listen, tls_cert, tls_key, tokens_file,
+    /// schemes, max_batch, header_timeout_ms,
     /// max_connections, workers, every scheme
     /// setting below with `_` for `-`, and `[scheme.NAME]` tables).
     #[arg(long)]
@@ -156,6 +157,16 @@ struct ServeArgs {
     /// 127.0.0.1:50051 (default: no gRPC).
     #[arg(long)]
     grpc_listen: Option<String>,
+    /// TLS on both front doors: a PEM certificate chain (with --tls-key).
+    #[arg(long)]
+    tls_cert: Option<std::path::PathBuf>,
+    /// The PEM private key of --tls-cert.
+    #[arg(long)]
+    tls_key: Option<std::path::PathBuf>,
+    /// Bearer tokens, one per line: every call but /healthz, /readyz, /metrics and gRPC
+    /// health and reflection then needs `Authorization: Bearer TOKEN`.
+    #[arg(long)]
+    tokens_file: Option<std::path::PathBuf>,
     /// A scheme to serve; repeat for several (default: every scheme).
     #[arg(long = "scheme")]
     schemes: Vec<String>,
@@ -429,6 +440,15 @@ fn serve(args: ServeArgs, given: Options) -> Result<(), Failure> {
     }
     if let Some(v) = args.grpc_listen {
         config.grpc_listen = Some(v);
+    }
+    if let Some(v) = args.tls_cert {
+        config.tls_cert = Some(v);
+    }
+    if let Some(v) = args.tls_key {
+        config.tls_key = Some(v);
+    }
+    if let Some(v) = args.tokens_file {
+        config.tokens_file = Some(v);
     }
     if !args.schemes.is_empty() {
         config.schemes = args.schemes;

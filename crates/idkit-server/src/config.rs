@@ -3,7 +3,7 @@
 
 use std::fmt;
 use std::net::SocketAddr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use idkit_all::identity::IdentityConfig;
 use idkit_all::registry::{self, Options};
@@ -12,9 +12,12 @@ use idkit_all::registry::{self, Options};
 pub const MAX_BATCH_LIMIT: u32 = 1_000_000;
 
 /// The keys of the service itself; every other top-level key is a scheme setting.
-const SERVICE_KEYS: [&str; 11] = [
+const SERVICE_KEYS: [&str; 14] = [
     "listen",
     "grpc_listen",
+    "tls_cert",
+    "tls_key",
+    "tokens_file",
     "schemes",
     "max_batch",
     "header_timeout_ms",
@@ -62,6 +65,16 @@ pub struct Config {
     /// its own: the HTTP door speaks HTTP/1.1 through its own accept loop (header timeouts,
     /// the connection cap), and gRPC needs HTTP/2.
     pub grpc_listen: Option<String>,
+    /// TLS on both front doors: a PEM certificate chain and its PEM private key (both or
+    /// neither; default: plaintext).
+    pub tls_cert: Option<PathBuf>,
+    /// See [`tls_cert`](Self::tls_cert).
+    pub tls_key: Option<PathBuf>,
+    /// Bearer tokens, one per line (`#` comments and blank lines skipped; at least 16
+    /// characters each): with it, every call but the probes and metrics (`/healthz`,
+    /// `/readyz`, `/metrics`, gRPC health and reflection) needs `authorization: Bearer
+    /// TOKEN`. Several tokens may be valid at once, so one can be rotated. Default: none.
+    pub tokens_file: Option<PathBuf>,
     /// Schemes to serve, by name or alias; empty serves every registered scheme.
     pub schemes: Vec<String>,
     /// Most ids one `?count=` request may ask for (default 10,000; at most 1,000,000).
@@ -92,6 +105,9 @@ impl Default for Config {
         Self {
             listen: "127.0.0.1:8080".to_owned(),
             grpc_listen: None,
+            tls_cert: None,
+            tls_key: None,
+            tokens_file: None,
             schemes: Vec::new(),
             max_batch: 10_000,
             header_timeout_ms: 5_000,
@@ -152,6 +168,9 @@ impl Config {
             match key.as_str() {
                 "listen" => config.listen = typed(&key, value)?,
                 "grpc_listen" => config.grpc_listen = Some(typed(&key, value)?),
+                "tls_cert" => config.tls_cert = Some(typed::<String>(&key, value)?.into()),
+                "tls_key" => config.tls_key = Some(typed::<String>(&key, value)?.into()),
+                "tokens_file" => config.tokens_file = Some(typed::<String>(&key, value)?.into()),
                 "schemes" => config.schemes = typed(&key, value)?,
                 "max_batch" => config.max_batch = typed(&key, value)?,
                 "header_timeout_ms" => config.header_timeout_ms = typed(&key, value)?,

@@ -17,13 +17,17 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use pin_project_lite::pin_project;
 
+use std::sync::atomic::Ordering::Relaxed;
+
 use crate::metrics::Requests;
+use crate::security::{OPEN_PATHS, Tokens};
 use crate::{ApiError, MAX_BODY, MAX_URI};
 
 /// Wraps every route in a [`Guard`].
 #[derive(Debug, Clone)]
 pub(crate) struct GuardLayer {
     pub requests: Arc<Requests>,
+    pub tokens: Option<Arc<Tokens>>,
 }
 
 impl<S> tower_layer::Layer<S> for GuardLayer {
@@ -33,6 +37,7 @@ impl<S> tower_layer::Layer<S> for GuardLayer {
         Guard {
             inner,
             requests: Arc::clone(&self.requests),
+            tokens: self.tokens.clone(),
         }
     }
 }
@@ -42,6 +47,36 @@ impl<S> tower_layer::Layer<S> for GuardLayer {
 pub(crate) struct Guard<S> {
     inner: S,
     requests: Arc<Requests>,
+    tokens: Option<Arc<Tokens>>,
+}
+
+/// The answer for a request without a valid bearer token, when tokens are configured
+/// and the path is not one of the open ones.
+fn unauthenticated(request: &Request, tokens: &Tokens) -> Option<Response> {
+    let path = request.uri().path();
+    if OPEN_PATHS.iter().any(|open| path.ends_with(open)) {
+        return None;
+    }
+    let given = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .map(axum::http::HeaderValue::as_bytes);
+    if tokens.accepts(given) {
+        return None;
+    }
+    tokens.refused_http.fetch_add(1, Relaxed);
+    let mut response = (
+        StatusCode::UNAUTHORIZED,
+        axum::Json(serde_json::json!({
+            "error": "a valid bearer token is required: Authorization: Bearer TOKEN"
+        })),
+    )
+        .into_response();
+    response.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        axum::http::HeaderValue::from_static("Bearer"),
+    );
+    Some(response)
 }
 
 /// The answer for a request that is too large, if it is.
@@ -114,7 +149,12 @@ where
 
     fn call(&mut self, request: Request) -> Self::Future {
         let started = Instant::now();
-        let state = match refusal(&request) {
+        let refused = refusal(&request).or_else(|| {
+            self.tokens
+                .as_deref()
+                .and_then(|tokens| unauthenticated(&request, tokens))
+        });
+        let state = match refused {
             Some(response) => State::Refused {
                 response: Some(response),
             },

@@ -54,6 +54,7 @@ pub mod grpc;
 mod guard;
 mod handlers;
 mod metrics;
+mod security;
 mod service;
 
 use std::future::Future;
@@ -102,6 +103,7 @@ pub async fn serve(
     let connections = Arc::clone(&service.connections);
     let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let tls = service.tls.as_ref().map(security::Tls::acceptor);
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let stream = tokio::select! {
@@ -123,24 +125,31 @@ pub async fn serve(
         connections.accepted.fetch_add(1, Relaxed);
         connections.open.fetch_add(1, Relaxed);
         let _ = stream.set_nodelay(true);
-        let app = app.clone();
-        let handler =
-            hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
-                let mut app = app.clone();
-                // The router is always ready; the guard forwards readiness to it.
-                tower_service::Service::call(&mut app, request.map(axum::body::Body::new))
-            });
-        let connection = hyper::server::conn::http1::Builder::new()
-            .timer(hyper_util::rt::TokioTimer::new())
-            .header_read_timeout(limits.header_timeout)
-            .serve_connection(hyper_util::rt::TokioIo::new(stream), handler);
-        let connection = graceful.watch(connection);
+        let connection = Connection {
+            app: app.clone(),
+            header_timeout: limits.header_timeout,
+            connections: Arc::clone(&connections),
+            graceful: graceful.watcher(),
+        };
+        let tls = tls.clone();
         let connections = Arc::clone(&connections);
         tokio::spawn(async move {
-            if let Err(e) = connection.await
-                && e.is_timeout()
-            {
-                connections.header_timeouts.fetch_add(1, Relaxed);
+            match tls {
+                None => connection.serve(stream).await,
+                Some(acceptor) => {
+                    // The handshake has the headers' time limit: a client that opens a
+                    // connection and says nothing is closed either way.
+                    match tokio::time::timeout(limits.header_timeout, acceptor.accept(stream)).await
+                    {
+                        Ok(Ok(stream)) => connection.serve(stream).await,
+                        Ok(Err(_)) => {
+                            connections.tls_failures.fetch_add(1, Relaxed);
+                        }
+                        Err(_) => {
+                            connections.header_timeouts.fetch_add(1, Relaxed);
+                        }
+                    }
+                }
             }
             connections.open.fetch_sub(1, Relaxed);
             drop(slot);
@@ -150,6 +159,51 @@ pub async fn serve(
     graceful.shutdown().await;
     tracing::info!("idkit serve: stopped; in-flight requests finished");
     Ok(())
+}
+
+/// One accepted connection of the HTTP door, to be served over plain TCP or TLS.
+struct Connection<A> {
+    app: A,
+    header_timeout: std::time::Duration,
+    connections: Arc<Connections>,
+    graceful: hyper_util::server::graceful::Watcher,
+}
+
+impl<A> Connection<A>
+where
+    A: tower_service::Service<
+            axum::extract::Request,
+            Response = axum::response::Response,
+            Error = std::convert::Infallible,
+        > + Clone
+        + Send
+        + 'static,
+    A::Future: Send + 'static,
+{
+    /// Serves HTTP/1.1 on `io` until the client or a graceful shutdown closes it.
+    async fn serve<IO>(self, io: IO)
+    where
+        IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let app = self.app;
+        let handler =
+            hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+                let mut app = app.clone();
+                // The router is always ready; the guard forwards readiness to it.
+                tower_service::Service::call(&mut app, request.map(axum::body::Body::new))
+            });
+        let connection = hyper::server::conn::http1::Builder::new()
+            .timer(hyper_util::rt::TokioTimer::new())
+            .header_read_timeout(self.header_timeout)
+            .serve_connection(hyper_util::rt::TokioIo::new(io), handler);
+        if let Err(e) = self.graceful.watch(connection).await
+            && e.is_timeout()
+        {
+            self.connections
+                .header_timeouts
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
 }
 
 /// Completes on Ctrl-C or SIGTERM.

@@ -242,6 +242,17 @@ pub(crate) async fn metrics_text(State(service): State<Arc<Service>>) -> Respons
     write_leases(&mut out, &service);
     service.requests.write(&mut out);
     service.connections.write(&mut out);
+    if let Some(tokens) = &service.tokens {
+        let _ = writeln!(
+            out,
+            "# HELP idkit_unauthenticated_total Requests and calls refused for want of a valid bearer token.\n\
+             # TYPE idkit_unauthenticated_total counter\n\
+             idkit_unauthenticated_total{{door=\"http\"}} {}\n\
+             idkit_unauthenticated_total{{door=\"grpc\"}} {}",
+            tokens.refused_http.load(Relaxed),
+            tokens.refused_grpc.load(Relaxed)
+        );
+    }
     (
         [(
             header::CONTENT_TYPE,
@@ -313,6 +324,8 @@ pub(crate) struct Connections {
     pub accepted: AtomicU64,
     pub refused: AtomicU64,
     pub header_timeouts: AtomicU64,
+    /// TLS handshakes that failed (a plaintext client on a TLS port among them).
+    pub tls_failures: AtomicU64,
 }
 
 impl Connections {
@@ -341,6 +354,12 @@ impl Connections {
                 "counter",
                 "Connections closed because their request headers did not arrive within header_timeout_ms.",
                 &self.header_timeouts,
+            ),
+            (
+                "idkit_tls_handshake_failures_total",
+                "counter",
+                "Connections closed because their TLS handshake failed (a plaintext client on the TLS port among them).",
+                &self.tls_failures,
             ),
         ];
         for (name, kind, help, value) in families {

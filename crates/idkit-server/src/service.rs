@@ -9,6 +9,7 @@ use idkit_all::identity::{self, Lease};
 use idkit_all::registry::{self, Scheme};
 use idkit_core::{RawId, SchemeInfo};
 
+use crate::security::{Tls, Tokens};
 use crate::*;
 
 /// One served scheme.
@@ -46,6 +47,10 @@ pub struct Service {
     pub(crate) description: String,
     pub(crate) limits: Limits,
     pub(crate) connections: Arc<Connections>,
+    /// Bearer tokens, when calls need one.
+    pub(crate) tokens: Option<Arc<Tokens>>,
+    /// TLS for both front doors, when configured.
+    pub(crate) tls: Option<Tls>,
 }
 
 /// What [`serve`](crate::serve) allows each connection.
@@ -93,12 +98,32 @@ impl Service {
     /// scheme, a value does not fit or is refused by a served scheme (an identity value too
     /// wide, an unknown rollback policy...), a scheme's store cannot be opened, `max_batch`
     /// is 0 or above [`MAX_BATCH_LIMIT`], `header_timeout_ms` or `max_connections` is out
-    /// of range, or `listen` or `grpc_listen` is not an address.
+    /// of range, `listen` or `grpc_listen` is not an address, `tls_cert` and `tls_key` are
+    /// not both given or do not hold a certificate and its key, or `tokens_file` cannot be
+    /// read or holds no token or a weak one.
     pub fn new(config: &Config) -> Result<Self, ConfigError> {
         config.listen_addr()?;
         config.grpc_listen_addr()?;
         check_max_batch(config.max_batch)?;
         let limits = Limits::of(config)?;
+        let tls = match (&config.tls_cert, &config.tls_key) {
+            (Some(cert), Some(key)) => Some(Tls::from_files(cert, key)?),
+            (None, None) => None,
+            (Some(_), None) | (None, Some(_)) => {
+                return Err(ConfigError::Invalid {
+                    key: if config.tls_cert.is_some() {
+                        "tls_key"
+                    } else {
+                        "tls_cert"
+                    },
+                    message: "TLS needs both tls_cert and tls_key".to_owned(),
+                });
+            }
+        };
+        let tokens = match &config.tokens_file {
+            Some(path) => Some(Arc::new(Tokens::from_file(path)?)),
+            None => None,
+        };
         let invalid = |key: &'static str| {
             move |e: registry::BuildError| ConfigError::Invalid {
                 key,
@@ -236,6 +261,8 @@ impl Service {
             description,
             limits,
             connections: Arc::default(),
+            tokens,
+            tls,
         })
     }
 
@@ -280,6 +307,8 @@ impl Service {
             description,
             limits: Limits::of(&Config::default())?,
             connections: Arc::default(),
+            tokens: None,
+            tls: None,
         })
     }
 
@@ -336,6 +365,7 @@ impl Service {
     pub(crate) fn guard(&self) -> guard::GuardLayer {
         guard::GuardLayer {
             requests: Arc::clone(&self.requests),
+            tokens: self.tokens.clone(),
         }
     }
 

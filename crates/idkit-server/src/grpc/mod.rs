@@ -303,6 +303,10 @@ impl IdService for Door {
 /// (statuses kept up to date by a task this spawns, until `closing` turns true) and
 /// reflection (v1 and v1alpha).
 ///
+/// With bearer tokens configured, `idkit.v1.IdService` answers UNAUTHENTICATED to a call
+/// without a valid `authorization: Bearer TOKEN`; health and reflection stay open (probes
+/// carry no token, and the schema is the published `.proto`).
+///
 /// Health: `""` and [`HEALTH_SERVICE`] are SERVING when every served scheme can issue
 /// now (as `/readyz`), and each scheme's name is a service of its own that is SERVING
 /// when that scheme can issue (a lost lease or a clock behind the last id make it
@@ -310,7 +314,7 @@ impl IdService for Door {
 ///
 /// # Panics
 ///
-/// If the descriptor checked in with this crate does not decode (a build of a corrupt
+/// Outside a tokio runtime (it spawns the health task). If the descriptor checked in with this crate does not decode (a build of a corrupt
 /// copy); `tests/proto_current.rs` keeps it current.
 pub fn routes(service: &Arc<Service>, closing: watch::Receiver<bool>) -> tonic::service::Routes {
     let (reporter, health) = tonic_health::server::health_reporter();
@@ -335,6 +339,29 @@ pub fn routes(service: &Arc<Service>, closing: watch::Receiver<bool>) -> tonic::
         closing,
     })
     .max_decoding_message_size(MAX_REQUEST);
+    let tokens = service.tokens.clone();
+    let ids =
+        tonic::service::interceptor::InterceptedService::new(ids, move |request: Request<()>| {
+            match &tokens {
+                None => Ok(request),
+                Some(tokens) => {
+                    let given = request
+                        .metadata()
+                        .get("authorization")
+                        .map(tonic::metadata::MetadataValue::as_bytes);
+                    if tokens.accepts(given) {
+                        Ok(request)
+                    } else {
+                        tokens
+                            .refused_grpc
+                            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        Err(Status::unauthenticated(
+                            "a valid bearer token is required: authorization: Bearer TOKEN",
+                        ))
+                    }
+                }
+            }
+        });
     tonic::service::Routes::new(ids)
         .add_service(health)
         .add_service(reflection_v1)
@@ -405,7 +432,13 @@ pub async fn serve_grpc(
         shutdown.await;
         let _ = close.send(true);
     };
-    tonic::transport::Server::builder()
+    let mut server = tonic::transport::Server::builder();
+    if let Some(tls) = &service.tls {
+        server = server
+            .tls_config(tls.grpc())
+            .map_err(std::io::Error::other)?;
+    }
+    server
         .add_routes(routes)
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
         .await

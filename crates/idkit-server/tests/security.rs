@@ -1,0 +1,267 @@
+//! TLS and bearer tokens on both front doors over loopback: a certificate made here for
+//! `localhost` (rcgen), a tokens file with two tokens (one being rotated out), real TLS
+//! clients (tokio-rustls for HTTP/1.1, tonic's for gRPC), and a plaintext client on the
+//! TLS port.
+
+use std::sync::Arc;
+
+use idkit_server::grpc::proto::NextRequest;
+use idkit_server::grpc::proto::id_service_client::IdServiceClient;
+use idkit_server::{Config, Service};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio_rustls::rustls;
+use tokio_rustls::rustls::pki_types::pem::PemObject;
+use tonic::Code;
+use tonic::transport::{Certificate, Channel, ClientTlsConfig};
+
+const OLD_TOKEN: &str = "old-token-5f2a9c41d7e8b036";
+const NEW_TOKEN: &str = "new-token-0c8e27b9a4d1f653";
+
+struct Secured {
+    http: std::net::SocketAddr,
+    grpc: std::net::SocketAddr,
+    ca_pem: String,
+    stop: tokio::sync::watch::Sender<bool>,
+    tasks: Vec<tokio::task::JoinHandle<std::io::Result<()>>>,
+}
+
+async fn start() -> Secured {
+    let dir = std::env::temp_dir().join(format!("idkit-security-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    let cert_path = dir.join("cert.pem");
+    let key_path = dir.join("key.pem");
+    let tokens_path = dir.join("tokens");
+    std::fs::write(&cert_path, cert.cert.pem()).unwrap();
+    std::fs::write(&key_path, cert.signing_key.serialize_pem()).unwrap();
+    std::fs::write(
+        &tokens_path,
+        format!("# the old one goes at the end of the month\n{OLD_TOKEN}\n{NEW_TOKEN}\n"),
+    )
+    .unwrap();
+    let mut config = Config::from_toml(&format!(
+        "schemes = [\"snowflake-twitter\"]\nworker = 2\nno_state_file = true\n\
+         tls_cert = {:?}\ntls_key = {:?}\ntokens_file = {:?}",
+        cert_path, key_path, tokens_path
+    ))
+    .unwrap();
+    config.identity.state_dir = Some(dir.join("state"));
+    let service = Arc::new(Service::new(&config).unwrap());
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let on_stop = || {
+        let mut stopped = stopped.clone();
+        async move {
+            let _ = stopped.wait_for(|s| *s).await;
+        }
+    };
+    let http_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let grpc_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let http = http_listener.local_addr().unwrap();
+    let grpc = grpc_listener.local_addr().unwrap();
+    let tasks = vec![
+        tokio::spawn(idkit_server::serve(
+            http_listener,
+            Arc::clone(&service),
+            on_stop(),
+        )),
+        tokio::spawn(idkit_server::serve_grpc(
+            grpc_listener,
+            Arc::clone(&service),
+            on_stop(),
+        )),
+    ];
+    Secured {
+        http,
+        grpc,
+        ca_pem: cert.cert.pem(),
+        stop,
+        tasks,
+    }
+}
+
+impl Secured {
+    /// One HTTP/1.1 request over TLS; the status code and body.
+    async fn https(&self, path: &str, token: Option<&str>) -> (u16, String) {
+        let mut roots = rustls::RootCertStore::empty();
+        let der =
+            rustls::pki_types::CertificateDer::from_pem_slice(self.ca_pem.as_bytes()).unwrap();
+        roots.add(der).unwrap();
+        let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+        let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
+        let tcp = tokio::net::TcpStream::connect(self.http).await.unwrap();
+        let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
+        let mut tls = connector.connect(name, tcp).await.unwrap();
+        let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+        tls.write_all(
+            format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n{auth}Connection: close\r\n\r\n")
+                .as_bytes(),
+        )
+        .await
+        .unwrap();
+        let mut reply = String::new();
+        tls.read_to_string(&mut reply).await.unwrap_or_default();
+        let status = reply
+            .split_whitespace()
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(0);
+        let body = reply.split("\r\n\r\n").nth(1).unwrap_or("").to_owned();
+        (status, body)
+    }
+
+    async fn grpc_client(&self) -> IdServiceClient<Channel> {
+        let tls = ClientTlsConfig::new()
+            .ca_certificate(Certificate::from_pem(&self.ca_pem))
+            .domain_name("localhost");
+        let channel = Channel::from_shared(format!("https://localhost:{}", self.grpc.port()))
+            .unwrap()
+            .tls_config(tls)
+            .unwrap()
+            .connect()
+            .await
+            .unwrap();
+        IdServiceClient::new(channel)
+    }
+
+    async fn stop(self) {
+        let _ = self.stop.send(true);
+        for task in self.tasks {
+            task.await.unwrap().unwrap();
+        }
+    }
+}
+
+fn next(token: Option<&str>) -> tonic::Request<NextRequest> {
+    let mut request = tonic::Request::new(NextRequest {
+        scheme: "twitter".into(),
+        text: true,
+    });
+    if let Some(token) = token {
+        request
+            .metadata_mut()
+            .insert("authorization", format!("Bearer {token}").parse().unwrap());
+    }
+    request
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn both_doors_need_tls_and_a_token() {
+    let s = start().await;
+
+    // HTTP over TLS: either token works; none, a wrong one or a truncated one is 401.
+    for token in [OLD_TOKEN, NEW_TOKEN] {
+        let (status, body) = s.https("/v1/snowflake-twitter/next", Some(token)).await;
+        assert_eq!(status, 200, "{body}");
+        assert!(body.trim().parse::<u64>().is_ok(), "{body}");
+    }
+    for token in [None, Some("wrong-token-0000000000"), Some(&NEW_TOKEN[..20])] {
+        let (status, body) = s.https("/v1/snowflake-twitter/next", token).await;
+        assert_eq!(status, 401, "{token:?}: {body}");
+        assert!(body.contains("bearer token"), "{body}");
+    }
+    // Probes and the scrape stay open.
+    for open in ["/healthz", "/readyz", "/metrics"] {
+        let (status, _) = s.https(open, None).await;
+        assert_eq!(status, 200, "{open}");
+    }
+
+    // gRPC over TLS: the same tokens.
+    let mut c = s.grpc_client().await;
+    let one = c.next(next(Some(NEW_TOKEN))).await.unwrap().into_inner();
+    assert_eq!(one.text, one.id64.to_string());
+    for token in [None, Some("wrong-token-0000000000")] {
+        let refused = c.next(next(token)).await.unwrap_err();
+        assert_eq!(refused.code(), Code::Unauthenticated, "{token:?}");
+    }
+    // Health stays open.
+    let mut health = tonic_health::pb::health_client::HealthClient::new(
+        Channel::from_shared(format!("https://localhost:{}", s.grpc.port()))
+            .unwrap()
+            .tls_config(
+                ClientTlsConfig::new()
+                    .ca_certificate(Certificate::from_pem(&s.ca_pem))
+                    .domain_name("localhost"),
+            )
+            .unwrap()
+            .connect()
+            .await
+            .unwrap(),
+    );
+    health
+        .check(tonic_health::pb::HealthCheckRequest {
+            service: String::new(),
+        })
+        .await
+        .unwrap();
+
+    // Plaintext against the TLS ports: refused, no panic, and both doors keep serving.
+    let mut plain = tokio::net::TcpStream::connect(s.http).await.unwrap();
+    plain
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .await
+        .unwrap();
+    let mut reply = Vec::new();
+    let _ = plain.read_to_end(&mut reply).await;
+    assert!(!reply.starts_with(b"HTTP/1.1 200"), "plaintext was served");
+    let plaintext_grpc = Channel::from_shared(format!("http://127.0.0.1:{}", s.grpc.port()))
+        .unwrap()
+        .connect()
+        .await;
+    if let Ok(channel) = plaintext_grpc {
+        let refused = IdServiceClient::new(channel)
+            .next(next(Some(NEW_TOKEN)))
+            .await
+            .unwrap_err();
+        assert_ne!(refused.code(), Code::Ok);
+    }
+    let (status, _) = s.https("/v1/snowflake-twitter/next", Some(OLD_TOKEN)).await;
+    assert_eq!(status, 200);
+    c.next(next(Some(OLD_TOKEN))).await.unwrap();
+
+    // Refusals are counted per door.
+    let (_, metrics) = s.https("/metrics", None).await;
+    assert!(
+        metrics.contains("idkit_unauthenticated_total{door=\"http\"} 3"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("idkit_unauthenticated_total{door=\"grpc\"} 2"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("idkit_tls_handshake_failures_total 1"),
+        "{metrics}"
+    );
+    s.stop().await;
+}
+
+#[test]
+fn half_a_tls_configuration_or_a_weak_token_is_refused() {
+    let dir = std::env::temp_dir().join(format!("idkit-security-cfg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let weak = dir.join("weak");
+    std::fs::write(&weak, "secret\n").unwrap();
+    for (toml, key) in [
+        ("tls_cert = \"/nonexistent/cert.pem\"", "tls_key"),
+        (
+            "tls_cert = \"/nonexistent/cert.pem\"\ntls_key = \"/nonexistent/key.pem\"",
+            "tls_cert",
+        ),
+        (&format!("tokens_file = {weak:?}"), "tokens_file"),
+        ("tokens_file = \"/nonexistent/tokens\"", "tokens_file"),
+    ] {
+        let config = Config::from_toml(&format!("schemes = [\"uuid-v7\"]\n{toml}")).unwrap();
+        match Service::new(&config) {
+            Err(idkit_server::ConfigError::Invalid { key: got, .. }) => {
+                assert_eq!(got, key, "{toml}");
+            }
+            other => panic!("{toml}: {other:?}"),
+        }
+    }
+}
