@@ -3,6 +3,8 @@
 # in another language: TypeID's official TypeScript implementation (typeid-js), MongoDB's
 # JavaScript BSON library (bson) for ObjectId, and tsid-ts (a port of tsid-creator) for TSID.
 # Each library must accept every id and read the same time (and prefix) as `idkit decode`.
+# Then gRPC's JavaScript library (@grpc/grpc-js, with @grpc/proto-loader reading the
+# repository's .proto) calls `idkit serve --grpc-listen` and checks the ids it gets.
 # Installs Node.js from Debian when missing; the npm packages go to a temporary directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,9 +19,10 @@ fi
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-step "npm install typeid-js, bson, tsid-ts into $WORK"
+step "npm install typeid-js, bson, tsid-ts, @grpc/grpc-js, @grpc/proto-loader into $WORK"
 (cd "$WORK" && npm init -y >/dev/null \
-    && npm install --silent --no-audit --no-fund typeid-js@1 bson@6 tsid-ts@0.0.9 >/dev/null)
+    && npm install --silent --no-audit --no-fund typeid-js@1 bson@6 tsid-ts@0.0.9 \
+        @grpc/grpc-js@1 @grpc/proto-loader@0.8 >/dev/null)
 
 step "idkit: 50 ids of each scheme, and their decodings"
 cargo build -q -p idkit-cli
@@ -36,3 +39,20 @@ done
 step "reading them back with the reference implementations"
 cp scripts/crosscheck/check.cjs "$WORK/"
 (cd "$WORK" && node check.cjs cases.jsonl)
+
+step "the gRPC front door called by @grpc/grpc-js"
+GRPC_PORT=$((20000 + RANDOM % 20000))
+$IDKIT serve --listen 127.0.0.1:0 --grpc-listen "127.0.0.1:$GRPC_PORT" --no-state-file \
+    --scheme snowflake-twitter --scheme uuid-v7 --scheme ksuid --worker 3 --datacenter 1 \
+    2> "$WORK/serve.log" &
+SERVE_PID=$!
+trap 'kill "$SERVE_PID" 2>/dev/null || true; rm -rf "$WORK"' EXIT
+for _ in $(seq 100); do
+    grep -q "gRPC (idkit.v1) on" "$WORK/serve.log" && break
+    kill -0 "$SERVE_PID" 2>/dev/null || { cat "$WORK/serve.log"; exit 1; }
+    sleep 0.1
+done
+cp scripts/crosscheck/grpc.cjs "$WORK/"
+(cd "$WORK" && node grpc.cjs "$OLDPWD/crates/idkit-server/proto" "127.0.0.1:$GRPC_PORT")
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID"
