@@ -73,6 +73,14 @@ pub trait Clock: Send + Sync + Debug {
     fn wait_blocks(&self) -> bool {
         true
     }
+
+    /// The `Instant` at which this clock will read `target_ms`, where the clock knows it
+    /// (the clocks of this module do; `None` by default). The async API
+    /// ([`nonblocking`](crate::nonblocking)) uses it to end a short wait on time.
+    fn instant_at_ms(&self, target_ms: u64) -> Option<Instant> {
+        let _ = target_ms;
+        None
+    }
 }
 
 impl<C: Clock + ?Sized> Clock for Arc<C> {
@@ -86,6 +94,9 @@ impl<C: Clock + ?Sized> Clock for Arc<C> {
     fn wait_blocks(&self) -> bool {
         (**self).wait_blocks()
     }
+    fn instant_at_ms(&self, target_ms: u64) -> Option<Instant> {
+        (**self).instant_at_ms(target_ms)
+    }
 }
 
 impl<C: Clock + ?Sized> Clock for &C {
@@ -98,6 +109,9 @@ impl<C: Clock + ?Sized> Clock for &C {
     }
     fn wait_blocks(&self) -> bool {
         (**self).wait_blocks()
+    }
+    fn instant_at_ms(&self, target_ms: u64) -> Option<Instant> {
+        (**self).instant_at_ms(target_ms)
     }
 }
 
@@ -138,6 +152,12 @@ impl Clock for SystemClock {
             sleep_until(deadline);
         }
         wall_ms()
+    }
+
+    fn instant_at_ms(&self, target_ms: u64) -> Option<Instant> {
+        let since = SystemTime::now().duration_since(UNIX_EPOCH).ok()?;
+        let left = Duration::from_millis(target_ms).saturating_sub(since);
+        Instant::now().checked_add(left)
     }
 }
 
@@ -192,6 +212,10 @@ impl Clock for MonotonicClock {
         sleep_until_ms(self.anchor_ms, self.anchor, target_ms);
         self.now_ms()
     }
+
+    fn instant_at_ms(&self, target_ms: u64) -> Option<Instant> {
+        instant_at_ms(self.anchor_ms, self.anchor, target_ms)
+    }
 }
 
 /// How long before a deadline a waiting thread stops sleeping and spins: a sleep on Linux
@@ -203,14 +227,18 @@ const SPIN_BEFORE: Duration = Duration::from_micros(100);
 /// Waits until the `Instant` at which a clock anchored at (`anchor_ms`, `anchor`) reads
 /// `target_ms`.
 fn sleep_until_ms(anchor_ms: u64, anchor: Instant, target_ms: u64) {
-    let after = Duration::from_millis(target_ms.saturating_sub(anchor_ms));
-    if let Some(deadline) = anchor.checked_add(after) {
+    if let Some(deadline) = instant_at_ms(anchor_ms, anchor, target_ms) {
         sleep_until(deadline);
     }
 }
 
+/// The `Instant` at which a clock anchored at (`anchor_ms`, `anchor`) reads `target_ms`.
+fn instant_at_ms(anchor_ms: u64, anchor: Instant, target_ms: u64) -> Option<Instant> {
+    anchor.checked_add(Duration::from_millis(target_ms.saturating_sub(anchor_ms)))
+}
+
 /// Waits until `deadline`: asleep until [`SPIN_BEFORE`] ahead of it, then spinning.
-fn sleep_until(deadline: Instant) {
+pub(crate) fn sleep_until(deadline: Instant) {
     loop {
         let Some(left) = deadline
             .checked_duration_since(Instant::now())
@@ -329,6 +357,11 @@ impl Clock for TickerClock {
             sleep_until_ms(anchor_ms, anchor, target_ms);
         }
         tick_now()
+    }
+
+    fn instant_at_ms(&self, target_ms: u64) -> Option<Instant> {
+        let &(anchor_ms, anchor) = TICKER_ANCHOR.get()?;
+        instant_at_ms(anchor_ms, anchor, target_ms)
     }
 }
 

@@ -78,6 +78,8 @@ enum GenerateRepr {
     /// API); after `give_up` in all, the wait ends with `Unavailable` and its message.
     WouldWait {
         left: std::time::Duration,
+        /// When the wait ends, where the clock knows it.
+        at: Option<std::time::Instant>,
         give_up: Option<(std::time::Duration, String)>,
     },
 }
@@ -193,16 +195,40 @@ impl GenerateError {
         left: std::time::Duration,
         give_up: Option<(std::time::Duration, String)>,
     ) -> Self {
-        Self(GenerateRepr::WouldWait { left, give_up })
+        Self(GenerateRepr::WouldWait {
+            left,
+            at: None,
+            give_up,
+        })
     }
 
-    /// How long a generator asked not to block would have waited, and when to give up.
+    /// A wait on a clock that ends at `at`: [`would_wait`](Self::would_wait) with the
+    /// instant, so that a short wait can end on time rather than on the async timer's
+    /// next millisecond.
+    pub(crate) fn would_wait_until(
+        left: std::time::Duration,
+        at: Option<std::time::Instant>,
+    ) -> Self {
+        Self(GenerateRepr::WouldWait {
+            left,
+            at,
+            give_up: None,
+        })
+    }
+
+    /// How long a generator asked not to block would have waited (and until when, where
+    /// known), and when to give up.
     #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+    #[allow(clippy::type_complexity)]
     pub(crate) fn deferred(
         &self,
-    ) -> Option<(std::time::Duration, Option<&(std::time::Duration, String)>)> {
+    ) -> Option<(
+        std::time::Duration,
+        Option<std::time::Instant>,
+        Option<&(std::time::Duration, String)>,
+    )> {
         match &self.0 {
-            GenerateRepr::WouldWait { left, give_up } => Some((*left, give_up.as_ref())),
+            GenerateRepr::WouldWait { left, at, give_up } => Some((*left, *at, give_up.as_ref())),
             _ => None,
         }
     }

@@ -38,10 +38,11 @@
 //! # fn main() {}
 //! ```
 //!
-//! A deferred wait is awaited with `tokio::time::sleep`, whose timer counts whole
-//! milliseconds: a layout at its cap waits up to a millisecond longer per tick than a
-//! blocking call (which sleeps to within 100 µs), and so issues fewer ids a second at the
-//! cap, in exchange for holding no thread.
+//! A deferred wait of up to 2 ms on a clock that knows when it ends (every clock of
+//! [`clock`](crate::clock) but the manual one) is slept on tokio's blocking pool to the
+//! instant, as a blocking call sleeps (to within 100 µs), so a capped layout keeps its cap;
+//! a longer one, or a range store's, is awaited on tokio's timer (whole milliseconds).
+//! Either way no executor thread waits.
 //!
 //! For generator authors: [`wait_for`] is where a generator waits on its clock;
 //! [`deferring`] tells a generator that waits on anything else to return
@@ -90,9 +91,9 @@ fn with_waits_deferred<T>(f: impl FnOnce() -> T) -> T {
 pub fn wait_for<C: Clock + ?Sized>(clock: &C, target_ms: u64) -> Result<u64, GenerateError> {
     if deferring() && clock.wait_blocks() {
         let left = target_ms.saturating_sub(clock.now_ms());
-        return Err(GenerateError::would_wait(
+        return Err(GenerateError::would_wait_until(
             Duration::from_millis(left.max(1)),
-            None,
+            clock.instant_at_ms(target_ms),
         ));
     }
     Ok(clock.wait_until_ms(target_ms))
@@ -104,6 +105,10 @@ mod awaiting {
 
     use super::with_waits_deferred;
     use crate::{DynScheme, GenerateError, IdScheme, RawId};
+
+    /// Waits on a clock at most this long are slept on a blocking-pool thread, to the
+    /// instant; longer ones on tokio's timer.
+    const PRECISE_WAIT: std::time::Duration = std::time::Duration::from_millis(2);
 
     /// Ids issued between two awaits at most, so that a large batch from a scheme that
     /// never waits still lets other tasks run.
@@ -130,7 +135,7 @@ mod awaiting {
                     }
                 }
                 Err(e) => {
-                    let Some((left, give_up)) = e.deferred() else {
+                    let Some((left, at, give_up)) = e.deferred() else {
                         return Err(e);
                     };
                     let since = *started_waiting.get_or_insert_with(Instant::now);
@@ -139,7 +144,24 @@ mod awaiting {
                     {
                         return Err(GenerateError::unavailable(reason.clone()));
                     }
-                    tokio::time::sleep(left).await;
+                    match at {
+                        // A clock's next tick, soon: tokio's timer would end the wait on its
+                        // own next millisecond, up to 2 ms late, which halves a capped
+                        // layout's ids; a blocking-pool thread sleeps to it as a blocking
+                        // call does (to within 100 µs), and no executor thread waits.
+                        Some(at)
+                            if at.saturating_duration_since(std::time::Instant::now())
+                                <= PRECISE_WAIT =>
+                        {
+                            let waited =
+                                tokio::task::spawn_blocking(move || crate::clock::sleep_until(at))
+                                    .await;
+                            if waited.is_err() {
+                                tokio::time::sleep(left).await;
+                            }
+                        }
+                        _ => tokio::time::sleep(left).await,
+                    }
                 }
             }
         }

@@ -8,17 +8,7 @@
 use std::time::{Duration, Instant};
 
 use idkit_core::clock::{Clock, MonotonicClock, SystemClock, TickerClock};
-
-/// CPU time (user + system) of the calling thread, from `/proc/thread-self/stat` (fields 14
-/// and 15, in clock ticks: USER_HZ, 100 on Linux).
-fn thread_cpu_time() -> Duration {
-    let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
-    // The command name (field 2) may hold spaces; the fields after its ')' are fixed.
-    let rest = &stat[stat.rfind(')').unwrap() + 2..];
-    let fields: Vec<&str> = rest.split(' ').collect();
-    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
-    Duration::from_millis(ticks * 10)
-}
+use idkit_testkit::cpu::thread_cpu_time;
 
 /// Waits for the next millisecond 300 times, as a generator at its cap does; checks each
 /// wait got there and returns the share of the wall time the thread was on a CPU.

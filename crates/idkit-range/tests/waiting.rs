@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use idkit_range::{IdScheme, Lease, RangeAllocator, Store, StoreError};
+use idkit_testkit::cpu::process_cpu_time;
 
 const LEASE_TIME: Duration = Duration::from_millis(40);
 
@@ -34,18 +35,6 @@ impl Store for SlowStore {
     fn describe(&self) -> String {
         "slow memory store".to_owned()
     }
-}
-
-/// CPU time (user + system) of this process, every thread, from `/proc/self/stat`.
-#[cfg(target_os = "linux")]
-fn process_cpu_time() -> Duration {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
-    // The command name (field 2) may hold spaces; the fields after its ')' are fixed:
-    // utime and stime are fields 14 and 15, in clock ticks (USER_HZ, 100 on Linux).
-    let rest = &stat[stat.rfind(')').unwrap() + 2..];
-    let fields: Vec<&str> = rest.split(' ').collect();
-    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
-    Duration::from_millis(ticks * 10)
 }
 
 #[cfg(target_os = "linux")]

@@ -9,6 +9,7 @@
 //!   passes: unique and increasing ids, text and byte round trips that agree with
 //!   [`SchemeInfo`](idkit_core::SchemeInfo), and no duplicate under contention.
 
+pub mod cpu;
 pub mod vectors;
 
 use std::collections::HashSet;
