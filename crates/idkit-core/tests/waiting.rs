@@ -5,7 +5,7 @@
 
 #![cfg(target_os = "linux")]
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use idkit_core::clock::{Clock, MonotonicClock, SystemClock, TickerClock};
 use idkit_testkit::cpu::thread_cpu_time;
