@@ -20,8 +20,13 @@ step "building idkit and the load client (release)"
 cargo build --release -q -p idkit-cli -p bench-harness --bin idkit --bin grpc_load
 
 if [ ! -x "$PEER_ROOT/bin/ferroid-tonic-server" ]; then
+    # Its build script compiles its .proto with protoc.
+    if ! command -v protoc >/dev/null; then
+        step "installing protobuf-compiler (Debian package; ferroid-tonic-server's build needs protoc)"
+        (apt-get install -y protobuf-compiler || (apt-get update && apt-get install -y protobuf-compiler)) >/dev/null
+    fi
     step "cargo install ferroid-tonic-server (the peer, from the crate registry)"
-    cargo install -q ferroid-tonic-server --root "$PEER_ROOT"
+    cargo install -q ferroid-tonic-server --root "$PEER_ROOT" --target-dir "$PEER_ROOT/build"
 fi
 
 pids=()
@@ -42,8 +47,10 @@ target/release/idkit serve --listen 127.0.0.1:0 --grpc-listen "127.0.0.1:$PORT_I
     --no-state-file --max-batch 100000 --worker 1 \
     --scheme snowflake-twitter --scheme snowflake-mastodon 2>/dev/null &
 pids+=($!)
-"$PEER_ROOT/bin/ferroid-tonic-server" --help >/dev/null 2>&1 || true
-SERVER_ADDR="127.0.0.1:$PORT_PEER" "$PEER_ROOT/bin/ferroid-tonic-server" 2>/dev/null &
+# One generator each (ferroid's default: one worker), Twitter's layout on both sides
+# (ferroid's default id type), the same chunk of 4,096 ids.
+"$PEER_ROOT/bin/ferroid-tonic-server" --server-addr "127.0.0.1:$PORT_PEER" --num-workers 1 \
+    --ids-per-chunk 4096 2>/dev/null &
 pids+=($!)
 wait_port "$PORT_IDKIT"
 wait_port "$PORT_PEER"
@@ -70,9 +77,9 @@ measure() { # target port mode scheme [extra client args]
 step "measuring ($RUN s per run after a 1 s warm-up, $CONNECTIONS connections)"
 measure idkit "$PORT_IDKIT" unary snowflake-twitter
 measure idkit "$PORT_IDKIT" batch snowflake-twitter --batch 1000
-measure idkit "$PORT_IDKIT" stream snowflake-twitter --batch 10000 --stream-ids 1000000
-measure idkit "$PORT_IDKIT" stream snowflake-mastodon --batch 10000 --stream-ids 1000000
-measure ferroid "$PORT_PEER" stream ferroid-default --stream-ids 1000000
+measure idkit "$PORT_IDKIT" stream snowflake-twitter --batch 4096 --stream-ids 1000000
+measure ferroid "$PORT_PEER" stream snowflake-twitter --stream-ids 1000000
+measure idkit "$PORT_IDKIT" stream snowflake-mastodon --batch 4096 --stream-ids 1000000
 
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')
 {
@@ -80,9 +87,12 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')
     echo
     echo "bench-harness's \`grpc_load\` (tonic) on the same machine as the servers, loopback,"
     echo "$CONNECTIONS HTTP/2 connections with one caller each, $RUN s per run after a 1 s warm-up."
-    echo "Against ferroid-tonic-server $("$PEER_ROOT/bin/ferroid-tonic-server" --version 2>/dev/null | awk '{print $NF}') (installed with \`cargo install\`, its default settings), the same"
-    echo "client. Machine: $cpu, $(nproc) cores. Revision \`$(git rev-parse --short HEAD)\`, $(date -u +%Y-%m-%d)."
+    echo "Against ferroid-tonic-server (installed with \`cargo install\`; one worker, its default, and"
+    echo "its default id type, Twitter's layout; chunks of 4,096 ids on both sides), the same client."
+    echo "Machine: $cpu, $(nproc) cores. Revision \`$(git rev-parse --short HEAD)\`, $(date -u +%Y-%m-%d)."
     echo "Command: \`scripts/grpc-load.sh\` (SECONDS_PER_RUN=$RUN CONNECTIONS=$CONNECTIONS)."
+    echo
+    echo "Twitter's layout caps one generator at 4.096 M ids/s; Mastodon's (16-bit sequence) at 65.5 M."
     echo
     echo "| target | call | scheme | calls/s | ids/s | p50 per call | p99 per call | errors |"
     echo "|---|---|---|---:|---:|---:|---:|---:|"
