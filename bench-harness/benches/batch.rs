@@ -35,6 +35,36 @@ fn batch(c: &mut Criterion) {
         });
     }
     g.finish();
+
+    // The same through the async API the service generates with (`nonblocking::fill_raw`),
+    // on a current-thread runtime: what deferring the waits costs per batch.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    let mut g = c.benchmark_group("batch-1000-async");
+    g.throughput(Throughput::Elements(BATCH as u64));
+    for name in ["uuid-v7", "snowflake-mastodon", "snowflake-twitter"] {
+        let scheme = registry::find(name)
+            .and_then(|e| e.build(&Options::default()))
+            .unwrap();
+        let mut ids = vec![RawId::default(); BATCH];
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                runtime
+                    .block_on(idkit_core::nonblocking::fill_raw(&*scheme, &mut ids))
+                    .unwrap();
+                black_box(&ids);
+            })
+        });
+        g.bench_function(format!("{name}-blocking"), |b| {
+            b.iter(|| {
+                scheme.fill_raw(&mut ids).unwrap();
+                black_box(&ids);
+            })
+        });
+    }
+    g.finish();
 }
 
 criterion_group!(benches, batch);

@@ -213,3 +213,22 @@ fn a_range_allocator_gives_up_after_its_wait() {
         "the executor thread was held: {beats} heartbeats"
     );
 }
+
+#[test]
+fn a_scheme_that_never_waits_is_filled_a_run_at_a_time() {
+    // UUIDv7 has no cap: its own fill serves the whole batch (one clock read per run).
+    let generator = idkit_all::uuid::AtomicUuidV7::new();
+    let ids = runtime()
+        .block_on(nonblocking::take(&generator, 200_000))
+        .unwrap();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "not increasing");
+    let mut raw = vec![idkit_all::core::RawId::default(); 1_000];
+    let scheme = idkit_all::registry::find("uuid-v7")
+        .unwrap()
+        .build(&idkit_all::registry::Options::default())
+        .unwrap();
+    runtime()
+        .block_on(nonblocking::fill_raw(&*scheme, &mut raw))
+        .unwrap();
+    assert!(raw.windows(2).all(|w| w[0].as_bytes() < w[1].as_bytes()));
+}

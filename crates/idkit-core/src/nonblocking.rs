@@ -168,8 +168,41 @@ mod awaiting {
         Ok(())
     }
 
-    /// Fills `out` one id at a time (a failed `next_id` issues nothing, so a deferred wait
-    /// loses no id), at most [`BETWEEN_YIELDS`] per attempt.
+    /// True for a scheme whose generator never waits: no cap (its sequence never runs
+    /// out within a tick) and no store. Such a scheme is filled a run at a time by its own
+    /// `fill`, which is cheaper than an id at a time (one clock read per run for UUIDv7).
+    fn never_waits(info: &crate::SchemeInfo) -> bool {
+        info.cap_per_sec.is_none() && info.coordination != crate::Coordination::Store
+    }
+
+    /// Fills `out` from `from` with `fill` while `fast` holds (a run of at most
+    /// [`BETWEEN_YIELDS`]), else one id at a time with `next` (a failed `next_id` issues
+    /// nothing, so a deferred wait loses no id). A fast run that meets a wait after all
+    /// issued part of its ids: they are dropped (a gap, never a duplicate) and the rest goes
+    /// one at a time.
+    fn attempt<T>(
+        out: &mut [T],
+        from: usize,
+        fast: &mut bool,
+        fill: impl FnOnce(&mut [T]) -> Result<(), GenerateError>,
+        next: impl FnMut() -> Result<T, GenerateError>,
+    ) -> (usize, Result<(), GenerateError>) {
+        if !*fast {
+            return one_by_one(out, from, next);
+        }
+        let end = out.len().min(from + BETWEEN_YIELDS);
+        match fill(&mut out[from..end]) {
+            Ok(()) => (end - from, Ok(())),
+            Err(e) => {
+                if e.deferred().is_some() {
+                    *fast = false;
+                }
+                (0, Err(e))
+            }
+        }
+    }
+
+    /// Fills `out` one id at a time, at most [`BETWEEN_YIELDS`] per attempt.
     fn one_by_one<T>(
         out: &mut [T],
         from: usize,
@@ -219,7 +252,17 @@ mod awaiting {
         S::Id: Copy,
     {
         let total = out.len();
-        drive(total, |from| one_by_one(out, from, || scheme.next_id())).await
+        let mut fast = never_waits(&scheme.info());
+        drive(total, |from| {
+            attempt(
+                out,
+                from,
+                &mut fast,
+                |run| scheme.fill(run),
+                || scheme.next_id(),
+            )
+        })
+        .await
     }
 
     /// `n` ids of `scheme` in a new vector; see [`fill`].
@@ -249,7 +292,17 @@ mod awaiting {
         out: &mut [RawId],
     ) -> Result<(), GenerateError> {
         let total = out.len();
-        drive(total, |from| one_by_one(out, from, || scheme.next_raw())).await
+        let mut fast = never_waits(&scheme.info());
+        drive(total, |from| {
+            attempt(
+                out,
+                from,
+                &mut fast,
+                |run| scheme.fill_raw(run),
+                || scheme.next_raw(),
+            )
+        })
+        .await
     }
 }
 
