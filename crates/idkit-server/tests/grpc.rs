@@ -603,3 +603,82 @@ async fn shutdown_ends_open_streams() {
         .expect("the server did not stop")
         .unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_follows_a_worker_id_lease_lost_and_regained() {
+    use tonic_health::pb::health_check_response::ServingStatus;
+    use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
+
+    // A leased worker id on SQLite with a 1 s TTL: renewed every third of it, proven up to
+    // four fifths of it after each renewal.
+    let db = std::env::temp_dir().join(format!("idkit-grpc-lease-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&db);
+    let service = configured(&format!(
+        "schemes = [\"snowflake-twitter\"]\nidentity = \"sqlite://{}?ttl_ms=1000\"",
+        db.display()
+    ));
+    let s = Running::start(service).await;
+    let health = HealthClient::new(s.grpc.clone());
+    let status = |service: &'static str| {
+        let mut health = health.clone();
+        async move {
+            health
+                .check(HealthCheckRequest {
+                    service: service.to_owned(),
+                })
+                .await
+                .unwrap()
+                .into_inner()
+                .status
+        }
+    };
+    async fn until<F: std::future::Future<Output = i32>>(
+        mut get: impl FnMut() -> F,
+        want: ServingStatus,
+    ) -> bool {
+        for _ in 0..100 {
+            if get().await == want as i32 {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        false
+    }
+    assert!(until(|| status("snowflake-twitter"), ServingStatus::Serving).await);
+
+    // Another connection holds the store's write lock for 3 s: no renewal gets through,
+    // the proof runs out, the generator fences itself and health says so.
+    let locked = db.clone();
+    let outage = std::thread::spawn(move || {
+        let connection = rusqlite::Connection::open(&locked).unwrap();
+        connection.execute_batch("BEGIN EXCLUSIVE").unwrap();
+        std::thread::sleep(Duration::from_secs(3));
+        connection.execute_batch("COMMIT").unwrap();
+    });
+    assert!(until(|| status("snowflake-twitter"), ServingStatus::NotServing).await);
+    assert!(until(|| status(""), ServingStatus::NotServing).await);
+    let refused = s
+        .client()
+        .next(NextRequest {
+            scheme: "snowflake-twitter".into(),
+            text: false,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), Code::Unavailable, "{refused:?}");
+
+    // The store back: the lease is renewed (or granted again, nobody having held it since)
+    // and the scheme serves again.
+    outage.join().unwrap();
+    assert!(until(|| status("snowflake-twitter"), ServingStatus::Serving).await);
+    assert!(until(|| status("idkit.v1.IdService"), ServingStatus::Serving).await);
+    s.client()
+        .next(NextRequest {
+            scheme: "snowflake-twitter".into(),
+            text: false,
+        })
+        .await
+        .unwrap();
+    s.stop().await;
+    let _ = std::fs::remove_file(&db);
+}
