@@ -202,6 +202,22 @@ mod awaiting {
         }
     }
 
+    /// Fills `out` with the ids of a scheme with facts `info`: a run at a time with `fill`
+    /// if it never waits, else one at a time with `next` (see [`attempt`]).
+    async fn fill_by<T>(
+        info: &crate::SchemeInfo,
+        out: &mut [T],
+        mut fill: impl FnMut(&mut [T]) -> Result<(), GenerateError>,
+        mut next: impl FnMut() -> Result<T, GenerateError>,
+    ) -> Result<(), GenerateError> {
+        let total = out.len();
+        let mut fast = never_waits(info);
+        drive(total, |from| {
+            attempt(out, from, &mut fast, &mut fill, &mut next)
+        })
+        .await
+    }
+
     /// Fills `out` one id at a time, at most [`BETWEEN_YIELDS`] per attempt.
     fn one_by_one<T>(
         out: &mut [T],
@@ -251,17 +267,12 @@ mod awaiting {
     where
         S::Id: Copy,
     {
-        let total = out.len();
-        let mut fast = never_waits(&scheme.info());
-        drive(total, |from| {
-            attempt(
-                out,
-                from,
-                &mut fast,
-                |run| scheme.fill(run),
-                || scheme.next_id(),
-            )
-        })
+        fill_by(
+            &scheme.info(),
+            out,
+            |run| scheme.fill(run),
+            || scheme.next_id(),
+        )
         .await
     }
 
@@ -291,17 +302,12 @@ mod awaiting {
         scheme: &(dyn DynScheme + Send + Sync),
         out: &mut [RawId],
     ) -> Result<(), GenerateError> {
-        let total = out.len();
-        let mut fast = never_waits(&scheme.info());
-        drive(total, |from| {
-            attempt(
-                out,
-                from,
-                &mut fast,
-                |run| scheme.fill_raw(run),
-                || scheme.next_raw(),
-            )
-        })
+        fill_by(
+            &scheme.info(),
+            out,
+            |run| scheme.fill_raw(run),
+            || scheme.next_raw(),
+        )
         .await
     }
 }
