@@ -1,6 +1,11 @@
-//! The idkit HTTP id service as a library: [`Service`] holds the configured generators,
-//! [`Service::router`] is an axum [`Router`](axum::Router) any application can mount, and [`serve`] runs
-//! it with graceful shutdown. `idkit serve` is this crate plus flags.
+//! The idkit id service as a library, with two front doors over one [`Service`]: HTTP and
+//! gRPC. [`Service`] holds the configured generators, [`Service::router`] is an axum
+//! [`Router`](axum::Router) any application can mount, [`serve`] runs it with graceful
+//! shutdown, and [`serve_grpc`] runs the gRPC door (package `idkit.v1`, with health and
+//! reflection; see [`grpc`]) over the same service. Both generate through
+//! [`idkit_core::nonblocking`], so no executor thread waits for a tick or a block, and both
+//! take the optional TLS and bearer tokens of the configuration. `idkit serve` is this
+//! crate plus flags.
 //!
 //! | route | answer |
 //! |---|---|
