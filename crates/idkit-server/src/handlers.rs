@@ -11,6 +11,8 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
+use idkit_core::RawId;
+
 use crate::*;
 
 /// Whether the client asked for JSON (`Accept: application/json`), read from the request
@@ -121,8 +123,18 @@ pub(crate) async fn next(
     let served = &service.served[index];
     let scheme = served.info.name;
     let count = parse_count(query.as_deref(), service.max_batch)?;
-    let n = count.unwrap_or(1);
-    let ids = service.issue(index, n).await?;
+    let mut one = [RawId::default()];
+    let many;
+    let ids: &[RawId] = match count {
+        None => {
+            service.issue_into(index, &mut one).await?;
+            &one
+        }
+        Some(n) => {
+            many = service.issue(index, n).await?;
+            &many
+        }
+    };
     if json_out {
         let strings = ids
             .iter()
@@ -137,7 +149,7 @@ pub(crate) async fn next(
     }
     let width = usize::try_from(served.info.string_len).unwrap_or(0) + 1;
     let mut body = String::with_capacity(ids.len() * width);
-    for id in &ids {
+    for id in ids {
         served
             .scheme
             .format_raw_into(id, &mut body)

@@ -406,9 +406,15 @@ impl Service {
     /// whose sequence is spent, or a range allocator whose block is, is awaited
     /// ([`idkit_core::nonblocking`]): no executor thread is held while it waits.
     pub(crate) async fn issue(&self, index: usize, count: usize) -> Result<Vec<RawId>, ApiError> {
-        let served = &self.served[index];
         let mut ids = vec![RawId::default(); count];
-        if let Err(e) = idkit_core::nonblocking::fill_raw(&*served.scheme, &mut ids).await {
+        self.issue_into(index, &mut ids).await?;
+        Ok(ids)
+    }
+
+    /// [`issue`](Self::issue) into `ids` (a single id needs no allocation).
+    pub(crate) async fn issue_into(&self, index: usize, ids: &mut [RawId]) -> Result<(), ApiError> {
+        let served = &self.served[index];
+        if let Err(e) = idkit_core::nonblocking::fill_raw(&*served.scheme, ids).await {
             served.counters.errors[error_kind(&e)].fetch_add(1, Relaxed);
             return Err(ApiError::Unavailable {
                 scheme: served.info.name,
@@ -418,8 +424,8 @@ impl Service {
         served
             .counters
             .issued
-            .fetch_add(u64::try_from(count).unwrap_or(u64::MAX), Relaxed);
-        Ok(ids)
+            .fetch_add(u64::try_from(ids.len()).unwrap_or(u64::MAX), Relaxed);
+        Ok(())
     }
 }
 

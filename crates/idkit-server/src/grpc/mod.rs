@@ -130,7 +130,9 @@ impl IdService for Door {
     async fn next(&self, request: Request<NextRequest>) -> Result<Response<NextResponse>, Status> {
         let request = request.into_inner();
         let index = self.service.find(&request.scheme)?;
-        let id = self.service.issue(index, 1).await?[0];
+        let mut one = [RawId::default()];
+        self.service.issue_into(index, &mut one).await?;
+        let [id] = one;
         let served = &self.service.served[index];
         let mut reply = NextResponse {
             scheme: served.info.name.to_owned(),
