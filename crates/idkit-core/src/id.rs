@@ -337,6 +337,27 @@ pub mod __private {
     #[cfg(feature = "serde")]
     pub use serde;
 
+    #[cfg(feature = "sea-orm")]
+    pub use {
+        crate::column::sea_orm::{
+            SeaOrmColumn, from_value as sea_orm_from_value, to_value as sea_orm_to_value,
+            try_from_u64 as sea_orm_try_from_u64, try_get_by as sea_orm_try_get_by,
+        },
+        sea_orm,
+    };
+
+    #[cfg(any(
+        feature = "diesel-postgres",
+        feature = "diesel-mysql",
+        feature = "diesel-sqlite"
+    ))]
+    pub use {
+        crate::column::diesel::{
+            DieselColumn, DieselSql, from_sql as diesel_from_sql, to_sql as diesel_to_sql,
+        },
+        diesel,
+    };
+
     #[cfg(feature = "serde")]
     pub fn serialize<T: IdType, S: serde::Serializer>(id: &T, s: S) -> Result<S::Ok, S::Error> {
         use serde::Serialize;
@@ -488,6 +509,14 @@ macro_rules! id_type {
         $crate::__id_type_sqlx!([$($gen)*] $ty, MySql);
         #[cfg(feature = "sqlx-sqlite")]
         $crate::__id_type_sqlx!([$($gen)*] $ty, Sqlite);
+        #[cfg(any(
+            feature = "diesel-postgres",
+            feature = "diesel-mysql",
+            feature = "diesel-sqlite"
+        ))]
+        $crate::__id_type_diesel!([$($gen)*] $ty);
+        #[cfg(feature = "sea-orm")]
+        $crate::__id_type_sea_orm!([$($gen)*] $ty);
         #[cfg(feature = "postgres")]
         impl<$($gen)*> $crate::id::__private::postgres_types::ToSql for $ty {
             fn to_sql(
@@ -579,6 +608,133 @@ macro_rules! __id_type_sqlx {
                 value: <$crate::id::__private::sqlx::$db as $crate::id::__private::sqlx::Database>::ValueRef<'r>,
             ) -> ::core::result::Result<Self, $crate::id::__private::sqlx::error::BoxDynError> {
                 $crate::id::__private::sqlx_decode::<Self, $crate::id::__private::sqlx::$db>(value)
+            }
+        }
+    };
+}
+
+/// Diesel's traits through the column form (what `#[derive(AsExpression, FromSqlRow)]`
+/// writes, for every backend turned on); used by [`id_type!`](crate::id_type).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __id_type_diesel {
+    ([$($gen:tt)*] $ty:ty) => {
+        impl<__ST, $($gen)*> $crate::id::__private::diesel::expression::AsExpression<__ST> for $ty
+        where
+            __ST: $crate::id::__private::diesel::sql_types::SqlType
+                + $crate::id::__private::diesel::expression::TypedExpressionType,
+            <$ty as $crate::id::IdType>::Column: $crate::id::__private::DieselSql<__ST>,
+        {
+            type Expression = $crate::id::__private::diesel::internal::derives::as_expression::Bound<__ST, Self>;
+            fn as_expression(self) -> Self::Expression {
+                $crate::id::__private::diesel::internal::derives::as_expression::Bound::new(self)
+            }
+        }
+        impl<'__a, __ST, $($gen)*> $crate::id::__private::diesel::expression::AsExpression<__ST> for &'__a $ty
+        where
+            __ST: $crate::id::__private::diesel::sql_types::SqlType
+                + $crate::id::__private::diesel::expression::TypedExpressionType,
+            <$ty as $crate::id::IdType>::Column: $crate::id::__private::DieselSql<__ST>,
+        {
+            type Expression = $crate::id::__private::diesel::internal::derives::as_expression::Bound<__ST, Self>;
+            fn as_expression(self) -> Self::Expression {
+                $crate::id::__private::diesel::internal::derives::as_expression::Bound::new(self)
+            }
+        }
+        impl<__ST, __DB, $($gen)*> $crate::id::__private::diesel::serialize::ToSql<__ST, __DB> for $ty
+        where
+            __DB: $crate::id::__private::diesel::backend::Backend,
+            <$ty as $crate::id::IdType>::Column: $crate::id::__private::DieselColumn<__DB, __ST>,
+        {
+            fn to_sql<'__b>(
+                &'__b self,
+                out: &mut $crate::id::__private::diesel::serialize::Output<'__b, '_, __DB>,
+            ) -> $crate::id::__private::diesel::serialize::Result {
+                $crate::id::__private::diesel_to_sql::<Self, __DB, __ST>(self, out)
+            }
+        }
+        impl<__ST, __DB, $($gen)*> $crate::id::__private::diesel::deserialize::FromSql<__ST, __DB> for $ty
+        where
+            __DB: $crate::id::__private::diesel::backend::Backend,
+            <$ty as $crate::id::IdType>::Column: $crate::id::__private::DieselColumn<__DB, __ST>,
+        {
+            fn from_sql(
+                value: <__DB as $crate::id::__private::diesel::backend::Backend>::RawValue<'_>,
+            ) -> $crate::id::__private::diesel::deserialize::Result<Self> {
+                $crate::id::__private::diesel_from_sql::<Self, __DB, __ST>(value)
+            }
+        }
+        impl<__ST, __DB, $($gen)*> $crate::id::__private::diesel::deserialize::Queryable<__ST, __DB> for $ty
+        where
+            __DB: $crate::id::__private::diesel::backend::Backend,
+            __ST: $crate::id::__private::diesel::sql_types::SingleValue,
+            Self: $crate::id::__private::diesel::deserialize::FromSql<__ST, __DB>,
+        {
+            type Row = Self;
+            fn build(row: Self) -> $crate::id::__private::diesel::deserialize::Result<Self> {
+                Ok(row)
+            }
+        }
+    };
+}
+
+/// SeaORM's traits through the column form; used by [`id_type!`](crate::id_type).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __id_type_sea_orm {
+    ([$($gen:tt)*] $ty:ty) => {
+        impl<$($gen)*> ::core::convert::From<$ty> for $crate::id::__private::sea_orm::Value
+        where
+            <$ty as $crate::id::IdType>::Column: $crate::id::__private::SeaOrmColumn,
+        {
+            fn from(id: $ty) -> Self {
+                $crate::id::__private::sea_orm_to_value(&id)
+            }
+        }
+        impl<$($gen)*> $crate::id::__private::sea_orm::sea_query::ValueType for $ty
+        where
+            <$ty as $crate::id::IdType>::Column: $crate::id::__private::SeaOrmColumn,
+        {
+            fn try_from(
+                value: $crate::id::__private::sea_orm::Value,
+            ) -> ::core::result::Result<Self, $crate::id::__private::sea_orm::sea_query::ValueTypeErr> {
+                $crate::id::__private::sea_orm_from_value(value)
+            }
+            fn type_name() -> ::std::string::String {
+                ::core::any::type_name::<Self>().to_owned()
+            }
+            fn array_type() -> $crate::id::__private::sea_orm::sea_query::ArrayType {
+                <<$ty as $crate::id::IdType>::Column as $crate::id::__private::SeaOrmColumn>::array_type()
+            }
+            fn column_type() -> $crate::id::__private::sea_orm::sea_query::ColumnType {
+                <<$ty as $crate::id::IdType>::Column as $crate::id::__private::SeaOrmColumn>::column_type()
+            }
+        }
+        impl<$($gen)*> $crate::id::__private::sea_orm::sea_query::Nullable for $ty
+        where
+            <$ty as $crate::id::IdType>::Column: $crate::id::__private::SeaOrmColumn,
+        {
+            fn null() -> $crate::id::__private::sea_orm::Value {
+                <<$ty as $crate::id::IdType>::Column as $crate::id::__private::SeaOrmColumn>::null()
+            }
+        }
+        impl<$($gen)*> $crate::id::__private::sea_orm::TryGetable for $ty
+        where
+            <$ty as $crate::id::IdType>::Column: $crate::id::__private::SeaOrmColumn,
+        {
+            fn try_get_by<__I: $crate::id::__private::sea_orm::ColIdx>(
+                res: &$crate::id::__private::sea_orm::QueryResult,
+                index: __I,
+            ) -> ::core::result::Result<Self, $crate::id::__private::sea_orm::TryGetError> {
+                $crate::id::__private::sea_orm_try_get_by(res, index)
+            }
+        }
+        impl<$($gen)*> $crate::id::__private::sea_orm::TryFromU64 for $ty
+        where
+            <$ty as $crate::id::IdType>::Column: $crate::id::__private::SeaOrmColumn,
+        {
+            fn try_from_u64(n: u64) -> ::core::result::Result<Self, $crate::id::__private::sea_orm::DbErr> {
+                $crate::id::__private::sea_orm_try_from_u64(n)
             }
         }
     };

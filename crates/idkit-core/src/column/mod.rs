@@ -36,10 +36,18 @@ use core::fmt;
 
 use crate::error::ParseError;
 
+#[cfg(any(
+    feature = "diesel-postgres",
+    feature = "diesel-mysql",
+    feature = "diesel-sqlite"
+))]
+pub mod diesel;
 #[cfg(feature = "postgres")]
 mod postgres;
 #[cfg(feature = "rusqlite")]
 mod rusqlite;
+#[cfg(feature = "sea-orm")]
+pub mod sea_orm;
 #[cfg(feature = "serde")]
 mod serde;
 #[cfg(feature = "sqlx-mysql")]
