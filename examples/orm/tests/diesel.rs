@@ -6,9 +6,9 @@
 //! on insert, a negative number and a binary value of the wrong width (SQLite, MySQL) refused
 //! on reading, all as a typed `ColumnError`.
 
+use idkit_example_orm::{OrderId, User, UserId};
 use idkit_snowflake::idkit_core::column::{BigInt, ColumnError, ColumnErrorKind};
 use idkit_snowflake::idkit_core::id::{Id, IdType};
-use idkit_example_orm::{OrderId, User, UserId};
 use idkit_snowflake::{Discord, IdScheme, Snowflake, SnowflakeId, Twitter};
 use idkit_typeid::{Prefix, TypeIdGenerator};
 
