@@ -6,8 +6,9 @@
 # and InnoDB runs (quick profile) and the in-database generator against the same servers,
 # docs with warnings denied, the loom model checks, ids cross-checked against other
 # languages' implementations (scripts/crosscheck.sh), every id type through every database
-# driver against real PostgreSQL and MariaDB servers and SQLite, the example axum + sqlx
-# service end to end, `cargo publish --workspace --dry-run`, and a smoke run of the
+# driver against real PostgreSQL and MariaDB servers and SQLite, typed ids as Diesel and
+# SeaORM primary keys on the same three (examples/orm), the example axum + sqlx service end
+# to end, `cargo publish --workspace --dry-run`, and a smoke run of the
 # criterion benches.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +17,16 @@ step() { printf '\n==> %s\n' "$*"; }
 
 step "cargo fmt --check"
 cargo fmt --all --check
+
+step "client libraries of Diesel's PostgreSQL and MySQL connections (Debian's, when missing)"
+# Only examples/orm's live tests link them (the crates' diesel features need neither), but
+# the all-features lint below builds those tests too: libpq-dev, libmariadb-dev-compat (the
+# libmysqlclient that Diesel's mysqlclient-sys finds) and pkg-config.
+if ! command -v pkg-config >/dev/null || ! pkg-config --exists libpq || ! command -v mysql_config >/dev/null; then
+    echo "==> installing libpq-dev, libmariadb-dev-compat, pkg-config (Debian packages)"
+    (DEBIAN_FRONTEND=noninteractive apt-get install -y libpq-dev libmariadb-dev-compat pkg-config ||
+        (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y libpq-dev libmariadb-dev-compat pkg-config)) >/dev/null
+fi
 
 step "cargo clippy --workspace --all-targets -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
@@ -74,9 +85,14 @@ step "id types in database columns: sqlx (PostgreSQL, MariaDB, SQLite), postgres
 # every feature on.
 cargo test -p idkit-all --features live-tests
 # Features one at a time: each must build alone, as a user turns it on.
-for feature in serde sqlx-postgres sqlx-mysql sqlx-sqlite postgres rusqlite tokio; do
+for feature in serde sqlx-postgres sqlx-mysql sqlx-sqlite postgres rusqlite diesel-postgres diesel-mysql diesel-sqlite sea-orm tokio; do
     cargo check -q -p idkit-all --no-default-features --features "snowflake,uuid,ulid,ksuid,range,tsid,objectid,typeid,$feature"
 done
+
+step "Diesel and SeaORM: typed ids as primary keys on PostgreSQL, MariaDB and SQLite (examples/orm)"
+cargo test -p idkit-example-orm --features live-tests
+cargo run -q -p idkit-example-orm --example diesel
+cargo run -q -p idkit-example-orm --example sea_orm
 
 step "range allocator against the real MariaDB server (Leaf's segment table)"
 cargo test -p idkit-range --features live-tests --test mysql

@@ -28,7 +28,8 @@
 //! * [`id`] and [`column`](mod@column): id types where applications keep them: [`id::IdType`], typed
 //!   [`id::Id<M, T>`](id::Id), serde and every database driver's impls written once over
 //!   two column forms, given to a scheme's id type by [`id_type!`] (features `serde`,
-//!   `sqlx-postgres`, `sqlx-mysql`, `sqlx-sqlite`, `postgres`, `rusqlite`).
+//!   `sqlx-postgres`, `sqlx-mysql`, `sqlx-sqlite`, `postgres`, `rusqlite`, `diesel-postgres`,
+//!   `diesel-mysql`, `diesel-sqlite`, `sea-orm`).
 //!
 //! # Examples
 //!

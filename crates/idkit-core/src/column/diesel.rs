@@ -5,7 +5,7 @@
 //! A form says, per backend, which of Diesel's SQL types it goes into ([`DieselColumn`]) and
 //! how it is written and read; [`id_type!`](crate::id_type) gives an id type Diesel's
 //! `AsExpression`, `ToSql`, `FromSql` and `Queryable` through its form (what Diesel's
-//! `#[derive(AsExpression, FromSqlRow)]` would write), [`Id<M, T>`](crate::Id) among them. Errors are [`ColumnError`]s, boxed as Diesel boxes every conversion error.
+//! `#[derive(AsExpression, FromSqlRow)]` would write), [`Id<M, T>`](crate::id::Id) among them. Errors are [`ColumnError`]s, boxed as Diesel boxes every conversion error.
 
 use std::io::Write as _;
 

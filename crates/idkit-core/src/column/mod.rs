@@ -10,6 +10,8 @@
 //! | `sqlx-postgres`, `sqlx-mysql`, `sqlx-sqlite` | sqlx's `Type`, `Encode`, `Decode` |
 //! | `postgres` | postgres-types' `ToSql`, `FromSql` (postgres, tokio-postgres) |
 //! | `rusqlite` | rusqlite's `ToSql`, `FromSql` |
+//! | `diesel-postgres`, `diesel-mysql`, `diesel-sqlite` | Diesel's `AsExpression`, `ToSql`, `FromSql`, `Queryable` ([`diesel`](mod@diesel)) |
+//! | `sea-orm` | SeaORM's `ValueType`, `Nullable`, `TryGetable`, `TryFromU64`, `From<T> for Value` ([`sea_orm`](mod@sea_orm)) |
 //! | `serde` | `Serialize`, `Deserialize` (the compact form binary formats get) |
 //!
 //! An id type declares its form through [`IdType`](crate::id::IdType) and gets every driver's
