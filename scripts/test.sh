@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n==> %s\n' "$*"; }
+step() { printf '\n==> %s (at %d s)\n' "$*" "$SECONDS"; }
 
 step "cargo fmt --check"
 cargo fmt --all --check
@@ -133,3 +133,5 @@ CARGO_TARGET_DIR=target/publish cargo publish --workspace --dry-run --allow-dirt
 
 step "criterion benches, smoke run (each benchmark once, no timing)"
 cargo bench -p bench-harness --benches -- --test
+
+printf '\n==> scripts/test.sh passed in %d s\n' "$SECONDS"

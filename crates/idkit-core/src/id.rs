@@ -618,29 +618,24 @@ macro_rules! __id_type_sqlx {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __id_type_diesel {
+    // `$by` (the id type or a reference to it) as an expression of every SQL type its form
+    // goes into.
+    (@expression [$($lt:lifetime)?] [$($gen:tt)*] $ty:ty, $by:ty) => {
+        impl<$($lt,)? __ST, $($gen)*> $crate::id::__private::diesel::expression::AsExpression<__ST> for $by
+        where
+            __ST: $crate::id::__private::diesel::sql_types::SqlType
+                + $crate::id::__private::diesel::expression::TypedExpressionType,
+            <$ty as $crate::id::IdType>::Column: $crate::id::__private::DieselSql<__ST>,
+        {
+            type Expression = $crate::id::__private::diesel::internal::derives::as_expression::Bound<__ST, Self>;
+            fn as_expression(self) -> Self::Expression {
+                $crate::id::__private::diesel::internal::derives::as_expression::Bound::new(self)
+            }
+        }
+    };
     ([$($gen:tt)*] $ty:ty) => {
-        impl<__ST, $($gen)*> $crate::id::__private::diesel::expression::AsExpression<__ST> for $ty
-        where
-            __ST: $crate::id::__private::diesel::sql_types::SqlType
-                + $crate::id::__private::diesel::expression::TypedExpressionType,
-            <$ty as $crate::id::IdType>::Column: $crate::id::__private::DieselSql<__ST>,
-        {
-            type Expression = $crate::id::__private::diesel::internal::derives::as_expression::Bound<__ST, Self>;
-            fn as_expression(self) -> Self::Expression {
-                $crate::id::__private::diesel::internal::derives::as_expression::Bound::new(self)
-            }
-        }
-        impl<'__a, __ST, $($gen)*> $crate::id::__private::diesel::expression::AsExpression<__ST> for &'__a $ty
-        where
-            __ST: $crate::id::__private::diesel::sql_types::SqlType
-                + $crate::id::__private::diesel::expression::TypedExpressionType,
-            <$ty as $crate::id::IdType>::Column: $crate::id::__private::DieselSql<__ST>,
-        {
-            type Expression = $crate::id::__private::diesel::internal::derives::as_expression::Bound<__ST, Self>;
-            fn as_expression(self) -> Self::Expression {
-                $crate::id::__private::diesel::internal::derives::as_expression::Bound::new(self)
-            }
-        }
+        $crate::__id_type_diesel!(@expression [] [$($gen)*] $ty, $ty);
+        $crate::__id_type_diesel!(@expression ['__a] [$($gen)*] $ty, &'__a $ty);
         impl<__ST, __DB, $($gen)*> $crate::id::__private::diesel::serialize::ToSql<__ST, __DB> for $ty
         where
             __DB: $crate::id::__private::diesel::backend::Backend,

@@ -5,9 +5,11 @@
 //!
 //! [`id_type!`](crate::id_type) gives an id type `ValueType`, `Nullable`, `TryGetable`,
 //! `TryFromU64` and `From<T> for Value` through its form, so it can be an entity's field and
-//! primary key (with `auto_increment = false`: the application makes the id). Errors carry a
-//! [`ColumnError`]: as the `source` of `DbErr::TryIntoErr` when a row is read, in the message
-//! of `ValueTypeErr` when a value is converted.
+//! primary key (with `auto_increment = false`: the application makes the id). A row's value
+//! that is no id fails with `DbErr::TryIntoErr` whose `source` is the [`ColumnError`];
+//! `ValueType::try_from` can only say `ValueTypeErr`, which carries nothing. SeaORM's
+//! conversion into a `Value` cannot fail: a 64-bit id with its top bit set becomes a null,
+//! which a key or `NOT NULL` column refuses, never a negative number.
 
 use std::sync::Arc;
 
