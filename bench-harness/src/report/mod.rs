@@ -182,9 +182,10 @@ fn header(r: &Results<'_>, md: &mut String) {
         md,
         "# idkit: unique-id schemes compared\n\n\
          Every scheme in the idkit registry, measured on one machine in one run: how fast ids \
-         are made, how they order and collide, and what they cost as B-tree keys in SQLite and \
-         PostgreSQL. Every number below comes from this run, except where a section names its \
-         source (the PostgreSQL runs when no server was given, the worker-identity figures); \
+         are made, how they order and collide, and what they cost as B-tree keys in SQLite, \
+         PostgreSQL and InnoDB (MariaDB or MySQL). Every number below comes from this run, \
+         except where a section names its source (the PostgreSQL and InnoDB runs when no server \
+         was given, the worker-identity figures); \
          `data/` holds them all, `charts/` draws them.\n\n\
          ## Environment\n\n\
          | | |\n|---|---|\n\
