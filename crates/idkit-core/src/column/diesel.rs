@@ -5,14 +5,12 @@
 //! A form says, per backend, which of Diesel's SQL types it goes into ([`DieselColumn`]) and
 //! how it is written and read; [`id_type!`](crate::id_type) gives an id type Diesel's
 //! `AsExpression`, `ToSql`, `FromSql` and `Queryable` through its form (what Diesel's
-//! `#[derive(AsExpression, FromSqlRow)]` would write), [`Id<M, T>`](crate::id::Id) among them. Errors are [`ColumnError`]s, boxed as Diesel boxes every conversion error.
-
-use std::io::Write as _;
+//! `#[derive(AsExpression, FromSqlRow)]` would write), [`Id<M, T>`](crate::id::Id) among them.
+//! Errors are [`ColumnError`]s, boxed as Diesel boxes every conversion error.
 
 use diesel::backend::Backend;
 use diesel::deserialize::{self, FromSql};
-use diesel::query_builder::bind_collector::RawBytesBindCollector;
-use diesel::serialize::{self, IsNull, Output, ToSql};
+use diesel::serialize::{self, Output};
 use diesel::sql_types::{self, Nullable};
 
 use super::{BigInt, Bytes, ColumnError};
@@ -63,10 +61,13 @@ sql_of!(Bytes<16> => sql_types::Binary);
 /// A form's value written by the backend's own `ToSql` for `T`, on backends whose
 /// bind collector writes bytes (PostgreSQL, MySQL): the output is reborrowed for the
 /// temporary value.
+#[cfg(any(feature = "diesel-postgres", feature = "diesel-mysql"))]
 fn write_as<DB, ST, T>(value: &T, out: &mut Output<'_, '_, DB>) -> serialize::Result
 where
-    DB: for<'c> Backend<BindCollector<'c> = RawBytesBindCollector<DB>>,
-    T: ToSql<ST, DB> + ?Sized,
+    DB: for<'c> Backend<
+        BindCollector<'c> = diesel::query_builder::bind_collector::RawBytesBindCollector<DB>,
+    >,
+    T: diesel::serialize::ToSql<ST, DB> + ?Sized,
 {
     value.to_sql(&mut out.reborrow())
 }
@@ -110,7 +111,10 @@ macro_rules! column {
 
 #[cfg(feature = "diesel-postgres")]
 mod pg {
+    use std::io::Write as _;
+
     use diesel::pg::Pg;
+    use diesel::serialize::IsNull;
 
     use super::*;
 
@@ -157,6 +161,7 @@ mod mysql {
 
 #[cfg(feature = "diesel-sqlite")]
 mod sqlite {
+    use diesel::serialize::IsNull;
     use diesel::sqlite::Sqlite;
 
     use super::*;
