@@ -19,7 +19,11 @@
 //!   clocks.
 //! * [`monotonic`]: the millisecond-and-counter rules the time-ordered schemes share, for
 //!   one owner ([`monotonic::MsCounter`]) and for threads without a lock
-//!   ([`monotonic::AtomicMsCounter`], model-checked with loom).
+//!   ([`monotonic::AtomicMsCounter`], model-checked with loom), both through one
+//!   [`monotonic::decide`].
+//! * `time_ordered` (feature `rand`): the 128-bit time-ordered generator family, one
+//!   single-owner and one lock-free generator over a scheme's layout; UUIDv7, ULID and
+//!   TypeID are made by it.
 //! * [`nonblocking`]: ids in async code (feature `tokio`): `next_id`, `fill`, `take` and
 //!   `fill_raw` await a spent sequence's next tick, or a range store's next block, on
 //!   tokio's timer instead of blocking an executor thread; generators wait through
@@ -54,6 +58,8 @@ pub mod random;
 mod raw;
 mod scheme;
 pub mod time;
+#[cfg(feature = "rand")]
+pub mod time_ordered;
 
 pub use clock::{Clock, ManualClock, MonotonicClock, SystemClock, TickerClock};
 pub use definition::{BuildError, BuildErrorKind, Options, PlainDef, SchemeDef};

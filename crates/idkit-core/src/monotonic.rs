@@ -8,6 +8,46 @@
 
 use crate::GenerateError;
 
+/// What the next id of a millisecond-and-counter generator is, from the clock reading and
+/// the last id: the one decision that [`MsCounter::step`] and [`AtomicMsCounter::step`]
+/// (so the single-owner and the lock-free generators of every time-ordered scheme) make.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision<T> {
+    /// The clock is past the last tick: the next id is in the clock's tick, with a fresh
+    /// counter.
+    Fresh,
+    /// The clock reads the last tick, or an earlier one (it went back): the next id is in
+    /// the last tick, with this counter (the last plus one).
+    Count(T),
+    /// As `Count`, but the counter is at its maximum: the scheme decides.
+    Full,
+}
+
+/// The [`Decision`] at clock reading `now` after an id in tick `last` with `counter`,
+/// for counters up to `max`.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_core::monotonic::{Decision, decide};
+/// assert_eq!(decide(1_001, 1_000, 5u64, 9), Decision::Fresh);
+/// assert_eq!(decide(1_000, 1_000, 5u64, 9), Decision::Count(6));
+/// assert_eq!(decide(990, 1_000, 9u64, 9), Decision::Full);
+/// ```
+#[inline(always)]
+pub fn decide<T>(now: u64, last: u64, counter: T, max: T) -> Decision<T>
+where
+    T: Copy + PartialOrd + core::ops::Add<Output = T> + From<u8>,
+{
+    if now > last {
+        Decision::Fresh
+    } else if counter < max {
+        Decision::Count(counter + T::from(1))
+    } else {
+        Decision::Full
+    }
+}
+
 /// The last millisecond used and the counter within it.
 ///
 /// # Examples
@@ -50,12 +90,10 @@ impl MsCounter {
         max: u128,
         fresh: impl FnOnce() -> Result<u128, GenerateError>,
     ) -> Result<Option<(u64, u128)>, GenerateError> {
-        let next = if now > self.last_ms {
-            (now, fresh()?)
-        } else if self.counter < max {
-            (self.last_ms, self.counter + 1)
-        } else {
-            return Ok(None);
+        let next = match decide(now, self.last_ms, self.counter, max) {
+            Decision::Fresh => (now, fresh()?),
+            Decision::Count(counter) => (self.last_ms, counter),
+            Decision::Full => return Ok(None),
         };
         (self.last_ms, self.counter) = next;
         Ok(Some(next))
@@ -178,14 +216,19 @@ impl AtomicMsCounter {
         let mut current = self.word.load(Ordering::Relaxed);
         loop {
             let (last, counter) = (current >> shift, current & max);
-            let next = if current == NONE || now_rel > last {
-                (now_rel << shift) | (fresh()? & max)
-            } else if counter < max {
-                current + 1
+            let decision = if current == NONE {
+                Decision::Fresh
             } else {
-                return Ok(Step::Exhausted {
-                    tick: self.base + last,
-                });
+                decide(now_rel, last, counter, max)
+            };
+            let next = match decision {
+                Decision::Fresh => (now_rel << shift) | (fresh()? & max),
+                Decision::Count(counter) => (last << shift) | counter,
+                Decision::Full => {
+                    return Ok(Step::Exhausted {
+                        tick: self.base + last,
+                    });
+                }
             };
             // Relaxed is enough: the word is the only shared state, and its modification
             // order alone makes the pairs distinct and increasing.

@@ -1,11 +1,20 @@
-//! TypeIDs of one type: a prefix around idkit-uuid's monotonic UUIDv7 generator.
+//! TypeIDs of one type: a prefix around idkit-uuid's UUIDv7 generators, single-owner or
+//! shared.
 
 use idkit_core::random::{RandomSource, ThreadRandom};
 use idkit_core::{Clock, GenerateError, IdScheme, SchemeInfo, TickerClock};
-use idkit_uuid::UuidV7;
+use idkit_uuid::{AtomicUuidV7, Uuid, UuidV7};
 
 use crate::codec::{TypeId, TypeIdCodec};
 use crate::prefix::Prefix;
+
+/// TypeIDs of one type: `prefix` around the UUIDs of a UUIDv7 generator `G`. The two
+/// generators users name are [`TypeIdGenerator`] and [`AtomicTypeIdGenerator`].
+#[derive(Debug)]
+pub struct Typed<G> {
+    prefix: Prefix,
+    uuids: G,
+}
 
 /// TypeIDs of one type, their UUIDs from a monotonic UUIDv7 generator (RFC 9562 method 2,
 /// as `idkit_uuid::UuidV7`), so ids of one generator strictly increase.
@@ -23,58 +32,10 @@ use crate::prefix::Prefix;
 /// assert_eq!(id.to_string().len(), 31);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug)]
-pub struct TypeIdGenerator<C = TickerClock, R = ThreadRandom> {
-    prefix: Prefix,
-    uuids: UuidV7<C, R>,
-}
-
-impl TypeIdGenerator {
-    /// A generator of ids of type `prefix`, on a [`TickerClock`].
-    pub fn new(prefix: Prefix) -> Self {
-        Self::with_source(prefix, TickerClock::new(), ThreadRandom)
-    }
-}
-
-impl<C: Clock, R: RandomSource> TypeIdGenerator<C, R> {
-    /// A generator on `clock` drawing from `random` (a manual clock and a seeded source
-    /// give the same ids every run).
-    pub fn with_source(prefix: Prefix, clock: C, random: R) -> Self {
-        Self {
-            prefix,
-            uuids: UuidV7::with_source(clock, random),
-        }
-    }
-
-    /// The codec for this generator's type.
-    pub fn codec(&self) -> TypeIdCodec {
-        TypeIdCodec::typed(self.prefix)
-    }
-}
-
-impl<C: Clock, R: RandomSource> IdScheme for TypeIdGenerator<C, R> {
-    type Id = TypeId;
-
-    fn next_id(&self) -> Result<TypeId, GenerateError> {
-        Ok(TypeId::new(self.prefix, self.uuids.next_id()?.as_u128()))
-    }
-
-    fn take(&self, n: usize) -> Result<Vec<TypeId>, GenerateError> {
-        let uuids = self.uuids.take(n)?;
-        Ok(uuids
-            .into_iter()
-            .map(|u| TypeId::new(self.prefix, u.as_u128()))
-            .collect())
-    }
-
-    fn info(&self) -> SchemeInfo {
-        self.codec().info()
-    }
-}
+pub type TypeIdGenerator<C = TickerClock, R = ThreadRandom> = Typed<UuidV7<C, R>>;
 
 /// TypeIDs of one type from one generator shared by threads, without a lock: a prefix
-/// around [`AtomicUuidV7`](idkit_uuid::AtomicUuidV7), so strictly increasing per generator
-/// and never a duplicate.
+/// around [`AtomicUuidV7`], so strictly increasing per generator and never a duplicate.
 ///
 /// # Examples
 ///
@@ -91,10 +52,24 @@ impl<C: Clock, R: RandomSource> IdScheme for TypeIdGenerator<C, R> {
 /// assert!(ours[0].to_string().starts_with("user_"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug)]
-pub struct AtomicTypeIdGenerator<C = TickerClock, R = ThreadRandom> {
-    prefix: Prefix,
-    uuids: idkit_uuid::AtomicUuidV7<C, R>,
+pub type AtomicTypeIdGenerator<C = TickerClock, R = ThreadRandom> = Typed<AtomicUuidV7<C, R>>;
+
+impl TypeIdGenerator {
+    /// A generator of ids of type `prefix`, on a [`TickerClock`].
+    pub fn new(prefix: Prefix) -> Self {
+        Self::with_source(prefix, TickerClock::new(), ThreadRandom)
+    }
+}
+
+impl<C: Clock, R: RandomSource> TypeIdGenerator<C, R> {
+    /// A generator on `clock` drawing from `random` (a manual clock and a seeded source
+    /// give the same ids every run).
+    pub fn with_source(prefix: Prefix, clock: C, random: R) -> Self {
+        Typed {
+            prefix,
+            uuids: UuidV7::with_source(clock, random),
+        }
+    }
 }
 
 impl AtomicTypeIdGenerator {
@@ -107,19 +82,21 @@ impl AtomicTypeIdGenerator {
 impl<C: Clock, R: RandomSource> AtomicTypeIdGenerator<C, R> {
     /// A generator of `prefix` on `clock`, drawing from `random`.
     pub fn with_source(prefix: Prefix, clock: C, random: R) -> Self {
-        Self {
+        Typed {
             prefix,
-            uuids: idkit_uuid::AtomicUuidV7::with_source(clock, random),
+            uuids: AtomicUuidV7::with_source(clock, random),
         }
     }
+}
 
-    /// The codec for this generator's prefix.
+impl<G> Typed<G> {
+    /// The codec for this generator's type.
     pub fn codec(&self) -> TypeIdCodec {
         TypeIdCodec::typed(self.prefix)
     }
 }
 
-impl<C: Clock, R: RandomSource> IdScheme for AtomicTypeIdGenerator<C, R> {
+impl<G: IdScheme<Id = Uuid>> IdScheme for Typed<G> {
     type Id = TypeId;
 
     fn next_id(&self) -> Result<TypeId, GenerateError> {

@@ -11,5 +11,5 @@ pub use idkit_core::{IdScheme, MonotonicClock, TickerClock};
 
 pub use codec::{TypeId, TypeIdCodec};
 pub use definition::{DEFINITION, TypeIdDef};
-pub use generator::{AtomicTypeIdGenerator, TypeIdGenerator};
+pub use generator::{AtomicTypeIdGenerator, TypeIdGenerator, Typed};
 pub use prefix::{MAX_PREFIX, Prefix};

@@ -1,13 +1,10 @@
 #![doc = include_str!("../README.md")]
 
-use core::cell::Cell;
-
 use idkit_core::codec::{crockford, hex};
-use idkit_core::monotonic::{AtomicMsCounter, MsCounter, Step};
-use idkit_core::random::{RandomSource, ThreadRandom};
+use idkit_core::random::ThreadRandom;
+use idkit_core::time_ordered::{self, AtomicTimeOrdered, TimeOrdered, WhenFull};
 use idkit_core::{
-    Alphabet, Clock, Codec, Coordination, Decoded, FieldValue, GenerateError, ParseError, RawId,
-    SchemeInfo,
+    Alphabet, Codec, Coordination, Decoded, FieldValue, ParseError, RawId, SchemeInfo,
 };
 
 pub use idkit_core;
@@ -28,7 +25,27 @@ pub static DEFINITION: idkit_core::PlainDef<UlidCodec> = idkit_core::PlainDef {
 const RANDOM_BITS: u32 = 80;
 const RANDOM_MAX: u128 = (1 << RANDOM_BITS) - 1;
 /// The last Unix millisecond a ULID holds (48 bits).
-const LAST_MS: u64 = (1 << 48) - 1;
+const LAST_MS: u64 = time_ordered::LAST_MS;
+
+/// ULID's layout for idkit's time-ordered generators: the 80-bit random part is the
+/// counter, drawn whole in a new millisecond (the spec sets no guard bit), and a full one
+/// fails.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct UlidLayout;
+
+impl time_ordered::Layout for UlidLayout {
+    type Id = Ulid;
+    const COUNTER_BITS: u32 = RANDOM_BITS;
+    const WHEN_FULL: WhenFull = WhenFull::Fail("the 80-bit random part within one millisecond");
+    const GUARD_BIT: bool = false;
+    #[inline]
+    fn assemble(ms: u64, counter: u128) -> Ulid {
+        Ulid::from_parts(ms, counter)
+    }
+    fn info() -> SchemeInfo {
+        UlidCodec.info()
+    }
+}
 
 /// Monotonic ULIDs, per the spec's monotonicity section: in a new millisecond the 80-bit
 /// random part is drawn fresh; within the same millisecond it is the previous one plus one.
@@ -36,14 +53,15 @@ const LAST_MS: u64 = (1 << 48) - 1;
 /// (the spec: "the generation MUST fail"), never wraps; the next millisecond works again.
 ///
 /// When the clock steps back, the generator stays on the last millisecond it used and keeps
-/// incrementing, so ids still increase.
+/// incrementing, so ids still increase. `fill` and `take` read the clock once for the batch.
 ///
-/// Randomness comes from a [`RandomSource`]: by default [`ThreadRandom`], a ChaCha8
-/// generator per thread seeded from the operating system once; [`UlidGenerator::with_source`]
-/// takes a seeded one for tests.
+/// Randomness comes from a [`RandomSource`](idkit_core::random::RandomSource): by default
+/// [`ThreadRandom`], a ChaCha8 generator per thread seeded from the operating system once;
+/// `with_source` takes a seeded one for tests, `with_fixed_random` a fixed random part.
 ///
 /// Single-owner (`Send`, not `Sync`); to share one between threads, use [`AtomicUlid`]
-/// (lock-free).
+/// (lock-free). Both are idkit's time-ordered generator
+/// ([`idkit_core::time_ordered`]) over [`UlidLayout`].
 ///
 /// # Examples
 ///
@@ -54,118 +72,16 @@ const LAST_MS: u64 = (1 << 48) - 1;
 /// assert!(b > a);
 /// # Ok::<(), idkit_core::GenerateError>(())
 /// ```
-#[derive(Debug)]
-pub struct UlidGenerator<C = TickerClock, R = ThreadRandom> {
-    clock: C,
-    random: R,
-    state: Cell<MsCounter>,
-    fixed: Option<u128>,
-}
-
-impl UlidGenerator {
-    /// A generator on a [`TickerClock`].
-    pub fn new() -> Self {
-        Self::with_clock(TickerClock::new())
-    }
-}
-
-impl Default for UlidGenerator {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<C: Clock> UlidGenerator<C> {
-    /// A generator on `clock`.
-    pub fn with_clock(clock: C) -> Self {
-        Self::with_source(clock, ThreadRandom)
-    }
-
-    /// A deterministic generator for tests and vectors: each new millisecond's random part
-    /// is `random` (masked to 80 bits).
-    pub fn with_fixed_random(clock: C, random: u128) -> Self {
-        Self {
-            fixed: Some(random & RANDOM_MAX),
-            ..Self::with_clock(clock)
-        }
-    }
-}
-
-impl<C: Clock, R: RandomSource> UlidGenerator<C, R> {
-    /// A generator on `clock` drawing its random parts from `random`: with a
-    /// [`SeededRandom`](idkit_core::random::SeededRandom), the same ids every run.
-    pub fn with_source(clock: C, random: R) -> Self {
-        Self {
-            clock,
-            random,
-            state: Cell::new(MsCounter::default()),
-            fixed: None,
-        }
-    }
-}
-
-impl<C: Clock, R: RandomSource> IdScheme for UlidGenerator<C, R> {
-    type Id = Ulid;
-
-    fn next_id(&self) -> Result<Ulid, GenerateError> {
-        self.issue_at(self.clock.now_ms())
-    }
-
-    /// One clock read for the whole batch: the ids are as they would be had the clock not
-    /// moved while they were made (microseconds for a batch), and still strictly increasing.
-    fn fill(&self, out: &mut [Ulid]) -> Result<(), GenerateError> {
-        let now = self.clock.now_ms();
-        for slot in out {
-            *slot = self.issue_at(now)?;
-        }
-        Ok(())
-    }
-
-    /// As [`fill`](Self::fill): one clock read for the batch.
-    fn take(&self, n: usize) -> Result<Vec<Ulid>, GenerateError> {
-        let mut out = vec![Ulid(0); n];
-        self.fill(&mut out)?;
-        Ok(out)
-    }
-
-    fn info(&self) -> SchemeInfo {
-        UlidCodec.info()
-    }
-}
-
-impl<C: Clock, R: RandomSource> UlidGenerator<C, R> {
-    fn issue_at(&self, now: u64) -> Result<Ulid, GenerateError> {
-        if now > LAST_MS {
-            return Err(GenerateError::time_overflow(LAST_MS));
-        }
-        let mut state = self.state.get();
-        let fresh = || match self.fixed {
-            Some(r) => Ok(r),
-            None => Ok(self.random.u128()? & RANDOM_MAX),
-        };
-        let Some((ms, rand)) = state.step(now, RANDOM_MAX, fresh)? else {
-            return Err(GenerateError::exhausted(
-                "the 80-bit random part within one millisecond",
-            ));
-        };
-        self.state.set(state);
-        Ok(Ulid::from_parts(ms, rand))
-    }
-}
-
-/// Counter bits of the shared generator's atomic word: the top 24 of the 80 random bits;
-/// the 56 below are fresh random bits for every id.
-const SHARED_COUNTER_BITS: u32 = 24;
-const SHARED_RANDOM_BITS: u32 = RANDOM_BITS - SHARED_COUNTER_BITS;
+pub type UlidGenerator<C = TickerClock, R = ThreadRandom> = TimeOrdered<UlidLayout, C, R>;
 
 /// Monotonic ULIDs from one generator shared by threads, without a lock: `Sync`, strictly
 /// increasing per generator (so per thread), never a duplicate.
 ///
 /// The millisecond and a 24-bit counter (the top of the 80 random bits) live in one atomic
-/// word advanced by compare-and-swap ([`AtomicMsCounter`]); the 56 bits below are fresh
-/// random bits from the calling thread. In a new millisecond the counter starts at a random
-/// value with its top bit clear, so at least 2^23 ids fit in one millisecond; past the
-/// counter's end, as [`UlidGenerator`] past its 80 bits, the next id fails with
+/// word advanced by compare-and-swap; the 56 bits below are random bits from the calling
+/// thread. In a new millisecond the counter starts at a random value with its top bit
+/// clear, so at least 2^23 ids fit in one millisecond; past the counter's end, as
+/// [`UlidGenerator`] past its 80 bits, the next id fails with
 /// [`GenerateErrorKind::Exhausted`](idkit_core::GenerateErrorKind::Exhausted) until the
 /// clock moves on. A clock that steps back keeps the last millisecond.
 ///
@@ -185,95 +101,7 @@ const SHARED_RANDOM_BITS: u32 = RANDOM_BITS - SHARED_COUNTER_BITS;
 /// assert!(ours.iter().all(|id| !theirs.contains(id)));
 /// # Ok::<(), idkit_core::GenerateError>(())
 /// ```
-#[derive(Debug)]
-pub struct AtomicUlid<C = TickerClock, R = ThreadRandom> {
-    clock: C,
-    random: R,
-    state: AtomicMsCounter,
-}
-
-impl AtomicUlid {
-    /// A generator on a [`TickerClock`].
-    pub fn new() -> Self {
-        Self::with_clock(TickerClock::new())
-    }
-}
-
-impl Default for AtomicUlid {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<C: Clock> AtomicUlid<C> {
-    /// A generator on `clock`.
-    pub fn with_clock(clock: C) -> Self {
-        Self::with_source(clock, ThreadRandom)
-    }
-}
-
-impl<C: Clock, R: RandomSource> AtomicUlid<C, R> {
-    /// A generator on `clock` drawing counter starts and random bits from `random`.
-    pub fn with_source(clock: C, random: R) -> Self {
-        let base = clock.now_ms();
-        Self {
-            clock,
-            random,
-            state: AtomicMsCounter::new(base, SHARED_COUNTER_BITS),
-        }
-    }
-
-    fn issue_at(&self, now: u64) -> Result<Ulid, GenerateError> {
-        if now > LAST_MS {
-            return Err(GenerateError::time_overflow(LAST_MS));
-        }
-        let fresh = || Ok(self.random.u64()? & ((1 << (SHARED_COUNTER_BITS - 1)) - 1));
-        match self.state.step(now, fresh)? {
-            Step::Issued { tick, counter } => {
-                if tick > LAST_MS {
-                    return Err(GenerateError::time_overflow(LAST_MS));
-                }
-                let low = u128::from(self.random.u64()? & ((1 << SHARED_RANDOM_BITS) - 1));
-                Ok(Ulid::from_parts(
-                    tick,
-                    (u128::from(counter) << SHARED_RANDOM_BITS) | low,
-                ))
-            }
-            Step::Exhausted { .. } => Err(GenerateError::exhausted(
-                "the shared generator's 24-bit counter within one millisecond",
-            )),
-        }
-    }
-}
-
-impl<C: Clock, R: RandomSource> IdScheme for AtomicUlid<C, R> {
-    type Id = Ulid;
-
-    #[inline]
-    fn next_id(&self) -> Result<Ulid, GenerateError> {
-        self.issue_at(self.clock.now_ms())
-    }
-
-    /// One clock read for the whole batch, as [`UlidGenerator`]'s.
-    fn fill(&self, out: &mut [Ulid]) -> Result<(), GenerateError> {
-        let now = self.clock.now_ms();
-        for slot in out {
-            *slot = self.issue_at(now)?;
-        }
-        Ok(())
-    }
-
-    /// As [`fill`](Self::fill): one clock read for the batch.
-    fn take(&self, n: usize) -> Result<Vec<Ulid>, GenerateError> {
-        let mut out = vec![Ulid(0); n];
-        self.fill(&mut out)?;
-        Ok(out)
-    }
-
-    fn info(&self) -> SchemeInfo {
-        UlidCodec.info()
-    }
-}
+pub type AtomicUlid<C = TickerClock, R = ThreadRandom> = AtomicTimeOrdered<UlidLayout, C, R>;
 
 /// Reads and writes ULIDs: 26 characters of Crockford base32.
 ///
@@ -434,7 +262,7 @@ mod tests {
         let generator = AtomicUlid::with_source(&clock, SeededRandom::new(5));
         let first = generator.next_id().unwrap();
         assert_eq!(first.timestamp_ms(), 9_000);
-        let counter = first.random() >> SHARED_RANDOM_BITS;
+        let counter = first.random() >> (RANDOM_BITS - time_ordered::SHARED_COUNTER_BITS);
         assert!(counter < 1 << 23, "{counter:#x}");
         let left = (1u128 << 24) - 1 - counter;
         let mut last = first;

@@ -2,11 +2,9 @@
 //! ChaCha8 generator per thread seeded from the operating system once, so no id costs a
 //! system call; `with_source` takes a seeded one for tests.
 
-use core::cell::Cell;
-
-use idkit_core::monotonic::{AtomicMsCounter, MsCounter, Step};
 use idkit_core::random::{RandomSource, ThreadRandom};
-use idkit_core::{Clock, GenerateError, IdScheme, SchemeInfo, TickerClock};
+use idkit_core::time_ordered::{self, AtomicTimeOrdered, TimeOrdered, WhenFull};
+use idkit_core::{GenerateError, IdScheme, SchemeInfo, TickerClock};
 use uuid::Uuid;
 
 use crate::codec::UuidCodec;
@@ -74,9 +72,36 @@ impl<R: RandomSource> IdScheme for UuidV4<R> {
 
 /// Bits of the monotonic counter: `rand_a` (12) and `rand_b` (62).
 const COUNTER_BITS: u32 = 74;
+#[cfg(test)]
 const COUNTER_MAX: u128 = (1 << COUNTER_BITS) - 1;
 /// The last Unix millisecond a 48-bit field holds.
-const LAST_MS: u64 = (1 << 48) - 1;
+#[cfg(test)]
+const LAST_MS: u64 = time_ordered::LAST_MS;
+
+/// UUIDv7's layout for idkit's time-ordered generators: `rand_a` and `rand_b` are one
+/// 74-bit counter, started with its top bit clear (RFC 9562 section 6.2's rollover guard),
+/// and a full one moves to the next millisecond.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct V7Layout;
+
+impl time_ordered::Layout for V7Layout {
+    type Id = Uuid;
+    const COUNTER_BITS: u32 = COUNTER_BITS;
+    const WHEN_FULL: WhenFull = WhenFull::NextMillisecond;
+    const GUARD_BIT: bool = true;
+    /// Lays out a v7 UUID from its millisecond and 74-bit counter.
+    #[inline]
+    fn assemble(ms: u64, counter: u128) -> Uuid {
+        let rand_a = counter >> 62;
+        let rand_b = counter & ((1 << 62) - 1);
+        Uuid::from_u128(
+            (u128::from(ms) << 80) | (0x7 << 76) | (rand_a << 64) | (0b10 << 62) | rand_b,
+        )
+    }
+    fn info() -> SchemeInfo {
+        UuidCodec::V7.info()
+    }
+}
 
 /// Time-ordered UUIDs (version 7), strictly increasing from one generator.
 ///
@@ -89,10 +114,12 @@ const LAST_MS: u64 = (1 << 48) - 1;
 ///
 /// When the clock steps back, the generator keeps the last millisecond it used and goes on
 /// counting, so ids still increase; they carry that later timestamp until the clock catches
-/// up.
+/// up. `fill` and `take` read the clock once for the batch.
 ///
 /// `UuidV7` is single-owner (`Send`, not `Sync`); to share one between threads, use
-/// [`AtomicUuidV7`] (lock-free: two threads together make ids as fast as one alone).
+/// [`AtomicUuidV7`] (lock-free: two threads together make ids as fast as one alone). Both
+/// are idkit's time-ordered generator ([`idkit_core::time_ordered`]) over [`V7Layout`];
+/// `with_fixed_start` gives every new millisecond's counter a fixed start, for vectors.
 ///
 /// # Examples
 ///
@@ -104,139 +131,18 @@ const LAST_MS: u64 = (1 << 48) - 1;
 /// assert_eq!(a.get_version_num(), 7);
 /// # Ok::<(), idkit_core::GenerateError>(())
 /// ```
-#[derive(Debug)]
-pub struct UuidV7<C = TickerClock, R = ThreadRandom> {
-    clock: C,
-    random: R,
-    state: Cell<MsCounter>,
-    seeded: Option<u128>,
-}
-
-impl UuidV7 {
-    /// A generator on a [`TickerClock`].
-    pub fn new() -> Self {
-        Self::with_clock(TickerClock::new())
-    }
-}
-
-impl Default for UuidV7 {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<C: Clock> UuidV7<C> {
-    /// A generator on `clock`.
-    pub fn with_clock(clock: C) -> Self {
-        Self::with_source(clock, ThreadRandom)
-    }
-
-    /// A deterministic generator for tests and vectors: every new millisecond's counter
-    /// starts at `start` (masked to the counter's 74 bits) instead of a random value. The
-    /// rollover guard (top bit clear) applies to random starts; a fixed start near the top
-    /// simply reaches the move to the next millisecond sooner.
-    pub fn with_fixed_start(clock: C, start: u128) -> Self {
-        Self {
-            seeded: Some(start & COUNTER_MAX),
-            ..Self::with_clock(clock)
-        }
-    }
-}
-
-impl<C: Clock, R: RandomSource> UuidV7<C, R> {
-    /// A generator on `clock` drawing its counter starts from `random`: with a
-    /// [`SeededRandom`](idkit_core::random::SeededRandom), the same ids every run.
-    pub fn with_source(clock: C, random: R) -> Self {
-        Self {
-            clock,
-            random,
-            state: Cell::new(MsCounter::default()),
-            seeded: None,
-        }
-    }
-
-    fn fresh_counter(&self) -> Result<u128, GenerateError> {
-        match self.seeded {
-            Some(start) => Ok(start),
-            // Top bit clear: the rollover guard of RFC 9562 section 6.2.
-            None => Ok(self.random.u128()? & (COUNTER_MAX >> 1)),
-        }
-    }
-}
-
-/// Lays out a v7 UUID from its millisecond and 74-bit counter.
-fn assemble(ms: u64, counter: u128) -> Uuid {
-    let rand_a = counter >> 62;
-    let rand_b = counter & ((1 << 62) - 1);
-    Uuid::from_u128((u128::from(ms) << 80) | (0x7 << 76) | (rand_a << 64) | (0b10 << 62) | rand_b)
-}
-
-impl<C: Clock, R: RandomSource> IdScheme for UuidV7<C, R> {
-    type Id = Uuid;
-
-    fn next_id(&self) -> Result<Uuid, GenerateError> {
-        self.issue_at(self.clock.now_ms())
-    }
-
-    /// One clock read for the whole batch: the ids are as they would be had the clock not
-    /// moved while they were made (microseconds for a batch), and still strictly increasing.
-    fn fill(&self, out: &mut [Uuid]) -> Result<(), GenerateError> {
-        let now = self.clock.now_ms();
-        for slot in out {
-            *slot = self.issue_at(now)?;
-        }
-        Ok(())
-    }
-
-    /// As [`fill`](Self::fill): one clock read for the batch.
-    fn take(&self, n: usize) -> Result<Vec<Uuid>, GenerateError> {
-        let mut out = vec![Uuid::nil(); n];
-        self.fill(&mut out)?;
-        Ok(out)
-    }
-
-    fn info(&self) -> SchemeInfo {
-        UuidCodec::V7.info()
-    }
-}
-
-impl<C: Clock, R: RandomSource> UuidV7<C, R> {
-    fn issue_at(&self, now: u64) -> Result<Uuid, GenerateError> {
-        let mut state = self.state.get();
-        // Same millisecond, or the clock went back: count on from the last id.
-        let (ms, counter) = match state.step(now, COUNTER_MAX, || self.fresh_counter())? {
-            Some(next) => next,
-            // 2^73 ids in one millisecond: move on rather than wrap.
-            None => {
-                let next = (state.last_ms + 1, self.fresh_counter()?);
-                state.set(next.0, next.1);
-                next
-            }
-        };
-        if ms > LAST_MS {
-            return Err(GenerateError::time_overflow(LAST_MS));
-        }
-        self.state.set(state);
-        Ok(assemble(ms, counter))
-    }
-}
-
-/// Counter bits of the shared generator's atomic word: the top 24 of the 74 bits after the
-/// timestamp. The 50 below are fresh random bits for every id.
-const SHARED_COUNTER_BITS: u32 = 24;
-const SHARED_RANDOM_BITS: u32 = COUNTER_BITS - SHARED_COUNTER_BITS;
+pub type UuidV7<C = TickerClock, R = ThreadRandom> = TimeOrdered<V7Layout, C, R>;
 
 /// Time-ordered UUIDs (version 7) from one generator shared by threads, without a lock:
 /// `Sync`, strictly increasing per generator (so per thread), never a duplicate.
 ///
 /// The millisecond and a 24-bit counter live in one atomic word advanced by
-/// compare-and-swap ([`AtomicMsCounter`]); the 50 bits below the counter are fresh random
-/// bits from the calling thread. That is RFC 9562 section 6.2's method 1 (a dedicated
-/// counter) with method 2's rules: in a new millisecond the counter starts at a random
-/// value with its top bit clear, so at least 2^23 ids fit in one millisecond, and past the
-/// counter's end the generator moves to the next millisecond rather than wrap. A clock that
-/// steps back is handled as by [`UuidV7`]: the last millisecond stays, and the counter
-/// counts on.
+/// compare-and-swap; the 50 bits below the counter are random bits from the calling
+/// thread. That is RFC 9562 section 6.2's method 1 (a dedicated counter) with method 2's
+/// rules: in a new millisecond the counter starts at a random value with its top bit
+/// clear, so at least 2^23 ids fit in one millisecond, and past the counter's end the
+/// generator moves to the next millisecond rather than wrap. A clock that steps back is
+/// handled as by [`UuidV7`]: the last millisecond stays, and the counter counts on.
 ///
 /// The word counts milliseconds from the generator's creation: 2^40 ms, 34 years, after
 /// which ids fail with a time-overflow error (make a new generator).
@@ -260,99 +166,7 @@ const SHARED_RANDOM_BITS: u32 = COUNTER_BITS - SHARED_COUNTER_BITS;
 /// }
 /// # Ok::<(), idkit_core::GenerateError>(())
 /// ```
-#[derive(Debug)]
-pub struct AtomicUuidV7<C = TickerClock, R = ThreadRandom> {
-    clock: C,
-    random: R,
-    state: AtomicMsCounter,
-}
-
-impl AtomicUuidV7 {
-    /// A generator on a [`TickerClock`].
-    pub fn new() -> Self {
-        Self::with_clock(TickerClock::new())
-    }
-}
-
-impl Default for AtomicUuidV7 {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<C: Clock> AtomicUuidV7<C> {
-    /// A generator on `clock`.
-    pub fn with_clock(clock: C) -> Self {
-        Self::with_source(clock, ThreadRandom)
-    }
-}
-
-impl<C: Clock, R: RandomSource> AtomicUuidV7<C, R> {
-    /// A generator on `clock` drawing counter starts and random bits from `random`.
-    pub fn with_source(clock: C, random: R) -> Self {
-        let base = clock.now_ms();
-        Self {
-            clock,
-            random,
-            state: AtomicMsCounter::new(base, SHARED_COUNTER_BITS),
-        }
-    }
-
-    fn issue_at(&self, now: u64) -> Result<Uuid, GenerateError> {
-        let mut at = now;
-        loop {
-            // Top bit clear: the rollover guard of RFC 9562 section 6.2.
-            let fresh = || {
-                let r = self.random.u128()?;
-                Ok(u64::try_from(r & u128::from(u32::MAX)).unwrap_or(0)
-                    & ((1 << (SHARED_COUNTER_BITS - 1)) - 1))
-            };
-            match self.state.step(at, fresh)? {
-                Step::Issued { tick, counter } => {
-                    if tick > LAST_MS {
-                        return Err(GenerateError::time_overflow(LAST_MS));
-                    }
-                    let low = self.random.u128()? & ((1 << SHARED_RANDOM_BITS) - 1);
-                    return Ok(assemble(
-                        tick,
-                        (u128::from(counter) << SHARED_RANDOM_BITS) | low,
-                    ));
-                }
-                // 2^23 ids or more in one millisecond: move on rather than wrap.
-                Step::Exhausted { tick } => at = tick + 1,
-            }
-        }
-    }
-}
-
-impl<C: Clock, R: RandomSource> IdScheme for AtomicUuidV7<C, R> {
-    type Id = Uuid;
-
-    #[inline]
-    fn next_id(&self) -> Result<Uuid, GenerateError> {
-        self.issue_at(self.clock.now_ms())
-    }
-
-    /// One clock read for the whole batch, as [`UuidV7`]'s.
-    fn fill(&self, out: &mut [Uuid]) -> Result<(), GenerateError> {
-        let now = self.clock.now_ms();
-        for slot in out {
-            *slot = self.issue_at(now)?;
-        }
-        Ok(())
-    }
-
-    /// As [`fill`](Self::fill): one clock read for the batch.
-    fn take(&self, n: usize) -> Result<Vec<Uuid>, GenerateError> {
-        let mut out = vec![Uuid::nil(); n];
-        self.fill(&mut out)?;
-        Ok(out)
-    }
-
-    fn info(&self) -> SchemeInfo {
-        UuidCodec::V7.info()
-    }
-}
+pub type AtomicUuidV7<C = TickerClock, R = ThreadRandom> = AtomicTimeOrdered<V7Layout, C, R>;
 
 #[cfg(test)]
 mod tests {
@@ -362,11 +176,9 @@ mod tests {
     #[test]
     fn counter_overflow_moves_to_the_next_millisecond() {
         let clock = ManualClock::new(1_000);
-        let generator = UuidV7::with_fixed_start(&clock, 0);
+        let generator = UuidV7::with_fixed_start(&clock, COUNTER_MAX);
         let first = generator.next_id().unwrap();
-        let mut state = generator.state.get();
-        state.counter = COUNTER_MAX;
-        generator.state.set(state);
+        assert_eq!(first.as_u128() >> 80, 1_000);
         let next = generator.next_id().unwrap();
         assert!(next > first);
         assert_eq!(next.as_u128() >> 80, 1_001);

@@ -9,7 +9,7 @@ pub use idkit_core::{Clock, IdScheme, MonotonicClock, TickerClock};
 pub use uuid::Uuid;
 
 pub use codec::UuidCodec;
-pub use generator::{AtomicUuidV7, UuidV4, UuidV7};
+pub use generator::{AtomicUuidV7, UuidV4, UuidV7, V7Layout};
 
 /// The registry definitions: `uuid-v4` and `uuid-v7`.
 pub mod definition {

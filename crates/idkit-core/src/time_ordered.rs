@@ -1,0 +1,431 @@
+//! The 128-bit time-ordered generators in one place: a 48-bit Unix millisecond, then a
+//! counter that starts at a random value in each new millisecond and counts up within it.
+//! UUIDv7 (RFC 9562 section 6.2, method 2), ULID (its spec's monotonic mode) and TypeID
+//! (through UUIDv7) are this generator with their own [`Layout`]: how many bits count, what
+//! a full counter does, and where the bits go in the id.
+//!
+//! Two generators share one step ([`MsCounter::step`] and [`AtomicMsCounter::step`] make
+//! the same decision, [`monotonic::decide`](crate::monotonic::decide)):
+//!
+//! * [`TimeOrdered`]: single-owner (`Send`, not `Sync`), the state in a `Cell`. Within a
+//!   millisecond each id is the last plus one.
+//! * [`AtomicTimeOrdered`]: shared by threads without a lock. The millisecond and the top
+//!   24 bits of the counter sit in one atomic word ([`AtomicMsCounter`]); the bits below
+//!   are random, drawn by the calling thread.
+//!
+//! # Examples
+//!
+//! A layout of one's own: a 48-bit millisecond and an 80-bit counter, as ULID lays them.
+//!
+//! ```
+//! use idkit_core::time_ordered::{Layout, TimeOrdered, WhenFull};
+//! use idkit_core::{IdScheme, ManualClock, SchemeInfo};
+//!
+//! #[derive(Debug)]
+//! struct Plain;
+//! impl Layout for Plain {
+//!     type Id = u128;
+//!     const COUNTER_BITS: u32 = 80;
+//!     const WHEN_FULL: WhenFull = WhenFull::Fail("the 80-bit counter within one millisecond");
+//!     const GUARD_BIT: bool = false;
+//!     fn assemble(ms: u64, counter: u128) -> u128 {
+//!         u128::from(ms) << 80 | counter
+//!     }
+//!     fn info() -> SchemeInfo {
+//!         SchemeInfo::new("plain", 128)
+//!     }
+//! }
+//!
+//! let clock = ManualClock::new(1_000);
+//! let generator = TimeOrdered::<Plain, _>::with_fixed_start(&clock, 7);
+//! assert_eq!(generator.next_id()?, 1_000 << 80 | 7);
+//! assert_eq!(generator.next_id()?, 1_000 << 80 | 8);
+//! # Ok::<(), idkit_core::GenerateError>(())
+//! ```
+
+use core::cell::Cell;
+use core::fmt;
+use core::marker::PhantomData;
+
+use crate::monotonic::{AtomicMsCounter, MsCounter, Step};
+use crate::random::{RandomSource, ThreadRandom};
+use crate::{Clock, GenerateError, IdScheme, SchemeInfo, TickerClock};
+
+/// The last Unix millisecond a 48-bit field holds.
+pub const LAST_MS: u64 = (1 << 48) - 1;
+
+/// Counter bits of the shared generator's atomic word, the top of the layout's counter: at
+/// least 2^23 ids in a millisecond (a new millisecond's counter starts with its top bit
+/// clear). The bits below them are random for each id.
+pub const SHARED_COUNTER_BITS: u32 = 24;
+
+/// What a full counter does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WhenFull {
+    /// Take the next millisecond with a fresh counter (UUIDv7: "rather than wrap").
+    NextMillisecond,
+    /// Fail with [`GenerateErrorKind::Exhausted`](crate::GenerateErrorKind::Exhausted),
+    /// naming what ran out, until the clock passes the millisecond (ULID: "the generation
+    /// MUST fail").
+    Fail(&'static str),
+}
+
+/// What a time-ordered scheme supplies: its counter's width, its rule for a full counter,
+/// and how a millisecond and a counter make its id.
+pub trait Layout: fmt::Debug + Send + Sync + 'static {
+    /// The scheme's id.
+    type Id: Copy;
+    /// Bits after the 48-bit millisecond that the single-owner generator counts with (74
+    /// for UUIDv7's `rand_a` and `rand_b`, 80 for ULID's random part). At least
+    /// [`SHARED_COUNTER_BITS`] + 1 and at most 80.
+    const COUNTER_BITS: u32;
+    /// What a full counter does.
+    const WHEN_FULL: WhenFull;
+    /// Whether a new millisecond's random counter starts with its top bit clear in the
+    /// single-owner generator, RFC 9562's rollover guard (the shared generator always
+    /// clears it).
+    const GUARD_BIT: bool;
+    /// The id of millisecond `ms` (at most [`LAST_MS`]) and `counter` (below
+    /// `2^COUNTER_BITS`).
+    fn assemble(ms: u64, counter: u128) -> Self::Id;
+    /// The scheme's facts.
+    fn info() -> SchemeInfo;
+}
+
+const fn counter_max<L: Layout>() -> u128 {
+    (1 << L::COUNTER_BITS) - 1
+}
+
+/// Time-ordered ids from one owner: the layout's counter, started at a random value in
+/// each new millisecond (top bit clear when the layout asks for the guard) and counted up
+/// within it. A clock that steps back keeps the last millisecond and counts on, so the ids
+/// strictly increase. `fill` and `take` read the clock once for the batch.
+///
+/// Randomness comes from a [`RandomSource`]: by default [`ThreadRandom`], a ChaCha8
+/// generator per thread seeded from the operating system once.
+pub struct TimeOrdered<L, C = TickerClock, R = ThreadRandom> {
+    clock: C,
+    random: R,
+    state: Cell<MsCounter>,
+    fixed: Option<u128>,
+    layout: PhantomData<fn() -> L>,
+}
+
+impl<L: Layout> TimeOrdered<L> {
+    /// A generator on a [`TickerClock`].
+    pub fn new() -> Self {
+        Self::with_clock(TickerClock::new())
+    }
+}
+
+impl<L: Layout> Default for TimeOrdered<L> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<L: Layout, C: Clock> TimeOrdered<L, C> {
+    /// A generator on `clock`.
+    pub fn with_clock(clock: C) -> Self {
+        Self::with_source(clock, ThreadRandom)
+    }
+
+    /// A deterministic generator for tests and vectors: every new millisecond's counter
+    /// starts at `start` (masked to the layout's counter bits) instead of a random value.
+    /// The rollover guard applies to random starts; a fixed start near the top reaches
+    /// the full counter sooner.
+    pub fn with_fixed_start(clock: C, start: u128) -> Self {
+        Self {
+            fixed: Some(start & counter_max::<L>()),
+            ..Self::with_clock(clock)
+        }
+    }
+
+    /// [`with_fixed_start`](Self::with_fixed_start) under ULID's name: its counter is the
+    /// random part.
+    pub fn with_fixed_random(clock: C, random: u128) -> Self {
+        Self::with_fixed_start(clock, random)
+    }
+}
+
+impl<L: Layout, C: Clock, R: RandomSource> TimeOrdered<L, C, R> {
+    /// A generator on `clock` drawing its counter starts from `random`: with a
+    /// [`SeededRandom`](crate::random::SeededRandom), the same ids every run.
+    pub fn with_source(clock: C, random: R) -> Self {
+        Self {
+            clock,
+            random,
+            state: Cell::new(MsCounter::default()),
+            fixed: None,
+            layout: PhantomData,
+        }
+    }
+
+    fn fresh(&self) -> Result<u128, GenerateError> {
+        match self.fixed {
+            Some(start) => Ok(start),
+            None if L::GUARD_BIT => Ok(self.random.u128()? & (counter_max::<L>() >> 1)),
+            None => Ok(self.random.u128()? & counter_max::<L>()),
+        }
+    }
+
+    fn issue_at(&self, now: u64) -> Result<L::Id, GenerateError> {
+        if now > LAST_MS {
+            return Err(GenerateError::time_overflow(LAST_MS));
+        }
+        let mut state = self.state.get();
+        let (ms, counter) = match state.step(now, counter_max::<L>(), || self.fresh())? {
+            Some(next) => next,
+            None => match L::WHEN_FULL {
+                WhenFull::Fail(what) => return Err(GenerateError::exhausted(what)),
+                WhenFull::NextMillisecond => {
+                    let next = (state.last_ms + 1, self.fresh()?);
+                    state.set(next.0, next.1);
+                    next
+                }
+            },
+        };
+        if ms > LAST_MS {
+            return Err(GenerateError::time_overflow(LAST_MS));
+        }
+        self.state.set(state);
+        Ok(L::assemble(ms, counter))
+    }
+}
+
+/// Time-ordered ids from one generator shared by threads, without a lock: `Sync`, strictly
+/// increasing per generator (so per thread), never a duplicate.
+///
+/// The millisecond and the top [`SHARED_COUNTER_BITS`] of the layout's counter live in one
+/// atomic word advanced by compare-and-swap ([`AtomicMsCounter`]); the bits below are
+/// random, from the calling thread's source. In a new millisecond the counter starts at a
+/// random value with its top bit clear, so at least 2^23 ids fit in one millisecond; past
+/// the counter's end the layout's [`WhenFull`] applies. A clock that steps back keeps the
+/// last millisecond.
+///
+/// The word counts milliseconds from the generator's creation: 2^40 ms, 34 years, after
+/// which ids fail with a time-overflow error (make a new generator).
+pub struct AtomicTimeOrdered<L, C = TickerClock, R = ThreadRandom> {
+    clock: C,
+    random: R,
+    state: AtomicMsCounter,
+    layout: PhantomData<fn() -> L>,
+}
+
+impl<L: Layout> AtomicTimeOrdered<L> {
+    /// A generator on a [`TickerClock`].
+    pub fn new() -> Self {
+        Self::with_clock(TickerClock::new())
+    }
+}
+
+impl<L: Layout> Default for AtomicTimeOrdered<L> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<L: Layout, C: Clock> AtomicTimeOrdered<L, C> {
+    /// A generator on `clock`.
+    pub fn with_clock(clock: C) -> Self {
+        Self::with_source(clock, ThreadRandom)
+    }
+}
+
+/// Bits below the shared counter.
+const fn low_bits<L: Layout>() -> u32 {
+    L::COUNTER_BITS - SHARED_COUNTER_BITS
+}
+
+impl<L: Layout, C: Clock, R: RandomSource> AtomicTimeOrdered<L, C, R> {
+    /// A generator on `clock` drawing counter starts and random bits from `random`.
+    pub fn with_source(clock: C, random: R) -> Self {
+        const { assert!(L::COUNTER_BITS > SHARED_COUNTER_BITS && L::COUNTER_BITS <= 80) };
+        let base = clock.now_ms();
+        Self {
+            clock,
+            random,
+            state: AtomicMsCounter::new(base, SHARED_COUNTER_BITS),
+            layout: PhantomData,
+        }
+    }
+
+    #[inline]
+    fn issue_at(&self, now: u64) -> Result<L::Id, GenerateError> {
+        // A new millisecond's counter starts with its top bit clear.
+        if now > LAST_MS {
+            return Err(GenerateError::time_overflow(LAST_MS));
+        }
+        let fresh = || Ok(self.random.u64()? & ((1 << (SHARED_COUNTER_BITS - 1)) - 1));
+        let mut at = now;
+        loop {
+            match self.state.step(at, fresh)? {
+                Step::Issued { tick, counter } => {
+                    if tick > LAST_MS {
+                        return Err(GenerateError::time_overflow(LAST_MS));
+                    }
+                    let low = u128::from(self.random.u64()?) & ((1 << low_bits::<L>()) - 1);
+                    return Ok(L::assemble(
+                        tick,
+                        (u128::from(counter) << low_bits::<L>()) | low,
+                    ));
+                }
+                Step::Exhausted { tick } => match L::WHEN_FULL {
+                    WhenFull::NextMillisecond => at = tick + 1,
+                    WhenFull::Fail(_) => {
+                        return Err(GenerateError::exhausted(
+                            "the shared generator's 24-bit counter within one millisecond",
+                        ));
+                    }
+                },
+            }
+        }
+    }
+}
+
+/// `IdScheme` for both generators: `next_id` reads the clock for each id, `fill` and
+/// `take` once for the batch (the ids are as they would be had the clock not moved while
+/// they were made, microseconds for a batch, and still strictly increasing).
+macro_rules! id_scheme {
+    ($generator:ident) => {
+        impl<L: Layout, C: Clock, R: RandomSource> IdScheme for $generator<L, C, R> {
+            type Id = L::Id;
+
+            #[inline]
+            fn next_id(&self) -> Result<L::Id, GenerateError> {
+                self.issue_at(self.clock.now_ms())
+            }
+
+            fn fill(&self, out: &mut [L::Id]) -> Result<(), GenerateError> {
+                let now = self.clock.now_ms();
+                for slot in out {
+                    *slot = self.issue_at(now)?;
+                }
+                Ok(())
+            }
+
+            fn take(&self, n: usize) -> Result<Vec<L::Id>, GenerateError> {
+                let now = self.clock.now_ms();
+                (0..n).map(|_| self.issue_at(now)).collect()
+            }
+
+            fn info(&self) -> SchemeInfo {
+                L::info()
+            }
+        }
+
+        impl<L: Layout, C: fmt::Debug, R: fmt::Debug> fmt::Debug for $generator<L, C, R> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($generator))
+                    .field("scheme", &L::info().name)
+                    .field("clock", &self.clock)
+                    .field("random", &self.random)
+                    .finish_non_exhaustive()
+            }
+        }
+    };
+}
+
+id_scheme!(TimeOrdered);
+id_scheme!(AtomicTimeOrdered);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ManualClock;
+    use crate::random::SeededRandom;
+
+    /// A small counter, so that a full one is a few ids away.
+    #[derive(Debug)]
+    struct Small<const FAIL: bool>;
+    impl<const FAIL: bool> Layout for Small<FAIL> {
+        type Id = (u64, u128);
+        const COUNTER_BITS: u32 = 26;
+        const WHEN_FULL: WhenFull = if FAIL {
+            WhenFull::Fail("the small counter")
+        } else {
+            WhenFull::NextMillisecond
+        };
+        const GUARD_BIT: bool = true;
+        fn assemble(ms: u64, counter: u128) -> (u64, u128) {
+            (ms, counter)
+        }
+        fn info() -> SchemeInfo {
+            SchemeInfo::new("small", 128)
+        }
+    }
+
+    #[test]
+    fn a_full_counter_moves_on_or_fails_as_the_layout_says() {
+        let clock = ManualClock::new(1_000);
+        let max = (1 << 26) - 1;
+        let moves = TimeOrdered::<Small<false>, _>::with_fixed_start(&clock, max - 1);
+        assert_eq!(
+            moves.take(3).unwrap(),
+            [(1_000, max - 1), (1_000, max), (1_001, max - 1)]
+        );
+        let fails = TimeOrdered::<Small<true>, _>::with_fixed_start(&clock, max);
+        assert_eq!(fails.next_id(), Ok((1_000, max)));
+        assert_eq!(
+            fails.next_id(),
+            Err(GenerateError::exhausted("the small counter"))
+        );
+        clock.advance(1);
+        assert_eq!(fails.next_id(), Ok((1_001, max)));
+    }
+
+    #[test]
+    fn random_starts_keep_the_guard_bit_clear() {
+        let clock = ManualClock::new(1_000);
+        let generator =
+            TimeOrdered::<Small<false>, _, _>::with_source(&clock, SeededRandom::new(1));
+        for _ in 0..200 {
+            let (_, counter) = generator.next_id().unwrap();
+            assert!(counter < 1 << 25, "{counter:#x}");
+            clock.advance(1);
+        }
+    }
+
+    #[test]
+    fn the_shared_generator_fills_its_counter_then_follows_the_layout() {
+        let clock = ManualClock::new(2_000);
+        let generator =
+            AtomicTimeOrdered::<Small<true>, _, _>::with_source(&clock, SeededRandom::new(2));
+        let (ms, first) = generator.next_id().unwrap();
+        assert_eq!(ms, 2_000);
+        // 24 counter bits above 2 random ones; the counter starts below 2^23.
+        let start = first >> 2;
+        assert!(start < 1 << 23);
+        let mut last = (ms, first);
+        for _ in start..(1 << 24) - 1 {
+            let id = generator.next_id().unwrap();
+            assert!(id > last);
+            last = id;
+        }
+        assert_eq!(last.1 >> 2, (1 << 24) - 1);
+        assert!(
+            generator
+                .next_id()
+                .unwrap_err()
+                .to_string()
+                .contains("24-bit counter")
+        );
+        clock.step_back(5);
+        assert!(generator.next_id().is_err(), "a clock behind does not help");
+        clock.set(2_001);
+        assert!(generator.next_id().unwrap() > last);
+    }
+
+    #[test]
+    fn time_past_48_bits_is_an_error_in_both() {
+        let clock = ManualClock::new(LAST_MS + 1);
+        let want = Err(GenerateError::time_overflow(LAST_MS));
+        assert_eq!(
+            TimeOrdered::<Small<false>, _>::with_clock(&clock).next_id(),
+            want
+        );
+        let shared =
+            AtomicTimeOrdered::<Small<false>, _, _>::with_source(&clock, SeededRandom::new(3));
+        assert_eq!(shared.next_id(), want);
+    }
+}
