@@ -18,7 +18,8 @@
 //! * `ulid-single`: one generator per thread on each crate's default clock (ferroid's
 //!   thread-local monotonic ULID; ulid's `Generator`); `ulid-shared`: one shared.
 //! * `typeid-shared`, `tsid-shared`, `objectid-shared`: idkit's lock-free shared
-//!   generators at 1 and 2 threads.
+//!   generators at 1 and 2 threads; `typeid-single`, one single-owner TypeID generator per
+//!   thread, the figure `typeid-shared` is held to.
 //!
 //! Run: `cargo bench -p bench-harness --bench scaling`.
 
@@ -323,6 +324,16 @@ fn others(c: &mut Criterion) {
         &mut g,
         "idkit",
         idkit_all::typeid::AtomicTypeIdGenerator::new(prefix),
+        |s| {
+            black_box(s.next_id().unwrap());
+        },
+    );
+    g.finish();
+    let mut g = group(c, "typeid-single");
+    each_thread(
+        &mut g,
+        "idkit",
+        move || idkit_all::typeid::TypeIdGenerator::new(prefix),
         |s| {
             black_box(s.next_id().unwrap());
         },
