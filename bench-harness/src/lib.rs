@@ -17,6 +17,7 @@
 pub mod btree;
 mod charts;
 pub mod collisions;
+pub mod engine;
 mod error;
 pub mod generation;
 pub mod machine;
@@ -31,6 +32,10 @@ mod svgtext;
 
 use std::path::PathBuf;
 use std::time::Instant;
+
+use engine::Engine as _;
+use mysql::InnoDb;
+use pg::Postgres;
 
 pub use error::Error;
 pub use profile::{Params, Profile};
@@ -106,8 +111,8 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
     let progress = Progress::new(config.quiet);
     let entries = idkit_all::registry::schemes();
     // Check the servers first: a bad URL fails in seconds, not after the SQLite runs.
-    let servers = pg::servers(&config.postgres)?;
-    let my_servers = mysql::servers(&config.mysql)?;
+    let pg_servers = Postgres::servers(&config.postgres)?;
+    let my_servers = InnoDb::servers(&config.mysql)?;
 
     let machine = machine::Machine::read();
     let primitives = machine::measure_primitives(&params, &progress);
@@ -121,22 +126,10 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
         format!("profile {}", params.profile.name()),
         format!("command {}", config.command),
     ];
-    let pg = if servers.is_empty() {
-        carried(&config.out, "postgres", "--postgres", pg::load, &progress)
-    } else {
-        let mut pg = pg::measure(entries, &params, &servers, &progress)?;
-        pg.measured_now = true;
-        pg.provenance.clone_from(&provenance);
-        pg
-    };
-    let my = if my_servers.is_empty() {
-        carried(&config.out, "mysql", "--mysql", mysql::load, &progress)
-    } else {
-        let mut my = mysql::measure(entries, &params, &my_servers, &progress)?;
-        my.measured_now = true;
-        my.provenance = provenance;
-        my
-    };
+    let out = &config.out;
+    let pg =
+        engine::results::<Postgres>(entries, &params, &pg_servers, &provenance, out, &progress)?;
+    let my = engine::results::<InnoDb>(entries, &params, &my_servers, &provenance, out, &progress)?;
 
     let results = output::Results {
         config,
@@ -167,31 +160,4 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
         mysql_runs: my.runs.len(),
         seconds,
     })
-}
-
-/// An engine's figures kept in `data/<engine>.json` by the last run that had a server, for a
-/// run without one: read back, dated; empty when there are none or they cannot be read.
-fn carried<T: Default>(
-    out: &std::path::Path,
-    engine: &str,
-    flag: &str,
-    load: fn(&std::path::Path) -> Result<Option<T>, String>,
-    progress: &Progress,
-) -> T {
-    match load(&out.join("data").join(format!("{engine}.json"))) {
-        Ok(Some(kept)) => {
-            progress.line(&format!(
-                "{engine}: no server given; the report keeps the figures in data/{engine}.json"
-            ));
-            kept
-        }
-        Ok(None) => T::default(),
-        Err(e) => {
-            progress.line(&format!(
-                "{engine}: no server given, and the kept figures cannot be read ({e}); the \
-                 report leaves {engine} out until `scripts/report.sh {flag}` measures them again"
-            ));
-            T::default()
-        }
-    }
 }

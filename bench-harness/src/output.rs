@@ -8,6 +8,8 @@ use serde::Serialize;
 
 use crate::btree::{Btree, BtreeRun, Storage};
 use crate::collisions::CollisionRow;
+use crate::engine::insert::curve_csv;
+use crate::engine::roundtrip;
 use crate::generation::Generation;
 use crate::machine::{Machine, Primitive};
 use crate::properties::PropRow;
@@ -288,30 +290,9 @@ fn write_pg(
     }
     write("btree_postgres.csv", csv)?;
 
-    let mut csv =
-        String::from("engine,scheme,storage,cache,rows_so_far,batch_rows_per_sec,commit_rows\n");
-    for c in &pg.curve {
-        let _ = writeln!(
-            csv,
-            "postgres,{},{},{},{},{:.0},{}",
-            c.scheme,
-            c.storage.name(),
-            c.cache,
-            c.rows_so_far,
-            c.batch_rows_per_sec,
-            c.commit_rows
-        );
-    }
-    write("btree_postgres_curve.csv", csv)?;
+    write("btree_postgres_curve.csv", curve_csv("postgres", &pg.curve))?;
 
-    let mut csv = String::from("method,clients,ids,seconds,ids_per_sec,duplicates\n");
-    for t in &pg.roundtrip {
-        let _ = writeln!(
-            csv,
-            "{},{},{},{:.4},{:.0},{}",
-            t.method, t.clients, t.ids, t.seconds, t.ids_per_sec, t.duplicates
-        );
-    }
+    let mut csv = roundtrip::csv(&pg.roundtrip);
     if let Some(d) = &pg.in_database {
         let _ = writeln!(
             csv,
@@ -397,31 +378,9 @@ fn write_mysql(
     }
     write("btree_mysql.csv", csv)?;
 
-    let mut csv =
-        String::from("engine,scheme,storage,cache,rows_so_far,batch_rows_per_sec,commit_rows\n");
-    for c in &my.curve {
-        let _ = writeln!(
-            csv,
-            "mysql,{},{},{},{},{:.0},{}",
-            c.scheme,
-            c.storage.name(),
-            c.cache,
-            c.rows_so_far,
-            c.batch_rows_per_sec,
-            c.commit_rows
-        );
-    }
-    write("btree_mysql_curve.csv", csv)?;
+    write("btree_mysql_curve.csv", curve_csv("mysql", &my.curve))?;
 
-    let mut csv = String::from("method,clients,ids,seconds,ids_per_sec,duplicates\n");
-    for t in &my.roundtrip {
-        let _ = writeln!(
-            csv,
-            "{},{},{},{:.4},{:.0},{}",
-            t.method, t.clients, t.ids, t.seconds, t.ids_per_sec, t.duplicates
-        );
-    }
-    write("mysql_ids.csv", csv)?;
+    write("mysql_ids.csv", roundtrip::csv(&my.roundtrip))?;
 
     let mut csv = String::from(
         "setup,scheme,key_type,secondary,rows,commit_rows,rows_per_sec,wal_bytes_per_1k_rows,\

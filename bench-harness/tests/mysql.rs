@@ -7,9 +7,9 @@
 
 use std::path::PathBuf;
 
+use bench_harness::engine::UUID_V7_RANDOM;
 use bench_harness::mysql::insert::MyStorage;
 use bench_harness::mysql::{self, AUTO_INCREMENT, TEXT_SCHEMES, shapes};
-use bench_harness::pg::UUID_V7_RANDOM;
 use bench_harness::{Config, Profile, run};
 
 fn url() -> String {
@@ -237,5 +237,5 @@ fn quick_profile_fills_every_innodb_column_and_carries_them_forward() {
             "carried forward from an earlier run with a server, kept in `data/mysql.json`"
         )
     );
-    assert!(report.contains(&results.provenance[0]));
+    assert!(report.contains(&results.stamp.provenance[0]));
 }

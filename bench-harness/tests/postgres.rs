@@ -102,7 +102,7 @@ fn quick_profile_fills_every_postgres_column() {
     for scheme in [
         "snowflake-twitter",
         "uuid-v7",
-        pg::UUID_V7_RANDOM,
+        bench_harness::engine::UUID_V7_RANDOM,
         "ulid",
         "uuid-v4",
     ] {

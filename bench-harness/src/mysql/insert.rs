@@ -6,7 +6,7 @@
 //! `mysql.innodb_index_stats` after `ANALYZE TABLE`; redo bytes from the log sequence number
 //! before and after; pages written from `Innodb_pages_written`.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use idkit_core::RawId;
 use mysql::prelude::Queryable;
@@ -15,7 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use super::Server;
 use crate::Error;
-use crate::pg::Label;
+use crate::engine::Label;
+use crate::engine::insert::{CurveOf, CurvePoint, StorageName, Task, commit_loop, together};
 
 /// How the id is stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,6 +33,12 @@ pub enum MyStorage {
     TextPk,
     /// `BIGINT AUTO_INCREMENT PRIMARY KEY`: the database numbers the rows.
     AutoIncrementPk,
+}
+
+impl StorageName for MyStorage {
+    fn name(self) -> &'static str {
+        MyStorage::name(self)
+    }
 }
 
 impl MyStorage {
@@ -239,21 +246,7 @@ impl MyRun {
 }
 
 /// One point of an insert-rate curve (a row of `btree_mysql_curve.csv`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct MyCurvePoint {
-    /// Registry name.
-    pub scheme: Label,
-    /// Storage form.
-    pub storage: MyStorage,
-    /// `small` or `large`.
-    pub cache: Label,
-    /// Rows in the table at the end of this stretch.
-    pub rows_so_far: usize,
-    /// Insert rate over this stretch, commits included.
-    pub batch_rows_per_sec: f64,
-    /// Rows per transaction.
-    pub commit_rows: usize,
-}
+pub type MyCurvePoint = CurvePoint<MyStorage>;
 
 /// What a run is.
 #[derive(Debug, Clone, Copy)]
@@ -424,37 +417,30 @@ pub fn run_one(
 ) -> Result<(MyRun, Vec<MyCurvePoint>), Error> {
     create_table(conn, keys)?;
     let before = mark(conn, true)?;
-    let rows = keys.rows;
-    let segment = rows.div_ceil(spec.curve_points.max(1)).max(1);
-    let mut curve = Vec::new();
-    let (mut busy, mut segment_busy) = (Duration::ZERO, Duration::ZERO);
-    let (mut segment_rows, mut commits, mut done) = (0, 0, 0);
-    while done < rows {
-        let end = (done + spec.commit_rows).min(rows);
-        let t = Instant::now();
-        keys.insert(conn, done..end)?;
-        let took = t.elapsed();
-        busy += took;
-        segment_busy += took;
-        commits += 1;
-        segment_rows += end - done;
-        if end / segment > done / segment || end == rows {
-            curve.push(MyCurvePoint {
-                scheme: Label(spec.scheme),
-                storage: keys.storage,
-                cache: Label(spec.cache),
-                rows_so_far: end,
-                batch_rows_per_sec: segment_rows as f64 / segment_busy.as_secs_f64(),
-                commit_rows: spec.commit_rows,
-            });
-            segment_busy = Duration::ZERO;
-            segment_rows = 0;
-        }
-        done = end;
-    }
-    let run = finish(server, conn, spec, keys, (1, false), busy, commits, &before)?;
+    let done = commit_loop(
+        keys.rows,
+        &CurveOf {
+            scheme: spec.scheme,
+            storage: keys.storage,
+            cache: spec.cache,
+            commit_rows: spec.commit_rows,
+            points: spec.curve_points,
+        },
+        |range| keys.insert(conn, range),
+        |_, _| Ok(()),
+    )?;
+    let run = finish(
+        server,
+        conn,
+        spec,
+        keys,
+        (1, false),
+        done.busy,
+        done.commits,
+        &before,
+    )?;
     conn.query_drop(format!("DROP TABLE {TABLE}"))?;
-    Ok((run, curve))
+    Ok((run, done.curve))
 }
 
 /// Reads the tree and the counters of a finished run into a [`MyRun`].
@@ -521,8 +507,6 @@ pub fn run_many(
     mut producers: Vec<Producer>,
     rows_per_writer: usize,
 ) -> Result<MyRun, Error> {
-    use std::sync::{Arc, Barrier};
-
     let mut control = server.connect()?;
     // The table's column comes from a first batch of one key (not inserted).
     let probe = producers
@@ -531,14 +515,11 @@ pub fn run_many(
     create_table(&mut control, &probe)?;
     let before = mark(&mut control, true)?;
     let writers = producers.len();
-    let barrier = Arc::new(Barrier::new(writers + 1));
-    let mut handles = Vec::new();
+    let mut tasks: Vec<Task<u64>> = Vec::new();
     for mut produce in producers {
         let mut conn = server.connect()?;
-        let barrier = barrier.clone();
         let commit_rows = spec.commit_rows;
-        handles.push(std::thread::spawn(move || -> Result<u64, Error> {
-            barrier.wait();
+        tasks.push(Box::new(move || {
             let mut commits = 0;
             let mut left = rows_per_writer;
             while left > 0 {
@@ -551,15 +532,8 @@ pub fn run_many(
             Ok(commits)
         }));
     }
-    barrier.wait();
-    let start = Instant::now();
-    let mut commits = 0;
-    for h in handles {
-        commits += h
-            .join()
-            .map_err(|_| Error::MySqlSetup("a writer thread panicked".to_owned()))??;
-    }
-    let busy = start.elapsed();
+    let (busy, counts) = together(tasks, "writer thread", Error::MySqlSetup)?;
+    let commits = counts.iter().sum();
     let keys = Keys {
         rows: rows_per_writer * writers,
         values: Vec::new(),

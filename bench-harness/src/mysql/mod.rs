@@ -23,7 +23,8 @@ use mysql::Conn;
 use mysql::prelude::Queryable;
 use serde::{Deserialize, Serialize};
 
-use crate::pg::{UUID_V7_RANDOM, roundtrip::RoundTrip, uuid_v7_random};
+use crate::engine::roundtrip::RoundTrip;
+use crate::engine::{self, Engine, Misnamed, Stamp, UUID_V7_RANDOM};
 use crate::{Error, Params, Progress};
 
 pub use insert::{MyCurvePoint, MyRun};
@@ -80,10 +81,7 @@ impl Server {
 /// `SET GLOBAL innodb_monitor_enable` or read `mysql.innodb_index_stats`.
 pub fn servers(urls: &[String]) -> Result<Vec<Server>, Error> {
     if urls.len() > 2 {
-        return Err(Error::MySqlSetup(format!(
-            "expected one or two MySQL servers (small and large buffer pool), found {}",
-            urls.len()
-        )));
+        return Err(misnamed(Misnamed::TooMany(urls.len())));
     }
     let mut out = Vec::new();
     for url in urls {
@@ -116,27 +114,28 @@ pub fn servers(urls: &[String]) -> Result<Vec<Server>, Error> {
             mariadb,
         });
     }
-    out.sort_by_key(|s| s.buffer_pool_kib);
-    if let [small, large] = out.as_mut_slice() {
-        if small.buffer_pool_kib == large.buffer_pool_kib {
-            return Err(Error::MySqlSetup(
-                "the two MySQL servers have the same innodb_buffer_pool_size".to_owned(),
-            ));
-        }
-        large.cache = "large";
-    }
+    engine::name_caches(&mut out, |s| s.buffer_pool_kib, |s| &mut s.cache).map_err(misnamed)?;
     Ok(out)
+}
+
+fn misnamed(e: Misnamed) -> Error {
+    Error::MySqlSetup(match e {
+        Misnamed::TooMany(n) => {
+            format!("expected one or two MySQL servers (small and large buffer pool), found {n}")
+        }
+        Misnamed::SameCache => {
+            "the two MySQL servers have the same innodb_buffer_pool_size".to_owned()
+        }
+    })
 }
 
 /// Everything measured in InnoDB. Kept as `data/mysql.json`, so that a report run without a
 /// server carries the last InnoDB figures forward, dated.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct My {
-    /// When, where and how these were measured: date, git revision, profile, command.
-    pub provenance: Vec<String>,
-    /// Measured by this run (false when read back from `data/mysql.json`).
-    #[serde(skip)]
-    pub measured_now: bool,
+    /// When, where and how these were measured.
+    #[serde(flatten)]
+    pub stamp: Stamp,
     /// The servers, as `cache: version, buffer pool`.
     pub servers: Vec<String>,
     /// The settings that shape the runs.
@@ -360,39 +359,17 @@ pub fn measure(
     Ok(out)
 }
 
-/// One writer's producer: a generator of `scheme` with worker id `worker` (schemes with an
-/// identity) or its own state, or UUIDv7 with random low bits; keys in the scheme's own
+/// One writer's producer: its ids ([`engine::id_source`]) as keys in the scheme's own
 /// binary column.
 fn producer(entries: &[&Entry], scheme: &'static str, worker: u64) -> Result<Producer, Error> {
-    let no_text = |_: &RawId| Ok(String::new());
-    if scheme == UUID_V7_RANDOM {
-        return Ok(Box::new(move |n| {
-            insert::to_keys(
-                UUID_V7_RANDOM,
-                &uuid_v7_random(n),
-                MyStorage::BinaryPk,
-                &no_text,
-            )
-        }));
-    }
-    let entry = entries
-        .iter()
-        .find(|e| e.name() == scheme)
-        .ok_or_else(|| Error::MySqlSetup(format!("{scheme} is not in the registry")))?;
-    let identity = if entry.identity().is_empty() {
-        0
-    } else {
-        worker
+    let mut ids = engine::id_source(entries, scheme, worker, Error::MySqlSetup)?;
+    let storage = match idkit_all::registry::find(scheme) {
+        Ok(entry) => MyStorage::native(entry.info().bits),
+        // UUIDv7 with random low bits.
+        Err(_) => MyStorage::BinaryPk,
     };
-    let generator = entry.build(&entry.with_identity(identity)?)?;
-    let storage = MyStorage::native(entry.info().bits);
-    let name = entry.name();
     Ok(Box::new(move |n| {
-        let mut ids = vec![RawId::default(); n];
-        generator
-            .fill_raw(&mut ids)
-            .map_err(Error::generate(name))?;
-        insert::to_keys(name, &ids, storage, &no_text)
+        insert::to_keys(scheme, &ids(n)?, storage, &|_| Ok(String::new()))
     }))
 }
 
@@ -415,20 +392,30 @@ fn settings(server: &Server) -> Result<Vec<String>, Error> {
     Ok(out)
 }
 
-/// The InnoDB results kept in `path` by an earlier run: `Ok(None)` when there is no such
-/// file.
-///
-/// # Errors
-///
-/// A message when the file cannot be read or was written by a harness whose results had
-/// other fields (measure again with a server).
-pub fn load(path: &std::path::Path) -> Result<Option<My>, String> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("{}: {e}", path.display())),
-    };
-    serde_json::from_str(&text)
-        .map(Some)
-        .map_err(|e| format!("{}: {e}", path.display()))
+/// InnoDB (MySQL, MariaDB) as an engine of the report.
+#[derive(Debug)]
+pub struct InnoDb;
+
+impl Engine for InnoDb {
+    const NAME: &'static str = "mysql";
+    const FLAG: &'static str = "--mysql";
+    type Server = Server;
+    type Results = My;
+
+    fn servers(urls: &[String]) -> Result<Vec<Server>, Error> {
+        servers(urls)
+    }
+
+    fn measure(
+        entries: &[&Entry],
+        params: &Params,
+        servers: &[Server],
+        progress: &Progress,
+    ) -> Result<My, Error> {
+        measure(entries, params, servers, progress)
+    }
+
+    fn stamp(results: &mut My) -> &mut Stamp {
+        &mut results.stamp
+    }
 }

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::Server;
 use super::insert::{Keys, Mark, index_metrics, index_stats, mark};
 use crate::Error;
-use crate::pg::Label;
+use crate::engine::Label;
 
 /// The table these runs write, dropped before and after.
 pub const TABLE: &str = "idkit_bench_shape";

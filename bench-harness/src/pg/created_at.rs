@@ -10,13 +10,14 @@ use serde::{Deserialize, Serialize};
 use super::insert::{Keys, TABLE, wal_between, wal_mark};
 use super::{Server, count};
 use crate::Error;
+use crate::engine::Label;
 
 /// One table of the comparison (a row of `pg_created_at.csv`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CreatedAtRun {
     /// `uuid-v4 + created_at index`, `uuid-v7`, or `uuid-v4 without index` (the query without
     /// help).
-    pub setup: super::Label,
+    pub setup: Label,
     /// Rows inserted.
     pub rows: usize,
     /// Rows per commit.
@@ -40,7 +41,7 @@ pub struct CreatedAtRun {
     /// Buffers it touched (shared hit + read), from `EXPLAIN (ANALYZE, BUFFERS)`.
     pub query_buffers: u64,
     /// The query.
-    pub query: super::Label,
+    pub query: Label,
 }
 
 /// The three setups, each inserting the same `v4` or `v7` keys in commits of `commit_rows`
@@ -134,7 +135,7 @@ pub fn measure(
             .find(|line| line.trim_start().starts_with("Buffers:"))
             .map_or(0, |line| buffer_count(&line));
         out.push(CreatedAtRun {
-            setup: super::Label(setup),
+            setup: Label(setup),
             rows: ids.len(),
             commit_rows,
             checkpoints,
@@ -146,7 +147,7 @@ pub fn measure(
             query_us: times[times.len() / 2],
             queries,
             query_buffers: buffers,
-            query: super::Label(query),
+            query: Label(query),
         });
     }
     client.batch_execute(&format!("DROP TABLE {TABLE}"))?;

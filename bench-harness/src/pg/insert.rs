@@ -2,7 +2,7 @@
 //! statement, one round trip), a `CHECKPOINT` every tenth of the run so that full-page
 //! images appear as they do in production, and the tree measured at the end.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::BytesMut;
 use postgres::Client;
@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use super::count;
 use crate::Error;
+use crate::engine::Label;
+use crate::engine::insert::{CurveOf, CurvePoint, StorageName, Task, commit_loop, together};
 
 /// How the id is stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,6 +28,12 @@ pub enum PgStorage {
     TextPk,
     /// The id in its native type as a `UNIQUE` index on a table keyed by an identity column.
     UniqueIndex,
+}
+
+impl StorageName for PgStorage {
+    fn name(self) -> &'static str {
+        PgStorage::name(self)
+    }
 }
 
 impl PgStorage {
@@ -121,16 +129,16 @@ impl ToSql for Uuid16 {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PgRun {
     /// Registry name (or a variant such as `uuid-v7-random`).
-    pub scheme: super::Label,
+    pub scheme: Label,
     /// Storage form.
     pub storage: PgStorage,
     /// `small` or `large` `shared_buffers`.
-    pub cache: super::Label,
+    pub cache: Label,
     /// Concurrent writers, each with its own connection and generator.
     pub writers: usize,
     /// `before`: one generator's ids, made before timing starts, inserted in order;
     /// `during`: each writer makes its ids just before inserting them.
-    pub ids_made: super::Label,
+    pub ids_made: Label,
     /// Rows per transaction.
     pub commit_rows: usize,
     /// Rows inserted.
@@ -189,21 +197,7 @@ impl PgRun {
 }
 
 /// One point of an insert-rate curve (a row of `btree_postgres_curve.csv`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct PgCurvePoint {
-    /// Registry name.
-    pub scheme: super::Label,
-    /// Storage form.
-    pub storage: PgStorage,
-    /// `small` or `large`.
-    pub cache: super::Label,
-    /// Rows in the table at the end of this stretch.
-    pub rows_so_far: usize,
-    /// Insert rate over this stretch, commits included.
-    pub batch_rows_per_sec: f64,
-    /// Rows per transaction.
-    pub commit_rows: usize,
-}
+pub type PgCurvePoint = CurvePoint<PgStorage>;
 
 /// What a run is.
 #[derive(Debug, Clone, Copy)]
@@ -404,41 +398,31 @@ pub fn run_one(
     let before = wal_mark(client)?;
     let stmt = client.prepare(&insert_sql(keys))?;
     let rows = keys.len();
-    let segment = rows.div_ceil(spec.curve_points.max(1)).max(1);
-    let mut curve = Vec::new();
-    let mut busy = Duration::ZERO;
-    let mut segment_busy = Duration::ZERO;
-    let mut segment_rows = 0;
-    let (mut commits, mut checkpoints) = (0, 0);
-    let mut done = 0;
-    while done < rows {
-        let end = (done + spec.commit_rows).min(rows);
-        let t = Instant::now();
-        keys.insert(client, &stmt, done..end)?;
-        let took = t.elapsed();
-        busy += took;
-        segment_busy += took;
-        commits += 1;
-        segment_rows += end - done;
-        // A segment ends where a multiple of `segment` was crossed.
-        if end / segment > done / segment || end == rows {
-            curve.push(PgCurvePoint {
-                scheme: super::Label(spec.scheme),
-                storage: spec.storage,
-                cache: super::Label(spec.cache),
-                rows_so_far: end,
-                batch_rows_per_sec: segment_rows as f64 / segment_busy.as_secs_f64(),
-                commit_rows: spec.commit_rows,
-            });
-            segment_busy = Duration::ZERO;
-            segment_rows = 0;
-        }
-        if checkpoint_due(done, end, spec.checkpoint_rows, rows) {
-            client.batch_execute("CHECKPOINT")?;
-            checkpoints += 1;
-        }
-        done = end;
-    }
+    let mut checkpoints = 0;
+    // Both closures use the connection, one after the other.
+    let client = std::cell::RefCell::new(client);
+    let done = commit_loop(
+        rows,
+        &CurveOf {
+            scheme: spec.scheme,
+            storage: spec.storage,
+            cache: spec.cache,
+            commit_rows: spec.commit_rows,
+            points: spec.curve_points,
+        },
+        |range| {
+            keys.insert(&mut client.borrow_mut(), &stmt, range)?;
+            Ok(())
+        },
+        |before, end| {
+            if checkpoint_due(before, end, spec.checkpoint_rows, rows) {
+                client.borrow_mut().batch_execute("CHECKPOINT")?;
+                checkpoints += 1;
+            }
+            Ok(())
+        },
+    )?;
+    let client = client.into_inner();
     let after = wal_mark(client)?;
     let run = finish(
         client,
@@ -446,14 +430,14 @@ pub fn run_one(
         &index,
         (1, false),
         rows,
-        busy,
-        commits,
+        done.busy,
+        done.commits,
         checkpoints,
         &before,
         &after,
     )?;
     client.batch_execute(&format!("DROP TABLE {TABLE}"))?;
-    Ok((run, curve))
+    Ok((run, done.curve))
 }
 
 /// Reads the tree and the WAL of a finished run into a [`PgRun`].
@@ -478,11 +462,11 @@ pub fn finish(
     let tree = tree_stats(client, index)?;
     let seconds = busy.as_secs_f64();
     Ok(PgRun {
-        scheme: super::Label(spec.scheme),
+        scheme: Label(spec.scheme),
         storage: spec.storage,
-        cache: super::Label(spec.cache),
+        cache: Label(spec.cache),
         writers,
-        ids_made: super::Label(if live { "during" } else { "before" }),
+        ids_made: Label(if live { "during" } else { "before" }),
         commit_rows: spec.commit_rows,
         rows,
         seconds,
@@ -616,8 +600,8 @@ pub fn run_many(
     producers: Vec<Producer>,
     rows_per_writer: usize,
 ) -> Result<PgRun, Error> {
+    use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::{Arc, Barrier};
 
     let mut control = server.connect()?;
     let index = create_table(&mut control, spec.storage, form)?;
@@ -626,15 +610,13 @@ pub fn run_many(
     let writers = producers.len();
     let total = rows_per_writer * writers;
     let done = Arc::new(AtomicUsize::new(0));
-    let barrier = Arc::new(Barrier::new(writers + 1));
-    let mut handles = Vec::new();
+    let mut tasks: Vec<Task<(u64, u64)>> = Vec::new();
     for mut produce in producers {
         let mut client = server.connect()?;
-        let (done, barrier) = (done.clone(), barrier.clone());
+        let done = done.clone();
         let (commit_rows, every) = (spec.commit_rows, spec.checkpoint_rows);
-        handles.push(std::thread::spawn(move || -> Result<(u64, u64), Error> {
+        tasks.push(Box::new(move || {
             let mut stmt = None;
-            barrier.wait();
             let (mut commits, mut checkpoints) = (0, 0);
             let mut left = rows_per_writer;
             while left > 0 {
@@ -660,17 +642,9 @@ pub fn run_many(
             Ok((commits, checkpoints))
         }));
     }
-    barrier.wait();
-    let start = Instant::now();
-    let (mut commits, mut checkpoints) = (0, 0);
-    for h in handles {
-        let (c, k) = h
-            .join()
-            .map_err(|_| Error::PgSetup("a writer thread panicked".to_owned()))??;
-        commits += c;
-        checkpoints += k;
-    }
-    let busy = start.elapsed();
+    let (busy, counts) = together(tasks, "writer thread", Error::PgSetup)?;
+    let commits = counts.iter().map(|c| c.0).sum();
+    let checkpoints = counts.iter().map(|c| c.1).sum();
     let after = wal_mark(&mut control)?;
     let run = finish(
         &mut control,

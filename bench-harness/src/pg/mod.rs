@@ -17,8 +17,9 @@ use idkit_all::registry::Entry;
 use idkit_core::RawId;
 use insert::{Form, Keys, Producer, Spec};
 use postgres::{Client, NoTls};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 
+use crate::engine::{self, Engine, Misnamed, Stamp, UUID_V7_RANDOM};
 use crate::{Error, Params, Progress};
 
 pub use insert::{PgCurvePoint, PgRun, PgStorage};
@@ -63,10 +64,7 @@ impl Server {
 /// below [`MIN_WAL_KEEP_MB`], or a missing extension (Debian: `postgresql-contrib`).
 pub fn servers(urls: &[String]) -> Result<Vec<Server>, Error> {
     if urls.len() > 2 {
-        return Err(Error::PgSetup(format!(
-            "expected one or two PostgreSQL servers (small and large shared_buffers), found {}",
-            urls.len()
-        )));
+        return Err(misnamed(Misnamed::TooMany(urls.len())));
     }
     let mut out = Vec::new();
     for url in urls {
@@ -115,27 +113,26 @@ pub fn servers(urls: &[String]) -> Result<Vec<Server>, Error> {
             version,
         });
     }
-    out.sort_by_key(|s| s.shared_buffers_kib);
-    if let [small, large] = out.as_mut_slice() {
-        if small.shared_buffers_kib == large.shared_buffers_kib {
-            return Err(Error::PgSetup(
-                "the two PostgreSQL servers have the same shared_buffers".to_owned(),
-            ));
-        }
-        large.cache = "large";
-    }
+    engine::name_caches(&mut out, |s| s.shared_buffers_kib, |s| &mut s.cache).map_err(misnamed)?;
     Ok(out)
+}
+
+fn misnamed(e: Misnamed) -> Error {
+    Error::PgSetup(match e {
+        Misnamed::TooMany(n) => format!(
+            "expected one or two PostgreSQL servers (small and large shared_buffers), found {n}"
+        ),
+        Misnamed::SameCache => "the two PostgreSQL servers have the same shared_buffers".to_owned(),
+    })
 }
 
 /// Everything measured in PostgreSQL. Kept as `data/postgres.json`, so that a report run
 /// without a server carries the last PostgreSQL figures forward, dated.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Pg {
-    /// When, where and how these were measured: date, git revision, profile, command.
-    pub provenance: Vec<String>,
-    /// Measured by this run (false when read back from `data/postgres.json`).
-    #[serde(skip)]
-    pub measured_now: bool,
+    /// When, where and how these were measured.
+    #[serde(flatten)]
+    pub stamp: Stamp,
     /// The servers, as `cache: version, shared_buffers`.
     pub servers: Vec<String>,
     /// The settings that shape the runs.
@@ -145,7 +142,7 @@ pub struct Pg {
     /// Insert-rate curves of the one-writer runs.
     pub curve: Vec<PgCurvePoint>,
     /// Ids one round trip at a time, the range allocator, the in-database function.
-    pub roundtrip: Vec<roundtrip::RoundTrip>,
+    pub roundtrip: Vec<engine::roundtrip::RoundTrip>,
     /// The in-database generator's rate and duplicates.
     pub in_database: Option<roundtrip::InDatabase>,
     /// The `created_at` index question.
@@ -182,29 +179,6 @@ impl Pg {
 /// A count PostgreSQL returns as a signed integer (never negative here).
 pub(crate) fn count(v: i64) -> u64 {
     u64::try_from(v).unwrap_or(0)
-}
-
-/// UUIDv7 as RFC 9562's first method makes it: the millisecond and 74 fresh random bits
-/// per id, no counter, so ids of one millisecond arrive in random order.
-pub const UUID_V7_RANDOM: &str = "uuid-v7-random";
-
-/// `n` UUIDv7 with random low bits, all of the current millisecond.
-pub fn uuid_v7_random(n: usize) -> Vec<RawId> {
-    let ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis());
-    (0..n)
-        .map(|_| {
-            let random: u128 = rand::random::<u128>() & ((1 << 74) - 1);
-            let (rand_a, rand_b) = (random >> 62, random & ((1 << 62) - 1));
-            let v = ((ms & ((1 << 48) - 1)) << 80)
-                | (0x7 << 76)
-                | (rand_a << 64)
-                | (0b10 << 62)
-                | rand_b;
-            RawId::from_bytes(&v.to_be_bytes()).unwrap_or_default()
-        })
-        .collect()
 }
 
 /// Runs the PostgreSQL part: for every entry its own binary key with each server's cache,
@@ -399,39 +373,16 @@ const CONCURRENT: [(&str, Form); 5] = [
     ("uuid-v4", Form::Uuid),
 ];
 
-/// One writer's producer: a generator of `scheme` with worker id `worker` (schemes with an
-/// identity) or its own state, or UUIDv7 with random low bits.
+/// One writer's producer: its ids ([`engine::id_source`]) as keys of `form`.
 fn producer(
     entries: &[&Entry],
     scheme: &'static str,
     form: Form,
     worker: u64,
 ) -> Result<Producer, Error> {
-    if scheme == UUID_V7_RANDOM {
-        return Ok(Box::new(move |n| {
-            insert::to_keys(UUID_V7_RANDOM, &uuid_v7_random(n), form, &|_| {
-                Ok(String::new())
-            })
-        }));
-    }
-    let entry = entries
-        .iter()
-        .find(|e| e.name() == scheme)
-        .ok_or_else(|| Error::PgSetup(format!("{scheme} is not in the registry")))?;
-    // Schemes with an identity get distinct ones; the others need none.
-    let identity = if entry.identity().is_empty() {
-        0
-    } else {
-        worker
-    };
-    let generator = entry.build(&entry.with_identity(identity)?)?;
-    let name = entry.name();
+    let mut ids = engine::id_source(entries, scheme, worker, Error::PgSetup)?;
     Ok(Box::new(move |n| {
-        let mut ids = vec![RawId::default(); n];
-        generator
-            .fill_raw(&mut ids)
-            .map_err(Error::generate(name))?;
-        insert::to_keys(name, &ids, form, &|_| Ok(String::new()))
+        insert::to_keys(scheme, &ids(n)?, form, &|_| Ok(String::new()))
     }))
 }
 
@@ -454,56 +405,30 @@ fn settings(server: &Server) -> Result<Vec<String>, Error> {
     Ok(out)
 }
 
-/// A name in a result (scheme, cache, method...): `&'static str` when measured, leaked from
-/// the file when read back (the harness reads one small file per run).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Label(pub &'static str);
+/// PostgreSQL as an engine of the report.
+#[derive(Debug)]
+pub struct Postgres;
 
-impl Label {
-    /// The text.
-    pub fn as_str(self) -> &'static str {
-        self.0
+impl Engine for Postgres {
+    const NAME: &'static str = "postgres";
+    const FLAG: &'static str = "--postgres";
+    type Server = Server;
+    type Results = Pg;
+
+    fn servers(urls: &[String]) -> Result<Vec<Server>, Error> {
+        servers(urls)
     }
-}
 
-impl std::fmt::Display for Label {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.0)
+    fn measure(
+        entries: &[&Entry],
+        params: &Params,
+        servers: &[Server],
+        progress: &Progress,
+    ) -> Result<Pg, Error> {
+        measure(entries, params, servers, progress)
     }
-}
 
-impl PartialEq<&str> for Label {
-    fn eq(&self, other: &&str) -> bool {
-        self.0 == *other
+    fn stamp(results: &mut Pg) -> &mut Stamp {
+        &mut results.stamp
     }
-}
-
-impl Serialize for Label {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for Label {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(Self(Box::leak(String::deserialize(d)?.into_boxed_str())))
-    }
-}
-
-/// The PostgreSQL results kept in `path` by an earlier run: `Ok(None)` when there is no
-/// such file.
-///
-/// # Errors
-///
-/// A message when the file cannot be read or was written by a harness whose results had
-/// other fields (measure again with a server).
-pub fn load(path: &std::path::Path) -> Result<Option<Pg>, String> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("{}: {e}", path.display())),
-    };
-    serde_json::from_str(&text)
-        .map(Some)
-        .map_err(|e| format!("{}: {e}", path.display()))
 }

@@ -2,39 +2,21 @@
 //! on an identity column, `nextval`), the range allocator leasing blocks from the same
 //! server, and Instagram's PL/pgSQL generator run inside it.
 
-use std::collections::HashSet;
-use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-use idkit_core::IdScheme;
 use serde::{Deserialize, Serialize};
 
 use super::{Server, count};
 use crate::Error;
-
-/// One way of getting ids, at one client count (a row of `pg_roundtrip.csv`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RoundTrip {
-    /// `insert_returning`, `nextval` or `range_allocator`.
-    pub method: super::Label,
-    /// Client threads, each with its own connection (the allocator: one shared allocator).
-    pub clients: usize,
-    /// Ids obtained.
-    pub ids: u64,
-    /// Wall time.
-    pub seconds: f64,
-    /// `ids / seconds`.
-    pub ids_per_sec: f64,
-    /// Ids obtained twice (must be 0).
-    pub duplicates: u64,
-}
+use crate::engine::Label;
+use crate::engine::roundtrip::{self, RoundTrip, Work};
 
 /// Instagram's in-database generator (`idkit sql snowflake-instagram --shard 1`), one
 /// statement making `ids` ids.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct InDatabase {
     /// The layout.
-    pub scheme: super::Label,
+    pub scheme: Label,
     /// Ids made by `SELECT count(f()) FROM generate_series(1, ids)`.
     pub ids: u64,
     /// Wall time of that statement.
@@ -91,54 +73,6 @@ pub fn measure(
     Ok(out)
 }
 
-fn collect(method: &'static str, n: usize, seconds: f64, all: Vec<Vec<i64>>) -> RoundTrip {
-    let ids: usize = all.iter().map(Vec::len).sum();
-    let distinct: HashSet<i64> = all.into_iter().flatten().collect();
-    RoundTrip {
-        method: super::Label(method),
-        clients: n,
-        ids: ids as u64,
-        seconds,
-        ids_per_sec: ids as f64 / seconds,
-        duplicates: (ids - distinct.len()) as u64,
-    }
-}
-
-/// One client's work: given the moment to stop, the ids it got.
-pub(crate) type Work<T = i64> = Box<dyn FnOnce(Instant) -> Result<Vec<T>, Error> + Send>;
-
-/// Runs `work` on one thread each, all released at once and stopped after `window`; the
-/// wall time and every client's ids. A client that panics is `setup("a <method> client
-/// panicked")`, the engine's setup error.
-pub(crate) fn clients<T: Send + 'static>(
-    method: &'static str,
-    work: Vec<Work<T>>,
-    window: Duration,
-    setup: fn(String) -> Error,
-) -> Result<(f64, Vec<Vec<T>>), Error> {
-    let barrier = Arc::new(Barrier::new(work.len() + 1));
-    let handles: Vec<_> = work
-        .into_iter()
-        .map(|w| {
-            let barrier = barrier.clone();
-            std::thread::spawn(move || {
-                barrier.wait();
-                w(Instant::now() + window)
-            })
-        })
-        .collect();
-    barrier.wait();
-    let start = Instant::now();
-    let mut all = Vec::new();
-    for h in handles {
-        all.push(
-            h.join()
-                .map_err(|_| setup(format!("a {method} client panicked")))??,
-        );
-    }
-    Ok((start.elapsed().as_secs_f64(), all))
-}
-
 fn per_connection(
     server: &Server,
     method: &'static str,
@@ -153,50 +87,24 @@ fn per_connection(
         work.push(Box::new(move |until| {
             let mut ids = Vec::new();
             while Instant::now() < until {
-                ids.push(client.query_one(&stmt, &[])?.get(0));
+                ids.push(count(client.query_one(&stmt, &[])?.get(0)));
             }
             Ok(ids)
         }));
     }
-    let (seconds, all) = clients(method, work, window, Error::PgSetup)?;
-    Ok(collect(method, n, seconds, all))
+    roundtrip::clients(method, work, window, Error::PgSetup)
 }
 
 fn range_allocator(server: &Server, n: usize, window: Duration) -> Result<RoundTrip, Error> {
+    let namespace = roundtrip::namespace(n);
     let store = idkit_range::PostgresStore::new(&server.url);
-    let namespace = format!("idkit-bench-{}-{n}", std::process::id());
-    let range = |e: &dyn std::fmt::Display| Error::PgSetup(format!("range allocator: {e}"));
-    let allocator = Arc::new(
-        idkit_range::RangeAllocator::builder(store)
-            .namespace(&namespace)
-            .build()
-            .map_err(|e| range(&e))?,
-    );
-    // The first block is leased at build; wait for it so the run starts in steady state.
-    allocator.next_id().map_err(|e| range(&e))?;
-    let work = (0..n)
-        .map(|_| {
-            let allocator = allocator.clone();
-            Box::new(move |until| {
-                let mut ids = Vec::new();
-                while Instant::now() < until {
-                    // Check the clock once per 1,000 ids: the allocator takes nanoseconds.
-                    for _ in 0..1000 {
-                        let id = allocator.next_id().map_err(|e| range(&e))?;
-                        ids.push(i64::try_from(id).unwrap_or(i64::MAX));
-                    }
-                }
-                Ok(ids)
-            }) as Work
-        })
-        .collect();
-    let (seconds, all) = clients("range_allocator", work, window, Error::PgSetup)?;
+    let run = roundtrip::range_allocator(store, &namespace, n, window, Error::PgSetup)?;
     let mut client = server.connect()?;
     client.execute(
         "DELETE FROM idkit_ranges WHERE namespace = $1",
         &[&namespace],
     )?;
-    Ok(collect("range_allocator", n, seconds, all))
+    Ok(run)
 }
 
 /// Loads Instagram's function (shard 1) and times it making `ids` ids in one statement;
@@ -235,7 +143,7 @@ pub fn in_database(server: &Server, ids: i64) -> Result<InDatabase, Error> {
         "DROP FUNCTION {FUNCTION}(); DROP SEQUENCE {FUNCTION}_seq;"
     ))?;
     Ok(InDatabase {
-        scheme: super::Label(layout.name()),
+        scheme: Label(layout.name()),
         ids: count(ids),
         seconds,
         ids_per_sec: ids as f64 / seconds,

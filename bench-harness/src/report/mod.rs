@@ -7,6 +7,7 @@ use std::path::Path;
 use crate::Error;
 use crate::btree::{BtreeRun, Storage};
 use crate::charts::ChartFile;
+use crate::engine::{Engine, Stamp};
 use crate::output::Results;
 
 mod mysql;
@@ -57,6 +58,25 @@ fn small_pct(v: f64) -> String {
 
 fn mib(bytes: u64) -> String {
     format!("{:.1} MiB", bytes as f64 / 1_048_576.0)
+}
+
+fn kib(bytes: f64) -> String {
+    format!("{:.1} KiB", bytes / 1024.0)
+}
+
+/// Where an engine's figures come from, as one sentence.
+fn provenance<E: Engine>(stamp: &Stamp) -> String {
+    let measured = stamp.provenance.join(", ");
+    if stamp.measured_now {
+        format!("measured in this run ({measured})")
+    } else {
+        format!(
+            "carried forward from an earlier run with a server, kept in `data/{}.json` \
+             ({measured}); `scripts/report.sh {}` measures them again",
+            E::NAME,
+            E::FLAG
+        )
+    }
 }
 
 /// Writes the report to `path`.

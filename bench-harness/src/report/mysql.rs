@@ -4,17 +4,13 @@
 
 use std::fmt::Write as _;
 
-use super::{chart, mib, pct, rate};
+use super::{chart, kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
+use crate::engine::UUID_V7_RANDOM;
 use crate::mysql::insert::MyStorage;
 use crate::mysql::shapes::{SETUPS, ShapeRun};
-use crate::mysql::{AUTO_INCREMENT, MyRun};
+use crate::mysql::{AUTO_INCREMENT, InnoDb, MyRun};
 use crate::output::Results;
-use crate::pg::UUID_V7_RANDOM;
-
-fn kib(bytes: f64) -> String {
-    format!("{:.1} KiB", bytes / 1024.0)
-}
 
 fn row(md: &mut String, b: &MyRun) {
     let _ = writeln!(
@@ -38,19 +34,6 @@ fn row(md: &mut String, b: &MyRun) {
 
 const HEAD: &str = "| scheme | key column | buffer pool | writers | rows/s | bytes/row | primary key | leaf pages | leaf fill | splits per 1,000 rows | merges | redo per 1,000 rows | pages written per commit |\n\
                     |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
-
-/// Where the InnoDB figures come from, as one sentence.
-fn provenance(r: &Results<'_>) -> String {
-    let measured = r.my.provenance.join(", ");
-    if r.my.measured_now {
-        format!("measured in this run ({measured})")
-    } else {
-        format!(
-            "carried forward from an earlier run with a server, kept in `data/mysql.json` \
-             ({measured}); `scripts/report.sh --mysql` measures them again"
-        )
-    }
-}
 
 /// `## B-tree insert cost in InnoDB`, `### Keys as they arrive (InnoDB)` and
 /// `### Every secondary index carries the key`.
@@ -86,7 +69,7 @@ pub(super) fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
          `data/mysql.json`.\n\n\
          Each scheme keyed by its own binary column (`BIGINT` for 64-bit ids, `BINARY(n)` \
          otherwise), with each buffer pool:\n\n{HEAD}",
-        provenance(r),
+        provenance::<InnoDb>(&r.my.stamp),
         my.servers.join("; "),
         my.settings.join(", "),
         first.rows,

@@ -3,14 +3,11 @@
 
 use std::fmt::Write as _;
 
-use super::{chart, mib, pct, rate};
+use super::{chart, kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
+use crate::engine::UUID_V7_RANDOM;
 use crate::output::Results;
-use crate::pg::{PgRun, PgStorage, UUID_V7_RANDOM};
-
-fn kib(bytes: f64) -> String {
-    format!("{:.1} KiB", bytes / 1024.0)
-}
+use crate::pg::{PgRun, PgStorage, Postgres};
 
 fn row(md: &mut String, b: &PgRun) {
     let _ = writeln!(
@@ -35,19 +32,6 @@ fn row(md: &mut String, b: &PgRun) {
 
 const HEAD: &str = "| scheme | storage | shared_buffers | writers | rows/s | bytes/row | id index | leaf pages | leaf density | depth | splits L / R | WAL per 1,000 rows | full-page images per 1,000 rows |\n\
                     |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
-
-/// Where the PostgreSQL figures come from, as one sentence.
-fn provenance(r: &Results<'_>) -> String {
-    let measured = r.pg.provenance.join(", ");
-    if r.pg.measured_now {
-        format!("measured in this run ({measured})")
-    } else {
-        format!(
-            "carried forward from an earlier run with a server, kept in `data/postgres.json` \
-             ({measured}); `scripts/report.sh --postgres` measures them again"
-        )
-    }
-}
 
 /// `## B-tree insert cost in PostgreSQL` and `### Keys as they arrive`.
 pub(super) fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
@@ -82,7 +66,7 @@ pub(super) fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
          `data/postgres.json`.\n\n\
          Each scheme keyed by its own binary type (`bigint` for 64-bit ids, `uuid` for \
          128-bit ones, `bytea` otherwise), with each `shared_buffers`:\n\n{HEAD}",
-        provenance(r),
+        provenance::<Postgres>(&r.pg.stamp),
         pg.servers.join("; "),
         pg.settings.join(", "),
         first.rows,

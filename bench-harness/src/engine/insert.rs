@@ -1,0 +1,219 @@
+//! The shape of an insert run that every engine with a server shares: commits of a fixed
+//! number of rows, each timed, with an insert-rate curve over the run; and several writers
+//! released together, each on its own connection.
+
+use std::ops::Range;
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use super::Label;
+use crate::Error;
+
+/// An engine's storage forms (`bigint_pk`, `uuid_pk`, ...) as the CSV files name them.
+pub trait StorageName: Copy {
+    /// The name used in the CSV files.
+    fn name(self) -> &'static str;
+}
+
+/// One point of an insert-rate curve (a row of `btree_<engine>_curve.csv`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CurvePoint<S> {
+    /// Registry name.
+    pub scheme: Label,
+    /// Storage form.
+    pub storage: S,
+    /// `small` or `large`.
+    pub cache: Label,
+    /// Rows in the table at the end of this stretch.
+    pub rows_so_far: usize,
+    /// Insert rate over this stretch, commits included.
+    pub batch_rows_per_sec: f64,
+    /// Rows per transaction.
+    pub commit_rows: usize,
+}
+
+/// What identifies a run's curve: scheme, storage, cache, rows per commit.
+#[derive(Debug, Clone, Copy)]
+pub struct CurveOf<S> {
+    /// Registry name.
+    pub scheme: &'static str,
+    /// Storage form.
+    pub storage: S,
+    /// `small` or `large`.
+    pub cache: &'static str,
+    /// Rows per transaction.
+    pub commit_rows: usize,
+    /// Points on the curve.
+    pub points: usize,
+}
+
+/// What one writer's commits took.
+#[derive(Debug)]
+pub struct Commits<S> {
+    /// Time spent in the commits (what runs between them excluded).
+    pub busy: Duration,
+    /// Transactions committed.
+    pub commits: u64,
+    /// The insert-rate curve.
+    pub curve: Vec<CurvePoint<S>>,
+}
+
+/// Inserts `rows` rows in commits of `of.commit_rows`, `commit(range)` making each one (one
+/// round trip), timed; `between(done, end)` runs after each commit, untimed (PostgreSQL's
+/// checkpoints). A curve point closes each time the rows pass another `rows / of.points`.
+///
+/// # Errors
+///
+/// The first error of `commit` or `between`.
+pub fn commit_loop<S: Copy>(
+    rows: usize,
+    of: &CurveOf<S>,
+    mut commit: impl FnMut(Range<usize>) -> Result<(), Error>,
+    mut between: impl FnMut(usize, usize) -> Result<(), Error>,
+) -> Result<Commits<S>, Error> {
+    let segment = rows.div_ceil(of.points.max(1)).max(1);
+    let mut out = Commits {
+        busy: Duration::ZERO,
+        commits: 0,
+        curve: Vec::new(),
+    };
+    let mut segment_busy = Duration::ZERO;
+    let (mut segment_rows, mut done) = (0, 0);
+    while done < rows {
+        let end = (done + of.commit_rows).min(rows);
+        let t = Instant::now();
+        commit(done..end)?;
+        let took = t.elapsed();
+        out.busy += took;
+        segment_busy += took;
+        out.commits += 1;
+        segment_rows += end - done;
+        // A segment ends where a multiple of `segment` was crossed.
+        if end / segment > done / segment || end == rows {
+            out.curve.push(CurvePoint {
+                scheme: Label(of.scheme),
+                storage: of.storage,
+                cache: Label(of.cache),
+                rows_so_far: end,
+                batch_rows_per_sec: segment_rows as f64 / segment_busy.as_secs_f64(),
+                commit_rows: of.commit_rows,
+            });
+            segment_busy = Duration::ZERO;
+            segment_rows = 0;
+        }
+        between(done, end)?;
+        done = end;
+    }
+    Ok(out)
+}
+
+/// One thread's work, started when every thread is ready.
+pub type Task<T> = Box<dyn FnOnce() -> Result<T, Error> + Send>;
+
+/// Runs each task on a thread of its own, all released at once; the wall time from the
+/// release to the last one's end, and what each returned, in order. A task that panics is
+/// `setup("a <what> panicked")`, the engine's setup error.
+///
+/// # Errors
+///
+/// The first task's error (in order), or the panic above.
+pub fn together<T: Send + 'static>(
+    tasks: Vec<Task<T>>,
+    what: &str,
+    setup: fn(String) -> Error,
+) -> Result<(Duration, Vec<T>), Error> {
+    let barrier = Arc::new(Barrier::new(tasks.len() + 1));
+    let handles: Vec<_> = tasks
+        .into_iter()
+        .map(|task| {
+            let barrier = barrier.clone();
+            std::thread::spawn(move || {
+                barrier.wait();
+                task()
+            })
+        })
+        .collect();
+    barrier.wait();
+    let start = Instant::now();
+    let mut out = Vec::new();
+    for h in handles {
+        out.push(
+            h.join()
+                .map_err(|_| setup(format!("a {what} panicked")))??,
+        );
+    }
+    Ok((start.elapsed(), out))
+}
+
+/// The insert-rate curves as CSV (`btree_<engine>_curve.csv`), each row opening with
+/// `engine`.
+pub fn curve_csv<S: StorageName>(engine: &str, curve: &[CurvePoint<S>]) -> String {
+    use std::fmt::Write as _;
+    let mut csv =
+        String::from("engine,scheme,storage,cache,rows_so_far,batch_rows_per_sec,commit_rows\n");
+    for c in curve {
+        let _ = writeln!(
+            csv,
+            "{engine},{},{},{},{},{:.0},{}",
+            c.scheme,
+            c.storage.name(),
+            c.cache,
+            c.rows_so_far,
+            c.batch_rows_per_sec,
+            c.commit_rows
+        );
+    }
+    csv
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    struct Pk;
+
+    #[test]
+    fn commits_cover_every_row_once_and_close_each_curve_segment() {
+        let of = CurveOf {
+            scheme: "s",
+            storage: Pk,
+            cache: "small",
+            commit_rows: 3,
+            points: 2,
+        };
+        let (mut committed, mut between) = (Vec::new(), Vec::new());
+        let out = commit_loop(
+            10,
+            &of,
+            |r| {
+                committed.push(r);
+                Ok(())
+            },
+            |a, b| {
+                between.push((a, b));
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(committed, vec![0..3, 3..6, 6..9, 9..10]);
+        assert_eq!(between, vec![(0, 3), (3, 6), (6, 9), (9, 10)]);
+        assert_eq!(out.commits, 4);
+        let ends: Vec<usize> = out.curve.iter().map(|p| p.rows_so_far).collect();
+        // Segments of 5 rows: crossed at 6 and at the end.
+        assert_eq!(ends, vec![6, 10]);
+    }
+
+    #[test]
+    fn tasks_run_together_and_report_in_order() {
+        let tasks: Vec<Task<usize>> = (0..3_usize)
+            .map(|i| Box::new(move || Ok(i * 2)) as Task<usize>)
+            .collect();
+        let (_, out) = together(tasks, "task", Error::PgSetup).unwrap();
+        assert_eq!(out, vec![0, 2, 4]);
+        let failing: Vec<Task<()>> = vec![Box::new(|| Err(Error::PgSetup("no".into())))];
+        assert!(together(failing, "task", Error::PgSetup).is_err());
+    }
+}

@@ -1,0 +1,289 @@
+//! What the database engines of the report share, written once and owned by none of them.
+//!
+//! An engine with a server ([`crate::pg`], [`crate::mysql`]) implements [`Engine`]: how its
+//! servers are checked and named, how its runs are made, and where its results are kept.
+//! Everything here is the same for each: the small and large servers ([`name_caches`]),
+//! the writers' id sources ([`id_source`]), the client threads of the round trips and their
+//! duplicate count ([`roundtrip`]), and the results kept in `data/<engine>.json` so that a
+//! run without a server carries them forward ([`results`]).
+//!
+//! Adding an engine with a server is one module that implements [`Engine`] plus one line in
+//! [`crate::run`] where the engines are listed.
+
+pub mod insert;
+pub mod roundtrip;
+
+use std::path::Path;
+
+use idkit_all::registry::Entry;
+use idkit_core::RawId;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::{Error, Params, Progress};
+
+/// A database engine the report measures on a server: PostgreSQL, InnoDB.
+pub trait Engine {
+    /// Its name in file names, progress lines and `data/<NAME>.json`: `postgres`, `mysql`.
+    const NAME: &'static str;
+    /// The `scripts/report.sh` flag that starts throwaway servers and measures it.
+    const FLAG: &'static str;
+    /// One server to measure on.
+    type Server;
+    /// Everything measured in the engine, kept as `data/<NAME>.json`.
+    type Results: Default + Serialize + DeserializeOwned;
+
+    /// Where `results` come from.
+    fn stamp(results: &mut Self::Results) -> &mut Stamp;
+
+    /// Connects to each URL, checks the server has what the runs need, and names the servers
+    /// `small` and `large` by their caches ([`name_caches`]).
+    ///
+    /// # Errors
+    ///
+    /// The engine's own error for an unreachable or unsuitable server.
+    fn servers(urls: &[String]) -> Result<Vec<Self::Server>, Error>;
+
+    /// Every run of the engine on `servers` (the first is the small cache).
+    ///
+    /// # Errors
+    ///
+    /// The engine's error, or a scheme's error while generating ids.
+    fn measure(
+        entries: &[&Entry],
+        params: &Params,
+        servers: &[Self::Server],
+        progress: &Progress,
+    ) -> Result<Self::Results, Error>;
+}
+
+/// Where an engine's results come from: measured by this run, or read back from the kept
+/// file. Flattened into each engine's results, so the file has `provenance` at its top.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Stamp {
+    /// When, where and how they were measured: date, git revision, profile, command.
+    pub provenance: Vec<String>,
+    /// Measured by this run (false when read back from the kept file).
+    #[serde(skip)]
+    pub measured_now: bool,
+}
+
+/// The engine's results: measured on `servers`, or, with none, read back from
+/// `out/data/<NAME>.json` (empty when there are none or they cannot be read; the progress
+/// line says which).
+///
+/// # Errors
+///
+/// Those of [`Engine::measure`].
+pub fn results<E: Engine>(
+    entries: &[&Entry],
+    params: &Params,
+    servers: &[E::Server],
+    provenance: &[String],
+    out: &Path,
+    progress: &Progress,
+) -> Result<E::Results, Error> {
+    if !servers.is_empty() {
+        let mut results = E::measure(entries, params, servers, progress)?;
+        *E::stamp(&mut results) = Stamp {
+            provenance: provenance.to_vec(),
+            measured_now: true,
+        };
+        return Ok(results);
+    }
+    let name = E::NAME;
+    Ok(match load(&out.join("data").join(format!("{name}.json"))) {
+        Ok(Some(kept)) => {
+            progress.line(&format!(
+                "{name}: no server given; the report keeps the figures in data/{name}.json"
+            ));
+            kept
+        }
+        Ok(None) => E::Results::default(),
+        Err(e) => {
+            progress.line(&format!(
+                "{name}: no server given, and the kept figures cannot be read ({e}); the \
+                 report leaves {name} out until `scripts/report.sh {}` measures them again",
+                E::FLAG
+            ));
+            E::Results::default()
+        }
+    })
+}
+
+/// The results kept in `path` by an earlier run: `Ok(None)` when there is no such file.
+///
+/// # Errors
+///
+/// A message when the file cannot be read or was written by a harness whose results had
+/// other fields (measure again with a server).
+pub fn load<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{}: {e}", path.display())),
+    };
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Why servers could not be named small and large.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Misnamed {
+    /// More than two servers were given (how many).
+    TooMany(usize),
+    /// Two servers have the same cache.
+    SameCache,
+}
+
+/// Sorts `servers` by their cache (`cache_kib`) and names them: a single server is `small`
+/// and takes every run; of two, the larger cache is `large`.
+///
+/// # Errors
+///
+/// [`Misnamed`] for more than two servers or two with the same cache; each engine words it
+/// with its own setting's name.
+pub fn name_caches<S>(
+    servers: &mut [S],
+    cache_kib: impl Fn(&S) -> i64,
+    cache: impl Fn(&mut S) -> &mut &'static str,
+) -> Result<(), Misnamed> {
+    if servers.len() > 2 {
+        return Err(Misnamed::TooMany(servers.len()));
+    }
+    servers.sort_by_key(&cache_kib);
+    for server in servers.iter_mut() {
+        *cache(server) = "small";
+    }
+    if let [small, large] = servers {
+        if cache_kib(small) == cache_kib(large) {
+            return Err(Misnamed::SameCache);
+        }
+        *cache(large) = "large";
+    }
+    Ok(())
+}
+
+/// UUIDv7 as RFC 9562's first method makes it: the millisecond and 74 fresh random bits
+/// per id, no counter, so ids of one millisecond arrive in random order.
+pub const UUID_V7_RANDOM: &str = "uuid-v7-random";
+
+/// `n` UUIDv7 with random low bits, all of the current millisecond.
+pub fn uuid_v7_random(n: usize) -> Vec<RawId> {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    (0..n)
+        .map(|_| {
+            let random: u128 = rand::random::<u128>() & ((1 << 74) - 1);
+            let (rand_a, rand_b) = (random >> 62, random & ((1 << 62) - 1));
+            let v = ((ms & ((1 << 48) - 1)) << 80)
+                | (0x7 << 76)
+                | (rand_a << 64)
+                | (0b10 << 62)
+                | rand_b;
+            RawId::from_bytes(&v.to_be_bytes()).unwrap_or_default()
+        })
+        .collect()
+}
+
+/// Makes `n` ids at the moment a writer asks for them.
+pub type IdSource = Box<dyn FnMut(usize) -> Result<Vec<RawId>, Error> + Send>;
+
+/// One writer's ids: a generator of `scheme` with worker id `worker` (schemes with an
+/// identity; the others need none), or UUIDv7 with random low bits ([`UUID_V7_RANDOM`]).
+///
+/// # Errors
+///
+/// `setup(...)` when `scheme` is not in `entries`; a scheme's error when it cannot be built.
+pub fn id_source(
+    entries: &[&Entry],
+    scheme: &'static str,
+    worker: u64,
+    setup: fn(String) -> Error,
+) -> Result<IdSource, Error> {
+    if scheme == UUID_V7_RANDOM {
+        return Ok(Box::new(|n| Ok(uuid_v7_random(n))));
+    }
+    let entry = entries
+        .iter()
+        .find(|e| e.name() == scheme)
+        .ok_or_else(|| setup(format!("{scheme} is not in the registry")))?;
+    let identity = if entry.identity().is_empty() {
+        0
+    } else {
+        worker
+    };
+    let generator = entry.build(&entry.with_identity(identity)?)?;
+    let name = entry.name();
+    Ok(Box::new(move |n| {
+        let mut ids = vec![RawId::default(); n];
+        generator
+            .fill_raw(&mut ids)
+            .map_err(Error::generate(name))?;
+        Ok(ids)
+    }))
+}
+
+/// A name in a result (scheme, cache, method...): `&'static str` when measured, leaked from
+/// the file when read back (the harness reads one small file per run).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Label(pub &'static str);
+
+impl Label {
+    /// The text.
+    pub fn as_str(self) -> &'static str {
+        self.0
+    }
+}
+
+impl std::fmt::Display for Label {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl PartialEq<&str> for Label {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl Serialize for Label {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Label {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Self(Box::leak(String::deserialize(d)?.into_boxed_str())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Misnamed, name_caches};
+
+    #[derive(Debug)]
+    struct S(i64, &'static str);
+
+    fn named(kib: &[i64]) -> Result<Vec<(i64, &'static str)>, Misnamed> {
+        let mut servers: Vec<S> = kib.iter().map(|&k| S(k, "")).collect();
+        name_caches(&mut servers, |s| s.0, |s| &mut s.1)?;
+        Ok(servers.into_iter().map(|s| (s.0, s.1)).collect())
+    }
+
+    #[test]
+    fn servers_are_named_by_their_caches() {
+        assert_eq!(named(&[]).unwrap(), vec![]);
+        assert_eq!(named(&[8]).unwrap(), vec![(8, "small")]);
+        assert_eq!(
+            named(&[1024, 8]).unwrap(),
+            vec![(8, "small"), (1024, "large")]
+        );
+        assert_eq!(named(&[8, 8]).unwrap_err(), Misnamed::SameCache);
+        assert_eq!(named(&[1, 2, 3]).unwrap_err(), Misnamed::TooMany(3));
+    }
+}
