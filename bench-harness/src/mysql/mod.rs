@@ -70,54 +70,6 @@ impl Server {
     }
 }
 
-/// Connects to each URL, reads its buffer pool, version and page size, enables InnoDB's
-/// index metrics, and names the servers `small` and `large` by their buffer pools (a single
-/// server is `small`).
-///
-/// # Errors
-///
-/// [`Error::MySql`] for an unreachable server; [`Error::MySqlSetup`] for a malformed URL,
-/// more than two servers, two with the same buffer pool, or a user that may not
-/// `SET GLOBAL innodb_monitor_enable` or read `mysql.innodb_index_stats`.
-pub fn servers(urls: &[String]) -> Result<Vec<Server>, Error> {
-    if urls.len() > 2 {
-        return Err(misnamed(Misnamed::TooMany(urls.len())));
-    }
-    let mut out = Vec::new();
-    for url in urls {
-        let opts =
-            mysql::Opts::from_url(url).map_err(|e| Error::MySqlSetup(format!("{url}: {e}")))?;
-        let mut conn = Conn::new(opts)?;
-        let (pool, page, version): (i64, u64, String) = conn
-            .query_first("SELECT @@innodb_buffer_pool_size, @@innodb_page_size, VERSION()")?
-            .ok_or_else(|| Error::MySqlSetup(format!("{url}: no answer to SELECT")))?;
-        conn.query_drop("SET GLOBAL innodb_monitor_enable = 'module_index'")
-            .map_err(|e| {
-                Error::MySqlSetup(format!(
-                    "{url}: cannot enable InnoDB's index metrics (the user needs SUPER or \
-                     SYSTEM_VARIABLES_ADMIN): {e}"
-                ))
-            })?;
-        conn.query_drop("SELECT COUNT(*) FROM mysql.innodb_index_stats")
-            .map_err(|e| {
-                Error::MySqlSetup(format!(
-                    "{url}: cannot read mysql.innodb_index_stats (grant SELECT on it): {e}"
-                ))
-            })?;
-        let mariadb = version.to_ascii_lowercase().contains("mariadb");
-        out.push(Server {
-            url: url.clone(),
-            cache: "small",
-            buffer_pool_kib: pool / 1024,
-            version: version.split('-').next().unwrap_or(&version).to_owned(),
-            page_size: page,
-            mariadb,
-        });
-    }
-    engine::name_caches(&mut out, |s| s.buffer_pool_kib, |s| &mut s.cache).map_err(misnamed)?;
-    Ok(out)
-}
-
 fn misnamed(e: Misnamed) -> Error {
     Error::MySqlSetup(match e {
         Misnamed::TooMany(n) => {
@@ -197,168 +149,6 @@ const CONCURRENT: [&str; 5] = [
     "uuid-v4",
 ];
 
-/// Runs the InnoDB part: every entry keyed by its own binary column with each server's
-/// cache; MariaDB's `UUID` type for the `uuid` schemes and canonical text for
-/// [`TEXT_SCHEMES`] with the small cache; an `AUTO_INCREMENT` table; UUIDv7 with random low
-/// bits; one and several writers; the table shapes; round trips.
-///
-/// # Errors
-///
-/// [`Error::MySql`], or a scheme's error while generating ids.
-pub fn measure(
-    entries: &[&Entry],
-    params: &Params,
-    servers: &[Server],
-    progress: &Progress,
-) -> Result<My, Error> {
-    let Some(small) = servers.first() else {
-        return Ok(My::default());
-    };
-    let rows = params.pg_rows;
-    let spec = |scheme, server: &Server| Spec {
-        scheme,
-        cache: server.cache,
-        cache_kib: server.buffer_pool_kib,
-        commit_rows: params.commit_rows,
-        curve_points: params.curve_points,
-    };
-    let mut out = My {
-        servers: servers.iter().map(Server::describe).collect(),
-        settings: settings(small)?,
-        ..My::default()
-    };
-    let mut connections: Vec<Conn> = servers
-        .iter()
-        .map(Server::connect)
-        .collect::<Result<_, _>>()?;
-    let uuid_typed = if small.mariadb { 2 } else { 0 };
-    let bar = progress.bar(
-        "mysql",
-        entries.len() * servers.len()
-            + uuid_typed
-            + TEXT_SCHEMES.len()
-            + servers.len()
-            + 2 * CONCURRENT.len()
-            + shapes::SETUPS.len()
-            + 1,
-    );
-    let mut shape_keys: (Option<Keys>, Option<Keys>, Option<Keys>) = (None, None, None);
-    for entry in entries {
-        let name = entry.name();
-        bar.set_message(format!("{name}: generating ids"));
-        let scheme = entry.build(&entry.with_identity(0)?)?;
-        let mut ids = vec![RawId::default(); rows];
-        scheme.fill_raw(&mut ids).map_err(Error::generate(name))?;
-        let format = |id: &RawId| {
-            scheme.format_raw(id).map_err(|e| Error::Generate {
-                scheme: name,
-                source: idkit_core::GenerateError::unavailable(e.to_string()),
-            })
-        };
-        let native = insert::to_keys(name, &ids, MyStorage::native(entry.info().bits), &format)?;
-        let mut matrix: Vec<(usize, Keys)> =
-            (0..servers.len()).map(|i| (i, native.clone())).collect();
-        if small.mariadb && matches!(name, "uuid-v4" | "uuid-v7") {
-            matrix.push((0, insert::to_keys(name, &ids, MyStorage::UuidPk, &format)?));
-        }
-        if TEXT_SCHEMES.contains(&name) {
-            matrix.push((0, insert::to_keys(name, &ids, MyStorage::TextPk, &format)?));
-        }
-        match name {
-            "snowflake-twitter" => shape_keys.0 = Some(native.clone()),
-            "uuid-v7" => shape_keys.1 = Some(native.clone()),
-            "uuid-v4" => shape_keys.2 = Some(native.clone()),
-            _ => {}
-        }
-        drop(ids);
-        for (i, keys) in matrix {
-            bar.set_message(format!(
-                "{name} {} {} buffer pool",
-                keys.storage.name(),
-                servers[i].cache
-            ));
-            let (run, curve) = insert::run_one(
-                &servers[i],
-                &mut connections[i],
-                &spec(name, &servers[i]),
-                &keys,
-            )?;
-            out.runs.push(run);
-            out.curve.extend(curve);
-            bar.inc(1);
-        }
-    }
-    for (i, server) in servers.iter().enumerate() {
-        bar.set_message(format!("AUTO_INCREMENT, {} buffer pool", server.cache));
-        let (run, curve) = insert::run_one(
-            server,
-            &mut connections[i],
-            &spec(AUTO_INCREMENT, server),
-            &insert::auto_increment(rows),
-        )?;
-        out.runs.push(run);
-        out.curve.extend(curve);
-        bar.inc(1);
-    }
-
-    for (&scheme, writers) in CONCURRENT
-        .iter()
-        .flat_map(|c| [(c, 1), (c, params.pg_writers)])
-    {
-        bar.set_message(format!("{scheme}: {writers} writers at once"));
-        let producers = (0..writers)
-            .map(|worker| producer(entries, scheme, worker as u64))
-            .collect::<Result<Vec<_>, _>>()?;
-        let run = insert::run_many(small, &spec(scheme, small), producers, rows / writers)?;
-        out.runs.push(run);
-        bar.inc(1);
-    }
-
-    if let (Some(s), Some(v7), Some(v4)) = &shape_keys {
-        bar.set_message("secondary indexes and created_at");
-        // Half the rows: three indexes on random keys in the small buffer pool run at a
-        // few thousand rows a second.
-        let half = |k: &Keys| Keys {
-            values: k.values[..k.rows / 2].to_vec(),
-            rows: k.rows / 2,
-            ..k.clone()
-        };
-        out.shapes = shapes::measure(
-            small,
-            (&half(s), &half(v7), &half(v4)),
-            params.commit_rows,
-            params.pg_queries,
-        )?;
-    }
-    bar.inc(shapes::SETUPS.len() as u64);
-
-    bar.set_message("ids one round trip at a time");
-    out.roundtrip = roundtrip::measure(
-        small,
-        &[1, params.pg_writers],
-        std::time::Duration::from_millis(params.pg_roundtrip_ms),
-    )?;
-    bar.inc(1);
-
-    let v4 = out.native("uuid-v4", small.cache);
-    let v7 = out.native("uuid-v7", small.cache);
-    progress.done(
-        &bar,
-        &format!(
-            "mysql: {} insert runs of {rows} rows{}",
-            out.runs.len(),
-            match (v4, v7) {
-                (Some(a), Some(b)) => format!(
-                    "; uuid-v4 {:.0} rows/s and {} splits against uuid-v7 {:.0} rows/s and {} splits",
-                    a.rows_per_sec, a.splits, b.rows_per_sec, b.splits
-                ),
-                _ => String::new(),
-            }
-        ),
-    );
-    Ok(out)
-}
-
 /// One writer's producer: its ids ([`engine::id_source`]) as keys in the scheme's own
 /// binary column.
 fn producer(entries: &[&Entry], scheme: &'static str, worker: u64) -> Result<Producer, Error> {
@@ -402,20 +192,218 @@ impl Engine for InnoDb {
     type Server = Server;
     type Results = My;
 
-    fn servers(urls: &[String]) -> Result<Vec<Server>, Error> {
-        servers(urls)
+    fn stamp(results: &mut My) -> &mut Stamp {
+        &mut results.stamp
     }
 
+    /// Connects to each URL, reads its buffer pool, version and page size, enables InnoDB's
+    /// index metrics, and names the servers `small` and `large` by their buffer pools (a single
+    /// server is `small`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::MySql`] for an unreachable server; [`Error::MySqlSetup`] for a malformed URL,
+    /// more than two servers, two with the same buffer pool, or a user that may not
+    /// `SET GLOBAL innodb_monitor_enable` or read `mysql.innodb_index_stats`.
+    fn servers(urls: &[String]) -> Result<Vec<Server>, Error> {
+        if urls.len() > 2 {
+            return Err(misnamed(Misnamed::TooMany(urls.len())));
+        }
+        let mut out = Vec::new();
+        for url in urls {
+            let opts =
+                mysql::Opts::from_url(url).map_err(|e| Error::MySqlSetup(format!("{url}: {e}")))?;
+            let mut conn = Conn::new(opts)?;
+            let (pool, page, version): (i64, u64, String) = conn
+                .query_first("SELECT @@innodb_buffer_pool_size, @@innodb_page_size, VERSION()")?
+                .ok_or_else(|| Error::MySqlSetup(format!("{url}: no answer to SELECT")))?;
+            conn.query_drop("SET GLOBAL innodb_monitor_enable = 'module_index'")
+                .map_err(|e| {
+                    Error::MySqlSetup(format!(
+                        "{url}: cannot enable InnoDB's index metrics (the user needs SUPER or \
+                         SYSTEM_VARIABLES_ADMIN): {e}"
+                    ))
+                })?;
+            conn.query_drop("SELECT COUNT(*) FROM mysql.innodb_index_stats")
+                .map_err(|e| {
+                    Error::MySqlSetup(format!(
+                        "{url}: cannot read mysql.innodb_index_stats (grant SELECT on it): {e}"
+                    ))
+                })?;
+            let mariadb = version.to_ascii_lowercase().contains("mariadb");
+            out.push(Server {
+                url: url.clone(),
+                cache: "small",
+                buffer_pool_kib: pool / 1024,
+                version: version.split('-').next().unwrap_or(&version).to_owned(),
+                page_size: page,
+                mariadb,
+            });
+        }
+        engine::name_caches(&mut out, |s| s.buffer_pool_kib, |s| &mut s.cache).map_err(misnamed)?;
+        Ok(out)
+    }
+
+    /// Runs the InnoDB part: every entry keyed by its own binary column with each server's
+    /// cache; MariaDB's `UUID` type for the `uuid` schemes and canonical text for
+    /// [`TEXT_SCHEMES`] with the small cache; an `AUTO_INCREMENT` table; UUIDv7 with random low
+    /// bits; one and several writers; the table shapes; round trips.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::MySql`], or a scheme's error while generating ids.
     fn measure(
         entries: &[&Entry],
         params: &Params,
         servers: &[Server],
         progress: &Progress,
     ) -> Result<My, Error> {
-        measure(entries, params, servers, progress)
-    }
+        let Some(small) = servers.first() else {
+            return Ok(My::default());
+        };
+        let rows = params.pg_rows;
+        let spec = |scheme, server: &Server| Spec {
+            scheme,
+            cache: server.cache,
+            cache_kib: server.buffer_pool_kib,
+            commit_rows: params.commit_rows,
+            curve_points: params.curve_points,
+        };
+        let mut out = My {
+            servers: servers.iter().map(Server::describe).collect(),
+            settings: settings(small)?,
+            ..My::default()
+        };
+        let mut connections: Vec<Conn> = servers
+            .iter()
+            .map(Server::connect)
+            .collect::<Result<_, _>>()?;
+        let uuid_typed = if small.mariadb { 2 } else { 0 };
+        let bar = progress.bar(
+            "mysql",
+            entries.len() * servers.len()
+                + uuid_typed
+                + TEXT_SCHEMES.len()
+                + servers.len()
+                + 2 * CONCURRENT.len()
+                + shapes::SETUPS.len()
+                + 1,
+        );
+        let mut shape_keys: (Option<Keys>, Option<Keys>, Option<Keys>) = (None, None, None);
+        for entry in entries {
+            let name = entry.name();
+            bar.set_message(format!("{name}: generating ids"));
+            let scheme = entry.build(&entry.with_identity(0)?)?;
+            let mut ids = vec![RawId::default(); rows];
+            scheme.fill_raw(&mut ids).map_err(Error::generate(name))?;
+            let format = |id: &RawId| {
+                scheme.format_raw(id).map_err(|e| Error::Generate {
+                    scheme: name,
+                    source: idkit_core::GenerateError::unavailable(e.to_string()),
+                })
+            };
+            let native =
+                insert::to_keys(name, &ids, MyStorage::native(entry.info().bits), &format)?;
+            let mut matrix: Vec<(usize, Keys)> =
+                (0..servers.len()).map(|i| (i, native.clone())).collect();
+            if small.mariadb && matches!(name, "uuid-v4" | "uuid-v7") {
+                matrix.push((0, insert::to_keys(name, &ids, MyStorage::UuidPk, &format)?));
+            }
+            if TEXT_SCHEMES.contains(&name) {
+                matrix.push((0, insert::to_keys(name, &ids, MyStorage::TextPk, &format)?));
+            }
+            match name {
+                "snowflake-twitter" => shape_keys.0 = Some(native.clone()),
+                "uuid-v7" => shape_keys.1 = Some(native.clone()),
+                "uuid-v4" => shape_keys.2 = Some(native.clone()),
+                _ => {}
+            }
+            drop(ids);
+            for (i, keys) in matrix {
+                bar.set_message(format!(
+                    "{name} {} {} buffer pool",
+                    keys.storage.name(),
+                    servers[i].cache
+                ));
+                let (run, curve) = insert::run_one(
+                    &servers[i],
+                    &mut connections[i],
+                    &spec(name, &servers[i]),
+                    &keys,
+                )?;
+                out.runs.push(run);
+                out.curve.extend(curve);
+                bar.inc(1);
+            }
+        }
+        for (i, server) in servers.iter().enumerate() {
+            bar.set_message(format!("AUTO_INCREMENT, {} buffer pool", server.cache));
+            let (run, curve) = insert::run_one(
+                server,
+                &mut connections[i],
+                &spec(AUTO_INCREMENT, server),
+                &insert::auto_increment(rows),
+            )?;
+            out.runs.push(run);
+            out.curve.extend(curve);
+            bar.inc(1);
+        }
 
-    fn stamp(results: &mut My) -> &mut Stamp {
-        &mut results.stamp
+        for (&scheme, writers) in CONCURRENT
+            .iter()
+            .flat_map(|c| [(c, 1), (c, params.pg_writers)])
+        {
+            bar.set_message(format!("{scheme}: {writers} writers at once"));
+            let producers = (0..writers)
+                .map(|worker| producer(entries, scheme, worker as u64))
+                .collect::<Result<Vec<_>, _>>()?;
+            let run = insert::run_many(small, &spec(scheme, small), producers, rows / writers)?;
+            out.runs.push(run);
+            bar.inc(1);
+        }
+
+        if let (Some(s), Some(v7), Some(v4)) = &shape_keys {
+            bar.set_message("secondary indexes and created_at");
+            // Half the rows: three indexes on random keys in the small buffer pool run at a
+            // few thousand rows a second.
+            let half = |k: &Keys| Keys {
+                values: k.values[..k.rows / 2].to_vec(),
+                rows: k.rows / 2,
+                ..k.clone()
+            };
+            out.shapes = shapes::measure(
+                small,
+                (&half(s), &half(v7), &half(v4)),
+                params.commit_rows,
+                params.pg_queries,
+            )?;
+        }
+        bar.inc(shapes::SETUPS.len() as u64);
+
+        bar.set_message("ids one round trip at a time");
+        out.roundtrip = roundtrip::measure(
+            small,
+            &[1, params.pg_writers],
+            std::time::Duration::from_millis(params.pg_roundtrip_ms),
+        )?;
+        bar.inc(1);
+
+        let v4 = out.native("uuid-v4", small.cache);
+        let v7 = out.native("uuid-v7", small.cache);
+        progress.done(
+            &bar,
+            &format!(
+                "mysql: {} insert runs of {rows} rows{}",
+                out.runs.len(),
+                match (v4, v7) {
+                    (Some(a), Some(b)) => format!(
+                        "; uuid-v4 {:.0} rows/s and {} splits against uuid-v7 {:.0} rows/s and {} splits",
+                        a.rows_per_sec, a.splits, b.rows_per_sec, b.splits
+                    ),
+                    _ => String::new(),
+                }
+            ),
+        );
+        Ok(out)
     }
 }

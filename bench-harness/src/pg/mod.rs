@@ -52,71 +52,6 @@ impl Server {
     }
 }
 
-/// Connects to each URL, reads its `shared_buffers` and version, creates `pgstattuple` and
-/// `pg_walinspect`, and names the servers `small` and `large` by their `shared_buffers`
-/// (a single server is `small`: it takes every run, and the large-cache runs are left out;
-/// the report prints its real `shared_buffers`).
-///
-/// # Errors
-///
-/// [`Error::Postgres`] for an unreachable server, [`Error::PgSetup`] for more than two
-/// servers, two with the same `shared_buffers`, a server older than 15, a `wal_keep_size`
-/// below [`MIN_WAL_KEEP_MB`], or a missing extension (Debian: `postgresql-contrib`).
-pub fn servers(urls: &[String]) -> Result<Vec<Server>, Error> {
-    if urls.len() > 2 {
-        return Err(misnamed(Misnamed::TooMany(urls.len())));
-    }
-    let mut out = Vec::new();
-    for url in urls {
-        let mut client = Client::connect(url, NoTls)?;
-        let kib: i64 = client
-            .query_one(
-                "SELECT setting::bigint * 8 FROM pg_settings WHERE name = 'shared_buffers'",
-                &[],
-            )?
-            .get(0);
-        let version_num: i32 = client
-            .query_one("SELECT current_setting('server_version_num')::int", &[])?
-            .get(0);
-        if version_num < 150_000 {
-            return Err(Error::PgSetup(format!(
-                "PostgreSQL 15 or later is needed (pg_walinspect); {url} runs {version_num}"
-            )));
-        }
-        let keep_mb: i64 = client
-            .query_one(
-                "SELECT setting::bigint FROM pg_settings WHERE name = 'wal_keep_size'",
-                &[],
-            )?
-            .get(0);
-        if keep_mb < MIN_WAL_KEEP_MB {
-            return Err(Error::PgSetup(format!(
-                "{url} keeps {keep_mb} MB of WAL (wal_keep_size); each run reads its WAL back \
-                 after checkpoints, so set wal_keep_size to at least {MIN_WAL_KEEP_MB} MB \
-                 (scripts/report.sh --postgres starts servers that do)"
-            )));
-        }
-        for ext in ["pgstattuple", "pg_walinspect"] {
-            client
-                .batch_execute(&format!("CREATE EXTENSION IF NOT EXISTS {ext}"))
-                .map_err(|e| {
-                    Error::PgSetup(format!(
-                        "cannot create the extension {ext} (Debian: postgresql-contrib): {e}"
-                    ))
-                })?;
-        }
-        let version: String = client.query_one("SHOW server_version", &[])?.get(0);
-        out.push(Server {
-            url: url.clone(),
-            cache: "small",
-            shared_buffers_kib: kib,
-            version,
-        });
-    }
-    engine::name_caches(&mut out, |s| s.shared_buffers_kib, |s| &mut s.cache).map_err(misnamed)?;
-    Ok(out)
-}
-
 fn misnamed(e: Misnamed) -> Error {
     Error::PgSetup(match e {
         Misnamed::TooMany(n) => format!(
@@ -181,189 +116,6 @@ pub(crate) fn count(v: i64) -> u64 {
     u64::try_from(v).unwrap_or(0)
 }
 
-/// Runs the PostgreSQL part: for every entry its own binary key with each server's cache,
-/// its text key, and a unique index (and `bytea` for `uuid` schemes) with the small cache;
-/// UUIDv7 with random low bits; several writers at once; round trips; the in-database
-/// generator; the `created_at` comparison.
-///
-/// # Errors
-///
-/// [`Error::Postgres`], or a scheme's error while generating ids.
-pub fn measure(
-    entries: &[&Entry],
-    params: &Params,
-    servers: &[Server],
-    progress: &Progress,
-) -> Result<Pg, Error> {
-    let Some(small) = servers.first() else {
-        return Ok(Pg::default());
-    };
-    let rows = params.pg_rows;
-    let checkpoint_rows = rows.div_ceil(params.pg_checkpoints).max(params.commit_rows);
-    let spec = |scheme, storage, server: &Server| Spec {
-        scheme,
-        storage,
-        cache: server.cache,
-        cache_kib: server.shared_buffers_kib,
-        commit_rows: params.commit_rows,
-        checkpoint_rows,
-        curve_points: params.curve_points,
-    };
-    let mut out = Pg {
-        servers: servers
-            .iter()
-            .map(|s| {
-                format!(
-                    "{}: PostgreSQL {}, shared_buffers {} MiB",
-                    s.cache,
-                    s.version,
-                    s.shared_buffers_kib / 1024
-                )
-            })
-            .collect(),
-        settings: settings(small)?,
-        ..Pg::default()
-    };
-    let mut connections: Vec<postgres::Client> = servers
-        .iter()
-        .map(Server::connect)
-        .collect::<Result<_, _>>()?;
-
-    // Per scheme: its own key on each server, a unique index, text, and bytea for uuids.
-    let uuid_typed = entries
-        .iter()
-        .filter(|e| Form::native(e.info().bits) == Form::Uuid)
-        .count();
-    let bar = progress.bar(
-        "postgres",
-        entries.len() * (servers.len() + 2) + uuid_typed + 2 * CONCURRENT.len() + 3,
-    );
-    let mut v4_v7: (Option<Keys>, Option<Keys>) = (None, None);
-    for entry in entries {
-        bar.set_message(format!("{}: generating ids", entry.name()));
-        let scheme = entry.build(&entry.with_identity(0)?)?;
-        let mut ids = vec![RawId::default(); rows];
-        scheme
-            .fill_raw(&mut ids)
-            .map_err(Error::generate(entry.name()))?;
-        let name = entry.name();
-        let format = |id: &RawId| {
-            scheme.format_raw(id).map_err(|e| Error::Generate {
-                scheme: name,
-                source: idkit_core::GenerateError::unavailable(e.to_string()),
-            })
-        };
-        let native = Form::native(entry.info().bits);
-        let native_keys = insert::to_keys(name, &ids, native, &format)?;
-        let mut matrix: Vec<(usize, PgStorage, Keys)> = Vec::new();
-        for i in 0..servers.len() {
-            matrix.push((i, native.pk(), native_keys.clone()));
-        }
-        matrix.push((0, PgStorage::UniqueIndex, native_keys.clone()));
-        matrix.push((
-            0,
-            PgStorage::TextPk,
-            insert::to_keys(name, &ids, Form::Text, &format)?,
-        ));
-        if native == Form::Uuid {
-            matrix.push((
-                0,
-                PgStorage::ByteaPk,
-                insert::to_keys(name, &ids, Form::Bytea, &format)?,
-            ));
-        }
-        match name {
-            "uuid-v4" => v4_v7.0 = Some(native_keys),
-            "uuid-v7" => v4_v7.1 = Some(native_keys),
-            _ => {}
-        }
-        drop(ids);
-        for (i, storage, keys) in matrix {
-            bar.set_message(format!(
-                "{name} {} {} shared_buffers",
-                storage.name(),
-                servers[i].cache
-            ));
-            let (run, curve) = insert::run_one(
-                &mut connections[i],
-                &spec(name, storage, &servers[i]),
-                &keys,
-            )?;
-            out.runs.push(run);
-            out.curve.extend(curve);
-            bar.inc(1);
-        }
-    }
-
-    // Several writers into one table.
-    for (&(scheme, form), writers) in CONCURRENT
-        .iter()
-        .flat_map(|c| [(c, 1), (c, params.pg_writers)])
-    {
-        bar.set_message(format!("{scheme}: {writers} writers at once"));
-        let producers = (0..writers)
-            .map(|worker| producer(entries, scheme, form, worker as u64))
-            .collect::<Result<Vec<_>, _>>()?;
-        let storage = form.pk();
-        let run = insert::run_many(
-            small,
-            &spec(scheme, storage, small),
-            form,
-            producers,
-            rows / writers,
-        )?;
-        out.runs.push(run);
-        bar.inc(1);
-    }
-
-    bar.set_message("ids one round trip at a time");
-    out.roundtrip = roundtrip::measure(
-        small,
-        &[1, params.pg_writers],
-        std::time::Duration::from_millis(params.pg_roundtrip_ms),
-    )?;
-    bar.inc(1);
-    bar.set_message("Instagram's in-database generator");
-    out.in_database = Some(roundtrip::in_database(
-        small,
-        i64::try_from(params.pg_in_db_ids).unwrap_or(i64::MAX),
-    )?);
-    bar.inc(1);
-    if let (Some(v4), Some(v7)) = &v4_v7 {
-        bar.set_message("created_at index against uuid-v7");
-        out.created_at = created_at::measure(
-            small,
-            v4,
-            v7,
-            params.commit_rows,
-            checkpoint_rows,
-            params.pg_queries,
-        )?;
-    }
-    bar.inc(1);
-
-    let v4 = out.find("uuid-v4", PgStorage::UuidPk, small.cache, 1, false);
-    let v7 = out.find("uuid-v7", PgStorage::UuidPk, small.cache, 1, false);
-    progress.done(
-        &bar,
-        &format!(
-            "postgres: {} insert runs of {rows} rows{}",
-            out.runs.len(),
-            match (v4, v7) {
-                (Some(a), Some(b)) => format!(
-                    "; uuid-v4 {:.0} rows/s and {} splits against uuid-v7 {:.0} rows/s and {} splits",
-                    a.rows_per_sec,
-                    a.splits(),
-                    b.rows_per_sec,
-                    b.splits()
-                ),
-                _ => String::new(),
-            }
-        ),
-    );
-    Ok(out)
-}
-
 /// The multi-writer runs: scheme and key form.
 const CONCURRENT: [(&str, Form); 5] = [
     ("snowflake-twitter", Form::Bigint),
@@ -415,20 +167,256 @@ impl Engine for Postgres {
     type Server = Server;
     type Results = Pg;
 
-    fn servers(urls: &[String]) -> Result<Vec<Server>, Error> {
-        servers(urls)
+    fn stamp(results: &mut Pg) -> &mut Stamp {
+        &mut results.stamp
     }
 
+    /// Connects to each URL, reads its `shared_buffers` and version, creates `pgstattuple` and
+    /// `pg_walinspect`, and names the servers `small` and `large` by their `shared_buffers`
+    /// (a single server is `small`: it takes every run, and the large-cache runs are left out;
+    /// the report prints its real `shared_buffers`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Postgres`] for an unreachable server, [`Error::PgSetup`] for more than two
+    /// servers, two with the same `shared_buffers`, a server older than 15, a `wal_keep_size`
+    /// below [`MIN_WAL_KEEP_MB`], or a missing extension (Debian: `postgresql-contrib`).
+    fn servers(urls: &[String]) -> Result<Vec<Server>, Error> {
+        if urls.len() > 2 {
+            return Err(misnamed(Misnamed::TooMany(urls.len())));
+        }
+        let mut out = Vec::new();
+        for url in urls {
+            let mut client = Client::connect(url, NoTls)?;
+            let kib: i64 = client
+                .query_one(
+                    "SELECT setting::bigint * 8 FROM pg_settings WHERE name = 'shared_buffers'",
+                    &[],
+                )?
+                .get(0);
+            let version_num: i32 = client
+                .query_one("SELECT current_setting('server_version_num')::int", &[])?
+                .get(0);
+            if version_num < 150_000 {
+                return Err(Error::PgSetup(format!(
+                    "PostgreSQL 15 or later is needed (pg_walinspect); {url} runs {version_num}"
+                )));
+            }
+            let keep_mb: i64 = client
+                .query_one(
+                    "SELECT setting::bigint FROM pg_settings WHERE name = 'wal_keep_size'",
+                    &[],
+                )?
+                .get(0);
+            if keep_mb < MIN_WAL_KEEP_MB {
+                return Err(Error::PgSetup(format!(
+                    "{url} keeps {keep_mb} MB of WAL (wal_keep_size); each run reads its WAL back \
+                     after checkpoints, so set wal_keep_size to at least {MIN_WAL_KEEP_MB} MB \
+                     (scripts/report.sh --postgres starts servers that do)"
+                )));
+            }
+            for ext in ["pgstattuple", "pg_walinspect"] {
+                client
+                    .batch_execute(&format!("CREATE EXTENSION IF NOT EXISTS {ext}"))
+                    .map_err(|e| {
+                        Error::PgSetup(format!(
+                            "cannot create the extension {ext} (Debian: postgresql-contrib): {e}"
+                        ))
+                    })?;
+            }
+            let version: String = client.query_one("SHOW server_version", &[])?.get(0);
+            out.push(Server {
+                url: url.clone(),
+                cache: "small",
+                shared_buffers_kib: kib,
+                version,
+            });
+        }
+        engine::name_caches(&mut out, |s| s.shared_buffers_kib, |s| &mut s.cache)
+            .map_err(misnamed)?;
+        Ok(out)
+    }
+
+    /// Runs the PostgreSQL part: for every entry its own binary key with each server's cache,
+    /// its text key, and a unique index (and `bytea` for `uuid` schemes) with the small cache;
+    /// UUIDv7 with random low bits; several writers at once; round trips; the in-database
+    /// generator; the `created_at` comparison.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Postgres`], or a scheme's error while generating ids.
     fn measure(
         entries: &[&Entry],
         params: &Params,
         servers: &[Server],
         progress: &Progress,
     ) -> Result<Pg, Error> {
-        measure(entries, params, servers, progress)
-    }
+        let Some(small) = servers.first() else {
+            return Ok(Pg::default());
+        };
+        let rows = params.pg_rows;
+        let checkpoint_rows = rows.div_ceil(params.pg_checkpoints).max(params.commit_rows);
+        let spec = |scheme, storage, server: &Server| Spec {
+            scheme,
+            storage,
+            cache: server.cache,
+            cache_kib: server.shared_buffers_kib,
+            commit_rows: params.commit_rows,
+            checkpoint_rows,
+            curve_points: params.curve_points,
+        };
+        let mut out = Pg {
+            servers: servers
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{}: PostgreSQL {}, shared_buffers {} MiB",
+                        s.cache,
+                        s.version,
+                        s.shared_buffers_kib / 1024
+                    )
+                })
+                .collect(),
+            settings: settings(small)?,
+            ..Pg::default()
+        };
+        let mut connections: Vec<postgres::Client> = servers
+            .iter()
+            .map(Server::connect)
+            .collect::<Result<_, _>>()?;
 
-    fn stamp(results: &mut Pg) -> &mut Stamp {
-        &mut results.stamp
+        // Per scheme: its own key on each server, a unique index, text, and bytea for uuids.
+        let uuid_typed = entries
+            .iter()
+            .filter(|e| Form::native(e.info().bits) == Form::Uuid)
+            .count();
+        let bar = progress.bar(
+            "postgres",
+            entries.len() * (servers.len() + 2) + uuid_typed + 2 * CONCURRENT.len() + 3,
+        );
+        let mut v4_v7: (Option<Keys>, Option<Keys>) = (None, None);
+        for entry in entries {
+            bar.set_message(format!("{}: generating ids", entry.name()));
+            let scheme = entry.build(&entry.with_identity(0)?)?;
+            let mut ids = vec![RawId::default(); rows];
+            scheme
+                .fill_raw(&mut ids)
+                .map_err(Error::generate(entry.name()))?;
+            let name = entry.name();
+            let format = |id: &RawId| {
+                scheme.format_raw(id).map_err(|e| Error::Generate {
+                    scheme: name,
+                    source: idkit_core::GenerateError::unavailable(e.to_string()),
+                })
+            };
+            let native = Form::native(entry.info().bits);
+            let native_keys = insert::to_keys(name, &ids, native, &format)?;
+            let mut matrix: Vec<(usize, PgStorage, Keys)> = Vec::new();
+            for i in 0..servers.len() {
+                matrix.push((i, native.pk(), native_keys.clone()));
+            }
+            matrix.push((0, PgStorage::UniqueIndex, native_keys.clone()));
+            matrix.push((
+                0,
+                PgStorage::TextPk,
+                insert::to_keys(name, &ids, Form::Text, &format)?,
+            ));
+            if native == Form::Uuid {
+                matrix.push((
+                    0,
+                    PgStorage::ByteaPk,
+                    insert::to_keys(name, &ids, Form::Bytea, &format)?,
+                ));
+            }
+            match name {
+                "uuid-v4" => v4_v7.0 = Some(native_keys),
+                "uuid-v7" => v4_v7.1 = Some(native_keys),
+                _ => {}
+            }
+            drop(ids);
+            for (i, storage, keys) in matrix {
+                bar.set_message(format!(
+                    "{name} {} {} shared_buffers",
+                    storage.name(),
+                    servers[i].cache
+                ));
+                let (run, curve) = insert::run_one(
+                    &mut connections[i],
+                    &spec(name, storage, &servers[i]),
+                    &keys,
+                )?;
+                out.runs.push(run);
+                out.curve.extend(curve);
+                bar.inc(1);
+            }
+        }
+
+        // Several writers into one table.
+        for (&(scheme, form), writers) in CONCURRENT
+            .iter()
+            .flat_map(|c| [(c, 1), (c, params.pg_writers)])
+        {
+            bar.set_message(format!("{scheme}: {writers} writers at once"));
+            let producers = (0..writers)
+                .map(|worker| producer(entries, scheme, form, worker as u64))
+                .collect::<Result<Vec<_>, _>>()?;
+            let storage = form.pk();
+            let run = insert::run_many(
+                small,
+                &spec(scheme, storage, small),
+                form,
+                producers,
+                rows / writers,
+            )?;
+            out.runs.push(run);
+            bar.inc(1);
+        }
+
+        bar.set_message("ids one round trip at a time");
+        out.roundtrip = roundtrip::measure(
+            small,
+            &[1, params.pg_writers],
+            std::time::Duration::from_millis(params.pg_roundtrip_ms),
+        )?;
+        bar.inc(1);
+        bar.set_message("Instagram's in-database generator");
+        out.in_database = Some(roundtrip::in_database(
+            small,
+            i64::try_from(params.pg_in_db_ids).unwrap_or(i64::MAX),
+        )?);
+        bar.inc(1);
+        if let (Some(v4), Some(v7)) = &v4_v7 {
+            bar.set_message("created_at index against uuid-v7");
+            out.created_at = created_at::measure(
+                small,
+                v4,
+                v7,
+                params.commit_rows,
+                checkpoint_rows,
+                params.pg_queries,
+            )?;
+        }
+        bar.inc(1);
+
+        let v4 = out.find("uuid-v4", PgStorage::UuidPk, small.cache, 1, false);
+        let v7 = out.find("uuid-v7", PgStorage::UuidPk, small.cache, 1, false);
+        progress.done(
+            &bar,
+            &format!(
+                "postgres: {} insert runs of {rows} rows{}",
+                out.runs.len(),
+                match (v4, v7) {
+                    (Some(a), Some(b)) => format!(
+                        "; uuid-v4 {:.0} rows/s and {} splits against uuid-v7 {:.0} rows/s and {} splits",
+                        a.rows_per_sec,
+                        a.splits(),
+                        b.rows_per_sec,
+                        b.splits()
+                    ),
+                    _ => String::new(),
+                }
+            ),
+        );
+        Ok(out)
     }
 }
