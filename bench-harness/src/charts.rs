@@ -11,7 +11,11 @@ use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
 
 use crate::btree::Storage;
+use crate::engine::insert::StorageName as _;
+use crate::engine::{BarPair, Engine, InsertRecord as _, InsertResults};
+use crate::mysql::InnoDb;
 use crate::output::Results;
+use crate::pg::Postgres;
 use crate::svgtext::OutlinedSvg;
 use crate::{Error, Progress};
 
@@ -73,16 +77,8 @@ pub(crate) fn draw_all(
         Box::new(size_fill(results)),
         Box::new(pages_per_commit(results)),
     ];
-    if !results.pg.runs.is_empty() {
-        charts.push(Box::new(pg_insert_curve(results)));
-        charts.push(Box::new(pg_splits_fill(results)));
-        charts.push(Box::new(pg_wal(results)));
-    }
-    if !results.my.runs.is_empty() {
-        charts.push(Box::new(innodb_insert_curve(results)));
-        charts.push(Box::new(innodb_splits_fill(results)));
-        charts.push(Box::new(innodb_redo(results)));
-    }
+    charts.extend(engine_charts::<Postgres>(results, results.pg));
+    charts.extend(engine_charts::<InnoDb>(results, results.my));
     let bar = progress.bar("charts", charts.len());
     let mut files = Vec::new();
     for chart in &charts {
@@ -577,43 +573,6 @@ fn insert_curve(r: &Results<'_>) -> OneLines {
     }
 }
 
-/// The PostgreSQL runs of each scheme's own binary key, one writer, ids made before.
-fn pg_native<'a>(r: &'a Results<'_>, cache: &str) -> Vec<&'a crate::pg::PgRun> {
-    r.entries()
-        .filter_map(|name| r.pg.native(name, cache))
-        .collect()
-}
-
-fn pg_insert_curve(r: &Results<'_>) -> OneLines {
-    let buffers =
-        r.pg.runs
-            .iter()
-            .find(|run| run.cache == "small")
-            .map_or(0, |run| run.cache_kib / 1024);
-    OneLines {
-        stem: "pg_insert_curve",
-        title: format!(
-            "PostgreSQL insert rate as the table grows: primary key, {} rows per commit, \
-             shared_buffers {buffers} MiB",
-            r.params.commit_rows
-        ),
-        panel: insert_rate(
-            r,
-            "PostgreSQL insert rate as the table grows (small shared_buffers)",
-            |name, bits| {
-                let storage = crate::pg::insert::Form::native(bits).pk();
-                let pts =
-                    r.pg.curve
-                        .iter()
-                        .filter(|c| c.scheme == name && c.storage == storage && c.cache == "small")
-                        .map(|c| (c.rows_so_far as f64, c.batch_rows_per_sec))
-                        .collect();
-                (storage.name(), pts)
-            },
-        ),
-    }
-}
-
 /// A chart of two bar panels side by side.
 struct TwoBars {
     stem: &'static str,
@@ -720,160 +679,48 @@ fn pages_per_commit(r: &Results<'_>) -> TwoBars {
     }
 }
 
-fn pg_splits_fill(r: &Results<'_>) -> TwoBars {
-    let runs = pg_native(r, "small");
-    TwoBars {
-        stem: "pg_splits_fill",
-        title: "PostgreSQL page splits per 1,000 rows (Btree/SPLIT_L + SPLIT_R WAL records) and \
-                average leaf density of the primary key"
-            .to_owned(),
-        panels: [
-            panel(
-                "page splits per 1,000 rows",
-                "splits",
-                &runs,
-                |b| {
-                    (
-                        b.scheme.to_string(),
-                        b.splits() as f64 * 1000.0 / b.rows as f64,
-                    )
-                },
-                false,
-                false,
-            ),
-            panel(
-                "average leaf density",
-                "pgstatindex avg_leaf_density",
-                &runs,
-                |b| (b.scheme.to_string(), b.leaf_fill),
-                false,
-                true,
-            ),
-        ],
+/// An engine's charts ([`Engine::CHARTS`]): its insert-rate curve over each scheme's own key,
+/// and its two charts of bar panels over the same runs (one writer, small cache).
+fn engine_charts<E: Engine>(r: &Results<'_>, results: &E::Results) -> Vec<Box<dyn ErasedChart>> {
+    if results.runs().is_empty() {
+        return Vec::new();
     }
-}
-
-fn pg_wal(r: &Results<'_>) -> TwoBars {
-    let runs = pg_native(r, "small");
-    TwoBars {
-        stem: "pg_wal",
-        title:
-            "PostgreSQL WAL and full-page images per 1,000 rows, primary key, small shared_buffers"
-                .to_owned(),
-        panels: [
+    let charts = &E::CHARTS;
+    let curve = OneLines {
+        stem: charts.curve_stem,
+        title: (charts.curve_title)(r.params.commit_rows, results.small_cache_mib()),
+        panel: insert_rate(r, charts.curve_panel, |name, bits| {
+            let storage = <E::Results as InsertResults>::native_storage(bits);
+            let pts = results
+                .curve()
+                .iter()
+                .filter(|c| c.scheme == name && c.storage == storage && c.cache == "small")
+                .map(|c| (c.rows_so_far as f64, c.batch_rows_per_sec))
+                .collect();
+            (storage.name(), pts)
+        }),
+    };
+    let runs: Vec<_> = r
+        .entries()
+        .filter_map(|name| results.native(name, "small"))
+        .collect();
+    let bars = |pair: &BarPair<<E::Results as InsertResults>::Run>| TwoBars {
+        stem: pair.stem,
+        title: pair.title.to_owned(),
+        panels: pair.panels.each_ref().map(|p| {
             panel(
-                "WAL per 1,000 rows",
-                "KiB (log scale)",
+                p.title,
+                p.x_desc,
                 &runs,
-                |b| (b.scheme.to_string(), b.wal_per_1k() / 1024.0),
-                true,
-                false,
-            ),
-            panel(
-                "full-page images per 1,000 rows",
-                "images (log scale)",
-                &runs,
-                |b| (b.scheme.to_string(), b.fpi_per_1k()),
-                true,
-                false,
-            ),
-        ],
-    }
-}
-
-/// The InnoDB runs of each scheme's own binary key, one writer, ids made before.
-fn my_native<'a>(r: &'a Results<'_>, cache: &str) -> Vec<&'a crate::mysql::MyRun> {
-    r.entries()
-        .filter_map(|name| r.my.native(name, cache))
-        .collect()
-}
-
-fn innodb_insert_curve(r: &Results<'_>) -> OneLines {
-    let pool =
-        r.my.runs
-            .iter()
-            .find(|run| run.cache == "small")
-            .map_or(0, |run| run.cache_kib / 1024);
-    OneLines {
-        stem: "innodb_insert_curve",
-        title: format!(
-            "InnoDB insert rate as the table grows: primary key, {} rows per commit, \
-             buffer pool {pool} MiB",
-            r.params.commit_rows
-        ),
-        panel: insert_rate(
-            r,
-            "InnoDB insert rate as the table grows (small buffer pool)",
-            |name, bits| {
-                let storage = crate::mysql::insert::MyStorage::native(bits);
-                let pts =
-                    r.my.curve
-                        .iter()
-                        .filter(|c| c.scheme == name && c.storage == storage && c.cache == "small")
-                        .map(|c| (c.rows_so_far as f64, c.batch_rows_per_sec))
-                        .collect();
-                (storage.name(), pts)
-            },
-        ),
-    }
-}
-
-fn innodb_splits_fill(r: &Results<'_>) -> TwoBars {
-    let runs = my_native(r, "small");
-    TwoBars {
-        stem: "innodb_splits_fill",
-        title: "InnoDB page splits per 1,000 rows (INNODB_METRICS index_page_splits) and leaf \
-                fill of the primary key"
-            .to_owned(),
-        panels: [
-            panel(
-                "page splits per 1,000 rows",
-                "splits",
-                &runs,
-                |b| (b.scheme.to_string(), b.splits_per_1k()),
-                false,
-                false,
-            ),
-            panel(
-                "leaf fill",
-                "leaf record bytes / leaf room",
-                &runs,
-                |b| (b.scheme.to_string(), b.leaf_fill),
-                false,
-                true,
-            ),
-        ],
-    }
-}
-
-fn innodb_redo(r: &Results<'_>) -> TwoBars {
-    let runs = my_native(r, "small");
-    TwoBars {
-        stem: "innodb_redo",
-        title: "InnoDB redo log and pages written per 1,000 rows, primary key, small buffer pool"
-            .to_owned(),
-        panels: [
-            panel(
-                "redo per 1,000 rows",
-                "KiB (log scale)",
-                &runs,
-                |b| (b.scheme.to_string(), b.wal_per_1k() / 1024.0),
-                true,
-                false,
-            ),
-            panel(
-                "pages written per 1,000 rows",
-                "pages",
-                &runs,
-                |b| {
-                    (
-                        b.scheme.to_string(),
-                        b.pages_written as f64 * 1000.0 / b.rows.max(1) as f64,
-                    )
-                },
-                false,
-                false,
-            ),
-        ],
-    }
+                |b| (b.scheme().to_owned(), (p.value)(*b)),
+                p.log,
+                p.percent,
+            )
+        }),
+    };
+    vec![
+        Box::new(curve),
+        Box::new(bars(&charts.first)),
+        Box::new(bars(&charts.second)),
+    ]
 }

@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use bench_harness::engine::UUID_V7_RANDOM;
+use bench_harness::engine::{InsertResults as _, UUID_V7_RANDOM};
 use bench_harness::mysql::insert::MyStorage;
 use bench_harness::mysql::{self, AUTO_INCREMENT, TEXT_SCHEMES, shapes};
 use bench_harness::{Config, Profile, run};

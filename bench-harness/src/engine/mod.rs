@@ -31,7 +31,10 @@ pub trait Engine {
     /// One server to measure on.
     type Server;
     /// Everything measured in the engine, kept as `data/<NAME>.json`.
-    type Results: Default + Serialize + DeserializeOwned;
+    type Results: InsertResults + Default + Serialize + DeserializeOwned;
+
+    /// The engine's charts.
+    const CHARTS: Charts<<Self::Results as InsertResults>::Run>;
 
     /// Where `results` come from.
     fn stamp(results: &mut Self::Results) -> &mut Stamp;
@@ -55,6 +58,83 @@ pub trait Engine {
         servers: &[Self::Server],
         progress: &Progress,
     ) -> Result<Self::Results, Error>;
+}
+
+/// The figures of one insert run that every engine with a server measures, whatever its
+/// own counters call them.
+pub trait InsertRecord {
+    /// Registry name (or a variant such as `uuid-v7-random`).
+    fn scheme(&self) -> &'static str;
+    /// `small` or `large`.
+    fn cache(&self) -> &'static str;
+    /// The engine's cache, KiB.
+    fn cache_kib(&self) -> i64;
+}
+
+/// What an engine's results hold that the shared parts of the report read.
+pub trait InsertResults {
+    /// One insert run.
+    type Run: InsertRecord + 'static;
+    /// The engine's storage forms.
+    type Storage: insert::StorageName + PartialEq + 'static;
+    /// Every insert run.
+    fn runs(&self) -> &[Self::Run];
+    /// The insert-rate curves of the one-writer runs.
+    fn curve(&self) -> &[insert::CurvePoint<Self::Storage>];
+    /// A scheme's own binary key for ids of `bits` bits.
+    fn native_storage(bits: u32) -> Self::Storage;
+    /// The one-writer run of `scheme` keyed by its own binary key (ids made before).
+    fn native(&self, scheme: &str, cache: &str) -> Option<&Self::Run>;
+
+    /// The small cache, MiB (0 without runs).
+    fn small_cache_mib(&self) -> i64 {
+        self.runs()
+            .iter()
+            .find(|run| run.cache() == "small")
+            .map_or(0, |run| run.cache_kib() / 1024)
+    }
+}
+
+/// An engine's three charts: its insert-rate curve, and two charts of two bar panels over
+/// each scheme's own key with the small cache. The words and values are the engine's own.
+#[derive(Debug)]
+pub struct Charts<R: 'static> {
+    /// The insert-rate curve's file stem.
+    pub curve_stem: &'static str,
+    /// Its title, from the rows per commit and the small cache in MiB.
+    pub curve_title: fn(usize, i64) -> String,
+    /// Its panel's title.
+    pub curve_panel: &'static str,
+    /// Splits and fill, or their like.
+    pub first: BarPair<R>,
+    /// Log volume and the engine's second write counter.
+    pub second: BarPair<R>,
+}
+
+/// A chart of two bar panels side by side.
+#[derive(Debug)]
+pub struct BarPair<R: 'static> {
+    /// File stem.
+    pub stem: &'static str,
+    /// Title.
+    pub title: &'static str,
+    /// Left and right panels.
+    pub panels: [BarPanel<R>; 2],
+}
+
+/// A bar panel: one bar per scheme.
+#[derive(Debug)]
+pub struct BarPanel<R: 'static> {
+    /// Panel title.
+    pub title: &'static str,
+    /// What the axis measures.
+    pub x_desc: &'static str,
+    /// The value of a run.
+    pub value: fn(&R) -> f64,
+    /// Log axis.
+    pub log: bool,
+    /// Values are fractions shown as percentages.
+    pub percent: bool,
 }
 
 /// Where an engine's results come from: measured by this run, or read back from the kept

@@ -24,7 +24,10 @@ use mysql::prelude::Queryable;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::roundtrip::RoundTrip;
-use crate::engine::{self, Engine, Misnamed, Stamp, UUID_V7_RANDOM};
+use crate::engine::{
+    self, BarPair, BarPanel, Charts, Engine, InsertRecord, InsertResults, Misnamed, Stamp,
+    UUID_V7_RANDOM,
+};
 use crate::{Error, Params, Progress};
 
 pub use insert::{MyCurvePoint, MyRun};
@@ -102,13 +105,43 @@ pub struct My {
     pub roundtrip: Vec<RoundTrip>,
 }
 
-impl My {
-    /// The one-writer run of `scheme` keyed by its own binary column (ids made before).
-    pub fn native(&self, scheme: &str, cache: &str) -> Option<&MyRun> {
+impl InsertResults for My {
+    type Run = MyRun;
+    type Storage = MyStorage;
+
+    fn runs(&self) -> &[MyRun] {
+        &self.runs
+    }
+
+    fn curve(&self) -> &[MyCurvePoint] {
+        &self.curve
+    }
+
+    fn native_storage(bits: u32) -> MyStorage {
+        MyStorage::native(bits)
+    }
+
+    fn native(&self, scheme: &str, cache: &str) -> Option<&MyRun> {
         let bits = idkit_all::registry::find(scheme).ok()?.info().bits;
         self.find(scheme, MyStorage::native(bits), cache, 1, false)
     }
+}
 
+impl InsertRecord for MyRun {
+    fn scheme(&self) -> &'static str {
+        self.scheme.as_str()
+    }
+
+    fn cache(&self) -> &'static str {
+        self.cache.as_str()
+    }
+
+    fn cache_kib(&self) -> i64 {
+        self.cache_kib
+    }
+}
+
+impl My {
     /// The run of this scheme, storage, cache and writer count, with ids made before the
     /// run (`live` false) or by the writers as they insert (`live` true).
     pub fn find(
@@ -191,6 +224,59 @@ impl Engine for InnoDb {
     const FLAG: &'static str = "--mysql";
     type Server = Server;
     type Results = My;
+
+    const CHARTS: Charts<MyRun> = Charts {
+        curve_stem: "innodb_insert_curve",
+        curve_title: |commit_rows, mib| {
+            format!(
+                "InnoDB insert rate as the table grows: primary key, {commit_rows} rows per \
+                 commit, buffer pool {mib} MiB"
+            )
+        },
+        curve_panel: "InnoDB insert rate as the table grows (small buffer pool)",
+        first: BarPair {
+            stem: "innodb_splits_fill",
+            title: "InnoDB page splits per 1,000 rows (INNODB_METRICS index_page_splits) and \
+                    leaf fill of the primary key",
+            panels: [
+                BarPanel {
+                    title: "page splits per 1,000 rows",
+                    x_desc: "splits",
+                    value: MyRun::splits_per_1k,
+                    log: false,
+                    percent: false,
+                },
+                BarPanel {
+                    title: "leaf fill",
+                    x_desc: "leaf record bytes / leaf room",
+                    value: |b| b.leaf_fill,
+                    log: false,
+                    percent: true,
+                },
+            ],
+        },
+        second: BarPair {
+            stem: "innodb_redo",
+            title: "InnoDB redo log and pages written per 1,000 rows, primary key, small buffer \
+                    pool",
+            panels: [
+                BarPanel {
+                    title: "redo per 1,000 rows",
+                    x_desc: "KiB (log scale)",
+                    value: |b| b.wal_per_1k() / 1024.0,
+                    log: true,
+                    percent: false,
+                },
+                BarPanel {
+                    title: "pages written per 1,000 rows",
+                    x_desc: "pages",
+                    value: |b| b.pages_written as f64 * 1000.0 / b.rows.max(1) as f64,
+                    log: false,
+                    percent: false,
+                },
+            ],
+        },
+    };
 
     fn stamp(results: &mut My) -> &mut Stamp {
         &mut results.stamp

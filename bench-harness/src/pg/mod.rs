@@ -19,7 +19,10 @@ use insert::{Form, Keys, Producer, Spec};
 use postgres::{Client, NoTls};
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{self, Engine, Misnamed, Stamp, UUID_V7_RANDOM};
+use crate::engine::{
+    self, BarPair, BarPanel, Charts, Engine, InsertRecord, InsertResults, Misnamed, Stamp,
+    UUID_V7_RANDOM,
+};
 use crate::{Error, Params, Progress};
 
 pub use insert::{PgCurvePoint, PgRun, PgStorage};
@@ -84,13 +87,43 @@ pub struct Pg {
     pub created_at: Vec<created_at::CreatedAtRun>,
 }
 
-impl Pg {
-    /// The one-writer run of `scheme` keyed by its own binary type (ids made before).
-    pub fn native(&self, scheme: &str, cache: &str) -> Option<&PgRun> {
-        let bits = idkit_all::registry::find(scheme).ok()?.info().bits;
-        self.find(scheme, Form::native(bits).pk(), cache, 1, false)
+impl InsertResults for Pg {
+    type Run = PgRun;
+    type Storage = PgStorage;
+
+    fn runs(&self) -> &[PgRun] {
+        &self.runs
     }
 
+    fn curve(&self) -> &[PgCurvePoint] {
+        &self.curve
+    }
+
+    fn native_storage(bits: u32) -> PgStorage {
+        Form::native(bits).pk()
+    }
+
+    fn native(&self, scheme: &str, cache: &str) -> Option<&PgRun> {
+        let bits = idkit_all::registry::find(scheme).ok()?.info().bits;
+        self.find(scheme, Self::native_storage(bits), cache, 1, false)
+    }
+}
+
+impl InsertRecord for PgRun {
+    fn scheme(&self) -> &'static str {
+        self.scheme.as_str()
+    }
+
+    fn cache(&self) -> &'static str {
+        self.cache.as_str()
+    }
+
+    fn cache_kib(&self) -> i64 {
+        self.cache_kib
+    }
+}
+
+impl Pg {
     /// The run of this scheme, storage, cache and writer count, with ids made before the
     /// run (`live` false) or by the writers as they insert (`live` true).
     pub fn find(
@@ -166,6 +199,59 @@ impl Engine for Postgres {
     const FLAG: &'static str = "--postgres";
     type Server = Server;
     type Results = Pg;
+
+    const CHARTS: Charts<PgRun> = Charts {
+        curve_stem: "pg_insert_curve",
+        curve_title: |commit_rows, mib| {
+            format!(
+                "PostgreSQL insert rate as the table grows: primary key, {commit_rows} rows per \
+                 commit, shared_buffers {mib} MiB"
+            )
+        },
+        curve_panel: "PostgreSQL insert rate as the table grows (small shared_buffers)",
+        first: BarPair {
+            stem: "pg_splits_fill",
+            title: "PostgreSQL page splits per 1,000 rows (Btree/SPLIT_L + SPLIT_R WAL records) \
+                    and average leaf density of the primary key",
+            panels: [
+                BarPanel {
+                    title: "page splits per 1,000 rows",
+                    x_desc: "splits",
+                    value: |b| b.splits() as f64 * 1000.0 / b.rows as f64,
+                    log: false,
+                    percent: false,
+                },
+                BarPanel {
+                    title: "average leaf density",
+                    x_desc: "pgstatindex avg_leaf_density",
+                    value: |b| b.leaf_fill,
+                    log: false,
+                    percent: true,
+                },
+            ],
+        },
+        second: BarPair {
+            stem: "pg_wal",
+            title: "PostgreSQL WAL and full-page images per 1,000 rows, primary key, small \
+                    shared_buffers",
+            panels: [
+                BarPanel {
+                    title: "WAL per 1,000 rows",
+                    x_desc: "KiB (log scale)",
+                    value: |b| b.wal_per_1k() / 1024.0,
+                    log: true,
+                    percent: false,
+                },
+                BarPanel {
+                    title: "full-page images per 1,000 rows",
+                    x_desc: "images (log scale)",
+                    value: PgRun::fpi_per_1k,
+                    log: true,
+                    percent: false,
+                },
+            ],
+        },
+    };
 
     fn stamp(results: &mut Pg) -> &mut Stamp {
         &mut results.stamp

@@ -7,6 +7,7 @@ use std::path::Path;
 use crate::Error;
 use crate::btree::{BtreeRun, Storage};
 use crate::charts::ChartFile;
+use crate::engine::InsertResults as _;
 use crate::engine::{Engine, Stamp};
 use crate::output::Results;
 

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use super::{chart, kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
+use crate::engine::InsertResults as _;
 use crate::engine::UUID_V7_RANDOM;
 use crate::mysql::insert::MyStorage;
 use crate::mysql::shapes::{SETUPS, ShapeRun};

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use super::{chart, kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
+use crate::engine::InsertResults as _;
 use crate::engine::UUID_V7_RANDOM;
 use crate::output::Results;
 use crate::pg::{PgRun, PgStorage, Postgres};
