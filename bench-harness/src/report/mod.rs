@@ -11,6 +11,7 @@ use crate::engine::InsertResults as _;
 use crate::engine::{Engine, Stamp};
 use crate::output::Results;
 
+mod engines;
 mod mysql;
 mod postgres;
 

@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use super::engines::{self, CacheWords};
 use super::{chart, kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
@@ -76,16 +77,12 @@ pub(super) fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
         first.rows,
         first.commit_rows,
     );
-    for cache in ["small", "large"] {
-        for name in r.entries() {
-            if let Some(b) = my.native(name, cache) {
-                row(md, b);
-            }
-        }
+    // Each cache's AUTO_INCREMENT table after its schemes.
+    engines::native_rows(r, my, md, row, |md, cache| {
         if let Some(b) = my.find(AUTO_INCREMENT, MyStorage::AutoIncrementPk, cache, 1, false) {
             row(md, b);
         }
-    }
+    });
     let others: Vec<&MyRun> = my
         .runs
         .iter()
@@ -322,13 +319,8 @@ fn secondary(r: &Results<'_>, md: &mut String) {
 
 /// The InnoDB cells of the claims table, in claim order; `None` without the runs.
 pub(super) fn claim_cells(r: &Results<'_>) -> Option<[String; 4]> {
-    let (v4s, v7s) = (
-        r.my.native("uuid-v4", "small")?,
-        r.my.native("uuid-v7", "small")?,
-    );
-    let large =
-        r.my.native("uuid-v4", "large")
-            .zip(r.my.native("uuid-v7", "large"));
+    let (v4s, v7s) = engines::v4_v7(r.my, "small")?;
+    let large = engines::v4_v7(r.my, "large");
     let split_ratio = v4s.splits as f64 / v7s.splits.max(1) as f64;
     let size_ratio = v4s.file_bytes as f64 / v7s.file_bytes.max(1) as f64;
     let small = v4s.rows_per_sec / v7s.rows_per_sec;
@@ -363,26 +355,21 @@ pub(super) fn claim_cells(r: &Results<'_>) -> Option<[String; 4]> {
                 "Does not hold"
             }
         ),
-        format!(
-            "{}: v4 at {} of v7 (small buffer pool){}",
-            match (small <= 0.5, large_ratio.is_some_and(|l| l <= 0.5)) {
-                (true, true) => "Holds with both",
-                (true, false) => "Holds with the small buffer pool only",
-                (false, true) => "Holds with the large buffer pool only",
-                (false, false) => "Does not hold at this size",
+        engines::throughput_cell(
+            small,
+            large_ratio,
+            &CacheWords {
+                small: "small buffer pool",
+                small_only: "the small buffer pool",
+                large_only: "the large buffer pool",
             },
-            pct(small),
-            large_ratio.map_or(String::new(), |l| format!(", {} (large)", pct(l)))
         ),
     ])
 }
 
 /// The numbered "why" list for InnoDB under the claims table.
 pub(super) fn claim_reasons(r: &Results<'_>, md: &mut String) {
-    let (Some(v4s), Some(v7s)) = (
-        r.my.native("uuid-v4", "small"),
-        r.my.native("uuid-v7", "small"),
-    ) else {
+    let Some((v4s, v7s)) = engines::v4_v7(r.my, "small") else {
         return;
     };
     let bigint = r.my.native("snowflake-twitter", "small");
@@ -437,9 +424,7 @@ pub(super) fn claim_reasons(r: &Results<'_>, md: &mut String) {
             mib(b.file_bytes)
         ))
     );
-    let large =
-        r.my.native("uuid-v4", "large")
-            .zip(r.my.native("uuid-v7", "large"));
+    let large = engines::v4_v7(r.my, "large");
     let _ = writeln!(
         md,
         "4. **Throughput.** Small buffer pool: {} for v4 against {} for v7, with {:.1} and \
@@ -477,24 +462,8 @@ pub(super) fn ids(r: &Results<'_>, md: &mut String) {
          `data/mysql_ids.csv`.\n\n\
          | method | clients | ids | ids/s | duplicates |\n|---|---:|---:|---:|---:|"
     );
-    for t in &my.roundtrip {
-        let _ = writeln!(
-            md,
-            "| `{}` | {} | {} | {} | {} |",
-            t.method,
-            t.clients,
-            t.ids,
-            rate(t.ids_per_sec),
-            t.duplicates
-        );
-    }
-    let best = |method: &str| {
-        my.roundtrip
-            .iter()
-            .filter(|t| t.method == method)
-            .map(|t| t.ids_per_sec)
-            .fold(0.0, f64::max)
-    };
+    engines::roundtrip_rows(md, &my.roundtrip);
+    let best = |method: &str| engines::best(&my.roundtrip, method);
     let (ai, range) = (best("auto_increment"), best("range_allocator"));
     let dups: u64 = my.roundtrip.iter().map(|t| t.duplicates).sum();
     let _ = writeln!(
@@ -506,13 +475,7 @@ pub(super) fn ids(r: &Results<'_>, md: &mut String) {
          duplicates).\n\
          - **\"Range allocation: about 1M ids/s.\"** {}: {} here, since the store is asked \
          once per block.\n",
-        if (3_000.0..=30_000.0).contains(&ai) {
-            "Holds for one row per transaction"
-        } else if ai > 30_000.0 {
-            "Understates it"
-        } else {
-            "Overstates it"
-        },
+        engines::auto_increment_verdict(ai),
         rate(ai),
         my.find(
             AUTO_INCREMENT,
@@ -525,11 +488,7 @@ pub(super) fn ids(r: &Results<'_>, md: &mut String) {
             "; the same column filled 1,000 rows per commit took {}",
             rate(b.rows_per_sec)
         )),
-        if range >= 1e6 {
-            "Holds, and understates it"
-        } else {
-            "Does not hold here"
-        },
+        engines::range_verdict(range),
         rate(range)
     );
 }

@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use super::engines::{self, CacheWords};
 use super::{chart, kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
@@ -74,13 +75,7 @@ pub(super) fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
         first.commit_rows,
         first.checkpoints
     );
-    for cache in ["small", "large"] {
-        for name in r.entries() {
-            if let Some(b) = r.pg.native(name, cache) {
-                row(md, b);
-            }
-        }
-    }
+    engines::native_rows(r, r.pg, md, row, |_, _| {});
     let _ = writeln!(
         md,
         "\nThe id as a `UNIQUE` index on a table keyed by an identity column, its canonical \
@@ -186,13 +181,8 @@ fn arrival(r: &Results<'_>, md: &mut String) {
 
 /// The PostgreSQL cells of the claims table, in claim order; `None` without the runs.
 pub(super) fn claim_cells(r: &Results<'_>) -> Option<[String; 4]> {
-    let (v4s, v7s) = (
-        r.pg.native("uuid-v4", "small")?,
-        r.pg.native("uuid-v7", "small")?,
-    );
-    let large =
-        r.pg.native("uuid-v4", "large")
-            .zip(r.pg.native("uuid-v7", "large"));
+    let (v4s, v7s) = engines::v4_v7(r.pg, "small")?;
+    let large = engines::v4_v7(r.pg, "large");
     let split_ratio = v4s.splits() as f64 / v7s.splits().max(1) as f64;
     let wal_ratio = v4s.wal_per_1k() / v7s.wal_per_1k().max(1.0);
     let size_ratio = v4s.file_bytes as f64 / v7s.file_bytes.max(1) as f64;
@@ -228,26 +218,21 @@ pub(super) fn claim_cells(r: &Results<'_>) -> Option<[String; 4]> {
             },
             v4s.index_bytes as f64 / v7s.index_bytes.max(1) as f64
         ),
-        format!(
-            "{}: v4 at {} of v7 (small shared_buffers){}",
-            match (small <= 0.5, large_ratio.is_some_and(|l| l <= 0.5)) {
-                (true, true) => "Holds with both",
-                (true, false) => "Holds with small shared_buffers only",
-                (false, true) => "Holds with large shared_buffers only",
-                (false, false) => "Does not hold at this size",
+        engines::throughput_cell(
+            small,
+            large_ratio,
+            &CacheWords {
+                small: "small shared_buffers",
+                small_only: "small shared_buffers",
+                large_only: "large shared_buffers",
             },
-            pct(small),
-            large_ratio.map_or(String::new(), |l| format!(", {} (large)", pct(l)))
         ),
     ])
 }
 
 /// The numbered "why" list for PostgreSQL under the claims table.
 pub(super) fn claim_reasons(r: &Results<'_>, md: &mut String) {
-    let (Some(v4s), Some(v7s)) = (
-        r.pg.native("uuid-v4", "small"),
-        r.pg.native("uuid-v7", "small"),
-    ) else {
+    let Some((v4s, v7s)) = engines::v4_v7(r.pg, "small") else {
         return;
     };
     let bigint = r.pg.native("snowflake-twitter", "small");
@@ -302,9 +287,7 @@ pub(super) fn claim_reasons(r: &Results<'_>, md: &mut String) {
         mib(v7s.file_bytes),
         v4s.file_bytes as f64 / v7s.file_bytes.max(1) as f64
     );
-    let large =
-        r.pg.native("uuid-v4", "large")
-            .zip(r.pg.native("uuid-v7", "large"));
+    let large = engines::v4_v7(r.pg, "large");
     let _ = writeln!(
         md,
         "4. **Throughput.** Small `shared_buffers`: {} for v4 against {} for v7{}. Each \
@@ -341,29 +324,13 @@ pub(super) fn ids(r: &Results<'_>, md: &mut String) {
          `data/pg_ids.csv`.\n\n\
          | method | clients | ids | ids/s | duplicates |\n|---|---:|---:|---:|---:|"
     );
-    for t in &pg.roundtrip {
-        let _ = writeln!(
-            md,
-            "| `{}` | {} | {} | {} | {} |",
-            t.method,
-            t.clients,
-            t.ids,
-            rate(t.ids_per_sec),
-            t.duplicates
-        );
-    }
+    engines::roundtrip_rows(md, &pg.roundtrip);
     let in_process = |scheme: &str| {
         r.generation
             .find(scheme, "shared", 1)
             .map_or("-".to_owned(), |g| rate(g.ids_per_sec))
     };
-    let best = |method: &str| {
-        pg.roundtrip
-            .iter()
-            .filter(|t| t.method == method)
-            .map(|t| t.ids_per_sec)
-            .fold(0.0, f64::max)
-    };
+    let best = |method: &str| engines::best(&pg.roundtrip, method);
     let (ins, next, range) = (
         best("insert_returning"),
         best("nextval"),
@@ -382,20 +349,10 @@ pub(super) fn ids(r: &Results<'_>, md: &mut String) {
         in_process("snowflake-twitter"),
         in_process("uuid-v7"),
         in_process("range"),
-        if (3_000.0..=30_000.0).contains(&ins) {
-            "Holds for one row per transaction"
-        } else if ins > 30_000.0 {
-            "Understates it"
-        } else {
-            "Overstates it"
-        },
+        engines::auto_increment_verdict(ins),
         rate(ins),
         rate(next),
-        if range >= 1e6 {
-            "Holds, and understates it"
-        } else {
-            "Does not hold here"
-        },
+        engines::range_verdict(range),
         rate(range)
     );
     if let Some(d) = &pg.in_database {

@@ -1,0 +1,111 @@
+//! What the per-engine sections of the report share: each scheme's own key in each cache,
+//! the round-trip table, the verdicts on the round-trip and throughput claims, and the v4
+//! against v7 pair every claims column starts from. What each engine's results mean, and
+//! the prose that explains them, stays in its own module.
+
+use std::fmt::Write as _;
+
+use super::{pct, rate};
+use crate::engine::InsertResults;
+use crate::engine::roundtrip::RoundTrip;
+use crate::output::Results;
+
+/// Every scheme keyed by its own binary type, one writer, small cache then large, each a
+/// row of the engine's table (`row`); `then` adds the engine's own rows after each cache's.
+pub(super) fn native_rows<R: InsertResults>(
+    r: &Results<'_>,
+    results: &R,
+    md: &mut String,
+    row: fn(&mut String, &R::Run),
+    mut then: impl FnMut(&mut String, &'static str),
+) {
+    for cache in ["small", "large"] {
+        for name in r.entries() {
+            if let Some(b) = results.native(name, cache) {
+                row(md, b);
+            }
+        }
+        then(md, cache);
+    }
+}
+
+/// uuid-v4 and uuid-v7 keyed by their own type in `cache`, the runs every claim compares.
+pub(super) fn v4_v7<'a, R: InsertResults>(
+    results: &'a R,
+    cache: &str,
+) -> Option<(&'a R::Run, &'a R::Run)> {
+    results
+        .native("uuid-v4", cache)
+        .zip(results.native("uuid-v7", cache))
+}
+
+/// The round trips as a table (after the engine's header line).
+pub(super) fn roundtrip_rows(md: &mut String, rows: &[RoundTrip]) {
+    for t in rows {
+        let _ = writeln!(
+            md,
+            "| `{}` | {} | {} | {} | {} |",
+            t.method,
+            t.clients,
+            t.ids,
+            rate(t.ids_per_sec),
+            t.duplicates
+        );
+    }
+}
+
+/// The most ids per second `method` reached at any client count (0 when not measured).
+pub(super) fn best(rows: &[RoundTrip], method: &str) -> f64 {
+    rows.iter()
+        .filter(|t| t.method == method)
+        .map(|t| t.ids_per_sec)
+        .fold(0.0, f64::max)
+}
+
+/// The verdict on "database auto-increment: about 10k ids/s" for `ids_per_sec` with a
+/// commit per id.
+pub(super) fn auto_increment_verdict(ids_per_sec: f64) -> &'static str {
+    if (3_000.0..=30_000.0).contains(&ids_per_sec) {
+        "Holds for one row per transaction"
+    } else if ids_per_sec > 30_000.0 {
+        "Understates it"
+    } else {
+        "Overstates it"
+    }
+}
+
+/// The verdict on "range allocation: about 1M ids/s".
+pub(super) fn range_verdict(ids_per_sec: f64) -> &'static str {
+    if ids_per_sec >= 1e6 {
+        "Holds, and understates it"
+    } else {
+        "Does not hold here"
+    }
+}
+
+/// How an engine names its cache in the throughput verdict.
+pub(super) struct CacheWords {
+    /// In the parenthesis after the ratio: `small shared_buffers`.
+    pub small: &'static str,
+    /// "Holds with ... only", small: `small shared_buffers`, `the small buffer pool`.
+    pub small_only: &'static str,
+    /// The same, large.
+    pub large_only: &'static str,
+}
+
+/// The claims cell "insert throughput falls by 50% or more": v4's rows per second over
+/// v7's with the small cache (`small`) and, where measured, the large one.
+pub(super) fn throughput_cell(small: f64, large: Option<f64>, words: &CacheWords) -> String {
+    let verdict = match (small <= 0.5, large.is_some_and(|l| l <= 0.5)) {
+        (true, true) => "Holds with both".to_owned(),
+        (true, false) => format!("Holds with {} only", words.small_only),
+        (false, true) => format!("Holds with {} only", words.large_only),
+        (false, false) => "Does not hold at this size".to_owned(),
+    };
+    format!(
+        "{verdict}: v4 at {} of v7 ({}){}",
+        pct(small),
+        words.small,
+        large.map_or(String::new(), |l| format!(", {} (large)", pct(l)))
+    )
+}
