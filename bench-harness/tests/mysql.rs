@@ -5,36 +5,23 @@
 //! then carries the figures forward.
 #![cfg(feature = "live-tests")]
 
-use std::path::PathBuf;
-
 use bench_harness::engine::{InsertResults as _, UUID_V7_RANDOM};
 use bench_harness::mysql::insert::MyStorage;
 use bench_harness::mysql::{self, AUTO_INCREMENT, TEXT_SCHEMES, shapes};
 use bench_harness::{Config, Profile, run};
 
-fn url() -> String {
-    std::env::var("IDKIT_TEST_MYSQL_URL")
-        .expect("IDKIT_TEST_MYSQL_URL: scripts/test.sh starts the server and sets it")
-}
+mod common;
 
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use common::{quick_run, url};
 
 #[test]
 fn quick_profile_fills_every_innodb_column_and_carries_them_forward() {
-    let dir = TempDir(std::env::temp_dir().join(format!("idkit-my-report-{}", std::process::id())));
-    let mut config = Config::new(Profile::Quick, dir.0.clone());
-    config.mysql = vec![url()];
-    let summary = run(&config).unwrap();
+    let (dir, summary, results): (_, _, mysql::My) = quick_run(
+        "idkit-my-report",
+        |c| c.mysql = vec![url("IDKIT_TEST_MYSQL_URL")],
+        "mysql",
+    );
     assert!(summary.mysql_runs > 0);
-
-    let text = std::fs::read_to_string(dir.0.join("data/mysql.json")).unwrap();
-    let results: mysql::My = serde_json::from_str(&text).unwrap();
     let params = Profile::Quick.params();
     let entries = idkit_all::registry::schemes();
     assert!(

@@ -5,36 +5,27 @@
 //! `idkit sql` prints it, is loaded and its ids read back with idkit's decoders.
 #![cfg(feature = "live-tests")]
 
-use std::path::PathBuf;
-
+use bench_harness::Profile;
 use bench_harness::pg::{self, PgStorage};
-use bench_harness::{Config, Profile, run};
 use idkit_core::FieldValue;
 use postgres::{Client, NoTls};
 
-fn url() -> String {
-    std::env::var("IDKIT_TEST_PG_URL")
-        .expect("IDKIT_TEST_PG_URL: scripts/test.sh starts the server and sets it")
-}
+mod common;
 
-struct TempDir(PathBuf);
+use common::{quick_run, url};
 
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+fn pg_url() -> String {
+    url("IDKIT_TEST_PG_URL")
 }
 
 #[test]
 fn quick_profile_fills_every_postgres_column() {
-    let dir = TempDir(std::env::temp_dir().join(format!("idkit-pg-report-{}", std::process::id())));
-    let mut config = Config::new(Profile::Quick, dir.0.clone());
-    config.postgres = vec![url()];
-    let summary = run(&config).unwrap();
+    let (dir, summary, results): (_, _, pg::Pg) = quick_run(
+        "idkit-pg-report",
+        |c| c.postgres = vec![pg_url()],
+        "postgres",
+    );
     assert!(summary.pg_runs > 0);
-
-    let text = std::fs::read_to_string(dir.0.join("data/postgres.json")).unwrap();
-    let results: pg::Pg = serde_json::from_str(&text).unwrap();
     let params = Profile::Quick.params();
     let entries = idkit_all::registry::schemes();
 
@@ -216,7 +207,7 @@ fn make_ids(client: &mut Client, sql: &str, function: &str, n: i64) -> (Vec<i64>
 
 #[test]
 fn instagrams_function_makes_ids_idkit_reads() {
-    let mut client = Client::connect(&url(), NoTls).unwrap();
+    let mut client = Client::connect(&pg_url(), NoTls).unwrap();
     let layout = idkit_snowflake::preset("snowflake-instagram").unwrap();
     let sql = idkit_snowflake::sql::plpgsql(layout, &[("shard", 5)], "idkit_test_next_id").unwrap();
     // 500 ids: well under 1,024 in any millisecond, so none repeat.

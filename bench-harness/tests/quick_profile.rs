@@ -3,17 +3,13 @@
 //! timing is asserted.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use bench_harness::{Config, Profile, run};
 
-struct TempDir(PathBuf);
+mod common;
 
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use common::TempDir;
 
 fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
     let text = std::fs::read_to_string(path).unwrap();
@@ -89,7 +85,7 @@ fn check_svg(path: &Path) {
 
 #[test]
 fn quick_profile_writes_a_complete_report() {
-    let dir = TempDir(std::env::temp_dir().join(format!("idkit-quick-{}", std::process::id())));
+    let dir = TempDir::new("idkit-quick");
     let config = Config::new(Profile::Quick, dir.0.clone());
     let summary = run(&config).unwrap();
     let params = Profile::Quick.params();
