@@ -69,6 +69,11 @@ pub trait InsertRecord {
     fn cache(&self) -> &'static str;
     /// The engine's cache, KiB.
     fn cache_kib(&self) -> i64;
+    /// Concurrent writers.
+    fn writers(&self) -> usize;
+    /// Each writer made its ids just before inserting them (else one generator's ids were
+    /// made before the run).
+    fn made_during(&self) -> bool;
 }
 
 /// What an engine's results hold that the shared parts of the report read.

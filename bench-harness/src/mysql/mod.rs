@@ -139,6 +139,14 @@ impl InsertRecord for MyRun {
     fn cache_kib(&self) -> i64 {
         self.cache_kib
     }
+
+    fn writers(&self) -> usize {
+        self.writers
+    }
+
+    fn made_during(&self) -> bool {
+        self.ids_made == "during"
+    }
 }
 
 impl My {

@@ -121,6 +121,14 @@ impl InsertRecord for PgRun {
     fn cache_kib(&self) -> i64 {
         self.cache_kib
     }
+
+    fn writers(&self) -> usize {
+        self.writers
+    }
+
+    fn made_during(&self) -> bool {
+        self.ids_made == "during"
+    }
 }
 
 impl Pg {

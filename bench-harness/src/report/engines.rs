@@ -5,9 +5,10 @@
 
 use std::fmt::Write as _;
 
-use super::{pct, rate};
-use crate::engine::InsertResults;
+use super::{chart, pct, rate};
+use crate::charts::ChartFile;
 use crate::engine::roundtrip::RoundTrip;
+use crate::engine::{Engine, InsertRecord as _, InsertResults};
 use crate::output::Results;
 
 /// Every scheme keyed by its own binary type, one writer, small cache then large, each a
@@ -27,6 +28,22 @@ pub(super) fn native_rows<R: InsertResults>(
         }
         then(md, cache);
     }
+}
+
+/// The engine's three charts ([`Engine::CHARTS`]), in the order they are drawn.
+pub(super) fn charts<E: Engine>(md: &mut String, charts: &[ChartFile]) {
+    let c = &E::CHARTS;
+    for stem in [c.curve_stem, c.first.stem, c.second.stem] {
+        chart(md, charts, stem);
+    }
+}
+
+/// The runs whose writers made their ids as they inserted, and the most writers among them;
+/// `None` without such runs.
+pub(super) fn live_runs<R: InsertResults>(results: &R) -> Option<(Vec<&R::Run>, usize)> {
+    let live: Vec<&R::Run> = results.runs().iter().filter(|b| b.made_during()).collect();
+    let writers = live.iter().map(|b| b.writers()).max()?;
+    Some((live, writers))
 }
 
 /// uuid-v4 and uuid-v7 keyed by their own type in `cache`, the runs every claim compares.

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::engines::{self, CacheWords};
-use super::{chart, kib, mib, pct, provenance, rate};
+use super::{kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
 use crate::engine::UUID_V7_RANDOM;
@@ -107,24 +107,16 @@ pub(super) fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
         }
     }
     md.push('\n');
-    chart(md, charts, "innodb_insert_curve");
-    chart(md, charts, "innodb_splits_fill");
-    chart(md, charts, "innodb_redo");
+    engines::charts::<InnoDb>(md, charts);
     arrival(r, md);
     secondary(r, md);
 }
 
 /// `### Keys as they arrive (InnoDB)`.
 fn arrival(r: &Results<'_>, md: &mut String) {
-    let live: Vec<&MyRun> =
-        r.my.runs
-            .iter()
-            .filter(|b| b.ids_made == "during")
-            .collect();
-    if live.is_empty() {
+    let Some((live, writers)) = engines::live_runs(r.my) else {
         return;
-    }
-    let writers = live.iter().map(|b| b.writers).max().unwrap_or(1);
+    };
     let _ = writeln!(
         md,
         "### Keys as they arrive (InnoDB)\n\n\

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::engines::{self, CacheWords};
-use super::{chart, kib, mib, pct, provenance, rate};
+use super::{kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
 use crate::engine::UUID_V7_RANDOM;
@@ -101,23 +101,15 @@ pub(super) fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
         }
     }
     md.push('\n');
-    chart(md, charts, "pg_insert_curve");
-    chart(md, charts, "pg_splits_fill");
-    chart(md, charts, "pg_wal");
+    engines::charts::<Postgres>(md, charts);
     arrival(r, md);
 }
 
 /// `### Keys as they arrive in production`.
 fn arrival(r: &Results<'_>, md: &mut String) {
-    let live: Vec<&PgRun> =
-        r.pg.runs
-            .iter()
-            .filter(|b| b.ids_made == "during")
-            .collect();
-    if live.is_empty() {
+    let Some((live, writers)) = engines::live_runs(r.pg) else {
         return;
-    }
-    let writers = live.iter().map(|b| b.writers).max().unwrap_or(1);
+    };
     let _ = writeln!(
         md,
         "### Keys as they arrive in production\n\n\
