@@ -22,6 +22,15 @@ struct State {
     in_second: u64,
 }
 
+/// The process-unique value (40 bits) and the first counter (24 bits) from `random`.
+fn seed(random: &impl RandomSource) -> Result<(u64, u32), GenerateError> {
+    let bits = random.u128()?;
+    Ok((
+        u64::try_from(bits & 0xff_ffff_ffff).unwrap_or(0),
+        u32::try_from((bits >> 64) & 0xff_ffff).unwrap_or(0),
+    ))
+}
+
 /// ObjectIds as the BSON ObjectId specification says: the 5-byte random value drawn once
 /// when the generator is made, the 3-byte counter started at a random value and increased
 /// by one for every id, wrapping from `0xffffff` to `0`.
@@ -85,12 +94,8 @@ impl<C: Clock> ObjectIdGenerator<C> {
     ///
     /// [`GenerateErrorKind::Unavailable`](idkit_core::GenerateErrorKind::Unavailable) when `random` cannot give bits.
     pub fn with_source(clock: C, random: &impl RandomSource) -> Result<Self, GenerateError> {
-        let bits = random.u128()?;
-        Ok(Self::with_parts(
-            clock,
-            u64::try_from(bits & 0xff_ffff_ffff).unwrap_or(0),
-            u32::try_from((bits >> 64) & 0xff_ffff).unwrap_or(0),
-        ))
+        let (value, first_counter) = seed(random)?;
+        Ok(Self::with_parts(clock, value, first_counter))
     }
 
     /// A generator with this random value (low 40 bits) whose first id has counter
@@ -212,12 +217,8 @@ impl<C: Clock> AtomicObjectIdGenerator<C> {
     ///
     /// Whatever `random` returns.
     pub fn with_source(clock: C, random: &impl RandomSource) -> Result<Self, GenerateError> {
-        let bits = random.u128()?;
-        Ok(Self::with_parts(
-            clock,
-            u64::try_from(bits & 0xff_ffff_ffff).unwrap_or(0),
-            u32::try_from((bits >> 64) & 0xff_ffff).unwrap_or(0),
-        ))
+        let (value, first_counter) = seed(random)?;
+        Ok(Self::with_parts(clock, value, first_counter))
     }
 
     /// A generator with a fixed process-unique value (40 bits kept) and first counter
