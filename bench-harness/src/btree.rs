@@ -215,11 +215,7 @@ fn measure_in(
     };
     for entry in entries {
         bar.set_message(format!("{}: generating ids", entry.name()));
-        let scheme = entry.build(&entry.with_identity(0)?)?;
-        let mut ids = vec![RawId::default(); params.btree_rows];
-        scheme
-            .fill_raw(&mut ids)
-            .map_err(Error::generate(entry.name()))?;
+        let (scheme, ids) = crate::engine::made_before(*entry, params.btree_rows)?;
         let wide = entry.info().bits > 64;
         let native = Storage::native(entry.info().bits);
         let key_form = if wide {
@@ -240,12 +236,7 @@ fn measure_in(
         };
         let text = Keys::Text(
             ids.iter()
-                .map(|id| {
-                    scheme.format_raw(id).map_err(|e| Error::Generate {
-                        scheme: entry.name(),
-                        source: idkit_core::GenerateError::unavailable(e.to_string()),
-                    })
-                })
+                .map(|id| scheme.format_raw(id).map_err(Error::format(entry.name())))
                 .collect::<Result<_, _>>()?,
         );
         drop(ids);

@@ -109,4 +109,12 @@ impl Error {
     pub(crate) fn generate(scheme: &'static str) -> impl FnOnce(GenerateError) -> Self {
         move |source| Self::Generate { scheme, source }
     }
+
+    /// A scheme that could not format one of its own ids, as a `Generate` error.
+    pub(crate) fn format(scheme: &'static str) -> impl Fn(idkit_core::ParseError) -> Self {
+        move |e| Self::Generate {
+            scheme,
+            source: GenerateError::unavailable(e.to_string()),
+        }
+    }
 }

@@ -93,10 +93,7 @@ fn measure_one(entry: &Entry, params: &Params) -> Result<PropRow, Error> {
     let (mut len_min, mut len_max, mut bytes) = (usize::MAX, 0, 0);
     for _ in 0..1_000 {
         let id = probe.next_raw().map_err(Error::generate(name))?;
-        let text = probe.format_raw(&id).map_err(|e| Error::Generate {
-            scheme: name,
-            source: GenerateError::unavailable(e.to_string()),
-        })?;
+        let text = probe.format_raw(&id).map_err(Error::format(name))?;
         len_min = len_min.min(text.len());
         len_max = len_max.max(text.len());
         bytes = bytes.max(id.as_bytes().len());

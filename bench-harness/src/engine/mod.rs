@@ -17,6 +17,7 @@ use std::path::Path;
 
 use idkit_all::registry::Entry;
 use idkit_core::RawId;
+use idkit_core::definition::Scheme;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -271,6 +272,21 @@ pub fn uuid_v7_random(n: usize) -> Vec<RawId> {
             RawId::from_bytes(&v.to_be_bytes()).unwrap_or_default()
         })
         .collect()
+}
+
+/// One generator's `n` ids, made before a run (worker id 0 where the scheme has one), with
+/// the generator that formats them.
+///
+/// # Errors
+///
+/// The scheme's error when it cannot be built or cannot make the ids.
+pub fn made_before(entry: &Entry, n: usize) -> Result<(Scheme, Vec<RawId>), Error> {
+    let scheme = entry.build(&entry.with_identity(0)?)?;
+    let mut ids = vec![RawId::default(); n];
+    scheme
+        .fill_raw(&mut ids)
+        .map_err(Error::generate(entry.name()))?;
+    Ok((scheme, ids))
 }
 
 /// Makes `n` ids at the moment a writer asks for them.

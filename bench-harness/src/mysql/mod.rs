@@ -387,15 +387,8 @@ impl Engine for InnoDb {
         for entry in entries {
             let name = entry.name();
             bar.set_message(format!("{name}: generating ids"));
-            let scheme = entry.build(&entry.with_identity(0)?)?;
-            let mut ids = vec![RawId::default(); rows];
-            scheme.fill_raw(&mut ids).map_err(Error::generate(name))?;
-            let format = |id: &RawId| {
-                scheme.format_raw(id).map_err(|e| Error::Generate {
-                    scheme: name,
-                    source: idkit_core::GenerateError::unavailable(e.to_string()),
-                })
-            };
+            let (scheme, ids) = engine::made_before(*entry, rows)?;
+            let format = |id: &RawId| scheme.format_raw(id).map_err(Error::format(name));
             let native =
                 insert::to_keys(name, &ids, MyStorage::native(entry.info().bits), &format)?;
             let mut matrix: Vec<(usize, Keys)> =

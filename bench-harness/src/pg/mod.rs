@@ -391,18 +391,9 @@ impl Engine for Postgres {
         let mut v4_v7: (Option<Keys>, Option<Keys>) = (None, None);
         for entry in entries {
             bar.set_message(format!("{}: generating ids", entry.name()));
-            let scheme = entry.build(&entry.with_identity(0)?)?;
-            let mut ids = vec![RawId::default(); rows];
-            scheme
-                .fill_raw(&mut ids)
-                .map_err(Error::generate(entry.name()))?;
+            let (scheme, ids) = engine::made_before(*entry, rows)?;
             let name = entry.name();
-            let format = |id: &RawId| {
-                scheme.format_raw(id).map_err(|e| Error::Generate {
-                    scheme: name,
-                    source: idkit_core::GenerateError::unavailable(e.to_string()),
-                })
-            };
+            let format = |id: &RawId| scheme.format_raw(id).map_err(Error::format(name));
             let native = Form::native(entry.info().bits);
             let native_keys = insert::to_keys(name, &ids, native, &format)?;
             let mut matrix: Vec<(usize, PgStorage, Keys)> = Vec::new();
