@@ -10,6 +10,8 @@ use idkit_core::RawId;
 use rusqlite::{Connection, params};
 use serde::Serialize;
 
+use crate::engine::Label;
+use crate::engine::insert::StorageName;
 use crate::{Error, Params, Progress};
 
 /// How the id is stored.
@@ -24,6 +26,12 @@ pub enum Storage {
     UniqueIndex,
     /// The canonical string as `TEXT PRIMARY KEY` in a `WITHOUT ROWID` table.
     TextPk,
+}
+
+impl StorageName for Storage {
+    fn name(self) -> &'static str {
+        Storage::name(self)
+    }
 }
 
 impl Storage {
@@ -118,21 +126,7 @@ impl BtreeRun {
 }
 
 /// One point of an insert-rate curve (a row of `btree_curve.csv`).
-#[derive(Debug, Clone, Serialize)]
-pub struct CurvePoint {
-    /// Registry name.
-    pub scheme: &'static str,
-    /// Storage form.
-    pub storage: Storage,
-    /// `small` or `large`.
-    pub cache: &'static str,
-    /// Rows in the table at the end of this stretch.
-    pub rows_so_far: usize,
-    /// Insert rate over this stretch, commits included.
-    pub batch_rows_per_sec: f64,
-    /// Rows per transaction.
-    pub commit_rows: usize,
-}
+pub type CurvePoint = crate::engine::insert::CurvePoint<Storage>;
 
 /// Everything the insert runs measured.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -370,9 +364,9 @@ fn insert_run(
         if done % segment == 0 || done == rows {
             let now = Instant::now();
             curve.push(CurvePoint {
-                scheme: spec.scheme,
+                scheme: Label(spec.scheme),
                 storage: spec.storage,
-                cache: spec.cache,
+                cache: Label(spec.cache),
                 rows_so_far: done,
                 batch_rows_per_sec: segment_rows as f64 / (now - segment_start).as_secs_f64(),
                 commit_rows: spec.commit_rows,

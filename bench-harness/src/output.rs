@@ -160,20 +160,8 @@ pub(crate) fn write_data(r: &Results<'_>, dir: &Path) -> Result<(), Error> {
     }
     write("btree.csv", csv)?;
 
-    let mut csv = String::from("scheme,storage,cache,rows_so_far,batch_rows_per_sec,commit_rows\n");
-    for c in &r.btree.curve {
-        let _ = writeln!(
-            csv,
-            "{},{},{},{},{:.0},{}",
-            c.scheme,
-            c.storage.name(),
-            c.cache,
-            c.rows_so_far,
-            c.batch_rows_per_sec,
-            c.commit_rows
-        );
-    }
-    write("btree_curve.csv", csv)?;
+    // SQLite's file has no engine column (it came first).
+    write("btree_curve.csv", curve_csv(None, &r.btree.curve))?;
 
     let mut csv = String::from(
         "scheme,bytes,string_len_min,string_len_max,order_generators,order_ids,\
@@ -290,7 +278,10 @@ fn write_pg(
     }
     write("btree_postgres.csv", csv)?;
 
-    write("btree_postgres_curve.csv", curve_csv("postgres", &pg.curve))?;
+    write(
+        "btree_postgres_curve.csv",
+        curve_csv(Some("postgres"), &pg.curve),
+    )?;
 
     let mut csv = roundtrip::csv(&pg.roundtrip);
     if let Some(d) = &pg.in_database {
@@ -378,7 +369,7 @@ fn write_mysql(
     }
     write("btree_mysql.csv", csv)?;
 
-    write("btree_mysql_curve.csv", curve_csv("mysql", &my.curve))?;
+    write("btree_mysql_curve.csv", curve_csv(Some("mysql"), &my.curve))?;
 
     write("mysql_ids.csv", roundtrip::csv(&my.roundtrip))?;
 

@@ -147,16 +147,19 @@ pub fn together<T: Send + 'static>(
     Ok((start.elapsed(), out))
 }
 
-/// The insert-rate curves as CSV (`btree_<engine>_curve.csv`), each row opening with
-/// `engine`.
-pub fn curve_csv<S: StorageName>(engine: &str, curve: &[CurvePoint<S>]) -> String {
+/// The insert-rate curves as CSV (`btree_curve.csv`, `btree_<engine>_curve.csv`), each row
+/// opening with `engine` where one is given.
+pub fn curve_csv<S: StorageName>(engine: Option<&str>, curve: &[CurvePoint<S>]) -> String {
     use std::fmt::Write as _;
+    let (head, lead) = engine.map_or((String::new(), String::new()), |e| {
+        ("engine,".to_owned(), format!("{e},"))
+    });
     let mut csv =
-        String::from("engine,scheme,storage,cache,rows_so_far,batch_rows_per_sec,commit_rows\n");
+        format!("{head}scheme,storage,cache,rows_so_far,batch_rows_per_sec,commit_rows\n");
     for c in curve {
         let _ = writeln!(
             csv,
-            "{engine},{},{},{},{},{:.0},{}",
+            "{lead}{},{},{},{},{:.0},{}",
             c.scheme,
             c.storage.name(),
             c.cache,
