@@ -12,7 +12,7 @@ use plotters::prelude::*;
 
 use crate::btree::Storage;
 use crate::engine::insert::StorageName as _;
-use crate::engine::{BarPair, Engine, InsertRecord as _, InsertResults};
+use crate::engine::{BarPair, Engine, InsertResults, RunOf};
 use crate::mysql::InnoDb;
 use crate::output::Results;
 use crate::pg::Postgres;
@@ -704,7 +704,7 @@ fn engine_charts<E: Engine>(r: &Results<'_>, results: &E::Results) -> Vec<Box<dy
         .entries()
         .filter_map(|name| results.native(name, "small"))
         .collect();
-    let bars = |pair: &BarPair<<E::Results as InsertResults>::Run>| TwoBars {
+    let bars = |pair: &BarPair<RunOf<E::Results>>| TwoBars {
         stem: pair.stem,
         title: pair.title.to_owned(),
         panels: pair.panels.each_ref().map(|p| {
@@ -712,7 +712,7 @@ fn engine_charts<E: Engine>(r: &Results<'_>, results: &E::Results) -> Vec<Box<dy
                 p.title,
                 p.x_desc,
                 &runs,
-                |b| (b.scheme().to_owned(), (p.value)(*b)),
+                |b| (b.scheme.to_string(), (p.value)(*b)),
                 p.log,
                 p.percent,
             )

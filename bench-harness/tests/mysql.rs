@@ -39,7 +39,7 @@ fn quick_profile_fills_every_innodb_column_and_carries_them_forward() {
             0..=64 => "BIGINT".to_owned(),
             bits => format!("BINARY({})", bits / 8),
         };
-        assert_eq!(run.sql_type, expected.as_str(), "{}", entry.name());
+        assert_eq!(run.own.sql_type, expected.as_str(), "{}", entry.name());
     }
     for scheme in ["uuid-v4", "uuid-v7"] {
         assert!(
@@ -53,9 +53,9 @@ fn quick_profile_fills_every_innodb_column_and_carries_them_forward() {
             .find(scheme, MyStorage::TextPk, "small", 1, false)
             .unwrap();
         assert!(
-            run.sql_type.as_str().contains("ascii_bin"),
+            run.own.sql_type.as_str().contains("ascii_bin"),
             "{}",
-            run.sql_type
+            run.own.sql_type
         );
     }
     assert!(
@@ -71,7 +71,7 @@ fn quick_profile_fills_every_innodb_column_and_carries_them_forward() {
     );
 
     for r in &results.runs {
-        let what = format!("{} {} writers {}", r.scheme, r.sql_type, r.writers);
+        let what = format!("{} {} writers {}", r.scheme, r.own.sql_type, r.writers);
         assert_eq!(r.rows, params.pg_rows / r.writers * r.writers, "{what}");
         let per_writer = r.rows / r.writers;
         assert_eq!(
@@ -87,9 +87,9 @@ fn quick_profile_fills_every_innodb_column_and_carries_them_forward() {
         );
         // Splits add pages: each leaf after the first came from one.
         assert!(
-            r.splits + 1 >= r.leaf_pages,
+            r.own.splits + 1 >= r.leaf_pages,
             "{what}: {} splits, {} leaves",
-            r.splits,
+            r.own.splits,
             r.leaf_pages
         );
         assert!(

@@ -6,6 +6,7 @@
 #![cfg(feature = "live-tests")]
 
 use bench_harness::Profile;
+use bench_harness::engine::InsertResults as _;
 use bench_harness::pg::{self, PgStorage};
 use idkit_core::FieldValue;
 use postgres::{Client, NoTls};
@@ -65,7 +66,7 @@ fn quick_profile_fills_every_postgres_column() {
         assert!(r.rows_per_sec > 0.0 && r.seconds > 0.0, "{what}");
         assert!(r.table_bytes > 0 && r.index_bytes > 0, "{what}");
         assert!(r.file_bytes >= r.table_bytes + r.index_bytes, "{what}");
-        assert!(r.leaf_pages > 0 && r.depth >= 1, "{what}");
+        assert!(r.leaf_pages > 0 && r.own.depth >= 1, "{what}");
         assert!(
             r.leaf_fill > 0.2 && r.leaf_fill <= 1.0,
             "{what}: {}",
@@ -77,7 +78,10 @@ fn quick_profile_fills_every_postgres_column() {
             r.splits() + 1 >= r.leaf_pages,
             "{what}: every leaf after the first is a split"
         );
-        assert!(r.wal_bytes > 0 && r.fpi > 0 && r.fpi_bytes > 0, "{what}");
+        assert!(
+            r.wal_bytes > 0 && r.own.fpi > 0 && r.own.fpi_bytes > 0,
+            "{what}"
+        );
         // One CHECKPOINT each time the rows pass another tenth-or-so of the run, by one
         // writer or several alike.
         let every = params
@@ -85,7 +89,7 @@ fn quick_profile_fills_every_postgres_column() {
             .div_ceil(params.pg_checkpoints)
             .max(params.commit_rows);
         assert_eq!(
-            usize::try_from(r.checkpoints).unwrap(),
+            usize::try_from(r.own.checkpoints).unwrap(),
             r.rows.div_ceil(every) - 1,
             "{what}"
         );
@@ -130,7 +134,7 @@ fn quick_profile_fills_every_postgres_column() {
     assert_eq!(d.duplicates > 0, d.max_per_ms > d.per_ms_cap, "{d:?}");
 
     assert_eq!(results.created_at.len(), 3);
-    let checkpoints = results.runs[0].checkpoints;
+    let checkpoints = results.runs[0].own.checkpoints;
     assert!(checkpoints > 0);
     for c in &results.created_at {
         assert_eq!(c.rows, params.pg_rows);

@@ -35,7 +35,7 @@ pub trait Engine {
     type Results: InsertResults + Default + Serialize + DeserializeOwned;
 
     /// The engine's charts.
-    const CHARTS: Charts<<Self::Results as InsertResults>::Run>;
+    const CHARTS: Charts<RunOf<Self::Results>>;
 
     /// Where `results` come from.
     fn stamp(results: &mut Self::Results) -> &mut Stamp;
@@ -61,45 +61,117 @@ pub trait Engine {
     ) -> Result<Self::Results, Error>;
 }
 
-/// The figures of one insert run that every engine with a server measures, whatever its
-/// own counters call them.
-pub trait InsertRecord {
-    /// Registry name (or a variant such as `uuid-v7-random`).
-    fn scheme(&self) -> &'static str;
-    /// `small` or `large`.
-    fn cache(&self) -> &'static str;
-    /// The engine's cache, KiB.
-    fn cache_kib(&self) -> i64;
-    /// Concurrent writers.
-    fn writers(&self) -> usize;
+/// One insert run in an engine with a server (a row of `btree_<engine>.csv`): the figures
+/// every such engine measures, in the same columns, and the engine's own counters (`own`:
+/// PostgreSQL's split records and full-page images, InnoDB's splits, merges and pages
+/// written), flattened into the same record of the kept file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Run<S, O> {
+    /// Registry name (or a variant such as `uuid-v7-random`, or `AUTO_INCREMENT`).
+    pub scheme: Label,
+    /// Storage form.
+    pub storage: S,
+    /// `small` or `large` cache.
+    pub cache: Label,
+    /// Concurrent writers, each with its own connection and generator.
+    pub writers: usize,
+    /// `before`: one generator's ids, made before timing starts, inserted in order;
+    /// `during`: each writer makes its ids just before inserting them.
+    pub ids_made: Label,
+    /// Rows per transaction.
+    pub commit_rows: usize,
+    /// Rows inserted.
+    pub rows: usize,
+    /// Wall time of all inserts and commits (PostgreSQL's checkpoints excluded).
+    pub seconds: f64,
+    /// `rows / seconds`.
+    pub rows_per_sec: f64,
+    /// The table with every index (PostgreSQL: and TOAST), bytes.
+    pub file_bytes: u64,
+    /// `file_bytes / rows`.
+    pub bytes_per_row: f64,
+    /// The table: PostgreSQL's heap, InnoDB's clustered index (the rows), bytes.
+    pub table_bytes: u64,
+    /// The id's index, bytes (InnoDB: the clustered index when the id is the key).
+    pub index_bytes: u64,
+    /// Leaf pages of the id's index.
+    pub leaf_pages: u64,
+    /// How full the id's index's leaves are, 0 to 1 (PostgreSQL: `pgstatindex`'s density;
+    /// InnoDB: leaf record bytes over leaf room).
+    pub leaf_fill: f64,
+    /// Log written during the run (PostgreSQL's WAL, InnoDB's redo), bytes.
+    pub wal_bytes: u64,
+    /// Transactions committed.
+    pub commits: u64,
+    /// The cache (`shared_buffers`, `innodb_buffer_pool_size`), KiB.
+    pub cache_kib: i64,
+    /// The engine's own counters.
+    #[serde(flatten)]
+    pub own: O,
+}
+
+impl<S, O> Run<S, O> {
+    /// Log bytes per 1,000 rows.
+    pub fn wal_per_1k(&self) -> f64 {
+        self.wal_bytes as f64 * 1000.0 / self.rows.max(1) as f64
+    }
+
     /// Each writer made its ids just before inserting them (else one generator's ids were
     /// made before the run).
-    fn made_during(&self) -> bool;
+    pub fn made_during(&self) -> bool {
+        self.ids_made == "during"
+    }
 }
 
 /// What an engine's results hold that the shared parts of the report read.
 pub trait InsertResults {
-    /// One insert run.
-    type Run: InsertRecord + 'static;
     /// The engine's storage forms.
     type Storage: insert::StorageName + PartialEq + 'static;
+    /// The engine's own counters of a run.
+    type Own: 'static;
     /// Every insert run.
-    fn runs(&self) -> &[Self::Run];
+    fn runs(&self) -> &[Run<Self::Storage, Self::Own>];
     /// The insert-rate curves of the one-writer runs.
     fn curve(&self) -> &[insert::CurvePoint<Self::Storage>];
     /// A scheme's own binary key for ids of `bits` bits.
     fn native_storage(bits: u32) -> Self::Storage;
+
+    /// The run of this scheme, storage, cache and writer count, with ids made before the
+    /// run (`live` false) or by the writers as they insert (`live` true).
+    fn find(
+        &self,
+        scheme: &str,
+        storage: Self::Storage,
+        cache: &str,
+        writers: usize,
+        live: bool,
+    ) -> Option<&Run<Self::Storage, Self::Own>> {
+        self.runs().iter().find(|r| {
+            r.scheme == scheme
+                && r.storage == storage
+                && r.cache == cache
+                && r.writers == writers
+                && r.made_during() == live
+        })
+    }
+
     /// The one-writer run of `scheme` keyed by its own binary key (ids made before).
-    fn native(&self, scheme: &str, cache: &str) -> Option<&Self::Run>;
+    fn native(&self, scheme: &str, cache: &str) -> Option<&Run<Self::Storage, Self::Own>> {
+        let bits = idkit_all::registry::find(scheme).ok()?.info().bits;
+        self.find(scheme, Self::native_storage(bits), cache, 1, false)
+    }
 
     /// The small cache, MiB (0 without runs).
     fn small_cache_mib(&self) -> i64 {
         self.runs()
             .iter()
-            .find(|run| run.cache() == "small")
-            .map_or(0, |run| run.cache_kib() / 1024)
+            .find(|run| run.cache == "small")
+            .map_or(0, |run| run.cache_kib / 1024)
     }
 }
+
+/// The run record of an engine's results.
+pub type RunOf<R> = Run<<R as InsertResults>::Storage, <R as InsertResults>::Own>;
 
 /// An engine's three charts: its insert-rate curve, and two charts of two bar panels over
 /// each scheme's own key with the small cache. The words and values are the engine's own.

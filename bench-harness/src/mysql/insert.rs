@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use super::Server;
 use crate::Error;
-use crate::engine::Label;
 use crate::engine::insert::{CurveOf, CurvePoint, StorageName, Task, commit_loop, together};
+use crate::engine::{Label, Run};
 
 /// How the id is stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -177,71 +177,32 @@ impl Keys {
 }
 
 /// One insert run (a row of `btree_mysql.csv`).
+pub type MyRun = Run<MyStorage, MyCounters>;
+
+/// InnoDB's own counters of a run.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct MyRun {
-    /// Registry name (or a variant such as `uuid-v7-random`, or `auto_increment`).
-    pub scheme: Label,
-    /// Storage form.
-    pub storage: MyStorage,
+pub struct MyCounters {
     /// The id column's SQL type.
     pub sql_type: Label,
-    /// `small` or `large` buffer pool.
-    pub cache: Label,
-    /// Concurrent writers, each with its own connection and generator.
-    pub writers: usize,
-    /// `before`: one generator's ids, made before timing starts, inserted in order;
-    /// `during`: each writer makes its ids just before inserting them.
-    pub ids_made: Label,
-    /// Rows per transaction.
-    pub commit_rows: usize,
-    /// Rows inserted.
-    pub rows: usize,
-    /// Wall time of all inserts and commits.
-    pub seconds: f64,
-    /// `rows / seconds`.
-    pub rows_per_sec: f64,
-    /// The clustered index (the rows) and every secondary index, bytes.
-    pub file_bytes: u64,
-    /// `file_bytes / rows`.
-    pub bytes_per_row: f64,
-    /// The clustered index, bytes (InnoDB keeps the table in its primary key).
-    pub table_bytes: u64,
-    /// The id's index, bytes: the clustered index when the id is the primary key.
-    pub index_bytes: u64,
-    /// Leaf pages of the id's index (`n_leaf_pages`).
-    pub leaf_pages: u64,
-    /// Leaf fill: the leaf records' bytes over the leaf pages' room (see [`leaf_fill`]).
-    pub leaf_fill: f64,
     /// `index_page_splits`.
     pub splits: u64,
     /// `index_page_merge_successful`.
     pub merges: u64,
     /// `index_page_reorg_successful`: pages rewritten in place to reclaim room.
     pub reorgs: u64,
-    /// Redo log written during the run, bytes (log sequence numbers).
-    pub wal_bytes: u64,
     /// Pages written to the data files during the run (`Innodb_pages_written`).
     pub pages_written: u64,
-    /// Transactions committed.
-    pub commits: u64,
-    /// `innodb_buffer_pool_size`, KiB.
-    pub cache_kib: i64,
 }
 
 impl MyRun {
-    /// Redo bytes per 1,000 rows.
-    pub fn wal_per_1k(&self) -> f64 {
-        self.wal_bytes as f64 * 1000.0 / self.rows.max(1) as f64
-    }
-
     /// Page splits per 1,000 rows.
     pub fn splits_per_1k(&self) -> f64 {
-        self.splits as f64 * 1000.0 / self.rows.max(1) as f64
+        self.own.splits as f64 * 1000.0 / self.rows.max(1) as f64
     }
 
     /// Pages written per commit.
     pub fn pages_per_commit(&self) -> f64 {
-        self.pages_written as f64 / self.commits.max(1) as f64
+        self.own.pages_written as f64 / self.commits.max(1) as f64
     }
 }
 
@@ -467,7 +428,6 @@ fn finish(
     Ok(MyRun {
         scheme: Label(spec.scheme),
         storage: keys.storage,
-        sql_type: Label(Box::leak(keys.sql_type.clone().into_boxed_str())),
         cache: Label(spec.cache),
         writers,
         ids_made: Label(if live { "during" } else { "before" }),
@@ -481,13 +441,16 @@ fn finish(
         index_bytes: table_pages * page,
         leaf_pages,
         leaf_fill: leaf_fill(rows, record_bytes(keys.key_bytes, 0.0), leaf_pages, page),
-        splits,
-        merges,
-        reorgs,
         wal_bytes: after.lsn_since(before),
-        pages_written: after.pages_written.saturating_sub(before.pages_written),
         commits,
         cache_kib: spec.cache_kib,
+        own: MyCounters {
+            sql_type: Label(Box::leak(keys.sql_type.clone().into_boxed_str())),
+            splits,
+            merges,
+            reorgs,
+            pages_written: after.pages_written.saturating_sub(before.pages_written),
+        },
     })
 }
 

@@ -25,12 +25,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::roundtrip::RoundTrip;
 use crate::engine::{
-    self, BarPair, BarPanel, Charts, Engine, InsertRecord, InsertResults, Misnamed, Stamp,
-    UUID_V7_RANDOM,
+    self, BarPair, BarPanel, Charts, Engine, InsertResults, Misnamed, Stamp, UUID_V7_RANDOM,
 };
 use crate::{Error, Params, Progress};
 
-pub use insert::{MyCurvePoint, MyRun};
+pub use insert::{MyCounters, MyCurvePoint, MyRun};
 
 /// One MySQL or MariaDB server to measure on.
 #[derive(Debug, Clone)]
@@ -106,8 +105,8 @@ pub struct My {
 }
 
 impl InsertResults for My {
-    type Run = MyRun;
     type Storage = MyStorage;
+    type Own = MyCounters;
 
     fn runs(&self) -> &[MyRun] {
         &self.runs
@@ -120,55 +119,9 @@ impl InsertResults for My {
     fn native_storage(bits: u32) -> MyStorage {
         MyStorage::native(bits)
     }
-
-    fn native(&self, scheme: &str, cache: &str) -> Option<&MyRun> {
-        let bits = idkit_all::registry::find(scheme).ok()?.info().bits;
-        self.find(scheme, MyStorage::native(bits), cache, 1, false)
-    }
-}
-
-impl InsertRecord for MyRun {
-    fn scheme(&self) -> &'static str {
-        self.scheme.as_str()
-    }
-
-    fn cache(&self) -> &'static str {
-        self.cache.as_str()
-    }
-
-    fn cache_kib(&self) -> i64 {
-        self.cache_kib
-    }
-
-    fn writers(&self) -> usize {
-        self.writers
-    }
-
-    fn made_during(&self) -> bool {
-        self.ids_made == "during"
-    }
 }
 
 impl My {
-    /// The run of this scheme, storage, cache and writer count, with ids made before the
-    /// run (`live` false) or by the writers as they insert (`live` true).
-    pub fn find(
-        &self,
-        scheme: &str,
-        storage: MyStorage,
-        cache: &str,
-        writers: usize,
-        live: bool,
-    ) -> Option<&MyRun> {
-        self.runs.iter().find(|r| {
-            r.scheme == scheme
-                && r.storage == storage
-                && r.cache == cache
-                && r.writers == writers
-                && (r.ids_made == "during") == live
-        })
-    }
-
     /// The shape run of `setup` (one of [`shapes::SETUPS`]).
     pub fn shape(&self, setup: &str) -> Option<&shapes::ShapeRun> {
         self.shapes.iter().find(|s| s.setup == setup)
@@ -278,7 +231,7 @@ impl Engine for InnoDb {
                 BarPanel {
                     title: "pages written per 1,000 rows",
                     x_desc: "pages",
-                    value: |b| b.pages_written as f64 * 1000.0 / b.rows.max(1) as f64,
+                    value: |b| b.own.pages_written as f64 * 1000.0 / b.rows.max(1) as f64,
                     log: false,
                     percent: false,
                 },
@@ -485,7 +438,7 @@ impl Engine for InnoDb {
                 match (v4, v7) {
                     (Some(a), Some(b)) => format!(
                         "; uuid-v4 {:.0} rows/s and {} splits against uuid-v7 {:.0} rows/s and {} splits",
-                        a.rows_per_sec, a.splits, b.rows_per_sec, b.splits
+                        a.rows_per_sec, a.own.splits, b.rows_per_sec, b.own.splits
                     ),
                     _ => String::new(),
                 }

@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use super::count;
 use crate::Error;
-use crate::engine::Label;
 use crate::engine::insert::{CurveOf, CurvePoint, StorageName, Task, commit_loop, together};
+use crate::engine::{Label, Run};
 
 /// How the id is stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -126,73 +126,34 @@ impl ToSql for Uuid16 {
 }
 
 /// One insert run (a row of `btree_postgres.csv`).
+pub type PgRun = Run<PgStorage, PgCounters>;
+
+/// PostgreSQL's own counters of a run.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct PgRun {
-    /// Registry name (or a variant such as `uuid-v7-random`).
-    pub scheme: Label,
-    /// Storage form.
-    pub storage: PgStorage,
-    /// `small` or `large` `shared_buffers`.
-    pub cache: Label,
-    /// Concurrent writers, each with its own connection and generator.
-    pub writers: usize,
-    /// `before`: one generator's ids, made before timing starts, inserted in order;
-    /// `during`: each writer makes its ids just before inserting them.
-    pub ids_made: Label,
-    /// Rows per transaction.
-    pub commit_rows: usize,
-    /// Rows inserted.
-    pub rows: usize,
-    /// Wall time of all inserts and commits (checkpoints excluded).
-    pub seconds: f64,
-    /// `rows / seconds`.
-    pub rows_per_sec: f64,
-    /// Table, indexes and TOAST (`pg_total_relation_size`).
-    pub file_bytes: u64,
-    /// `file_bytes / rows`.
-    pub bytes_per_row: f64,
-    /// The heap (`pg_relation_size` of the table).
-    pub table_bytes: u64,
-    /// The id's index (`pg_relation_size`).
-    pub index_bytes: u64,
-    /// Leaf pages of the id's index (`pgstatindex`).
-    pub leaf_pages: u64,
-    /// Average leaf density (`pgstatindex`'s `avg_leaf_density` / 100).
-    pub leaf_fill: f64,
+pub struct PgCounters {
     /// Levels of the id's index (1: the root is a leaf; `tree_level + 1`).
     pub depth: u64,
     /// `Btree/SPLIT_L` records: splits of every b-tree of the table, all levels.
     pub splits_l: u64,
     /// `Btree/SPLIT_R` records.
     pub splits_r: u64,
-    /// WAL written during the run (LSN difference).
-    pub wal_bytes: u64,
     /// Full-page images written (`pg_stat_wal.wal_fpi`).
     pub fpi: u64,
     /// Bytes of those images (`pg_get_wal_stats`'s `fpi_size`).
     pub fpi_bytes: u64,
-    /// Transactions committed.
-    pub commits: u64,
     /// `CHECKPOINT`s issued during the run.
     pub checkpoints: u64,
-    /// `shared_buffers`, KiB.
-    pub cache_kib: i64,
 }
 
 impl PgRun {
     /// Page splits, both kinds.
     pub fn splits(&self) -> u64 {
-        self.splits_l + self.splits_r
-    }
-
-    /// WAL bytes per 1,000 rows.
-    pub fn wal_per_1k(&self) -> f64 {
-        self.wal_bytes as f64 * 1000.0 / self.rows.max(1) as f64
+        self.own.splits_l + self.own.splits_r
     }
 
     /// Full-page images per 1,000 rows.
     pub fn fpi_per_1k(&self) -> f64 {
-        self.fpi as f64 * 1000.0 / self.rows.max(1) as f64
+        self.own.fpi as f64 * 1000.0 / self.rows.max(1) as f64
     }
 }
 
@@ -477,15 +438,17 @@ pub fn finish(
         index_bytes: tree.index,
         leaf_pages: tree.leaf_pages,
         leaf_fill: tree.leaf_fill,
-        depth: tree.depth,
-        splits_l: wal.splits_l,
-        splits_r: wal.splits_r,
         wal_bytes: wal.bytes,
-        fpi: wal.fpi,
-        fpi_bytes: wal.fpi_bytes,
         commits,
-        checkpoints,
         cache_kib: spec.cache_kib,
+        own: PgCounters {
+            depth: tree.depth,
+            splits_l: wal.splits_l,
+            splits_r: wal.splits_r,
+            fpi: wal.fpi,
+            fpi_bytes: wal.fpi_bytes,
+            checkpoints,
+        },
     })
 }
 

@@ -20,12 +20,11 @@ use postgres::{Client, NoTls};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{
-    self, BarPair, BarPanel, Charts, Engine, InsertRecord, InsertResults, Misnamed, Stamp,
-    UUID_V7_RANDOM,
+    self, BarPair, BarPanel, Charts, Engine, InsertResults, Misnamed, Stamp, UUID_V7_RANDOM,
 };
 use crate::{Error, Params, Progress};
 
-pub use insert::{PgCurvePoint, PgRun, PgStorage};
+pub use insert::{PgCounters, PgCurvePoint, PgRun, PgStorage};
 
 /// The least `wal_keep_size` a server needs, MB: a run's WAL must still be there when
 /// `pg_get_wal_stats` reads it after the run's checkpoints.
@@ -88,8 +87,8 @@ pub struct Pg {
 }
 
 impl InsertResults for Pg {
-    type Run = PgRun;
     type Storage = PgStorage;
+    type Own = PgCounters;
 
     fn runs(&self) -> &[PgRun] {
         &self.runs
@@ -101,54 +100,6 @@ impl InsertResults for Pg {
 
     fn native_storage(bits: u32) -> PgStorage {
         Form::native(bits).pk()
-    }
-
-    fn native(&self, scheme: &str, cache: &str) -> Option<&PgRun> {
-        let bits = idkit_all::registry::find(scheme).ok()?.info().bits;
-        self.find(scheme, Self::native_storage(bits), cache, 1, false)
-    }
-}
-
-impl InsertRecord for PgRun {
-    fn scheme(&self) -> &'static str {
-        self.scheme.as_str()
-    }
-
-    fn cache(&self) -> &'static str {
-        self.cache.as_str()
-    }
-
-    fn cache_kib(&self) -> i64 {
-        self.cache_kib
-    }
-
-    fn writers(&self) -> usize {
-        self.writers
-    }
-
-    fn made_during(&self) -> bool {
-        self.ids_made == "during"
-    }
-}
-
-impl Pg {
-    /// The run of this scheme, storage, cache and writer count, with ids made before the
-    /// run (`live` false) or by the writers as they insert (`live` true).
-    pub fn find(
-        &self,
-        scheme: &str,
-        storage: PgStorage,
-        cache: &str,
-        writers: usize,
-        live: bool,
-    ) -> Option<&PgRun> {
-        self.runs.iter().find(|r| {
-            r.scheme == scheme
-                && r.storage == storage
-                && r.cache == cache
-                && r.writers == writers
-                && (r.ids_made == "during") == live
-        })
     }
 }
 

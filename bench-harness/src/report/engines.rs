@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use super::{chart, pct, rate};
 use crate::charts::ChartFile;
 use crate::engine::roundtrip::RoundTrip;
-use crate::engine::{Engine, InsertRecord as _, InsertResults};
+use crate::engine::{Engine, InsertResults, RunOf};
 use crate::output::Results;
 
 /// Every scheme keyed by its own binary type, one writer, small cache then large, each a
@@ -17,7 +17,7 @@ pub(super) fn native_rows<R: InsertResults>(
     r: &Results<'_>,
     results: &R,
     md: &mut String,
-    row: fn(&mut String, &R::Run),
+    row: fn(&mut String, &RunOf<R>),
     mut then: impl FnMut(&mut String, &'static str),
 ) {
     for cache in ["small", "large"] {
@@ -40,9 +40,9 @@ pub(super) fn charts<E: Engine>(md: &mut String, charts: &[ChartFile]) {
 
 /// The runs whose writers made their ids as they inserted, and the most writers among them;
 /// `None` without such runs.
-pub(super) fn live_runs<R: InsertResults>(results: &R) -> Option<(Vec<&R::Run>, usize)> {
-    let live: Vec<&R::Run> = results.runs().iter().filter(|b| b.made_during()).collect();
-    let writers = live.iter().map(|b| b.writers()).max()?;
+pub(super) fn live_runs<R: InsertResults>(results: &R) -> Option<(Vec<&RunOf<R>>, usize)> {
+    let live: Vec<&RunOf<R>> = results.runs().iter().filter(|b| b.made_during()).collect();
+    let writers = live.iter().map(|b| b.writers).max()?;
     Some((live, writers))
 }
 
@@ -50,7 +50,7 @@ pub(super) fn live_runs<R: InsertResults>(results: &R) -> Option<(Vec<&R::Run>, 
 pub(super) fn v4_v7<'a, R: InsertResults>(
     results: &'a R,
     cache: &str,
-) -> Option<(&'a R::Run, &'a R::Run)> {
+) -> Option<(&'a RunOf<R>, &'a RunOf<R>)> {
     results
         .native("uuid-v4", cache)
         .zip(results.native("uuid-v7", cache))

@@ -19,7 +19,7 @@ fn row(md: &mut String, b: &MyRun) {
         md,
         "| `{}` | `{}` | {} | {} | {} | {:.1} | {} | {} | {} | {:.2} | {} | {} | {:.1} |",
         b.scheme,
-        b.sql_type,
+        b.own.sql_type,
         b.cache,
         b.writers,
         rate(b.rows_per_sec),
@@ -28,7 +28,7 @@ fn row(md: &mut String, b: &MyRun) {
         b.leaf_pages,
         pct(b.leaf_fill),
         b.splits_per_1k(),
-        b.merges,
+        b.own.merges,
         kib(b.wal_per_1k()),
         b.pages_per_commit()
     );
@@ -313,7 +313,7 @@ fn secondary(r: &Results<'_>, md: &mut String) {
 pub(super) fn claim_cells(r: &Results<'_>) -> Option<[String; 4]> {
     let (v4s, v7s) = engines::v4_v7(r.my, "small")?;
     let large = engines::v4_v7(r.my, "large");
-    let split_ratio = v4s.splits as f64 / v7s.splits.max(1) as f64;
+    let split_ratio = v4s.own.splits as f64 / v7s.own.splits.max(1) as f64;
     let size_ratio = v4s.file_bytes as f64 / v7s.file_bytes.max(1) as f64;
     let small = v4s.rows_per_sec / v7s.rows_per_sec;
     let large_ratio = large.map(|(a, b)| a.rows_per_sec / b.rows_per_sec);
@@ -325,8 +325,8 @@ pub(super) fn claim_cells(r: &Results<'_>) -> Option<[String; 4]> {
             } else {
                 "Does not hold"
             },
-            v4s.splits,
-            v7s.splits,
+            v4s.own.splits,
+            v7s.own.splits,
             v4s.wal_per_1k() / v7s.wal_per_1k().max(1.0)
         ),
         format!(
@@ -380,12 +380,12 @@ pub(super) fn claim_reasons(r: &Results<'_>, md: &mut String) {
          fills again before it splits, so each split still adds about one page: the \
          splits follow the pages, {} leaves for v4 against {} for v7, not a tenfold factor. What grows \
          is the redo: {} against {} per 1,000 rows.",
-        v4s.splits,
-        v7s.splits,
+        v4s.own.splits,
+        v7s.own.splits,
         v4s.splits_per_1k(),
         v7s.splits_per_1k(),
-        v4s.merges,
-        v7s.merges,
+        v4s.own.merges,
+        v7s.own.merges,
         v4s.leaf_pages,
         v7s.leaf_pages,
         kib(v4s.wal_per_1k()),

@@ -24,9 +24,9 @@ fn row(md: &mut String, b: &PgRun) {
         mib(b.index_bytes),
         b.leaf_pages,
         pct(b.leaf_fill),
-        b.depth,
-        b.splits_l,
-        b.splits_r,
+        b.own.depth,
+        b.own.splits_l,
+        b.own.splits_r,
         kib(b.wal_per_1k()),
         b.fpi_per_1k()
     );
@@ -73,7 +73,7 @@ pub(super) fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
         pg.settings.join(", "),
         first.rows,
         first.commit_rows,
-        first.checkpoints
+        first.own.checkpoints
     );
     engines::native_rows(r, r.pg, md, row, |_, _| {});
     let _ = writeln!(
@@ -124,7 +124,7 @@ fn arrival(r: &Results<'_>, md: &mut String) {
          {checkpoints} `CHECKPOINT`s run at even intervals, each issued by the writer whose \
          commit passed the mark while the others keep writing, as the checkpointer would; \
          rows/s includes them. Small `shared_buffers`:\n\n{HEAD}",
-        checkpoints = live[0].checkpoints
+        checkpoints = live[0].own.checkpoints
     );
     for b in &live {
         row(md, b);
@@ -245,8 +245,8 @@ pub(super) fn claim_reasons(r: &Results<'_>, md: &mut String) {
          {} and {} for v7. Between two checkpoints random keys change almost every leaf, and \
          the first change to a page after a checkpoint logs the whole 8 KiB page.",
         v4s.splits(),
-        v4s.splits_l,
-        v4s.splits_r,
+        v4s.own.splits_l,
+        v4s.own.splits_r,
         v7s.splits(),
         kib(v4s.wal_per_1k()),
         format_args!("{:.1}", v4s.fpi_per_1k()),
