@@ -8,10 +8,11 @@ use serde::Serialize;
 
 use crate::btree::{Btree, BtreeRun, Storage};
 use crate::collisions::CollisionRow;
-use crate::engine::insert::curve_csv;
-use crate::engine::roundtrip;
+use crate::engine::{self, insert::curve_csv};
 use crate::generation::Generation;
 use crate::machine::{Machine, Primitive};
+use crate::mysql::InnoDb;
+use crate::pg::Postgres;
 use crate::properties::PropRow;
 use crate::{Config, Error, Params};
 
@@ -190,11 +191,11 @@ pub(crate) fn write_data(r: &Results<'_>, dir: &Path) -> Result<(), Error> {
     }
     write("properties.csv", csv)?;
 
-    if !r.pg.runs.is_empty() {
-        write_pg(r.pg, &write)?;
-    }
-    if !r.my.runs.is_empty() {
-        write_mysql(r.my, &write)?;
+    let engines = engine::files::<Postgres>(r.pg)
+        .into_iter()
+        .chain(engine::files::<InnoDb>(r.my));
+    for (name, body) in engines {
+        write(&name, body)?;
     }
 
     let mut csv = String::from("primitive,ns_per_call\n");
@@ -230,179 +231,4 @@ pub(crate) fn write_data(r: &Results<'_>, dir: &Path) -> Result<(), Error> {
     };
     let json = serde_json::to_string_pretty(&run).unwrap_or_default();
     write("run.json", json + "\n")
-}
-
-/// The PostgreSQL CSV files and `postgres.json`, from which a later run without a server
-/// reads them back.
-fn write_pg(
-    pg: &crate::pg::Pg,
-    write: &dyn Fn(&str, String) -> Result<(), Error>,
-) -> Result<(), Error> {
-    let mut csv = String::from(
-        "engine,scheme,storage,cache,writers,ids_made,commit_rows,rows,seconds,rows_per_sec,\
-         file_bytes,bytes_per_row,table_bytes,index_bytes,leaf_pages,leaf_fill,depth,splits_l,\
-         splits_r,wal_bytes,wal_bytes_per_1k_rows,fpi,fpi_per_1k_rows,fpi_bytes,commits,\
-         checkpoints,cache_kib\n",
-    );
-    for b in &pg.runs {
-        let _ = writeln!(
-            csv,
-            "postgres,{},{},{},{},{},{},{},{:.4},{:.0},{},{:.2},{},{},{},{:.4},{},{},{},{},{:.0},{},{:.2},{},{},{},{}",
-            b.scheme,
-            b.storage.name(),
-            b.cache,
-            b.writers,
-            b.ids_made,
-            b.commit_rows,
-            b.rows,
-            b.seconds,
-            b.rows_per_sec,
-            b.file_bytes,
-            b.bytes_per_row,
-            b.table_bytes,
-            b.index_bytes,
-            b.leaf_pages,
-            b.leaf_fill,
-            b.own.depth,
-            b.own.splits_l,
-            b.own.splits_r,
-            b.wal_bytes,
-            b.wal_per_1k(),
-            b.own.fpi,
-            b.fpi_per_1k(),
-            b.own.fpi_bytes,
-            b.commits,
-            b.own.checkpoints,
-            b.cache_kib
-        );
-    }
-    write("btree_postgres.csv", csv)?;
-
-    write(
-        "btree_postgres_curve.csv",
-        curve_csv(Some("postgres"), &pg.curve),
-    )?;
-
-    let mut csv = roundtrip::csv(&pg.roundtrip);
-    if let Some(d) = &pg.in_database {
-        let _ = writeln!(
-            csv,
-            "in_database_{},1,{},{:.4},{:.0},{}",
-            d.scheme, d.ids, d.seconds, d.ids_per_sec, d.duplicates
-        );
-    }
-    write("pg_ids.csv", csv)?;
-
-    let mut csv = String::from(
-        "setup,rows,commit_rows,checkpoints,rows_per_sec,wal_bytes_per_1k_rows,pk_bytes,\
-         created_at_bytes,total_bytes,query_us,query_runs,query_buffers,query\n",
-    );
-    for c in &pg.created_at {
-        let _ = writeln!(
-            csv,
-            "{},{},{},{},{:.0},{:.0},{},{},{},{:.1},{},{},{}",
-            c.setup,
-            c.rows,
-            c.commit_rows,
-            c.checkpoints,
-            c.rows_per_sec,
-            c.wal_per_1k,
-            c.pk_bytes,
-            c.created_at_bytes,
-            c.total_bytes,
-            c.query_us,
-            c.queries,
-            c.query_buffers,
-            c.query
-        );
-    }
-    write("pg_created_at.csv", csv)?;
-
-    let json = serde_json::to_string_pretty(pg).unwrap_or_default();
-    write("postgres.json", json + "\n")
-}
-
-/// The InnoDB CSV files and `mysql.json`, from which a later run without a server reads
-/// them back. Columns that mean what they mean in `btree_postgres.csv` keep their names
-/// (`wal_bytes` is InnoDB's redo log).
-fn write_mysql(
-    my: &crate::mysql::My,
-    write: &dyn Fn(&str, String) -> Result<(), Error>,
-) -> Result<(), Error> {
-    let mut csv = String::from(
-        "engine,scheme,storage,sql_type,cache,writers,ids_made,commit_rows,rows,seconds,\
-         rows_per_sec,file_bytes,bytes_per_row,table_bytes,index_bytes,leaf_pages,leaf_fill,\
-         splits,splits_per_1k_rows,merges,reorgs,wal_bytes,wal_bytes_per_1k_rows,pages_written,\
-         pages_per_commit,commits,cache_kib\n",
-    );
-    for b in &my.runs {
-        let _ = writeln!(
-            csv,
-            "mysql,{},{},{},{},{},{},{},{},{:.4},{:.0},{},{:.2},{},{},{},{:.4},{},{:.2},{},{},{},{:.0},{},{:.2},{},{}",
-            b.scheme,
-            b.storage.name(),
-            b.own.sql_type.as_str().replace(',', ";"),
-            b.cache,
-            b.writers,
-            b.ids_made,
-            b.commit_rows,
-            b.rows,
-            b.seconds,
-            b.rows_per_sec,
-            b.file_bytes,
-            b.bytes_per_row,
-            b.table_bytes,
-            b.index_bytes,
-            b.leaf_pages,
-            b.leaf_fill,
-            b.own.splits,
-            b.splits_per_1k(),
-            b.own.merges,
-            b.own.reorgs,
-            b.wal_bytes,
-            b.wal_per_1k(),
-            b.own.pages_written,
-            b.pages_per_commit(),
-            b.commits,
-            b.cache_kib
-        );
-    }
-    write("btree_mysql.csv", csv)?;
-
-    write("btree_mysql_curve.csv", curve_csv(Some("mysql"), &my.curve))?;
-
-    write("mysql_ids.csv", roundtrip::csv(&my.roundtrip))?;
-
-    let mut csv = String::from(
-        "setup,scheme,key_type,secondary,rows,commit_rows,rows_per_sec,wal_bytes_per_1k_rows,\
-         splits,pk_bytes,secondary_bytes,secondary_leaf_pages,total_bytes,query_us,query_runs,\
-         query_rows_read,query\n",
-    );
-    for c in &my.shapes {
-        let _ = writeln!(
-            csv,
-            "{},{},{},\"{}\",{},{},{:.0},{:.0},{},{},{},{},{},{:.1},{},{},{}",
-            c.setup,
-            c.scheme,
-            c.key_type,
-            c.secondary,
-            c.rows,
-            c.commit_rows,
-            c.rows_per_sec,
-            c.wal_per_1k,
-            c.splits,
-            c.pk_bytes,
-            c.secondary_bytes,
-            c.secondary_leaf_pages,
-            c.total_bytes,
-            c.query_us,
-            c.queries,
-            c.query_rows_read,
-            c.query
-        );
-    }
-    write("mysql_shapes.csv", csv)?;
-
-    let json = serde_json::to_string_pretty(my).unwrap_or_default();
-    write("mysql.json", json + "\n")
 }

@@ -171,6 +171,68 @@ pub fn curve_csv<S: StorageName>(engine: Option<&str>, curve: &[CurvePoint<S>]) 
     csv
 }
 
+/// The runs as `btree_<engine>.csv`: one line per run, the cells in the order of `columns`
+/// (the header). A figure every engine has is named by its field of [`super::Run`] (with
+/// `engine`, `wal_bytes_per_1k_rows`), written here with its one precision; any other
+/// column is the engine's own, from `own`.
+///
+/// # Panics
+///
+/// When a column is neither a shared figure nor one `own` knows: the columns are a
+/// constant of the engine, and its unit test writes them.
+pub fn runs_csv<S: StorageName, O>(
+    engine: &str,
+    columns: &str,
+    runs: &[super::Run<S, O>],
+    own: fn(&super::Run<S, O>, &str) -> Option<String>,
+) -> String {
+    let mut csv = format!("{columns}\n");
+    for run in runs {
+        let cells: Vec<String> = columns
+            .split(',')
+            .map(|column| {
+                shared_cell(engine, run, column)
+                    .or_else(|| own(run, column))
+                    .unwrap_or_else(|| panic!("{engine}: no cell for column {column}"))
+            })
+            .collect();
+        csv.push_str(&cells.join(","));
+        csv.push('\n');
+    }
+    csv
+}
+
+/// A figure every engine's run has, formatted as the run CSV files write it.
+fn shared_cell<S: StorageName, O>(
+    engine: &str,
+    run: &super::Run<S, O>,
+    column: &str,
+) -> Option<String> {
+    Some(match column {
+        "engine" => engine.to_owned(),
+        "scheme" => run.scheme.to_string(),
+        "storage" => run.storage.name().to_owned(),
+        "cache" => run.cache.to_string(),
+        "writers" => run.writers.to_string(),
+        "ids_made" => run.ids_made.to_string(),
+        "commit_rows" => run.commit_rows.to_string(),
+        "rows" => run.rows.to_string(),
+        "seconds" => format!("{:.4}", run.seconds),
+        "rows_per_sec" => format!("{:.0}", run.rows_per_sec),
+        "file_bytes" => run.file_bytes.to_string(),
+        "bytes_per_row" => format!("{:.2}", run.bytes_per_row),
+        "table_bytes" => run.table_bytes.to_string(),
+        "index_bytes" => run.index_bytes.to_string(),
+        "leaf_pages" => run.leaf_pages.to_string(),
+        "leaf_fill" => format!("{:.4}", run.leaf_fill),
+        "wal_bytes" => run.wal_bytes.to_string(),
+        "wal_bytes_per_1k_rows" => format!("{:.0}", run.wal_per_1k()),
+        "commits" => run.commits.to_string(),
+        "cache_kib" => run.cache_kib.to_string(),
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -37,8 +37,20 @@ pub trait Engine {
     /// The engine's charts.
     const CHARTS: Charts<RunOf<Self::Results>>;
 
+    /// The header of `btree_<NAME>.csv`: the shared figures by their names in [`Run`]
+    /// ([`insert::runs_csv`]) and the engine's own columns, in the file's order.
+    const RUN_COLUMNS: &'static str;
+
     /// Where `results` come from.
     fn stamp(results: &mut Self::Results) -> &mut Stamp;
+
+    /// The cell of one of the engine's own columns of `btree_<NAME>.csv` (`None` for a
+    /// column it does not have).
+    fn own_cell(run: &RunOf<Self::Results>, column: &str) -> Option<String>;
+
+    /// The engine's data files other than its runs, their curve and `<NAME>.json` (its
+    /// round trips, its index shapes), as file name and contents.
+    fn more_files(results: &Self::Results) -> Vec<(&'static str, String)>;
 
     /// Connects to each URL, checks the server has what the runs need, and names the servers
     /// `small` and `large` by their caches ([`name_caches`]).
@@ -267,6 +279,36 @@ pub fn results<E: Engine>(
             E::Results::default()
         }
     })
+}
+
+/// Every data file of the engine's `results`, as file name and contents: its runs
+/// (`btree_<NAME>.csv`), their insert-rate curve (`btree_<NAME>_curve.csv`), its own files
+/// ([`Engine::more_files`]) and the results as kept for later runs (`<NAME>.json`). None
+/// without runs.
+pub fn files<E: Engine>(results: &E::Results) -> Vec<(String, String)> {
+    let runs = results.runs();
+    if runs.is_empty() {
+        return Vec::new();
+    }
+    let name = E::NAME;
+    let mut files = vec![
+        (
+            format!("btree_{name}.csv"),
+            insert::runs_csv(name, E::RUN_COLUMNS, runs, E::own_cell),
+        ),
+        (
+            format!("btree_{name}_curve.csv"),
+            insert::curve_csv(Some(name), results.curve()),
+        ),
+    ];
+    files.extend(
+        E::more_files(results)
+            .into_iter()
+            .map(|(file, body)| (file.to_owned(), body)),
+    );
+    let json = serde_json::to_string_pretty(results).unwrap_or_default();
+    files.push((format!("{name}.json"), json + "\n"));
+    files
 }
 
 /// The results kept in `path` by an earlier run: `Ok(None)` when there is no such file.

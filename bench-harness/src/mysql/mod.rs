@@ -239,8 +239,36 @@ impl Engine for InnoDb {
         },
     };
 
+    /// Columns that mean what they mean in `btree_postgres.csv` keep their names
+    /// (`wal_bytes` is InnoDB's redo log).
+    const RUN_COLUMNS: &'static str = "engine,scheme,storage,sql_type,cache,writers,ids_made,\
+        commit_rows,rows,seconds,rows_per_sec,file_bytes,bytes_per_row,table_bytes,index_bytes,\
+        leaf_pages,leaf_fill,splits,splits_per_1k_rows,merges,reorgs,wal_bytes,\
+        wal_bytes_per_1k_rows,pages_written,pages_per_commit,commits,cache_kib";
+
     fn stamp(results: &mut My) -> &mut Stamp {
         &mut results.stamp
+    }
+
+    fn own_cell(run: &MyRun, column: &str) -> Option<String> {
+        let own = &run.own;
+        Some(match column {
+            "sql_type" => own.sql_type.as_str().replace(',', ";"),
+            "splits" => own.splits.to_string(),
+            "splits_per_1k_rows" => format!("{:.2}", run.splits_per_1k()),
+            "merges" => own.merges.to_string(),
+            "reorgs" => own.reorgs.to_string(),
+            "pages_written" => own.pages_written.to_string(),
+            "pages_per_commit" => format!("{:.2}", run.pages_per_commit()),
+            _ => return None,
+        })
+    }
+
+    fn more_files(my: &My) -> Vec<(&'static str, String)> {
+        vec![
+            ("mysql_ids.csv", engine::roundtrip::csv(&my.roundtrip)),
+            ("mysql_shapes.csv", shapes::csv(&my.shapes)),
+        ]
     }
 
     /// Connects to each URL, reads its buffer pool, version and page size, enables InnoDB's

@@ -234,3 +234,37 @@ pub fn measure(
     }
     Ok(out)
 }
+
+/// `mysql_shapes.csv`.
+pub fn csv(runs: &[ShapeRun]) -> String {
+    use std::fmt::Write as _;
+    let mut csv = String::from(
+        "setup,scheme,key_type,secondary,rows,commit_rows,rows_per_sec,wal_bytes_per_1k_rows,\
+         splits,pk_bytes,secondary_bytes,secondary_leaf_pages,total_bytes,query_us,query_runs,\
+         query_rows_read,query\n",
+    );
+    for c in runs {
+        let _ = writeln!(
+            csv,
+            "{},{},{},\"{}\",{},{},{:.0},{:.0},{},{},{},{},{},{:.1},{},{},{}",
+            c.setup,
+            c.scheme,
+            c.key_type,
+            c.secondary,
+            c.rows,
+            c.commit_rows,
+            c.rows_per_sec,
+            c.wal_per_1k,
+            c.splits,
+            c.pk_bytes,
+            c.secondary_bytes,
+            c.secondary_leaf_pages,
+            c.total_bytes,
+            c.query_us,
+            c.queries,
+            c.query_rows_read,
+            c.query
+        );
+    }
+    csv
+}

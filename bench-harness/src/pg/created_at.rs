@@ -167,6 +167,35 @@ fn buffer_count(line: &str) -> u64 {
         .sum()
 }
 
+/// `pg_created_at.csv`.
+pub fn csv(runs: &[CreatedAtRun]) -> String {
+    use std::fmt::Write as _;
+    let mut csv = String::from(
+        "setup,rows,commit_rows,checkpoints,rows_per_sec,wal_bytes_per_1k_rows,pk_bytes,\
+         created_at_bytes,total_bytes,query_us,query_runs,query_buffers,query\n",
+    );
+    for c in runs {
+        let _ = writeln!(
+            csv,
+            "{},{},{},{},{:.0},{:.0},{},{},{},{:.1},{},{},{}",
+            c.setup,
+            c.rows,
+            c.commit_rows,
+            c.checkpoints,
+            c.rows_per_sec,
+            c.wal_per_1k,
+            c.pk_bytes,
+            c.created_at_bytes,
+            c.total_bytes,
+            c.query_us,
+            c.queries,
+            c.query_buffers,
+            c.query
+        );
+    }
+    csv
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -212,8 +212,37 @@ impl Engine for Postgres {
         },
     };
 
+    const RUN_COLUMNS: &'static str = "engine,scheme,storage,cache,writers,ids_made,commit_rows,\
+        rows,seconds,rows_per_sec,file_bytes,bytes_per_row,table_bytes,index_bytes,leaf_pages,\
+        leaf_fill,depth,splits_l,splits_r,wal_bytes,wal_bytes_per_1k_rows,fpi,fpi_per_1k_rows,\
+        fpi_bytes,commits,checkpoints,cache_kib";
+
     fn stamp(results: &mut Pg) -> &mut Stamp {
         &mut results.stamp
+    }
+
+    fn own_cell(run: &PgRun, column: &str) -> Option<String> {
+        let own = &run.own;
+        Some(match column {
+            "depth" => own.depth.to_string(),
+            "splits_l" => own.splits_l.to_string(),
+            "splits_r" => own.splits_r.to_string(),
+            "fpi" => own.fpi.to_string(),
+            "fpi_per_1k_rows" => format!("{:.2}", run.fpi_per_1k()),
+            "fpi_bytes" => own.fpi_bytes.to_string(),
+            "checkpoints" => own.checkpoints.to_string(),
+            _ => return None,
+        })
+    }
+
+    fn more_files(pg: &Pg) -> Vec<(&'static str, String)> {
+        vec![
+            (
+                "pg_ids.csv",
+                roundtrip::csv(&pg.roundtrip, pg.in_database.as_ref()),
+            ),
+            ("pg_created_at.csv", created_at::csv(&pg.created_at)),
+        ]
     }
 
     /// Connects to each URL, reads its `shared_buffers` and version, creates `pgstattuple` and

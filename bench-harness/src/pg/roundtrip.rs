@@ -152,3 +152,17 @@ pub fn in_database(server: &Server, ids: i64) -> Result<InDatabase, Error> {
         per_ms_cap: layout.sequence().max() + 1,
     })
 }
+
+/// `pg_ids.csv`: the round trips, then the in-database run as one more line.
+pub fn csv(rows: &[RoundTrip], in_database: Option<&InDatabase>) -> String {
+    use std::fmt::Write as _;
+    let mut csv = roundtrip::csv(rows);
+    if let Some(d) = in_database {
+        let _ = writeln!(
+            csv,
+            "in_database_{},1,{},{:.4},{:.0},{}",
+            d.scheme, d.ids, d.seconds, d.ids_per_sec, d.duplicates
+        );
+    }
+    csv
+}
