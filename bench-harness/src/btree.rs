@@ -10,8 +10,8 @@ use idkit_core::RawId;
 use rusqlite::{Connection, params};
 use serde::Serialize;
 
-use crate::engine::Label;
 use crate::engine::insert::StorageName;
+use crate::engine::{Label, Run};
 use crate::{Error, Params, Progress};
 
 /// How the id is stored.
@@ -76,31 +76,12 @@ impl Storage {
     }
 }
 
-/// One insert run (a row of `btree.csv`).
+/// One insert run (a row of `btree.csv`): one writer, with ids made before the run.
+pub type BtreeRun = Run<Storage, SqliteCounters>;
+
+/// SQLite's own counters of a run.
 #[derive(Debug, Clone, Serialize)]
-pub struct BtreeRun {
-    /// Registry name.
-    pub scheme: &'static str,
-    /// Storage form.
-    pub storage: Storage,
-    /// `small` or `large` page cache.
-    pub cache: &'static str,
-    /// Rows per transaction (equal to `rows` for one transaction).
-    pub commit_rows: usize,
-    /// Rows inserted.
-    pub rows: usize,
-    /// Wall time of all inserts and commits.
-    pub seconds: f64,
-    /// `rows / seconds`.
-    pub rows_per_sec: f64,
-    /// Database file size after a final checkpoint.
-    pub file_bytes: u64,
-    /// `file_bytes / rows`.
-    pub bytes_per_row: f64,
-    /// Leaf pages of the key b-tree.
-    pub leaf_pages: u64,
-    /// Used fraction of those leaf pages (1 - unused / page size).
-    pub leaf_fill: f64,
+pub struct SqliteCounters {
     /// Levels of the key b-tree (1: the root is a leaf).
     pub depth: u64,
     /// Pages written out of the page cache (`SQLITE_DBSTATUS_CACHE_WRITE`).
@@ -109,20 +90,32 @@ pub struct BtreeRun {
     pub cache_misses: u64,
     /// Pages the database grew by.
     pub pages_allocated: u64,
-    /// Bytes appended to the write-ahead log: pages written x (page size + 24-byte frame
-    /// header).
-    pub wal_bytes: u64,
-    /// Transactions committed.
-    pub commits: u64,
-    /// Page cache size, KiB.
-    pub cache_kib: i64,
 }
 
 impl BtreeRun {
     /// Pages written per committed transaction.
     pub fn pages_per_commit(&self) -> f64 {
-        self.pages_written as f64 / self.commits.max(1) as f64
+        self.own.pages_written as f64 / self.commits.max(1) as f64
     }
+}
+
+/// The columns of `btree.csv` (no engine column: SQLite's file came first): the shared
+/// figures of [`Run`] and SQLite's counters ([`own_cell`]). `wal_bytes` is pages written x
+/// (page size + 24-byte frame header).
+pub const RUN_COLUMNS: &str = "scheme,storage,cache,commit_rows,rows,seconds,rows_per_sec,\
+    file_bytes,bytes_per_row,leaf_pages,leaf_fill,depth,pages_written,cache_misses,\
+    pages_allocated,wal_bytes,commits,cache_kib";
+
+/// The cell of one of SQLite's own columns of `btree.csv`.
+pub fn own_cell(run: &BtreeRun, column: &str) -> Option<String> {
+    let own = &run.own;
+    Some(match column {
+        "depth" => own.depth.to_string(),
+        "pages_written" => own.pages_written.to_string(),
+        "cache_misses" => own.cache_misses.to_string(),
+        "pages_allocated" => own.pages_allocated.to_string(),
+        _ => return None,
+    })
 }
 
 /// One point of an insert-rate curve (a row of `btree_curve.csv`).
@@ -397,33 +390,49 @@ fn insert_run(
         [tree],
         |r| r.get(0).map(count),
     )?;
+    let tree_bytes = |name: &str| {
+        conn.query_row(
+            "SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name = ?1",
+            [name],
+            |r| r.get(0).map(count),
+        )
+    };
+    // The table's b-tree is the id's own when the id is the key (as InnoDB's clustered
+    // index), so the two sizes are then the same.
+    let (table_bytes, index_bytes) = (tree_bytes("t")?, tree_bytes(tree)?);
     drop(conn);
     let file_bytes = std::fs::metadata(path).map_err(Error::io(path))?.len();
     let pages_written = u64::try_from(pages_written).unwrap_or(0);
     Ok((
         BtreeRun {
-            scheme: spec.scheme,
+            scheme: Label(spec.scheme),
             storage: spec.storage,
-            cache: spec.cache,
+            cache: Label(spec.cache),
+            writers: 1,
+            ids_made: Label("before"),
             commit_rows: spec.commit_rows.min(rows),
             rows,
             seconds,
             rows_per_sec: rows as f64 / seconds,
             file_bytes,
             bytes_per_row: file_bytes as f64 / rows as f64,
+            table_bytes,
+            index_bytes,
             leaf_pages,
             leaf_fill: if leaf_bytes == 0 {
                 0.0
             } else {
                 1.0 - leaf_unused as f64 / leaf_bytes as f64
             },
-            depth,
-            pages_written,
-            cache_misses: u64::try_from(cache_misses).unwrap_or(0),
-            pages_allocated: pages_after.saturating_sub(pages_before),
             wal_bytes: pages_written * (PAGE_SIZE + 24),
             commits,
             cache_kib: spec.cache_kib,
+            own: SqliteCounters {
+                depth,
+                pages_written,
+                cache_misses: u64::try_from(cache_misses).unwrap_or(0),
+                pages_allocated: pages_after.saturating_sub(pages_before),
+            },
         },
         curve,
     ))

@@ -632,7 +632,7 @@ fn size_fill(r: &Results<'_>) -> TwoBars {
                 "file bytes per row",
                 "bytes per row",
                 &runs,
-                |b| (b.scheme.to_owned(), b.bytes_per_row),
+                |b| (b.scheme.to_string(), b.bytes_per_row),
                 false,
                 false,
             ),
@@ -640,7 +640,7 @@ fn size_fill(r: &Results<'_>) -> TwoBars {
                 "leaf page fill",
                 "used fraction of leaf pages",
                 &runs,
-                |b| (b.scheme.to_owned(), b.leaf_fill),
+                |b| (b.scheme.to_string(), b.leaf_fill),
                 false,
                 true,
             ),
@@ -651,7 +651,7 @@ fn size_fill(r: &Results<'_>) -> TwoBars {
 fn pages_per_commit(r: &Results<'_>) -> TwoBars {
     let small = r.native_runs("small", r.params.commit_rows);
     let large = r.native_runs("large", r.params.commit_rows);
-    let value = |b: &&crate::btree::BtreeRun| (b.scheme.to_owned(), b.pages_per_commit());
+    let value = |b: &&crate::btree::BtreeRun| (b.scheme.to_string(), b.pages_per_commit());
     TwoBars {
         stem: "btree_pages_per_commit",
         title: format!(

@@ -8,7 +8,8 @@ use serde::Serialize;
 
 use crate::btree::{Btree, BtreeRun, Storage};
 use crate::collisions::CollisionRow;
-use crate::engine::{self, insert::curve_csv};
+use crate::engine::insert::{curve_csv, runs_csv};
+use crate::engine::{self};
 use crate::generation::Generation;
 use crate::machine::{Machine, Primitive};
 use crate::mysql::InnoDb;
@@ -130,36 +131,15 @@ pub(crate) fn write_data(r: &Results<'_>, dir: &Path) -> Result<(), Error> {
     }
     write("collisions.csv", csv)?;
 
-    let mut csv = String::from(
-        "scheme,storage,cache,commit_rows,rows,seconds,rows_per_sec,file_bytes,bytes_per_row,\
-         leaf_pages,leaf_fill,depth,pages_written,cache_misses,pages_allocated,wal_bytes,commits,\
-         cache_kib\n",
-    );
-    for b in &r.btree.runs {
-        let _ = writeln!(
-            csv,
-            "{},{},{},{},{},{:.4},{:.0},{},{:.2},{},{:.4},{},{},{},{},{},{},{}",
-            b.scheme,
-            b.storage.name(),
-            b.cache,
-            b.commit_rows,
-            b.rows,
-            b.seconds,
-            b.rows_per_sec,
-            b.file_bytes,
-            b.bytes_per_row,
-            b.leaf_pages,
-            b.leaf_fill,
-            b.depth,
-            b.pages_written,
-            b.cache_misses,
-            b.pages_allocated,
-            b.wal_bytes,
-            b.commits,
-            b.cache_kib
-        );
-    }
-    write("btree.csv", csv)?;
+    write(
+        "btree.csv",
+        runs_csv(
+            "sqlite",
+            crate::btree::RUN_COLUMNS,
+            &r.btree.runs,
+            crate::btree::own_cell,
+        ),
+    )?;
 
     // SQLite's file has no engine column (it came first).
     write("btree_curve.csv", curve_csv(None, &r.btree.curve))?;

@@ -73,10 +73,10 @@ pub trait Engine {
     ) -> Result<Self::Results, Error>;
 }
 
-/// One insert run in an engine with a server (a row of `btree_<engine>.csv`): the figures
-/// every such engine measures, in the same columns, and the engine's own counters (`own`:
-/// PostgreSQL's split records and full-page images, InnoDB's splits, merges and pages
-/// written), flattened into the same record of the kept file.
+/// One insert run in any engine (a row of `btree.csv`, `btree_<engine>.csv`): the figures
+/// every engine measures, in the same columns, and the engine's own counters (`own`:
+/// SQLite's page-cache counters, PostgreSQL's split records and full-page images, InnoDB's
+/// splits, merges and pages written), flattened into the same record of the kept file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Run<S, O> {
     /// Registry name (or a variant such as `uuid-v7-random`, or `AUTO_INCREMENT`).
@@ -85,10 +85,10 @@ pub struct Run<S, O> {
     pub storage: S,
     /// `small` or `large` cache.
     pub cache: Label,
-    /// Concurrent writers, each with its own connection and generator.
+    /// Concurrent writers, each with its own connection and generator (SQLite: one).
     pub writers: usize,
     /// `before`: one generator's ids, made before timing starts, inserted in order;
-    /// `during`: each writer makes its ids just before inserting them.
+    /// `during`: each writer makes its ids just before inserting them (SQLite: `before`).
     pub ids_made: Label,
     /// Rows per transaction.
     pub commit_rows: usize,
@@ -98,24 +98,28 @@ pub struct Run<S, O> {
     pub seconds: f64,
     /// `rows / seconds`.
     pub rows_per_sec: f64,
-    /// The table with every index (PostgreSQL: and TOAST), bytes.
+    /// The table with every index (PostgreSQL: and TOAST; SQLite: the database file after
+    /// a final checkpoint), bytes.
     pub file_bytes: u64,
     /// `file_bytes / rows`.
     pub bytes_per_row: f64,
-    /// The table: PostgreSQL's heap, InnoDB's clustered index (the rows), bytes.
+    /// The table: PostgreSQL's heap, InnoDB's clustered index (the rows), SQLite's table
+    /// b-tree, bytes.
     pub table_bytes: u64,
-    /// The id's index, bytes (InnoDB: the clustered index when the id is the key).
+    /// The id's index, bytes (InnoDB and SQLite: the table's own b-tree when the id is the
+    /// key).
     pub index_bytes: u64,
     /// Leaf pages of the id's index.
     pub leaf_pages: u64,
     /// How full the id's index's leaves are, 0 to 1 (PostgreSQL: `pgstatindex`'s density;
-    /// InnoDB: leaf record bytes over leaf room).
+    /// InnoDB: leaf record bytes over leaf room; SQLite: 1 - unused over page bytes, from
+    /// `dbstat`).
     pub leaf_fill: f64,
-    /// Log written during the run (PostgreSQL's WAL, InnoDB's redo), bytes.
+    /// Log written during the run (PostgreSQL's WAL, InnoDB's redo, SQLite's WAL), bytes.
     pub wal_bytes: u64,
     /// Transactions committed.
     pub commits: u64,
-    /// The cache (`shared_buffers`, `innodb_buffer_pool_size`), KiB.
+    /// The cache (`shared_buffers`, `innodb_buffer_pool_size`, SQLite's `cache_size`), KiB.
     pub cache_kib: i64,
     /// The engine's own counters.
     #[serde(flatten)]

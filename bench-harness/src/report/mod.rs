@@ -432,9 +432,9 @@ fn btree_row(md: &mut String, b: &BtreeRun) {
         b.bytes_per_row,
         b.leaf_pages,
         pct(b.leaf_fill),
-        b.depth,
+        b.own.depth,
         b.pages_per_commit(),
-        b.cache_misses,
+        b.own.cache_misses,
         mib(b.wal_bytes)
     );
 }
@@ -665,8 +665,8 @@ fn verdicts(r: &Results<'_>, md: &mut String) {
         rate(v4s.rows_per_sec),
         rate(v7s.rows_per_sec),
         pct(small),
-        v4s.cache_misses,
-        v7s.cache_misses,
+        v4s.own.cache_misses,
+        v7s.own.cache_misses,
         rate(v4l.rows_per_sec),
         rate(v7l.rows_per_sec),
         pct(large),
