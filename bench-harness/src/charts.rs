@@ -13,9 +13,7 @@ use plotters::prelude::*;
 use crate::btree::Storage;
 use crate::engine::insert::StorageName as _;
 use crate::engine::{BarPair, Engine, InsertResults, RunOf};
-use crate::mysql::InnoDb;
 use crate::output::Results;
-use crate::pg::Postgres;
 use crate::svgtext::OutlinedSvg;
 use crate::{Error, Progress};
 
@@ -77,8 +75,9 @@ pub(crate) fn draw_all(
         Box::new(size_fill(results)),
         Box::new(pages_per_commit(results)),
     ];
-    charts.extend(engine_charts::<Postgres>(results, results.pg));
-    charts.extend(engine_charts::<InnoDb>(results, results.my));
+    for engine in results.engines {
+        charts.extend(engine.charts(results));
+    }
     let bar = progress.bar("charts", charts.len());
     let mut files = Vec::new();
     for chart in &charts {
@@ -101,7 +100,8 @@ pub(crate) fn draw_all(
     Ok(files)
 }
 
-trait ErasedChart {
+/// A chart of any kind, as [`draw_all`] draws it.
+pub(crate) trait ErasedChart {
     fn stem(&self) -> &'static str;
     fn title(&self) -> String;
     fn render(&self, dir: &Path) -> Result<(), Error>;
@@ -681,7 +681,10 @@ fn pages_per_commit(r: &Results<'_>) -> TwoBars {
 
 /// An engine's charts ([`Engine::CHARTS`]): its insert-rate curve over each scheme's own key,
 /// and its two charts of bar panels over the same runs (one writer, small cache).
-fn engine_charts<E: Engine>(r: &Results<'_>, results: &E::Results) -> Vec<Box<dyn ErasedChart>> {
+pub(crate) fn engine_charts<E: Engine>(
+    r: &Results<'_>,
+    results: &E::Results,
+) -> Vec<Box<dyn ErasedChart>> {
     if results.runs().is_empty() {
         return Vec::new();
     }

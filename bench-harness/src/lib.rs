@@ -30,12 +30,9 @@ pub mod properties;
 mod report;
 mod svgtext;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
-
-use engine::Engine as _;
-use mysql::InnoDb;
-use pg::Postgres;
 
 pub use error::Error;
 pub use profile::{Params, Profile};
@@ -52,13 +49,11 @@ pub struct Config {
     pub quiet: bool,
     /// The command line as the report should print it.
     pub command: String,
-    /// PostgreSQL servers to measure on as well (none: SQLite only). One or two: with two,
-    /// the one with less `shared_buffers` gives the small-cache runs.
-    pub postgres: Vec<String>,
-    /// MySQL or MariaDB servers to measure on as well (none: the last InnoDB figures are
-    /// carried forward). One or two: with two, the one with the smaller
-    /// `innodb_buffer_pool_size` gives the small-cache runs.
-    pub mysql: Vec<String>,
+    /// Servers of the engines with a server, by the engine's name (`postgres`, `mysql`):
+    /// one or two per engine; with two, the one with the smaller cache (`shared_buffers`,
+    /// `innodb_buffer_pool_size`) gives the small-cache runs. An engine without servers
+    /// carries its last kept figures forward.
+    pub servers: BTreeMap<String, Vec<String>>,
 }
 
 impl Config {
@@ -74,10 +69,24 @@ impl Config {
             profile,
             out,
             quiet: true,
-            postgres: Vec::new(),
-            mysql: Vec::new(),
+            servers: BTreeMap::new(),
         }
     }
+
+    /// The servers given for `engine` (none: its kept figures are carried forward).
+    pub fn servers_of(&self, engine: &str) -> &[String] {
+        self.servers.get(engine).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// The engines with a server, in the report's order. An engine is one module implementing
+/// [`engine::Engine`] and one line here.
+pub(crate) const ENGINES: &[&dyn engine::Listed] = &[&pg::Postgres, &mysql::InnoDb];
+
+/// The engines with a server as the `report` binary offers them: each engine's name (its
+/// `--<name>-url` option) and what server the option takes.
+pub fn engines() -> impl Iterator<Item = (&'static str, &'static str)> {
+    ENGINES.iter().map(|e| (e.name(), e.url_help()))
 }
 
 /// What a finished run measured, in counts.
@@ -89,12 +98,21 @@ pub struct Summary {
     pub generation_rows: usize,
     /// Rows in `btree.csv`.
     pub btree_runs: usize,
-    /// Rows in `btree_postgres.csv`.
-    pub pg_runs: usize,
-    /// Rows in `btree_mysql.csv`.
-    pub mysql_runs: usize,
+    /// Insert runs of each engine with a server (rows of `btree_<engine>.csv`), by name,
+    /// in the report's order.
+    pub engine_runs: Vec<(&'static str, usize)>,
     /// Wall time of the whole run, seconds.
     pub seconds: f64,
+}
+
+impl Summary {
+    /// Insert runs of the engine `name` (0 for an engine not in the list).
+    pub fn runs(&self, name: &str) -> usize {
+        self.engine_runs
+            .iter()
+            .find(|(engine, _)| *engine == name)
+            .map_or(0, |&(_, runs)| runs)
+    }
 }
 
 /// Runs every step of `config.profile` and writes the report.
@@ -111,8 +129,10 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
     let progress = Progress::new(config.quiet);
     let entries = idkit_all::registry::schemes();
     // Check the servers first: a bad URL fails in seconds, not after the SQLite runs.
-    let pg_servers = Postgres::servers(&config.postgres)?;
-    let my_servers = InnoDb::servers(&config.mysql)?;
+    let pending = ENGINES
+        .iter()
+        .map(|engine| engine.servers(config.servers_of(engine.name())))
+        .collect::<Result<Vec<_>, _>>()?;
 
     let machine = machine::Machine::read();
     let primitives = machine::measure_primitives(&params, &progress);
@@ -127,9 +147,10 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
         format!("command {}", config.command),
     ];
     let out = &config.out;
-    let pg =
-        engine::results::<Postgres>(entries, &params, &pg_servers, &provenance, out, &progress)?;
-    let my = engine::results::<InnoDb>(entries, &params, &my_servers, &provenance, out, &progress)?;
+    let engines = pending
+        .into_iter()
+        .map(|engine| engine.results(entries, &params, &provenance, out, &progress))
+        .collect::<Result<Vec<_>, _>>()?;
 
     let results = output::Results {
         config,
@@ -140,8 +161,7 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
         properties: &properties,
         btree: &btree,
         collisions: &collisions,
-        pg: &pg,
-        my: &my,
+        engines: &engines,
     };
     let charts = charts::draw_all(&results, &config.out.join("charts"), &progress)?;
     output::write_data(&results, &config.out.join("data"))?;
@@ -156,8 +176,7 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
         schemes: entries.len(),
         generation_rows: generation.rows.len(),
         btree_runs: btree.runs.len(),
-        pg_runs: pg.runs.len(),
-        mysql_runs: my.runs.len(),
+        engine_runs: engines.iter().map(|e| (e.name(), e.runs())).collect(),
         seconds,
     })
 }

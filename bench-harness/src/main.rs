@@ -4,9 +4,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use bench_harness::{Config, Profile};
-use clap::Parser;
+use clap::{Arg, ArgAction, CommandFactory, FromArgMatches, Parser};
 
 /// Measure every scheme in the idkit registry and write REPORT.md, charts and data.
+///
+/// Each engine with a server adds its option `--<engine>-url URL` (see `--help`).
 #[derive(Debug, Parser)]
 #[command(name = "report", version)]
 struct Args {
@@ -19,23 +21,33 @@ struct Args {
     /// No progress bars or step summaries.
     #[arg(long)]
     quiet: bool,
-    /// Also measure in PostgreSQL 15+ at this URL (a superuser; twice for a small and a
-    /// large shared_buffers). `scripts/report.sh --postgres` starts two throwaway servers.
-    #[arg(long = "postgres-url", value_name = "URL")]
-    postgres: Vec<String>,
-    /// Also measure in MySQL 8 or MariaDB (InnoDB) at this URL (a user that may SET GLOBAL;
-    /// twice for a small and a large innodb_buffer_pool_size). `scripts/report.sh --mysql`
-    /// starts two throwaway MariaDB servers.
-    #[arg(long = "mysql-url", value_name = "URL")]
-    mysql: Vec<String>,
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let mut command = Args::command();
+    for (name, help) in bench_harness::engines() {
+        command = command.arg(
+            Arg::new(name)
+                .long(format!("{name}-url"))
+                .value_name("URL")
+                .action(ArgAction::Append)
+                .help(help),
+        );
+    }
+    let matches = command.get_matches();
+    let args = match Args::from_arg_matches(&matches) {
+        Ok(args) => args,
+        Err(e) => e.exit(),
+    };
     let mut config = Config::new(args.profile, args.out);
     config.quiet = args.quiet;
-    config.postgres = args.postgres;
-    config.mysql = args.mysql;
+    for (name, _) in bench_harness::engines() {
+        if let Some(urls) = matches.get_many::<String>(name) {
+            config
+                .servers
+                .insert(name.to_owned(), urls.cloned().collect());
+        }
+    }
     config.command = std::env::var("IDKIT_REPORT_COMMAND").unwrap_or(config.command);
     match bench_harness::run(&config) {
         Ok(_) => ExitCode::SUCCESS,

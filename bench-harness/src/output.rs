@@ -1,6 +1,7 @@
 //! The data files: `data/*.csv` (columns as in DESIGN.md, extra columns after them) and
 //! `data/run.json`.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -9,11 +10,9 @@ use serde::Serialize;
 use crate::btree::{Btree, BtreeRun, Storage};
 use crate::collisions::CollisionRow;
 use crate::engine::insert::{curve_csv, runs_csv};
-use crate::engine::{self};
+use crate::engine::{Engine, Measured};
 use crate::generation::Generation;
 use crate::machine::{Machine, Primitive};
-use crate::mysql::InnoDb;
-use crate::pg::Postgres;
 use crate::properties::PropRow;
 use crate::{Config, Error, Params};
 
@@ -28,12 +27,21 @@ pub(crate) struct Results<'a> {
     pub properties: &'a [PropRow],
     pub btree: &'a Btree,
     pub collisions: &'a [CollisionRow],
-    pub pg: &'a crate::pg::Pg,
-    /// InnoDB's figures (measured now or carried forward).
-    pub my: &'a crate::mysql::My,
+    /// The engines with a server, in [`crate::ENGINES`]' order (measured now or carried
+    /// forward).
+    pub engines: &'a [Box<dyn Measured>],
 }
 
 impl Results<'_> {
+    /// The results of engine `E`, for its own sections of the report (empty when it is not
+    /// in the list).
+    pub fn engine<E: Engine>(&self) -> Cow<'_, E::Results> {
+        self.engines
+            .iter()
+            .find_map(|m| m.as_any().downcast_ref::<E::Results>())
+            .map_or_else(|| Cow::Owned(E::Results::default()), Cow::Borrowed)
+    }
+
     /// Scheme names in registry order.
     pub fn entries(&self) -> impl Iterator<Item = &'static str> {
         idkit_all::registry::schemes().iter().map(|e| e.name())
@@ -171,10 +179,7 @@ pub(crate) fn write_data(r: &Results<'_>, dir: &Path) -> Result<(), Error> {
     }
     write("properties.csv", csv)?;
 
-    let engines = engine::files::<Postgres>(r.pg)
-        .into_iter()
-        .chain(engine::files::<InnoDb>(r.my));
-    for (name, body) in engines {
+    for (name, body) in r.engines.iter().flat_map(|engine| engine.files()) {
         write(&name, body)?;
     }
 

@@ -18,10 +18,13 @@ use common::{quick_run, url};
 fn quick_profile_fills_every_innodb_column_and_carries_them_forward() {
     let (dir, summary, results): (_, _, mysql::My) = quick_run(
         "idkit-my-report",
-        |c| c.mysql = vec![url("IDKIT_TEST_MYSQL_URL")],
+        |c| {
+            c.servers
+                .insert("mysql".into(), vec![url("IDKIT_TEST_MYSQL_URL")]);
+        },
         "mysql",
     );
-    assert!(summary.mysql_runs > 0);
+    assert!(summary.runs("mysql") > 0);
     let params = Profile::Quick.params();
     let entries = idkit_all::registry::schemes();
     assert!(
@@ -214,10 +217,9 @@ fn quick_profile_fills_every_innodb_column_and_carries_them_forward() {
     assert!(report.contains("measured in this run"));
 
     // A run without a server keeps the figures, dated, and says where they come from.
-    let mut again = Config::new(Profile::Quick, dir.0.clone());
-    again.mysql = Vec::new();
+    let again = Config::new(Profile::Quick, dir.0.clone());
     let summary = run(&again).unwrap();
-    assert_eq!(summary.mysql_runs, results.runs.len());
+    assert_eq!(summary.runs("mysql"), results.runs.len());
     let report = std::fs::read_to_string(dir.0.join("REPORT.md")).unwrap();
     assert!(
         report.contains(

@@ -23,10 +23,12 @@ fn pg_url() -> String {
 fn quick_profile_fills_every_postgres_column() {
     let (dir, summary, results): (_, _, pg::Pg) = quick_run(
         "idkit-pg-report",
-        |c| c.postgres = vec![pg_url()],
+        |c| {
+            c.servers.insert("postgres".into(), vec![pg_url()]);
+        },
         "postgres",
     );
-    assert!(summary.pg_runs > 0);
+    assert!(summary.runs("postgres") > 0);
     let params = Profile::Quick.params();
     let entries = idkit_all::registry::schemes();
 

@@ -8,11 +8,14 @@
 //! run without a server carries them forward ([`results`]).
 //!
 //! Adding an engine with a server is one module that implements [`Engine`] plus one line in
-//! [`crate::run`] where the engines are listed.
+//! `ENGINES` (`lib.rs`), the list of engines (`Listed`) from which the run, the data files
+//! and the charts take them.
 
 pub mod insert;
 pub mod roundtrip;
 
+use std::any::Any;
+use std::fmt;
 use std::path::Path;
 
 use idkit_all::registry::Entry;
@@ -25,14 +28,24 @@ use crate::{Error, Params, Progress};
 
 /// A database engine the report measures on a server: PostgreSQL, InnoDB.
 pub trait Engine {
-    /// Its name in file names, progress lines and `data/<NAME>.json`: `postgres`, `mysql`.
+    /// Its name in file names, progress lines, `data/<NAME>.json`, the key of its servers in
+    /// [`crate::Config::servers`] and the `report` binary's `--<NAME>-url` option:
+    /// `postgres`, `mysql`.
     const NAME: &'static str;
     /// The `scripts/report.sh` flag that starts throwaway servers and measures it.
     const FLAG: &'static str;
+    /// The help of the `report` binary's `--<NAME>-url` option: what server it takes.
+    const URL_HELP: &'static str;
     /// One server to measure on.
-    type Server;
+    type Server: 'static;
     /// Everything measured in the engine, kept as `data/<NAME>.json`.
-    type Results: InsertResults + Default + Serialize + DeserializeOwned;
+    type Results: InsertResults
+        + Clone
+        + Default
+        + fmt::Debug
+        + Serialize
+        + DeserializeOwned
+        + 'static;
 
     /// The engine's charts.
     const CHARTS: Charts<RunOf<Self::Results>>;
@@ -313,6 +326,99 @@ pub fn files<E: Engine>(results: &E::Results) -> Vec<(String, String)> {
     let json = serde_json::to_string_pretty(results).unwrap_or_default();
     files.push((format!("{name}.json"), json + "\n"));
     files
+}
+
+/// An engine as one entry of the list of engines ([`crate::ENGINES`]): what the run, the
+/// data files and the charts do with every engine, without naming it.
+pub(crate) trait Listed: Sync {
+    /// [`Engine::NAME`].
+    fn name(&self) -> &'static str;
+    /// [`Engine::URL_HELP`].
+    fn url_help(&self) -> &'static str;
+    /// Checks the servers at `urls` ([`Engine::servers`]), before any run, so that a bad
+    /// URL fails in seconds.
+    fn servers(&self, urls: &[String]) -> Result<Box<dyn Pending>, Error>;
+}
+
+/// An engine whose servers were checked, to be measured.
+pub(crate) trait Pending {
+    /// The engine's results: measured on its servers, or carried forward ([`results`]).
+    fn results(
+        self: Box<Self>,
+        entries: &[&Entry],
+        params: &Params,
+        provenance: &[String],
+        out: &Path,
+        progress: &Progress,
+    ) -> Result<Box<dyn Measured>, Error>;
+}
+
+/// An engine's results, whichever engine: for the data files, the charts and the counts.
+pub(crate) trait Measured: fmt::Debug {
+    /// [`Engine::NAME`].
+    fn name(&self) -> &'static str;
+    /// Insert runs.
+    fn runs(&self) -> usize;
+    /// Its data files ([`files`]).
+    fn files(&self) -> Vec<(String, String)>;
+    /// Its charts ([`Engine::CHARTS`]).
+    fn charts(&self, r: &crate::output::Results<'_>) -> Vec<Box<dyn crate::charts::ErasedChart>>;
+    /// The results themselves, for the report's own sections of the engine.
+    fn as_any(&self) -> &dyn Any;
+}
+
+impl<E: Engine + Sync + 'static> Listed for E {
+    fn name(&self) -> &'static str {
+        E::NAME
+    }
+    fn url_help(&self) -> &'static str {
+        E::URL_HELP
+    }
+    fn servers(&self, urls: &[String]) -> Result<Box<dyn Pending>, Error> {
+        Ok(Box::new(Servers::<E>(E::servers(urls)?)))
+    }
+}
+
+struct Servers<E: Engine>(Vec<E::Server>);
+
+impl<E: Engine + 'static> Pending for Servers<E> {
+    fn results(
+        self: Box<Self>,
+        entries: &[&Entry],
+        params: &Params,
+        provenance: &[String],
+        out: &Path,
+        progress: &Progress,
+    ) -> Result<Box<dyn Measured>, Error> {
+        let measured = results::<E>(entries, params, &self.0, provenance, out, progress)?;
+        Ok(Box::new(Of::<E>(measured)))
+    }
+}
+
+struct Of<E: Engine>(E::Results);
+
+impl<E: Engine> fmt::Debug for Of<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl<E: Engine + 'static> Measured for Of<E> {
+    fn name(&self) -> &'static str {
+        E::NAME
+    }
+    fn runs(&self) -> usize {
+        self.0.runs().len()
+    }
+    fn files(&self) -> Vec<(String, String)> {
+        files::<E>(&self.0)
+    }
+    fn charts(&self, r: &crate::output::Results<'_>) -> Vec<Box<dyn crate::charts::ErasedChart>> {
+        crate::charts::engine_charts::<E>(r, &self.0)
+    }
+    fn as_any(&self) -> &dyn Any {
+        &self.0
+    }
 }
 
 /// The results kept in `path` by an earlier run: `Ok(None)` when there is no such file.

@@ -183,6 +183,9 @@ pub struct InnoDb;
 impl Engine for InnoDb {
     const NAME: &'static str = "mysql";
     const FLAG: &'static str = "--mysql";
+    const URL_HELP: &'static str = "Also measure in MySQL 8 or MariaDB (InnoDB) at this URL (a \
+        user that may SET GLOBAL; twice for a small and a large innodb_buffer_pool_size). \
+        `scripts/report.sh --mysql` starts two throwaway MariaDB servers.";
     type Server = Server;
     type Results = My;
 

@@ -156,6 +156,9 @@ pub struct Postgres;
 impl Engine for Postgres {
     const NAME: &'static str = "postgres";
     const FLAG: &'static str = "--postgres";
+    const URL_HELP: &'static str = "Also measure in PostgreSQL 15+ at this URL (a superuser; \
+        twice for a small and a large shared_buffers). `scripts/report.sh --postgres` starts two \
+        throwaway servers.";
     type Server = Server;
     type Results = Pg;
 

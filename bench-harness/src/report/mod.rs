@@ -9,7 +9,9 @@ use crate::btree::{BtreeRun, Storage};
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
 use crate::engine::{Engine, Stamp};
+use crate::mysql::InnoDb;
 use crate::output::Results;
+use crate::pg::Postgres;
 
 mod engines;
 mod mysql;
@@ -728,6 +730,8 @@ fn collisions(r: &Results<'_>, md: &mut String) {
 }
 
 fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
+    let my = r.engine::<InnoDb>();
+    let pg = r.engine::<Postgres>();
     let p = r.params;
     let g = r.generation;
     let prop = |name: &str| r.properties.iter().find(|x| x.scheme == name);
@@ -766,22 +770,22 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
                 .map_or("-".to_owned(), |(a, b)| pct(
                     a.bytes_per_row / b.bytes_per_row
                 )),
-            r.pg.native("snowflake-twitter", "small")
-                .zip(r.pg.native("uuid-v4", "small"))
+            pg.native("snowflake-twitter", "small")
+                .zip(pg.native("uuid-v4", "small"))
                 .map_or(String::new(), |(a, b)| format!(
                     "; in PostgreSQL {} as `bigint` against {} for uuid-v4 as `uuid`",
                     rate(a.rows_per_sec),
                     rate(b.rows_per_sec)
                 )),
-            r.my.native("snowflake-twitter", "small")
-                .zip(r.my.native("uuid-v4", "small"))
+            my.native("snowflake-twitter", "small")
+                .zip(my.native("uuid-v4", "small"))
                 .map_or(String::new(), |(a, b)| format!(
                     "; in InnoDB {} as `BIGINT` against {} for uuid-v4 as `BINARY(16)`, and \
                      every secondary index stores the 8-byte key instead of 16 bytes{}",
                     rate(a.rows_per_sec),
                     rate(b.rows_per_sec),
-                    r.my.shape(crate::mysql::shapes::SETUPS[0])
-                        .zip(r.my.shape(crate::mysql::shapes::SETUPS[1]))
+                    my.shape(crate::mysql::shapes::SETUPS[0])
+                        .zip(my.shape(crate::mysql::shapes::SETUPS[1]))
                         .map_or(String::new(), |(n, w)| format!(
                             " ({} against {} for two of them)",
                             mib(n.secondary_bytes),
@@ -847,8 +851,8 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
             v4.pages_per_commit(),
             ins("uuid-v7", 128).map_or("-".to_owned(), |x| format!("{:.1}", x.pages_per_commit())),
             pct(v4.leaf_fill),
-            r.pg.native("uuid-v4", "small")
-                .zip(r.pg.native("uuid-v7", "small"))
+            pg.native("uuid-v4", "small")
+                .zip(pg.native("uuid-v7", "small"))
                 .map_or(String::new(), |(a, b)| format!(
                     "; in PostgreSQL it wrote {:.1}x uuid-v7's WAL and its index was {} \
                      dense against {} (nbtree splits pages in the middle)",
@@ -856,8 +860,8 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
                     pct(a.leaf_fill),
                     pct(b.leaf_fill)
                 )),
-            r.my.native("uuid-v4", "small")
-                .zip(r.my.native("uuid-v7", "small"))
+            my.native("uuid-v4", "small")
+                .zip(my.native("uuid-v7", "small"))
                 .map_or(String::new(), |(a, b)| format!(
                     "; in InnoDB, where the key orders the rows themselves, the table was \
                      {:.2}x uuid-v7's at {} fill against {}",
@@ -868,11 +872,11 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
         );
     }
     let live = |scheme: &str, writers: usize| {
-        r.pg.runs
+        pg.runs
             .iter()
             .find(|b| b.scheme == scheme && b.writers == writers && b.ids_made == "during")
     };
-    let most = r.pg.runs.iter().map(|b| b.writers).max().unwrap_or(1);
+    let most = pg.runs.iter().map(|b| b.writers).max().unwrap_or(1);
     if let (Some(one), Some(many), Some(v4)) = (
         live("uuid-v7", 1),
         live("uuid-v7", most).filter(|_| most > 1),
@@ -896,11 +900,11 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
         );
     }
     let my_live = |scheme: &str, writers: usize| {
-        r.my.runs
+        my.runs
             .iter()
             .find(|b| b.scheme == scheme && b.writers == writers && b.ids_made == "during")
     };
-    let my_most = r.my.runs.iter().map(|b| b.writers).max().unwrap_or(1);
+    let my_most = my.runs.iter().map(|b| b.writers).max().unwrap_or(1);
     if let (Some(one), Some(many), Some(v4)) = (
         my_live("uuid-v7", 1),
         my_live("uuid-v7", my_most).filter(|_| my_most > 1),
@@ -922,13 +926,13 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
         );
     }
     let my_best = |method: &str| {
-        r.my.roundtrip
+        my.roundtrip
             .iter()
             .filter(|t| t.method == method)
             .map(|t| t.ids_per_sec)
             .fold(0.0, f64::max)
     };
-    if !r.my.roundtrip.is_empty() {
+    if !my.roundtrip.is_empty() {
         let _ = writeln!(
             md,
             "- **Ids from the database, one round trip each (InnoDB):** `AUTO_INCREMENT` with \
@@ -940,13 +944,13 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
         );
     }
     let pg_best = |method: &str| {
-        r.pg.roundtrip
+        pg.roundtrip
             .iter()
             .filter(|t| t.method == method)
             .map(|t| t.ids_per_sec)
             .fold(0.0, f64::max)
     };
-    if !r.pg.roundtrip.is_empty() {
+    if !pg.roundtrip.is_empty() {
         let _ = writeln!(
             md,
             "- **Ids from the database, one round trip each (PostgreSQL):** at most {} with \
@@ -956,7 +960,7 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
             rate(pg_best("insert_returning")),
             rate(pg_best("nextval")),
             rate(pg_best("range_allocator")),
-            r.pg.in_database.as_ref().map_or(String::new(), |d| format!(
+            pg.in_database.as_ref().map_or(String::new(), |d| format!(
                 ", Instagram's in-database function {} per shard, repeating ids past {} \
                  a millisecond (`idkit sql`)",
                 rate(d.ids_per_sec),

@@ -40,7 +40,7 @@ const HEAD: &str = "| scheme | key column | buffer pool | writers | rows/s | byt
 /// `## B-tree insert cost in InnoDB`, `### Keys as they arrive (InnoDB)` and
 /// `### Every secondary index carries the key`.
 pub(super) fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
-    let my = r.my;
+    let my = r.engine::<InnoDb>();
     let Some(first) = my.runs.first() else {
         let _ = writeln!(
             md,
@@ -71,14 +71,14 @@ pub(super) fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
          `data/mysql.json`.\n\n\
          Each scheme keyed by its own binary column (`BIGINT` for 64-bit ids, `BINARY(n)` \
          otherwise), with each buffer pool:\n\n{HEAD}",
-        provenance::<InnoDb>(&r.my.stamp),
+        provenance::<InnoDb>(&my.stamp),
         my.servers.join("; "),
         my.settings.join(", "),
         first.rows,
         first.commit_rows,
     );
     // Each cache's AUTO_INCREMENT table after its schemes.
-    engines::native_rows(r, my, md, row, |md, cache| {
+    engines::native_rows(r, &*my, md, row, |md, cache| {
         if let Some(b) = my.find(AUTO_INCREMENT, MyStorage::AutoIncrementPk, cache, 1, false) {
             row(md, b);
         }
@@ -114,7 +114,8 @@ pub(super) fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
 
 /// `### Keys as they arrive (InnoDB)`.
 fn arrival(r: &Results<'_>, md: &mut String) {
-    let Some((live, writers)) = engines::live_runs(r.my) else {
+    let my = r.engine::<InnoDb>();
+    let Some((live, writers)) = engines::live_runs(&*my) else {
         return;
     };
     let _ = writeln!(
@@ -252,7 +253,8 @@ const SHAPE_HEAD: &str = "| table | key | secondary indexes | rows/s | redo per 
 
 /// The sentence that describes the shape tables.
 fn shape_method(r: &Results<'_>) -> String {
-    let s = &r.my.shapes[0];
+    let my = r.engine::<InnoDb>();
+    let s = &my.shapes[0];
     format!(
         "Tables `(id PRIMARY KEY, created_at DATETIME(6), account INT UNSIGNED)` of {} rows, \
          {} rows per commit, small buffer pool; `created_at` is the client's clock at each \
@@ -266,10 +268,11 @@ fn shape_method(r: &Results<'_>) -> String {
 
 /// `### Every secondary index carries the key (InnoDB)`.
 fn secondary(r: &Results<'_>, md: &mut String) {
+    let my = r.engine::<InnoDb>();
     let (Some(narrow), Some(wide), Some(random)) = (
-        r.my.shape(SETUPS[0]),
-        r.my.shape(SETUPS[1]),
-        r.my.shape(SETUPS[2]),
+        my.shape(SETUPS[0]),
+        my.shape(SETUPS[1]),
+        my.shape(SETUPS[2]),
     ) else {
         return;
     };
@@ -311,8 +314,9 @@ fn secondary(r: &Results<'_>, md: &mut String) {
 
 /// The InnoDB cells of the claims table, in claim order; `None` without the runs.
 pub(super) fn claim_cells(r: &Results<'_>) -> Option<[String; 4]> {
-    let (v4s, v7s) = engines::v4_v7(r.my, "small")?;
-    let large = engines::v4_v7(r.my, "large");
+    let my = r.engine::<InnoDb>();
+    let (v4s, v7s) = engines::v4_v7(&*my, "small")?;
+    let large = engines::v4_v7(&*my, "large");
     let split_ratio = v4s.own.splits as f64 / v7s.own.splits.max(1) as f64;
     let size_ratio = v4s.file_bytes as f64 / v7s.file_bytes.max(1) as f64;
     let small = v4s.rows_per_sec / v7s.rows_per_sec;
@@ -361,10 +365,11 @@ pub(super) fn claim_cells(r: &Results<'_>) -> Option<[String; 4]> {
 
 /// The numbered "why" list for InnoDB under the claims table.
 pub(super) fn claim_reasons(r: &Results<'_>, md: &mut String) {
-    let Some((v4s, v7s)) = engines::v4_v7(r.my, "small") else {
+    let my = r.engine::<InnoDb>();
+    let Some((v4s, v7s)) = engines::v4_v7(&*my, "small") else {
         return;
     };
-    let bigint = r.my.native("snowflake-twitter", "small");
+    let bigint = my.native("snowflake-twitter", "small");
     let _ = writeln!(
         md,
         "\nIn InnoDB ({} ids per run, `BINARY(16)` primary key, the rows inside it):\n",
@@ -416,7 +421,7 @@ pub(super) fn claim_reasons(r: &Results<'_>, md: &mut String) {
             mib(b.file_bytes)
         ))
     );
-    let large = engines::v4_v7(r.my, "large");
+    let large = engines::v4_v7(&*my, "large");
     let _ = writeln!(
         md,
         "4. **Throughput.** Small buffer pool: {} for v4 against {} for v7, with {:.1} and \
@@ -437,7 +442,7 @@ pub(super) fn claim_reasons(r: &Results<'_>, md: &mut String) {
 
 /// `## Ids from the database (InnoDB)`.
 pub(super) fn ids(r: &Results<'_>, md: &mut String) {
-    let my = r.my;
+    let my = r.engine::<InnoDb>();
     if my.roundtrip.is_empty() {
         return;
     }
@@ -487,10 +492,11 @@ pub(super) fn ids(r: &Results<'_>, md: &mut String) {
 
 /// `## A created_at index or a time-ordered key (InnoDB)`.
 pub(super) fn created_at(r: &Results<'_>, md: &mut String) {
+    let my = r.engine::<InnoDb>();
     let (Some(v4i), Some(v7), Some(v4n)) = (
-        r.my.shape(SETUPS[3]),
-        r.my.shape(SETUPS[4]),
-        r.my.shape(SETUPS[5]),
+        my.shape(SETUPS[3]),
+        my.shape(SETUPS[4]),
+        my.shape(SETUPS[5]),
     ) else {
         return;
     };

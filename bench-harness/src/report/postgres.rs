@@ -37,7 +37,7 @@ const HEAD: &str = "| scheme | storage | shared_buffers | writers | rows/s | byt
 
 /// `## B-tree insert cost in PostgreSQL` and `### Keys as they arrive`.
 pub(super) fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
-    let pg = r.pg;
+    let pg = r.engine::<Postgres>();
     let Some(first) = pg.runs.first() else {
         let _ = writeln!(
             md,
@@ -68,14 +68,14 @@ pub(super) fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
          `data/postgres.json`.\n\n\
          Each scheme keyed by its own binary type (`bigint` for 64-bit ids, `uuid` for \
          128-bit ones, `bytea` otherwise), with each `shared_buffers`:\n\n{HEAD}",
-        provenance::<Postgres>(&r.pg.stamp),
+        provenance::<Postgres>(&pg.stamp),
         pg.servers.join("; "),
         pg.settings.join(", "),
         first.rows,
         first.commit_rows,
         first.own.checkpoints
     );
-    engines::native_rows(r, r.pg, md, row, |_, _| {});
+    engines::native_rows(r, &*pg, md, row, |_, _| {});
     let _ = writeln!(
         md,
         "\nThe id as a `UNIQUE` index on a table keyed by an identity column, its canonical \
@@ -89,7 +89,7 @@ pub(super) fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
     ] {
         for name in r.entries() {
             if storage == PgStorage::ByteaPk
-                && r.pg
+                && pg
                     .native(name, "small")
                     .is_some_and(|b| b.storage == PgStorage::ByteaPk)
             {
@@ -107,7 +107,8 @@ pub(super) fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
 
 /// `### Keys as they arrive in production`.
 fn arrival(r: &Results<'_>, md: &mut String) {
-    let Some((live, writers)) = engines::live_runs(r.pg) else {
+    let pg = r.engine::<Postgres>();
+    let Some((live, writers)) = engines::live_runs(&*pg) else {
         return;
     };
     let _ = writeln!(
@@ -173,8 +174,9 @@ fn arrival(r: &Results<'_>, md: &mut String) {
 
 /// The PostgreSQL cells of the claims table, in claim order; `None` without the runs.
 pub(super) fn claim_cells(r: &Results<'_>) -> Option<[String; 4]> {
-    let (v4s, v7s) = engines::v4_v7(r.pg, "small")?;
-    let large = engines::v4_v7(r.pg, "large");
+    let pg = r.engine::<Postgres>();
+    let (v4s, v7s) = engines::v4_v7(&*pg, "small")?;
+    let large = engines::v4_v7(&*pg, "large");
     let split_ratio = v4s.splits() as f64 / v7s.splits().max(1) as f64;
     let wal_ratio = v4s.wal_per_1k() / v7s.wal_per_1k().max(1.0);
     let size_ratio = v4s.file_bytes as f64 / v7s.file_bytes.max(1) as f64;
@@ -224,10 +226,11 @@ pub(super) fn claim_cells(r: &Results<'_>) -> Option<[String; 4]> {
 
 /// The numbered "why" list for PostgreSQL under the claims table.
 pub(super) fn claim_reasons(r: &Results<'_>, md: &mut String) {
-    let Some((v4s, v7s)) = engines::v4_v7(r.pg, "small") else {
+    let pg = r.engine::<Postgres>();
+    let Some((v4s, v7s)) = engines::v4_v7(&*pg, "small") else {
         return;
     };
-    let bigint = r.pg.native("snowflake-twitter", "small");
+    let bigint = pg.native("snowflake-twitter", "small");
     let _ = writeln!(
         md,
         "\nIn PostgreSQL ({} ids per run, `uuid` primary key):\n",
@@ -279,7 +282,7 @@ pub(super) fn claim_reasons(r: &Results<'_>, md: &mut String) {
         mib(v7s.file_bytes),
         v4s.file_bytes as f64 / v7s.file_bytes.max(1) as f64
     );
-    let large = engines::v4_v7(r.pg, "large");
+    let large = engines::v4_v7(&*pg, "large");
     let _ = writeln!(
         md,
         "4. **Throughput.** Small `shared_buffers`: {} for v4 against {} for v7{}. Each \
@@ -299,7 +302,7 @@ pub(super) fn claim_reasons(r: &Results<'_>, md: &mut String) {
 
 /// `## Ids from the database`: round trips, the range allocator, Instagram's function.
 pub(super) fn ids(r: &Results<'_>, md: &mut String) {
-    let pg = r.pg;
+    let pg = r.engine::<Postgres>();
     if pg.roundtrip.is_empty() {
         return;
     }
@@ -387,7 +390,8 @@ pub(super) fn ids(r: &Results<'_>, md: &mut String) {
 
 /// `## A created_at index or a time-ordered key (PostgreSQL)`.
 pub(super) fn created_at(r: &Results<'_>, md: &mut String) {
-    let rows = &r.pg.created_at;
+    let pg = r.engine::<Postgres>();
+    let rows = &pg.created_at;
     let (Some(v4i), Some(v7), Some(v4n)) = (rows.first(), rows.get(1), rows.get(2)) else {
         return;
     };
