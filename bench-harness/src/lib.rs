@@ -146,10 +146,16 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
         format!("profile {}", params.profile.name()),
         format!("command {}", config.command),
     ];
-    let out = &config.out;
+    let job = engine::Job {
+        entries,
+        params: &params,
+        provenance: &provenance,
+        out: &config.out,
+        progress: &progress,
+    };
     let engines = pending
         .into_iter()
-        .map(|engine| engine.results(entries, &params, &provenance, out, &progress))
+        .map(|engine| engine.results(&job))
         .collect::<Result<Vec<_>, _>>()?;
 
     let results = output::Results {

@@ -5,7 +5,7 @@
 //! Everything here is the same for each: the small and large servers ([`name_caches`]),
 //! the writers' id sources ([`id_source`]), the client threads of the round trips and their
 //! duplicate count ([`roundtrip`]), and the results kept in `data/<engine>.json` so that a
-//! run without a server carries them forward ([`results`]).
+//! run without a server carries them forward (`results`).
 //!
 //! Adding an engine with a server is one module that implements [`Engine`] plus one line in
 //! `ENGINES` (`lib.rs`), the list of engines (`Listed`) from which the run, the data files
@@ -255,6 +255,21 @@ pub struct Stamp {
     pub measured_now: bool,
 }
 
+/// What the run gives every engine to measure or carry forward.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Job<'a> {
+    /// The schemes.
+    pub entries: &'a [&'a Entry],
+    /// The profile's sizes.
+    pub params: &'a Params,
+    /// The run's date, revision, profile and command, stamped on what it measures.
+    pub provenance: &'a [String],
+    /// The report directory, whose `data/` keeps the engines' last figures.
+    pub out: &'a Path,
+    /// Progress lines.
+    pub progress: &'a Progress,
+}
+
 /// The engine's results: measured on `servers`, or, with none, read back from
 /// `out/data/<NAME>.json` (empty when there are none or they cannot be read; the progress
 /// line says which).
@@ -262,14 +277,17 @@ pub struct Stamp {
 /// # Errors
 ///
 /// Those of [`Engine::measure`].
-pub fn results<E: Engine>(
-    entries: &[&Entry],
-    params: &Params,
+pub(crate) fn results<E: Engine>(
+    job: &Job<'_>,
     servers: &[E::Server],
-    provenance: &[String],
-    out: &Path,
-    progress: &Progress,
 ) -> Result<E::Results, Error> {
+    let Job {
+        entries,
+        params,
+        provenance,
+        out,
+        progress,
+    } = *job;
     if !servers.is_empty() {
         let mut results = E::measure(entries, params, servers, progress)?;
         *E::stamp(&mut results) = Stamp {
@@ -343,14 +361,7 @@ pub(crate) trait Listed: Sync {
 /// An engine whose servers were checked, to be measured.
 pub(crate) trait Pending {
     /// The engine's results: measured on its servers, or carried forward ([`results`]).
-    fn results(
-        self: Box<Self>,
-        entries: &[&Entry],
-        params: &Params,
-        provenance: &[String],
-        out: &Path,
-        progress: &Progress,
-    ) -> Result<Box<dyn Measured>, Error>;
+    fn results(self: Box<Self>, job: &Job<'_>) -> Result<Box<dyn Measured>, Error>;
 }
 
 /// An engine's results, whichever engine: for the data files, the charts and the counts.
@@ -382,16 +393,8 @@ impl<E: Engine + Sync + 'static> Listed for E {
 struct Servers<E: Engine>(Vec<E::Server>);
 
 impl<E: Engine + 'static> Pending for Servers<E> {
-    fn results(
-        self: Box<Self>,
-        entries: &[&Entry],
-        params: &Params,
-        provenance: &[String],
-        out: &Path,
-        progress: &Progress,
-    ) -> Result<Box<dyn Measured>, Error> {
-        let measured = results::<E>(entries, params, &self.0, provenance, out, progress)?;
-        Ok(Box::new(Of::<E>(measured)))
+    fn results(self: Box<Self>, job: &Job<'_>) -> Result<Box<dyn Measured>, Error> {
+        Ok(Box::new(Of::<E>(results::<E>(job, &self.0)?)))
     }
 }
 
