@@ -23,44 +23,21 @@
 //!
 //! Run: `cargo bench -p bench-harness --bench scaling`.
 
+mod common;
+
 use std::hint::black_box;
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::{Duration, Instant};
 
+use common::{WideId, ferroid_clock, wide};
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use ferroid::generator::thread_local::Ulid as FerroidUlid;
 use ferroid::generator::{AtomicSnowflakeGenerator, BasicSnowflakeGenerator};
-use ferroid::time::{MonotonicClock as FerroidClock, TWITTER_EPOCH};
+use ferroid::time::MonotonicClock as FerroidClock;
 use idkit_core::{IdScheme, TickerClock};
-use idkit_snowflake::{Custom, LayoutSpec, Snowflake};
+use idkit_snowflake::Snowflake;
 
-const TWEPOCH_MS: u64 = 1_288_834_974_657;
 const THREADS: [u64; 2] = [1, 2];
-
-mod wide_id {
-    // The macro generates items without docs; they are ferroid's, not ours.
-    #![allow(missing_docs)]
-    use ferroid::define_snowflake_id;
-    define_snowflake_id!(
-        /// The uncapped layout for ferroid: sign 1, time 41, no machine bits, sequence 22.
-        WideId, u64,
-        reserved: 1,
-        timestamp: 41,
-        machine_id: 0,
-        sequence: 22
-    );
-}
-use wide_id::WideId;
-
-fn wide() -> Custom<u64> {
-    let spec = LayoutSpec::builder("wide-sequence", 64)
-        .time(41)
-        .sequence(22)
-        .epoch_ms(TWEPOCH_MS)
-        .build()
-        .expect("valid layout");
-    Custom::new(spec).expect("64-bit layout")
-}
 
 /// `threads` threads, each making its own state with `make` before the clock starts and
 /// then calling `op` on it for its share of `iters`; the wall time.
@@ -162,10 +139,6 @@ fn one_shared<S: Send + Sync + 'static, F: Fn(&S) + Copy + Send + 'static>(
             b.iter_custom(|iters| shared(t, iters, &state, op))
         });
     }
-}
-
-fn ferroid_clock() -> FerroidClock<1> {
-    FerroidClock::<1>::with_epoch(TWITTER_EPOCH)
 }
 
 fn snowflake(c: &mut Criterion) {

@@ -15,45 +15,20 @@
 //!
 //! Run: `cargo bench -p bench-harness --bench snowflake`.
 
+mod common;
+
 use std::hint::black_box;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
+use common::{WideId, ferroid_clock, wide};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ferroid::generator::{
     AtomicSnowflakeGenerator, BasicSnowflakeGenerator, LockSnowflakeGenerator,
 };
 use ferroid::id::SnowflakeTwitterId;
-use ferroid::time::{MonotonicClock as FerroidClock, TWITTER_EPOCH};
 use idkit_core::{IdScheme, MonotonicClock, TickerClock};
 use idkit_snowflake::{Custom, LayoutSpec, Snowflake, Twitter};
-
-const TWEPOCH_MS: u64 = 1_288_834_974_657;
-
-mod wide_id {
-    // The macro generates items without docs; they are ferroid's, not ours.
-    #![allow(missing_docs)]
-    use ferroid::define_snowflake_id;
-    define_snowflake_id!(
-        /// The uncapped layout for ferroid: sign 1, time 41, no machine bits, sequence 22.
-        WideId, u64,
-        reserved: 1,
-        timestamp: 41,
-        machine_id: 0,
-        sequence: 22
-    );
-}
-use wide_id::WideId;
-
-fn wide() -> Custom<u64> {
-    let spec = LayoutSpec::builder("wide-sequence", 64)
-        .time(41)
-        .sequence(22)
-        .epoch_ms(TWEPOCH_MS)
-        .build()
-        .expect("valid layout");
-    Custom::new(spec).expect("64-bit layout")
-}
 
 fn snowflake_me_wide() -> snowflake_me::Snowflake {
     let zero = || Ok(0);
@@ -80,10 +55,7 @@ fn twitter_one_thread(c: &mut Criterion) {
     g.bench_function("idkit-lockfree", |b| {
         b.iter(|| black_box(ours.next_id().unwrap()))
     });
-    let ferroid = BasicSnowflakeGenerator::<SnowflakeTwitterId, _>::new(
-        0,
-        FerroidClock::<1>::with_epoch(TWITTER_EPOCH),
-    );
+    let ferroid = BasicSnowflakeGenerator::<SnowflakeTwitterId, _>::new(0, ferroid_clock());
     g.bench_function("ferroid-basic", |b| {
         b.iter(|| black_box(ferroid.next_id(|_| std::hint::spin_loop())))
     });
@@ -111,8 +83,7 @@ fn uncapped(c: &mut Criterion) {
     g.bench_function("idkit-monotonic", |b| {
         b.iter(|| black_box(ours.next_id().unwrap()))
     });
-    let ferroid =
-        BasicSnowflakeGenerator::<WideId, _>::new(0, FerroidClock::<1>::with_epoch(TWITTER_EPOCH));
+    let ferroid = BasicSnowflakeGenerator::<WideId, _>::new(0, ferroid_clock());
     g.bench_function("ferroid-basic", |b| {
         b.iter(|| black_box(ferroid.next_id(|_| std::hint::spin_loop())))
     });
@@ -138,8 +109,7 @@ fn uncapped(c: &mut Criterion) {
     g.bench_function("idkit-monotonic", |b| {
         b.iter(|| black_box(ours.next_id().unwrap()))
     });
-    let ferroid =
-        AtomicSnowflakeGenerator::<WideId, _>::new(0, FerroidClock::<1>::with_epoch(TWITTER_EPOCH));
+    let ferroid = AtomicSnowflakeGenerator::<WideId, _>::new(0, ferroid_clock());
     g.bench_function("ferroid-atomic", |b| {
         b.iter(|| black_box(ferroid.next_id(|_| std::hint::spin_loop())))
     });
@@ -178,8 +148,7 @@ fn uncapped(c: &mut Criterion) {
     g.bench_function("idkit-ticker", |b| {
         b.iter(|| black_box(ours.next_id().unwrap()))
     });
-    let ferroid =
-        LockSnowflakeGenerator::<WideId, _>::new(0, FerroidClock::<1>::with_epoch(TWITTER_EPOCH));
+    let ferroid = LockSnowflakeGenerator::<WideId, _>::new(0, ferroid_clock());
     g.bench_function("ferroid-lock", |b| {
         // The lock generator's only fallible path is a poisoned mutex.
         b.iter(|| black_box(ferroid.try_next_id(|_| std::hint::spin_loop()).unwrap()))
