@@ -244,6 +244,35 @@ pub struct BarPanel<R: 'static> {
     pub percent: bool,
 }
 
+impl<R> BarPanel<R> {
+    /// A panel on a linear axis.
+    pub const fn linear(title: &'static str, x_desc: &'static str, value: fn(&R) -> f64) -> Self {
+        Self {
+            title,
+            x_desc,
+            value,
+            log: false,
+            percent: false,
+        }
+    }
+
+    /// A panel on a log axis.
+    pub const fn log(title: &'static str, x_desc: &'static str, value: fn(&R) -> f64) -> Self {
+        Self {
+            log: true,
+            ..Self::linear(title, x_desc, value)
+        }
+    }
+
+    /// A panel of fractions shown as percentages.
+    pub const fn percent(title: &'static str, x_desc: &'static str, value: fn(&R) -> f64) -> Self {
+        Self {
+            percent: true,
+            ..Self::linear(title, x_desc, value)
+        }
+    }
+}
+
 /// Where an engine's results come from: measured by this run, or read back from the kept
 /// file. Flattened into each engine's results, so the file has `provenance` at its top.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

@@ -203,20 +203,10 @@ impl Engine for InnoDb {
             title: "InnoDB page splits per 1,000 rows (INNODB_METRICS index_page_splits) and \
                     leaf fill of the primary key",
             panels: [
-                BarPanel {
-                    title: "page splits per 1,000 rows",
-                    x_desc: "splits",
-                    value: MyRun::splits_per_1k,
-                    log: false,
-                    percent: false,
-                },
-                BarPanel {
-                    title: "leaf fill",
-                    x_desc: "leaf record bytes / leaf room",
-                    value: |b| b.leaf_fill,
-                    log: false,
-                    percent: true,
-                },
+                BarPanel::linear("page splits per 1,000 rows", "splits", MyRun::splits_per_1k),
+                BarPanel::percent("leaf fill", "leaf record bytes / leaf room", |b| {
+                    b.leaf_fill
+                }),
             ],
         },
         second: BarPair {
@@ -224,20 +214,12 @@ impl Engine for InnoDb {
             title: "InnoDB redo log and pages written per 1,000 rows, primary key, small buffer \
                     pool",
             panels: [
-                BarPanel {
-                    title: "redo per 1,000 rows",
-                    x_desc: "KiB (log scale)",
-                    value: |b| b.wal_per_1k() / 1024.0,
-                    log: true,
-                    percent: false,
-                },
-                BarPanel {
-                    title: "pages written per 1,000 rows",
-                    x_desc: "pages",
-                    value: |b| b.own.pages_written as f64 * 1000.0 / b.rows.max(1) as f64,
-                    log: false,
-                    percent: false,
-                },
+                BarPanel::log("redo per 1,000 rows", "KiB (log scale)", |b| {
+                    b.wal_per_1k() / 1024.0
+                }),
+                BarPanel::linear("pages written per 1,000 rows", "pages", |b| {
+                    b.own.pages_written as f64 * 1000.0 / b.rows.max(1) as f64
+                }),
             ],
         },
     };

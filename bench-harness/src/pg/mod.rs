@@ -176,20 +176,14 @@ impl Engine for Postgres {
             title: "PostgreSQL page splits per 1,000 rows (Btree/SPLIT_L + SPLIT_R WAL records) \
                     and average leaf density of the primary key",
             panels: [
-                BarPanel {
-                    title: "page splits per 1,000 rows",
-                    x_desc: "splits",
-                    value: |b| b.splits() as f64 * 1000.0 / b.rows as f64,
-                    log: false,
-                    percent: false,
-                },
-                BarPanel {
-                    title: "average leaf density",
-                    x_desc: "pgstatindex avg_leaf_density",
-                    value: |b| b.leaf_fill,
-                    log: false,
-                    percent: true,
-                },
+                BarPanel::linear("page splits per 1,000 rows", "splits", |b| {
+                    b.splits() as f64 * 1000.0 / b.rows as f64
+                }),
+                BarPanel::percent(
+                    "average leaf density",
+                    "pgstatindex avg_leaf_density",
+                    |b| b.leaf_fill,
+                ),
             ],
         },
         second: BarPair {
@@ -197,20 +191,14 @@ impl Engine for Postgres {
             title: "PostgreSQL WAL and full-page images per 1,000 rows, primary key, small \
                     shared_buffers",
             panels: [
-                BarPanel {
-                    title: "WAL per 1,000 rows",
-                    x_desc: "KiB (log scale)",
-                    value: |b| b.wal_per_1k() / 1024.0,
-                    log: true,
-                    percent: false,
-                },
-                BarPanel {
-                    title: "full-page images per 1,000 rows",
-                    x_desc: "images (log scale)",
-                    value: PgRun::fpi_per_1k,
-                    log: true,
-                    percent: false,
-                },
+                BarPanel::log("WAL per 1,000 rows", "KiB (log scale)", |b| {
+                    b.wal_per_1k() / 1024.0
+                }),
+                BarPanel::log(
+                    "full-page images per 1,000 rows",
+                    "images (log scale)",
+                    PgRun::fpi_per_1k,
+                ),
             ],
         },
     };
