@@ -78,12 +78,7 @@ pub trait Engine {
     /// # Errors
     ///
     /// The engine's error, or a scheme's error while generating ids.
-    fn measure(
-        entries: &[&Entry],
-        params: &Params,
-        servers: &[Self::Server],
-        progress: &Progress,
-    ) -> Result<Self::Results, Error>;
+    fn measure(job: &Job<'_>, servers: &[Self::Server]) -> Result<Self::Results, Error>;
 }
 
 /// One insert run in any engine (a row of `btree.csv`, `btree_<engine>.csv`): the figures
@@ -286,7 +281,7 @@ pub struct Stamp {
 
 /// What the run gives every engine to measure or carry forward.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Job<'a> {
+pub struct Job<'a> {
     /// The schemes.
     pub entries: &'a [&'a Entry],
     /// The profile's sizes.
@@ -311,14 +306,13 @@ pub(crate) fn results<E: Engine>(
     servers: &[E::Server],
 ) -> Result<E::Results, Error> {
     let Job {
-        entries,
-        params,
         provenance,
         out,
         progress,
+        ..
     } = *job;
     if !servers.is_empty() {
-        let mut results = E::measure(entries, params, servers, progress)?;
+        let mut results = E::measure(job, servers)?;
         *E::stamp(&mut results) = Stamp {
             provenance: provenance.to_vec(),
             measured_now: true,

@@ -23,11 +23,11 @@ use mysql::Conn;
 use mysql::prelude::Queryable;
 use serde::{Deserialize, Serialize};
 
+use crate::Error;
 use crate::engine::roundtrip::RoundTrip;
 use crate::engine::{
-    self, BarPair, BarPanel, Charts, Engine, InsertResults, Misnamed, Stamp, UUID_V7_RANDOM,
+    self, BarPair, BarPanel, Charts, Engine, InsertResults, Job, Misnamed, Stamp, UUID_V7_RANDOM,
 };
-use crate::{Error, Params, Progress};
 
 pub use insert::{MyCounters, MyCurvePoint, MyRun};
 
@@ -312,12 +312,13 @@ impl Engine for InnoDb {
     /// # Errors
     ///
     /// [`Error::MySql`], or a scheme's error while generating ids.
-    fn measure(
-        entries: &[&Entry],
-        params: &Params,
-        servers: &[Server],
-        progress: &Progress,
-    ) -> Result<My, Error> {
+    fn measure(job: &Job<'_>, servers: &[Server]) -> Result<My, Error> {
+        let Job {
+            entries,
+            params,
+            progress,
+            ..
+        } = *job;
         let Some(small) = servers.first() else {
             return Ok(My::default());
         };

@@ -19,10 +19,10 @@ use insert::{Form, Keys, Producer, Spec};
 use postgres::{Client, NoTls};
 use serde::{Deserialize, Serialize};
 
+use crate::Error;
 use crate::engine::{
-    self, BarPair, BarPanel, Charts, Engine, InsertResults, Misnamed, Stamp, UUID_V7_RANDOM,
+    self, BarPair, BarPanel, Charts, Engine, InsertResults, Job, Misnamed, Stamp, UUID_V7_RANDOM,
 };
-use crate::{Error, Params, Progress};
 
 pub use insert::{PgCounters, PgCurvePoint, PgRun, PgStorage};
 
@@ -310,12 +310,13 @@ impl Engine for Postgres {
     /// # Errors
     ///
     /// [`Error::Postgres`], or a scheme's error while generating ids.
-    fn measure(
-        entries: &[&Entry],
-        params: &Params,
-        servers: &[Server],
-        progress: &Progress,
-    ) -> Result<Pg, Error> {
+    fn measure(job: &Job<'_>, servers: &[Server]) -> Result<Pg, Error> {
+        let Job {
+            entries,
+            params,
+            progress,
+            ..
+        } = *job;
         let Some(small) = servers.first() else {
             return Ok(Pg::default());
         };
