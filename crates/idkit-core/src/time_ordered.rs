@@ -111,25 +111,7 @@ pub struct TimeOrdered<L, C = TickerClock, R = ThreadRandom> {
     layout: PhantomData<fn() -> L>,
 }
 
-impl<L: Layout> TimeOrdered<L> {
-    /// A generator on a [`TickerClock`].
-    pub fn new() -> Self {
-        Self::with_clock(TickerClock::new())
-    }
-}
-
-impl<L: Layout> Default for TimeOrdered<L> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl<L: Layout, C: Clock> TimeOrdered<L, C> {
-    /// A generator on `clock`.
-    pub fn with_clock(clock: C) -> Self {
-        Self::with_source(clock, ThreadRandom)
-    }
-
     /// A deterministic generator for tests and vectors: every new millisecond's counter
     /// starts at `start` (masked to the layout's counter bits) instead of a random value.
     /// The rollover guard applies to random starts; a fixed start near the top reaches
@@ -215,26 +197,6 @@ pub struct AtomicTimeOrdered<L, C = TickerClock, R = ThreadRandom> {
     layout: PhantomData<fn() -> L>,
 }
 
-impl<L: Layout> AtomicTimeOrdered<L> {
-    /// A generator on a [`TickerClock`].
-    pub fn new() -> Self {
-        Self::with_clock(TickerClock::new())
-    }
-}
-
-impl<L: Layout> Default for AtomicTimeOrdered<L> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<L: Layout, C: Clock> AtomicTimeOrdered<L, C> {
-    /// A generator on `clock`.
-    pub fn with_clock(clock: C) -> Self {
-        Self::with_source(clock, ThreadRandom)
-    }
-}
-
 /// Bits below the shared counter.
 const fn low_bits<L: Layout>() -> u32 {
     L::COUNTER_BITS - SHARED_COUNTER_BITS
@@ -306,11 +268,32 @@ impl<L: Layout, C: Clock, R: RandomSource> AtomicTimeOrdered<L, C, R> {
     }
 }
 
-/// `IdScheme` for both generators: `next_id` reads the clock for each id, `fill` and
-/// `take` once for the batch (the ids are as they would be had the clock not moved while
-/// they were made, microseconds for a batch, and still strictly increasing).
+/// What both generators have alike: their constructors on a clock, and `IdScheme`, whose
+/// `next_id` reads the clock for each id, `fill` and `take` once for the batch (the ids are
+/// as they would be had the clock not moved while they were made, microseconds for a batch,
+/// and still strictly increasing).
 macro_rules! id_scheme {
     ($generator:ident) => {
+        impl<L: Layout> $generator<L> {
+            /// A generator on a [`TickerClock`].
+            pub fn new() -> Self {
+                Self::with_clock(TickerClock::new())
+            }
+        }
+
+        impl<L: Layout> Default for $generator<L> {
+            fn default() -> Self {
+                Self::new()
+            }
+        }
+
+        impl<L: Layout, C: Clock> $generator<L, C> {
+            /// A generator on `clock`.
+            pub fn with_clock(clock: C) -> Self {
+                Self::with_source(clock, ThreadRandom)
+            }
+        }
+
         impl<L: Layout, C: Clock, R: RandomSource> IdScheme for $generator<L, C, R> {
             type Id = L::Id;
 
