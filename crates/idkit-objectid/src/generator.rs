@@ -31,6 +31,49 @@ fn seed(random: &impl RandomSource) -> Result<(u64, u32), GenerateError> {
     ))
 }
 
+/// Both generators' constructors from a random source (`with_parts` is each one's own).
+macro_rules! constructors {
+    ($generator:ident) => {
+        impl $generator {
+            /// A generator on a [`TickerClock`], its process-unique value and first counter
+            /// from this thread's random source.
+            ///
+            /// # Panics
+            ///
+            /// Never in practice: only if the operating system's random source fails when
+            /// the thread's generator is first seeded (use
+            /// [`with_source`](Self::with_source) to handle that as an error).
+            pub fn new() -> Self {
+                Self::with_source(TickerClock::new(), &ThreadRandom)
+                    .unwrap_or_else(|e| panic!("cannot seed the ObjectId generator: {e}"))
+            }
+        }
+
+        impl Default for $generator {
+            fn default() -> Self {
+                Self::new()
+            }
+        }
+
+        impl<C: Clock> $generator<C> {
+            /// A generator on `clock` whose process-unique value and first counter come from
+            /// `random` (a seeded source and a manual clock give the same ids every run).
+            ///
+            /// # Errors
+            ///
+            /// [`GenerateErrorKind::Unavailable`](idkit_core::GenerateErrorKind::Unavailable)
+            /// when `random` cannot give bits.
+            pub fn with_source(
+                clock: C,
+                random: &impl RandomSource,
+            ) -> Result<Self, GenerateError> {
+                let (value, first_counter) = seed(random)?;
+                Ok(Self::with_parts(clock, value, first_counter))
+            }
+        }
+    };
+}
+
 /// ObjectIds as the BSON ObjectId specification says: the 5-byte random value drawn once
 /// when the generator is made, the 3-byte counter started at a random value and increased
 /// by one for every id, wrapping from `0xffffff` to `0`.
@@ -65,39 +108,9 @@ pub struct ObjectIdGenerator<C = TickerClock> {
     state: Cell<State>,
 }
 
-impl ObjectIdGenerator {
-    /// A generator on a [`TickerClock`], its random value and first counter from this
-    /// thread's random source.
-    ///
-    /// # Panics
-    ///
-    /// Never in practice: only if the operating system's random source fails when the
-    /// thread's generator is first seeded (use [`ObjectIdGenerator::with_source`] to handle
-    /// that as an error).
-    pub fn new() -> Self {
-        Self::with_source(TickerClock::new(), &ThreadRandom)
-            .unwrap_or_else(|e| panic!("cannot seed the ObjectId generator: {e}"))
-    }
-}
-
-impl Default for ObjectIdGenerator {
-    fn default() -> Self {
-        Self::new()
-    }
-}
+constructors!(ObjectIdGenerator);
 
 impl<C: Clock> ObjectIdGenerator<C> {
-    /// A generator on `clock` whose random value and first counter come from `random` (a
-    /// seeded source and a manual clock give the same ids every run).
-    ///
-    /// # Errors
-    ///
-    /// [`GenerateErrorKind::Unavailable`](idkit_core::GenerateErrorKind::Unavailable) when `random` cannot give bits.
-    pub fn with_source(clock: C, random: &impl RandomSource) -> Result<Self, GenerateError> {
-        let (value, first_counter) = seed(random)?;
-        Ok(Self::with_parts(clock, value, first_counter))
-    }
-
     /// A generator with this random value (low 40 bits) whose first id has counter
     /// `first_counter` (low 24 bits).
     pub fn with_parts(clock: C, random: u64, first_counter: u32) -> Self {
@@ -189,38 +202,9 @@ pub struct AtomicObjectIdGenerator<C = TickerClock> {
     state: AtomicMsCounter,
 }
 
-impl AtomicObjectIdGenerator {
-    /// A generator on a [`TickerClock`], its process-unique value and first counter
-    /// drawn from the thread's random generator.
-    ///
-    /// # Panics
-    ///
-    /// When the operating system cannot seed the random generator (as
-    /// [`ObjectIdGenerator::new`]).
-    pub fn new() -> Self {
-        Self::with_source(TickerClock::new(), &ThreadRandom)
-            .unwrap_or_else(|e| panic!("cannot seed the ObjectId generator: {e}"))
-    }
-}
-
-impl Default for AtomicObjectIdGenerator {
-    fn default() -> Self {
-        Self::new()
-    }
-}
+constructors!(AtomicObjectIdGenerator);
 
 impl<C: Clock> AtomicObjectIdGenerator<C> {
-    /// A generator on `clock` with its process-unique value and first counter from
-    /// `random`.
-    ///
-    /// # Errors
-    ///
-    /// Whatever `random` returns.
-    pub fn with_source(clock: C, random: &impl RandomSource) -> Result<Self, GenerateError> {
-        let (value, first_counter) = seed(random)?;
-        Ok(Self::with_parts(clock, value, first_counter))
-    }
-
     /// A generator with a fixed process-unique value (40 bits kept) and first counter
     /// (24 bits kept), for tests and vectors.
     pub fn with_parts(clock: C, random: u64, first_counter: u32) -> Self {
