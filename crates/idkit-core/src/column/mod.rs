@@ -52,6 +52,37 @@ mod rusqlite;
 pub mod sea_orm;
 #[cfg(feature = "serde")]
 mod serde;
+/// sqlx's `Type`, `Encode` and `Decode` of [`BigInt`] for a database whose 64-bit column
+/// is `i64` and nothing else (MySQL, which also has `BIGINT UNSIGNED`, has its own).
+#[cfg(any(feature = "sqlx-postgres", feature = "sqlx-sqlite"))]
+macro_rules! sqlx_bigint {
+    ($db:ty, $type_info:ty, $buffer:ty, $value:ty) => {
+        impl sqlx::Type<$db> for BigInt {
+            fn type_info() -> $type_info {
+                <i64 as sqlx::Type<$db>>::type_info()
+            }
+            fn compatible(ty: &$type_info) -> bool {
+                <i64 as sqlx::Type<$db>>::compatible(ty)
+            }
+        }
+
+        impl sqlx::Encode<'_, $db> for BigInt {
+            fn encode_by_ref(
+                &self,
+                buf: &mut $buffer,
+            ) -> Result<sqlx::encode::IsNull, sqlx::error::BoxDynError> {
+                <i64 as sqlx::Encode<'_, $db>>::encode(self.to_i64()?, buf)
+            }
+        }
+
+        impl sqlx::Decode<'_, $db> for BigInt {
+            fn decode(value: $value) -> Result<Self, sqlx::error::BoxDynError> {
+                Ok(Self::from_i64(<i64 as sqlx::Decode<$db>>::decode(value)?)?)
+            }
+        }
+    };
+}
+
 #[cfg(feature = "sqlx-mysql")]
 mod sqlx_mysql;
 #[cfg(feature = "sqlx-postgres")]

@@ -7,26 +7,7 @@ use sqlx::{Decode, Encode, Postgres, Type};
 
 use super::{BigInt, Bytes};
 
-impl Type<Postgres> for BigInt {
-    fn type_info() -> PgTypeInfo {
-        <i64 as Type<Postgres>>::type_info()
-    }
-    fn compatible(ty: &PgTypeInfo) -> bool {
-        <i64 as Type<Postgres>>::compatible(ty)
-    }
-}
-
-impl Encode<'_, Postgres> for BigInt {
-    fn encode_by_ref(&self, buf: &mut PgArgumentBuffer) -> Result<IsNull, BoxDynError> {
-        <i64 as Encode<'_, Postgres>>::encode(self.to_i64()?, buf)
-    }
-}
-
-impl Decode<'_, Postgres> for BigInt {
-    fn decode(value: PgValueRef<'_>) -> Result<Self, BoxDynError> {
-        Ok(Self::from_i64(<i64 as Decode<Postgres>>::decode(value)?)?)
-    }
-}
+sqlx_bigint!(Postgres, PgTypeInfo, PgArgumentBuffer, PgValueRef<'_>);
 
 impl<const N: usize> Type<Postgres> for Bytes<N> {
     fn type_info() -> PgTypeInfo {

@@ -7,26 +7,12 @@ use sqlx::{Decode, Encode, Sqlite, Type};
 
 use super::{BigInt, Bytes};
 
-impl Type<Sqlite> for BigInt {
-    fn type_info() -> SqliteTypeInfo {
-        <i64 as Type<Sqlite>>::type_info()
-    }
-    fn compatible(ty: &SqliteTypeInfo) -> bool {
-        <i64 as Type<Sqlite>>::compatible(ty)
-    }
-}
-
-impl Encode<'_, Sqlite> for BigInt {
-    fn encode_by_ref(&self, buf: &mut SqliteArgumentsBuffer) -> Result<IsNull, BoxDynError> {
-        <i64 as Encode<'_, Sqlite>>::encode(self.to_i64()?, buf)
-    }
-}
-
-impl Decode<'_, Sqlite> for BigInt {
-    fn decode(value: SqliteValueRef<'_>) -> Result<Self, BoxDynError> {
-        Ok(Self::from_i64(<i64 as Decode<Sqlite>>::decode(value)?)?)
-    }
-}
+sqlx_bigint!(
+    Sqlite,
+    SqliteTypeInfo,
+    SqliteArgumentsBuffer,
+    SqliteValueRef<'_>
+);
 
 impl<const N: usize> Type<Sqlite> for Bytes<N> {
     fn type_info() -> SqliteTypeInfo {
