@@ -41,6 +41,13 @@ pub enum Error {
     MySql(mysql::Error),
     /// A MySQL or MariaDB server is not fit for the runs (URL, privileges, settings).
     MySqlSetup(String),
+    /// Servers were given for an engine the harness does not have.
+    UnknownEngine {
+        /// The name given.
+        name: String,
+        /// The engines there are.
+        known: Vec<&'static str>,
+    },
 }
 
 impl fmt::Display for Error {
@@ -58,6 +65,12 @@ impl fmt::Display for Error {
             Self::PgSetup(e) => write!(f, "postgres: {e}"),
             Self::MySql(e) => write!(f, "mysql: {e}"),
             Self::MySqlSetup(e) => write!(f, "mysql: {e}"),
+            Self::UnknownEngine { name, known } => write!(
+                f,
+                "servers given for {name:?}, which is not an engine here (engines with a \
+                 server: {})",
+                known.join(", ")
+            ),
         }
     }
 }
@@ -71,7 +84,11 @@ impl std::error::Error for Error {
             Self::Io { source, .. } => Some(source),
             Self::Postgres(e) => Some(e),
             Self::MySql(e) => Some(e),
-            Self::IdRange { .. } | Self::Chart(_) | Self::PgSetup(_) | Self::MySqlSetup(_) => None,
+            Self::IdRange { .. }
+            | Self::Chart(_)
+            | Self::PgSetup(_)
+            | Self::MySqlSetup(_)
+            | Self::UnknownEngine { .. } => None,
         }
     }
 }

@@ -119,9 +119,11 @@ impl Summary {
 ///
 /// # Errors
 ///
-/// [`Error`] when a scheme fails to build or generate, SQLite or PostgreSQL fails, a
-/// PostgreSQL server lacks what the runs need (version 15, `pgstattuple`, `pg_walinspect`,
-/// a superuser), or a file cannot be written. Nothing is half-written on purpose, but a failed run can leave earlier files of
+/// [`Error`] when a scheme fails to build or generate, servers are given for an engine the
+/// harness does not have ([`Error::UnknownEngine`]), SQLite or an engine's server fails, a
+/// server lacks what the runs need (PostgreSQL: version 15, `pgstattuple`, `pg_walinspect`,
+/// a superuser; MySQL: the privileges to read InnoDB's metrics), or a file cannot be
+/// written. Nothing is half-written on purpose, but a failed run can leave earlier files of
 /// the same directory from a previous run.
 pub fn run(config: &Config) -> Result<Summary, Error> {
     let started = Instant::now();
@@ -129,6 +131,16 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
     let progress = Progress::new(config.quiet);
     let entries = idkit_all::registry::schemes();
     // Check the servers first: a bad URL fails in seconds, not after the SQLite runs.
+    if let Some(name) = config
+        .servers
+        .keys()
+        .find(|name| !ENGINES.iter().any(|e| e.name() == name.as_str()))
+    {
+        return Err(Error::UnknownEngine {
+            name: name.clone(),
+            known: ENGINES.iter().map(|e| e.name()).collect(),
+        });
+    }
     let pending = ENGINES
         .iter()
         .map(|engine| engine.servers(config.servers_of(engine.name())))

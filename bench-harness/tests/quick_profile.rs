@@ -266,3 +266,21 @@ fn quick_profile_writes_a_complete_report() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+#[test]
+fn servers_for_an_unknown_engine_are_refused_before_anything_runs() {
+    let dir = TempDir::new("idkit-unknown-engine");
+    let mut config = Config::new(Profile::Quick, dir.0.clone());
+    config
+        .servers
+        .insert("postgresql".into(), vec!["postgres://db/x".into()]);
+    match run(&config) {
+        Err(bench_harness::Error::UnknownEngine { name, known }) => {
+            assert_eq!(name, "postgresql");
+            assert_eq!(known, ["postgres", "mysql"]);
+        }
+        other => panic!("expected UnknownEngine, got {other:?}"),
+    }
+    // Nothing was measured or written.
+    assert!(!dir.0.join("REPORT.md").exists());
+}
