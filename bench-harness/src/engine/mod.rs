@@ -185,6 +185,18 @@ pub trait InsertResults {
         self.find(scheme, Self::native_storage(bits), cache, 1, false)
     }
 
+    /// The first run of `scheme` by `writers` writers that made their ids as they inserted.
+    fn live(&self, scheme: &str, writers: usize) -> Option<&Run<Self::Storage, Self::Own>> {
+        self.runs()
+            .iter()
+            .find(|r| r.scheme == scheme && r.writers == writers && r.made_during())
+    }
+
+    /// The most writers of any run (1 without runs).
+    fn most_writers(&self) -> usize {
+        self.runs().iter().map(|r| r.writers).max().unwrap_or(1)
+    }
+
     /// The small cache, MiB (0 without runs).
     fn small_cache_mib(&self) -> i64 {
         self.runs()

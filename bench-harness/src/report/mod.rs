@@ -871,16 +871,11 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
                 ))
         );
     }
-    let live = |scheme: &str, writers: usize| {
-        pg.runs
-            .iter()
-            .find(|b| b.scheme == scheme && b.writers == writers && b.ids_made == "during")
-    };
-    let most = pg.runs.iter().map(|b| b.writers).max().unwrap_or(1);
+    let most = pg.most_writers();
     if let (Some(one), Some(many), Some(v4)) = (
-        live("uuid-v7", 1),
-        live("uuid-v7", most).filter(|_| most > 1),
-        live("uuid-v4", 1),
+        pg.live("uuid-v7", 1),
+        pg.live("uuid-v7", most).filter(|_| most > 1),
+        pg.live("uuid-v4", 1),
     ) {
         let _ = writeln!(
             md,
@@ -899,16 +894,11 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
             (many.index_bytes as f64 / one.index_bytes.max(1) as f64 - 1.0) * 100.0
         );
     }
-    let my_live = |scheme: &str, writers: usize| {
-        my.runs
-            .iter()
-            .find(|b| b.scheme == scheme && b.writers == writers && b.ids_made == "during")
-    };
-    let my_most = my.runs.iter().map(|b| b.writers).max().unwrap_or(1);
+    let my_most = my.most_writers();
     if let (Some(one), Some(many), Some(v4)) = (
-        my_live("uuid-v7", 1),
-        my_live("uuid-v7", my_most).filter(|_| my_most > 1),
-        my_live("uuid-v4", 1),
+        my.live("uuid-v7", 1),
+        my.live("uuid-v7", my_most).filter(|_| my_most > 1),
+        my.live("uuid-v4", 1),
     ) {
         let _ = writeln!(
             md,
@@ -925,13 +915,7 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
             format_args!("{:.1} KiB", v4.wal_per_1k() / 1024.0)
         );
     }
-    let my_best = |method: &str| {
-        my.roundtrip
-            .iter()
-            .filter(|t| t.method == method)
-            .map(|t| t.ids_per_sec)
-            .fold(0.0, f64::max)
-    };
+    let my_best = |method: &str| engines::best(&my.roundtrip, method);
     if !my.roundtrip.is_empty() {
         let _ = writeln!(
             md,
@@ -943,13 +927,7 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
             rate(my_best("range_allocator"))
         );
     }
-    let pg_best = |method: &str| {
-        pg.roundtrip
-            .iter()
-            .filter(|t| t.method == method)
-            .map(|t| t.ids_per_sec)
-            .fold(0.0, f64::max)
-    };
+    let pg_best = |method: &str| engines::best(&pg.roundtrip, method);
     if !pg.roundtrip.is_empty() {
         let _ = writeln!(
             md,
