@@ -313,12 +313,7 @@ impl Engine for InnoDb {
     ///
     /// [`Error::MySql`], or a scheme's error while generating ids.
     fn measure(job: &Job<'_>, servers: &[Server]) -> Result<My, Error> {
-        let Job {
-            entries,
-            params,
-            progress,
-            ..
-        } = *job;
+        let (entries, params, progress) = (job.entries, job.params, job.progress);
         let Some(small) = servers.first() else {
             return Ok(My::default());
         };

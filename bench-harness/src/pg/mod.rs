@@ -311,12 +311,7 @@ impl Engine for Postgres {
     ///
     /// [`Error::Postgres`], or a scheme's error while generating ids.
     fn measure(job: &Job<'_>, servers: &[Server]) -> Result<Pg, Error> {
-        let Job {
-            entries,
-            params,
-            progress,
-            ..
-        } = *job;
+        let (entries, params, progress) = (job.entries, job.params, job.progress);
         let Some(small) = servers.first() else {
             return Ok(Pg::default());
         };
