@@ -132,43 +132,31 @@ impl GeneratorStats {
     }
 }
 
-impl<T: IdScheme + ?Sized> IdScheme for &T {
-    type Id = T::Id;
-    fn next_id(&self) -> Result<T::Id, GenerateError> {
-        (**self).next_id()
-    }
-    fn fill(&self, out: &mut [T::Id]) -> Result<(), GenerateError> {
-        (**self).fill(out)
-    }
-    fn take(&self, n: usize) -> Result<Vec<T::Id>, GenerateError> {
-        (**self).take(n)
-    }
-    fn info(&self) -> SchemeInfo {
-        (**self).info()
-    }
-    fn stats(&self) -> GeneratorStats {
-        (**self).stats()
-    }
+/// `IdScheme` through a reference or a shared pointer: the pointee's, every method.
+macro_rules! forward_id_scheme {
+    ($($pointer:ty),*) => {$(
+        impl<T: IdScheme + ?Sized> IdScheme for $pointer {
+            type Id = T::Id;
+            fn next_id(&self) -> Result<T::Id, GenerateError> {
+                (**self).next_id()
+            }
+            fn fill(&self, out: &mut [T::Id]) -> Result<(), GenerateError> {
+                (**self).fill(out)
+            }
+            fn take(&self, n: usize) -> Result<Vec<T::Id>, GenerateError> {
+                (**self).take(n)
+            }
+            fn info(&self) -> SchemeInfo {
+                (**self).info()
+            }
+            fn stats(&self) -> GeneratorStats {
+                (**self).stats()
+            }
+        }
+    )*};
 }
 
-impl<T: IdScheme + ?Sized> IdScheme for Arc<T> {
-    type Id = T::Id;
-    fn next_id(&self) -> Result<T::Id, GenerateError> {
-        (**self).next_id()
-    }
-    fn fill(&self, out: &mut [T::Id]) -> Result<(), GenerateError> {
-        (**self).fill(out)
-    }
-    fn take(&self, n: usize) -> Result<Vec<T::Id>, GenerateError> {
-        (**self).take(n)
-    }
-    fn info(&self) -> SchemeInfo {
-        (**self).info()
-    }
-    fn stats(&self) -> GeneratorStats {
-        (**self).stats()
-    }
-}
+forward_id_scheme!(&T, Arc<T>);
 
 /// A single-owner generator behind a mutex is a shared one: `Mutex<UuidV7>` can be used
 /// from every thread. A poisoned lock is recovered, since generators assign their state
