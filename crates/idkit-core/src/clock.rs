@@ -83,37 +83,28 @@ pub trait Clock: Send + Sync + Debug {
     }
 }
 
-impl<C: Clock + ?Sized> Clock for Arc<C> {
-    #[inline]
-    fn now_ms(&self) -> u64 {
-        (**self).now_ms()
-    }
-    fn wait_until_ms(&self, target_ms: u64) -> u64 {
-        (**self).wait_until_ms(target_ms)
-    }
-    fn wait_blocks(&self) -> bool {
-        (**self).wait_blocks()
-    }
-    fn instant_at_ms(&self, target_ms: u64) -> Option<Instant> {
-        (**self).instant_at_ms(target_ms)
-    }
+/// `Clock` through a shared pointer or a reference: the pointee's, every method.
+macro_rules! forward_clock {
+    ($($pointer:ty),*) => {$(
+        impl<C: Clock + ?Sized> Clock for $pointer {
+            #[inline]
+            fn now_ms(&self) -> u64 {
+                (**self).now_ms()
+            }
+            fn wait_until_ms(&self, target_ms: u64) -> u64 {
+                (**self).wait_until_ms(target_ms)
+            }
+            fn wait_blocks(&self) -> bool {
+                (**self).wait_blocks()
+            }
+            fn instant_at_ms(&self, target_ms: u64) -> Option<Instant> {
+                (**self).instant_at_ms(target_ms)
+            }
+        }
+    )*};
 }
 
-impl<C: Clock + ?Sized> Clock for &C {
-    #[inline]
-    fn now_ms(&self) -> u64 {
-        (**self).now_ms()
-    }
-    fn wait_until_ms(&self, target_ms: u64) -> u64 {
-        (**self).wait_until_ms(target_ms)
-    }
-    fn wait_blocks(&self) -> bool {
-        (**self).wait_blocks()
-    }
-    fn instant_at_ms(&self, target_ms: u64) -> Option<Instant> {
-        (**self).instant_at_ms(target_ms)
-    }
-}
+forward_clock!(Arc<C>, &C);
 
 fn wall_ms() -> u64 {
     // A wall clock before 1970 is a broken machine, not an input: treat it as the epoch.
