@@ -179,15 +179,5 @@ impl<L: Layout, C: Clock> IdScheme for AtomicSnowflake<L, C> {
         Ok(())
     }
 
-    fn take(&self, n: usize) -> Result<Vec<L::Id>, GenerateError> {
-        take_by_fill(self, n)
-    }
-
-    fn info(&self) -> SchemeInfo {
-        self.core.info()
-    }
-
-    fn stats(&self) -> GeneratorStats {
-        self.core.stats()
-    }
+    alike_in_every_mode!();
 }

@@ -45,15 +45,5 @@ impl<L: Layout, C: Clock> IdScheme for MutexSnowflake<L, C> {
         self.core.fill(&mut self.lock(), out)
     }
 
-    fn take(&self, n: usize) -> Result<Vec<L::Id>, GenerateError> {
-        take_by_fill(self, n)
-    }
-
-    fn info(&self) -> SchemeInfo {
-        self.core.info()
-    }
-
-    fn stats(&self) -> GeneratorStats {
-        self.core.stats()
-    }
+    alike_in_every_mode!();
 }
