@@ -65,13 +65,22 @@ pub trait Engine {
     /// round trips, its index shapes), as file name and contents.
     fn more_files(results: &Self::Results) -> Vec<(&'static str, String)>;
 
-    /// Connects to each URL, checks the server has what the runs need, and names the servers
-    /// `small` and `large` by their caches ([`name_caches`]).
+    /// Connects to the server at `url` and checks it has what the runs need ([`servers`]
+    /// names it `small` or `large` after).
     ///
     /// # Errors
     ///
     /// The engine's own error for an unreachable or unsuitable server.
-    fn servers(urls: &[String]) -> Result<Vec<Self::Server>, Error>;
+    fn server(url: &str) -> Result<Self::Server, Error>;
+
+    /// A server's cache, KiB: of two servers, the smaller cache is `small`.
+    fn cache_kib(server: &Self::Server) -> i64;
+
+    /// Where a server keeps the name of its cache (`small`, `large`).
+    fn cache_name(server: &mut Self::Server) -> &mut &'static str;
+
+    /// Why servers could not be named, in the engine's words (its cache setting's name).
+    fn misnamed(e: Misnamed) -> Error;
 
     /// Every run of the engine on `servers` (the first is the small cache).
     ///
@@ -388,8 +397,8 @@ pub(crate) trait Listed: Sync {
     fn name(&self) -> &'static str;
     /// [`Engine::URL_HELP`].
     fn url_help(&self) -> &'static str;
-    /// Checks the servers at `urls` ([`Engine::servers`]), before any run, so that a bad
-    /// URL fails in seconds.
+    /// Checks the servers at `urls` ([`servers`]), before any run, so that a bad URL fails
+    /// in seconds.
     fn servers(&self, urls: &[String]) -> Result<Box<dyn Pending>, Error>;
 }
 
@@ -421,7 +430,7 @@ impl<E: Engine + Sync + 'static> Listed for E {
         E::URL_HELP
     }
     fn servers(&self, urls: &[String]) -> Result<Box<dyn Pending>, Error> {
-        Ok(Box::new(Servers::<E>(E::servers(urls)?)))
+        Ok(Box::new(Servers::<E>(servers::<E>(urls)?)))
     }
 }
 
@@ -474,6 +483,26 @@ pub fn load<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, String> {
     serde_json::from_str(&text)
         .map(Some)
         .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The servers at `urls` (none, one or two), each checked ([`Engine::server`]) and named
+/// `small` and `large` by their caches ([`name_caches`]); more than two fail before any is
+/// reached.
+///
+/// # Errors
+///
+/// The engine's error for an unreachable or unsuitable server, more than two servers, or
+/// two with the same cache ([`Engine::misnamed`]).
+pub fn servers<E: Engine>(urls: &[String]) -> Result<Vec<E::Server>, Error> {
+    if urls.len() > 2 {
+        return Err(E::misnamed(Misnamed::TooMany(urls.len())));
+    }
+    let mut servers = urls
+        .iter()
+        .map(|url| E::server(url))
+        .collect::<Result<Vec<_>, _>>()?;
+    name_caches(&mut servers, E::cache_kib, E::cache_name).map_err(E::misnamed)?;
+    Ok(servers)
 }
 
 /// Why servers could not be named small and large.
@@ -636,6 +665,21 @@ mod tests {
         let mut servers: Vec<S> = kib.iter().map(|&k| S(k, "")).collect();
         name_caches(&mut servers, |s| s.0, |s| &mut s.1)?;
         Ok(servers.into_iter().map(|s| (s.0, s.1)).collect())
+    }
+
+    #[test]
+    fn more_than_two_servers_fail_before_any_is_reached() {
+        // Unreachable URLs: the count is checked first, so nothing tries to connect.
+        let urls: Vec<String> = (1..=3)
+            .map(|p| format!("postgres://x@127.0.0.1:{p}/x"))
+            .collect();
+        let e = super::servers::<crate::pg::Postgres>(&urls).unwrap_err();
+        assert!(e.to_string().contains("found 3"), "{e}");
+        assert!(
+            super::servers::<crate::pg::Postgres>(&[])
+                .unwrap()
+                .is_empty()
+        );
     }
 
     #[test]

@@ -72,17 +72,6 @@ impl Server {
     }
 }
 
-fn misnamed(e: Misnamed) -> Error {
-    Error::MySqlSetup(match e {
-        Misnamed::TooMany(n) => {
-            format!("expected one or two MySQL servers (small and large buffer pool), found {n}")
-        }
-        Misnamed::SameCache => {
-            "the two MySQL servers have the same innodb_buffer_pool_size".to_owned()
-        }
-    })
-}
-
 /// Everything measured in InnoDB. Kept as `data/mysql.json`, so that a report run without a
 /// server carries the last InnoDB figures forward, dated.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -256,52 +245,66 @@ impl Engine for InnoDb {
         ]
     }
 
-    /// Connects to each URL, reads its buffer pool, version and page size, enables InnoDB's
-    /// index metrics, and names the servers `small` and `large` by their buffer pools (a single
+    /// Connects to `url`, reads its buffer pool, version and page size, and enables InnoDB's
+    /// index metrics. Servers are named `small` and `large` by their buffer pools (a single
     /// server is `small`).
     ///
     /// # Errors
     ///
-    /// [`Error::MySql`] for an unreachable server; [`Error::MySqlSetup`] for a malformed URL,
-    /// more than two servers, two with the same buffer pool, or a user that may not
-    /// `SET GLOBAL innodb_monitor_enable` or read `mysql.innodb_index_stats`.
-    fn servers(urls: &[String]) -> Result<Vec<Server>, Error> {
-        if urls.len() > 2 {
-            return Err(misnamed(Misnamed::TooMany(urls.len())));
-        }
-        let mut out = Vec::new();
-        for url in urls {
-            let opts =
-                mysql::Opts::from_url(url).map_err(|e| Error::MySqlSetup(format!("{url}: {e}")))?;
-            let mut conn = Conn::new(opts)?;
-            let (pool, page, version): (i64, u64, String) = conn
-                .query_first("SELECT @@innodb_buffer_pool_size, @@innodb_page_size, VERSION()")?
-                .ok_or_else(|| Error::MySqlSetup(format!("{url}: no answer to SELECT")))?;
-            conn.query_drop("SET GLOBAL innodb_monitor_enable = 'module_index'")
-                .map_err(|e| {
-                    Error::MySqlSetup(format!(
-                        "{url}: cannot enable InnoDB's index metrics (the user needs SUPER or \
+    /// [`Error::MySql`] for an unreachable server; [`Error::MySqlSetup`] for a malformed URL
+    /// or a user that may not `SET GLOBAL innodb_monitor_enable` or read
+    /// `mysql.innodb_index_stats`.
+    fn server(url: &str) -> Result<Server, Error> {
+        let opts =
+            mysql::Opts::from_url(url).map_err(|e| Error::MySqlSetup(format!("{url}: {e}")))?;
+        let mut conn = Conn::new(opts)?;
+        let (pool, page, version): (i64, u64, String) = conn
+            .query_first("SELECT @@innodb_buffer_pool_size, @@innodb_page_size, VERSION()")?
+            .ok_or_else(|| Error::MySqlSetup(format!("{url}: no answer to SELECT")))?;
+        conn.query_drop("SET GLOBAL innodb_monitor_enable = 'module_index'")
+            .map_err(|e| {
+                Error::MySqlSetup(format!(
+                    "{url}: cannot enable InnoDB's index metrics (the user needs SUPER or \
                          SYSTEM_VARIABLES_ADMIN): {e}"
-                    ))
-                })?;
-            conn.query_drop("SELECT COUNT(*) FROM mysql.innodb_index_stats")
-                .map_err(|e| {
-                    Error::MySqlSetup(format!(
-                        "{url}: cannot read mysql.innodb_index_stats (grant SELECT on it): {e}"
-                    ))
-                })?;
-            let mariadb = version.to_ascii_lowercase().contains("mariadb");
-            out.push(Server {
-                url: url.clone(),
-                cache: "small",
-                buffer_pool_kib: pool / 1024,
-                version: version.split('-').next().unwrap_or(&version).to_owned(),
-                page_size: page,
-                mariadb,
-            });
-        }
-        engine::name_caches(&mut out, |s| s.buffer_pool_kib, |s| &mut s.cache).map_err(misnamed)?;
-        Ok(out)
+                ))
+            })?;
+        conn.query_drop("SELECT COUNT(*) FROM mysql.innodb_index_stats")
+            .map_err(|e| {
+                Error::MySqlSetup(format!(
+                    "{url}: cannot read mysql.innodb_index_stats (grant SELECT on it): {e}"
+                ))
+            })?;
+        let mariadb = version.to_ascii_lowercase().contains("mariadb");
+        Ok(Server {
+            url: url.to_owned(),
+            cache: "small",
+            buffer_pool_kib: pool / 1024,
+            version: version.split('-').next().unwrap_or(&version).to_owned(),
+            page_size: page,
+            mariadb,
+        })
+    }
+
+    fn cache_kib(server: &Server) -> i64 {
+        server.buffer_pool_kib
+    }
+
+    fn cache_name(server: &mut Server) -> &mut &'static str {
+        &mut server.cache
+    }
+
+    /// [`Error::MySqlSetup`]: more than two servers, or two with the same buffer pool.
+    fn misnamed(e: Misnamed) -> Error {
+        Error::MySqlSetup(match e {
+            Misnamed::TooMany(n) => {
+                format!(
+                    "expected one or two MySQL servers (small and large buffer pool), found {n}"
+                )
+            }
+            Misnamed::SameCache => {
+                "the two MySQL servers have the same innodb_buffer_pool_size".to_owned()
+            }
+        })
     }
 
     /// Runs the InnoDB part: every entry keyed by its own binary column with each server's

@@ -54,15 +54,6 @@ impl Server {
     }
 }
 
-fn misnamed(e: Misnamed) -> Error {
-    Error::PgSetup(match e {
-        Misnamed::TooMany(n) => format!(
-            "expected one or two PostgreSQL servers (small and large shared_buffers), found {n}"
-        ),
-        Misnamed::SameCache => "the two PostgreSQL servers have the same shared_buffers".to_owned(),
-    })
-}
-
 /// Everything measured in PostgreSQL. Kept as `data/postgres.json`, so that a report run
 /// without a server carries the last PostgreSQL figures forward, dated.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -236,70 +227,81 @@ impl Engine for Postgres {
         ]
     }
 
-    /// Connects to each URL, reads its `shared_buffers` and version, creates `pgstattuple` and
-    /// `pg_walinspect`, and names the servers `small` and `large` by their `shared_buffers`
+    /// Connects to `url`, reads its `shared_buffers` and version, and creates `pgstattuple`
+    /// and `pg_walinspect`. Servers are named `small` and `large` by their `shared_buffers`
     /// (a single server is `small`: it takes every run, and the large-cache runs are left out;
     /// the report prints its real `shared_buffers`).
     ///
     /// # Errors
     ///
-    /// [`Error::Postgres`] for an unreachable server, [`Error::PgSetup`] for more than two
-    /// servers, two with the same `shared_buffers`, a server older than 15, a `wal_keep_size`
-    /// below [`MIN_WAL_KEEP_MB`], or a missing extension (Debian: `postgresql-contrib`).
-    fn servers(urls: &[String]) -> Result<Vec<Server>, Error> {
-        if urls.len() > 2 {
-            return Err(misnamed(Misnamed::TooMany(urls.len())));
+    /// [`Error::Postgres`] for an unreachable server, [`Error::PgSetup`] for a server older
+    /// than 15, a `wal_keep_size` below [`MIN_WAL_KEEP_MB`], or a missing extension (Debian:
+    /// `postgresql-contrib`).
+    fn server(url: &str) -> Result<Server, Error> {
+        let mut client = Client::connect(url, NoTls)?;
+        let kib: i64 = client
+            .query_one(
+                "SELECT setting::bigint * 8 FROM pg_settings WHERE name = 'shared_buffers'",
+                &[],
+            )?
+            .get(0);
+        let version_num: i32 = client
+            .query_one("SELECT current_setting('server_version_num')::int", &[])?
+            .get(0);
+        if version_num < 150_000 {
+            return Err(Error::PgSetup(format!(
+                "PostgreSQL 15 or later is needed (pg_walinspect); {url} runs {version_num}"
+            )));
         }
-        let mut out = Vec::new();
-        for url in urls {
-            let mut client = Client::connect(url, NoTls)?;
-            let kib: i64 = client
-                .query_one(
-                    "SELECT setting::bigint * 8 FROM pg_settings WHERE name = 'shared_buffers'",
-                    &[],
-                )?
-                .get(0);
-            let version_num: i32 = client
-                .query_one("SELECT current_setting('server_version_num')::int", &[])?
-                .get(0);
-            if version_num < 150_000 {
-                return Err(Error::PgSetup(format!(
-                    "PostgreSQL 15 or later is needed (pg_walinspect); {url} runs {version_num}"
-                )));
-            }
-            let keep_mb: i64 = client
-                .query_one(
-                    "SELECT setting::bigint FROM pg_settings WHERE name = 'wal_keep_size'",
-                    &[],
-                )?
-                .get(0);
-            if keep_mb < MIN_WAL_KEEP_MB {
-                return Err(Error::PgSetup(format!(
-                    "{url} keeps {keep_mb} MB of WAL (wal_keep_size); each run reads its WAL back \
+        let keep_mb: i64 = client
+            .query_one(
+                "SELECT setting::bigint FROM pg_settings WHERE name = 'wal_keep_size'",
+                &[],
+            )?
+            .get(0);
+        if keep_mb < MIN_WAL_KEEP_MB {
+            return Err(Error::PgSetup(format!(
+                "{url} keeps {keep_mb} MB of WAL (wal_keep_size); each run reads its WAL back \
                      after checkpoints, so set wal_keep_size to at least {MIN_WAL_KEEP_MB} MB \
                      (scripts/report.sh --postgres starts servers that do)"
-                )));
-            }
-            for ext in ["pgstattuple", "pg_walinspect"] {
-                client
-                    .batch_execute(&format!("CREATE EXTENSION IF NOT EXISTS {ext}"))
-                    .map_err(|e| {
-                        Error::PgSetup(format!(
-                            "cannot create the extension {ext} (Debian: postgresql-contrib): {e}"
-                        ))
-                    })?;
-            }
-            let version: String = client.query_one("SHOW server_version", &[])?.get(0);
-            out.push(Server {
-                url: url.clone(),
-                cache: "small",
-                shared_buffers_kib: kib,
-                version,
-            });
+            )));
         }
-        engine::name_caches(&mut out, |s| s.shared_buffers_kib, |s| &mut s.cache)
-            .map_err(misnamed)?;
-        Ok(out)
+        for ext in ["pgstattuple", "pg_walinspect"] {
+            client
+                .batch_execute(&format!("CREATE EXTENSION IF NOT EXISTS {ext}"))
+                .map_err(|e| {
+                    Error::PgSetup(format!(
+                        "cannot create the extension {ext} (Debian: postgresql-contrib): {e}"
+                    ))
+                })?;
+        }
+        let version: String = client.query_one("SHOW server_version", &[])?.get(0);
+        Ok(Server {
+            url: url.to_owned(),
+            cache: "small",
+            shared_buffers_kib: kib,
+            version,
+        })
+    }
+
+    fn cache_kib(server: &Server) -> i64 {
+        server.shared_buffers_kib
+    }
+
+    fn cache_name(server: &mut Server) -> &mut &'static str {
+        &mut server.cache
+    }
+
+    /// [`Error::PgSetup`]: more than two servers, or two with the same `shared_buffers`.
+    fn misnamed(e: Misnamed) -> Error {
+        Error::PgSetup(match e {
+            Misnamed::TooMany(n) => format!(
+                "expected one or two PostgreSQL servers (small and large shared_buffers), found {n}"
+            ),
+            Misnamed::SameCache => {
+                "the two PostgreSQL servers have the same shared_buffers".to_owned()
+            }
+        })
     }
 
     /// Runs the PostgreSQL part: for every entry its own binary key with each server's cache,
