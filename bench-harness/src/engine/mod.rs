@@ -1,11 +1,12 @@
 //! What the database engines of the report share, written once and owned by none of them.
 //!
-//! An engine with a server ([`crate::pg`], [`crate::mysql`]) implements [`Engine`]: how its
-//! servers are checked and named, how its runs are made, and where its results are kept.
-//! Everything here is the same for each: the small and large servers ([`name_caches`]),
-//! the writers' id sources ([`id_source`]), the client threads of the round trips and their
-//! duplicate count ([`roundtrip`]), and the results kept in `data/<engine>.json` so that a
-//! run without a server carries them forward (`results`).
+//! An engine with a server ([`crate::pg`], [`crate::mysql`]) implements [`Engine`]: how one
+//! of its servers is checked, how its runs are made, and what its own counters and files
+//! are. Everything here is the same for each: one or two servers named small and large
+//! ([`servers`]), the run record ([`Run`]) and its files ([`files`]), the writers' id sources
+//! ([`id_source`]), the insert loop ([`insert`]), the client threads of the round trips and
+//! their duplicate count ([`roundtrip`]), and the results kept in `data/<engine>.json` so
+//! that a run without a server carries them forward (`results`).
 //!
 //! Adding an engine with a server is one module that implements [`Engine`] plus one line in
 //! `ENGINES` (`lib.rs`), the list of engines (`Listed`) from which the run, the data files
@@ -79,8 +80,14 @@ pub trait Engine {
     /// Where a server keeps the name of its cache (`small`, `large`).
     fn cache_name(server: &mut Self::Server) -> &mut &'static str;
 
-    /// Why servers could not be named, in the engine's words (its cache setting's name).
-    fn misnamed(e: Misnamed) -> Error;
+    /// The engine's name in messages (`PostgreSQL`, `MySQL`).
+    const TITLE: &'static str;
+
+    /// The setting that sizes a server's cache, as messages name it.
+    const CACHE_SETTING: &'static str;
+
+    /// The engine's error for a server not fit for the runs.
+    fn setup_error(message: String) -> Error;
 
     /// Every run of the engine on `servers` (the first is the small cache).
     ///
@@ -492,17 +499,28 @@ pub fn load<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, String> {
 /// # Errors
 ///
 /// The engine's error for an unreachable or unsuitable server, more than two servers, or
-/// two with the same cache ([`Engine::misnamed`]).
+/// two with the same cache ([`Engine::setup_error`]).
 pub fn servers<E: Engine>(urls: &[String]) -> Result<Vec<E::Server>, Error> {
     if urls.len() > 2 {
-        return Err(E::misnamed(Misnamed::TooMany(urls.len())));
+        return Err(misnamed::<E>(Misnamed::TooMany(urls.len())));
     }
     let mut servers = urls
         .iter()
         .map(|url| E::server(url))
         .collect::<Result<Vec<_>, _>>()?;
-    name_caches(&mut servers, E::cache_kib, E::cache_name).map_err(E::misnamed)?;
+    name_caches(&mut servers, E::cache_kib, E::cache_name).map_err(misnamed::<E>)?;
     Ok(servers)
+}
+
+/// [`Misnamed`] as engine `E`'s setup error, in its words.
+fn misnamed<E: Engine>(e: Misnamed) -> Error {
+    let (engine, cache) = (E::TITLE, E::CACHE_SETTING);
+    E::setup_error(match e {
+        Misnamed::TooMany(n) => {
+            format!("expected one or two {engine} servers (small and large {cache}), found {n}")
+        }
+        Misnamed::SameCache => format!("the two {engine} servers have the same {cache}"),
+    })
 }
 
 /// Why servers could not be named small and large.
@@ -519,7 +537,7 @@ pub enum Misnamed {
 ///
 /// # Errors
 ///
-/// [`Misnamed`] for more than two servers or two with the same cache; each engine words it
+/// [`Misnamed`] for more than two servers or two with the same cache ([`servers`] words it
 /// with its own setting's name.
 pub fn name_caches<S>(
     servers: &mut [S],

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::Error;
 use crate::engine::roundtrip::RoundTrip;
 use crate::engine::{
-    self, BarPair, BarPanel, Charts, Engine, InsertResults, Job, Misnamed, Stamp, UUID_V7_RANDOM,
+    self, BarPair, BarPanel, Charts, Engine, InsertResults, Job, Stamp, UUID_V7_RANDOM,
 };
 
 pub use insert::{MyCounters, MyCurvePoint, MyRun};
@@ -293,18 +293,11 @@ impl Engine for InnoDb {
         &mut server.cache
     }
 
-    /// [`Error::MySqlSetup`]: more than two servers, or two with the same buffer pool.
-    fn misnamed(e: Misnamed) -> Error {
-        Error::MySqlSetup(match e {
-            Misnamed::TooMany(n) => {
-                format!(
-                    "expected one or two MySQL servers (small and large buffer pool), found {n}"
-                )
-            }
-            Misnamed::SameCache => {
-                "the two MySQL servers have the same innodb_buffer_pool_size".to_owned()
-            }
-        })
+    const TITLE: &'static str = "MySQL";
+    const CACHE_SETTING: &'static str = "innodb_buffer_pool_size";
+
+    fn setup_error(message: String) -> Error {
+        Error::MySqlSetup(message)
     }
 
     /// Runs the InnoDB part: every entry keyed by its own binary column with each server's

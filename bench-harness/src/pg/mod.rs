@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Error;
 use crate::engine::{
-    self, BarPair, BarPanel, Charts, Engine, InsertResults, Job, Misnamed, Stamp, UUID_V7_RANDOM,
+    self, BarPair, BarPanel, Charts, Engine, InsertResults, Job, Stamp, UUID_V7_RANDOM,
 };
 
 pub use insert::{PgCounters, PgCurvePoint, PgRun, PgStorage};
@@ -292,16 +292,11 @@ impl Engine for Postgres {
         &mut server.cache
     }
 
-    /// [`Error::PgSetup`]: more than two servers, or two with the same `shared_buffers`.
-    fn misnamed(e: Misnamed) -> Error {
-        Error::PgSetup(match e {
-            Misnamed::TooMany(n) => format!(
-                "expected one or two PostgreSQL servers (small and large shared_buffers), found {n}"
-            ),
-            Misnamed::SameCache => {
-                "the two PostgreSQL servers have the same shared_buffers".to_owned()
-            }
-        })
+    const TITLE: &'static str = "PostgreSQL";
+    const CACHE_SETTING: &'static str = "shared_buffers";
+
+    fn setup_error(message: String) -> Error {
+        Error::PgSetup(message)
     }
 
     /// Runs the PostgreSQL part: for every entry its own binary key with each server's cache,

@@ -272,7 +272,7 @@ impl<L: Layout, C: Clock, R: RandomSource> AtomicTimeOrdered<L, C, R> {
 /// `next_id` reads the clock for each id, `fill` and `take` once for the batch (the ids are
 /// as they would be had the clock not moved while they were made, microseconds for a batch,
 /// and still strictly increasing).
-macro_rules! id_scheme {
+macro_rules! generator_impls {
     ($generator:ident) => {
         impl<L: Layout> $generator<L> {
             /// A generator on a [`TickerClock`].
@@ -332,8 +332,8 @@ macro_rules! id_scheme {
     };
 }
 
-id_scheme!(TimeOrdered);
-id_scheme!(AtomicTimeOrdered);
+generator_impls!(TimeOrdered);
+generator_impls!(AtomicTimeOrdered);
 
 #[cfg(test)]
 mod tests {
