@@ -302,8 +302,9 @@ impl IdService for Door {
 }
 
 /// The gRPC services over `service`: `idkit.v1.IdService`, `grpc.health.v1.Health`
-/// (statuses kept up to date by a task this spawns, until `closing` turns true) and
-/// reflection (v1 and v1alpha).
+/// (every status set before this returns, so a probe never finds a scheme unregistered,
+/// then kept up to date by a task this spawns, until `closing` turns true) and reflection
+/// (v1 and v1alpha).
 ///
 /// With bearer tokens configured, `idkit.v1.IdService` answers UNAUTHENTICATED to a call
 /// without a valid `authorization: Bearer TOKEN`; health and reflection stay open (probes
@@ -318,8 +319,12 @@ impl IdService for Door {
 ///
 /// Outside a tokio runtime (it spawns the health task). If the descriptor checked in with this crate does not decode (a build of a corrupt
 /// copy); `tests/proto_current.rs` keeps it current.
-pub fn routes(service: &Arc<Service>, closing: watch::Receiver<bool>) -> tonic::service::Routes {
+pub async fn routes(
+    service: &Arc<Service>,
+    closing: watch::Receiver<bool>,
+) -> tonic::service::Routes {
     let (reporter, health) = tonic_health::server::health_reporter();
+    report_readiness(service, &reporter).await;
     tokio::spawn(follow_readiness(
         Arc::clone(service),
         reporter,
@@ -375,35 +380,42 @@ async fn closed(closing: &mut watch::Receiver<bool>) {
     let _ = closing.wait_for(|c| *c).await;
 }
 
-/// Keeps the health statuses equal to each scheme's readiness until `closing`; then every
-/// service is NOT_SERVING (a draining server takes no new work).
+/// Sets every health status to the service's readiness now.
+async fn report_readiness(service: &Service, reporter: &tonic_health::server::HealthReporter) {
+    use tonic_health::ServingStatus::{NotServing, Serving};
+    let failing = service.readiness().await;
+    let all = if failing.is_empty() {
+        Serving
+    } else {
+        NotServing
+    };
+    reporter.set_service_status("", all).await;
+    reporter.set_service_status(HEALTH_SERVICE, all).await;
+    for name in service.scheme_names() {
+        let status = if failing.iter().any(|(n, _)| *n == name) {
+            NotServing
+        } else {
+            Serving
+        };
+        reporter.set_service_status(name, status).await;
+    }
+}
+
+/// Keeps the health statuses equal to each scheme's readiness (every [`HEALTH_PERIOD`])
+/// until `closing`; then every service is NOT_SERVING (a draining server takes no new
+/// work).
 async fn follow_readiness(
     service: Arc<Service>,
     reporter: tonic_health::server::HealthReporter,
     mut closing: watch::Receiver<bool>,
 ) {
-    use tonic_health::ServingStatus::{NotServing, Serving};
+    use tonic_health::ServingStatus::NotServing;
     loop {
-        let failing = service.readiness().await;
-        let all = if failing.is_empty() {
-            Serving
-        } else {
-            NotServing
-        };
-        reporter.set_service_status("", all).await;
-        reporter.set_service_status(HEALTH_SERVICE, all).await;
-        for name in service.scheme_names() {
-            let status = if failing.iter().any(|(n, _)| *n == name) {
-                NotServing
-            } else {
-                Serving
-            };
-            reporter.set_service_status(name, status).await;
-        }
         tokio::select! {
             () = tokio::time::sleep(HEALTH_PERIOD) => {}
             () = closed(&mut closing) => break,
         }
+        report_readiness(&service, &reporter).await;
     }
     reporter.set_service_status("", NotServing).await;
     reporter
@@ -429,7 +441,7 @@ pub async fn serve_grpc(
     let addr = listener.local_addr()?;
     tracing::info!(listen = %addr, "idkit serve: gRPC (idkit.v1) on {addr}");
     let (close, closing) = watch::channel(false);
-    let routes = routes(&service, closing);
+    let routes = routes(&service, closing).await;
     let shutdown = async move {
         shutdown.await;
         let _ = close.send(true);
