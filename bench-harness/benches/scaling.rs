@@ -70,34 +70,6 @@ where
     start.elapsed()
 }
 
-/// `threads` threads calling `op` on one shared `state` for their share of `iters`.
-fn shared<S: Send + Sync + 'static, F: Fn(&S) + Copy + Send + 'static>(
-    threads: u64,
-    iters: u64,
-    state: &Arc<S>,
-    op: F,
-) -> Duration {
-    let barrier = Arc::new(Barrier::new(usize::try_from(threads).unwrap() + 1));
-    let per = iters.div_ceil(threads);
-    let handles: Vec<_> = (0..threads)
-        .map(|_| {
-            let (state, barrier) = (Arc::clone(state), Arc::clone(&barrier));
-            std::thread::spawn(move || {
-                barrier.wait();
-                for _ in 0..per {
-                    op(&state);
-                }
-            })
-        })
-        .collect();
-    barrier.wait();
-    let start = Instant::now();
-    for h in handles {
-        h.join().unwrap();
-    }
-    start.elapsed()
-}
-
 fn group<'a>(
     c: &'a mut Criterion,
     name: &str,
@@ -126,7 +98,8 @@ fn each_thread<S, M, F>(
     }
 }
 
-/// Benchmarks `op` on one shared state, at 1 and 2 threads.
+/// Benchmarks `op` on one shared state, at 1 and 2 threads: each thread's own state is a
+/// handle on it.
 fn one_shared<S: Send + Sync + 'static, F: Fn(&S) + Copy + Send + 'static>(
     g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>,
     name: &str,
@@ -134,11 +107,12 @@ fn one_shared<S: Send + Sync + 'static, F: Fn(&S) + Copy + Send + 'static>(
     op: F,
 ) {
     let state = Arc::new(state);
-    for t in THREADS {
-        g.bench_function(format!("{name}-{t}t"), |b| {
-            b.iter_custom(|iters| shared(t, iters, &state, op))
-        });
-    }
+    each_thread(
+        g,
+        name,
+        move || Arc::clone(&state),
+        move |s: &mut Arc<S>| op(s),
+    );
 }
 
 fn snowflake(c: &mut Criterion) {

@@ -5,14 +5,14 @@
 //! then carries the figures forward.
 #![cfg(feature = "live-tests")]
 
-use bench_harness::engine::{InsertResults as _, UUID_V7_RANDOM};
+use bench_harness::engine::InsertResults as _;
 use bench_harness::mysql::insert::MyStorage;
 use bench_harness::mysql::{self, AUTO_INCREMENT, TEXT_SCHEMES, shapes};
 use bench_harness::{Config, Profile, run};
 
 mod common;
 
-use common::{quick_run, url};
+use common::{assert_roundtrips, assert_writer_runs, quick_run, url};
 
 #[test]
 fn quick_profile_fills_every_innodb_column_and_carries_them_forward() {
@@ -110,27 +110,12 @@ fn quick_profile_fills_every_innodb_column_and_carries_them_forward() {
     assert!(seq.leaf_fill > 0.7, "{}", seq.leaf_fill);
     assert!(random.leaf_fill < seq.leaf_fill);
 
-    for scheme in [
-        "snowflake-twitter",
-        "uuid-v7",
-        UUID_V7_RANDOM,
-        "ulid",
-        "uuid-v4",
-    ] {
-        let storage = if scheme == "snowflake-twitter" {
-            MyStorage::BigintPk
-        } else {
-            MyStorage::BinaryPk
-        };
-        for writers in [1, params.pg_writers] {
-            assert!(
-                results
-                    .find(scheme, storage, "small", writers, true)
-                    .is_some(),
-                "{scheme} {writers}"
-            );
-        }
-    }
+    assert_writer_runs(
+        &results,
+        MyStorage::BigintPk,
+        MyStorage::BinaryPk,
+        params.pg_writers,
+    );
     assert!(!results.curve.is_empty());
 
     assert_eq!(results.shapes.len(), shapes::SETUPS.len());
@@ -159,17 +144,11 @@ fn quick_profile_fills_every_innodb_column_and_carries_them_forward() {
         "{narrow:?} {wide:?}"
     );
 
-    for method in ["auto_increment", "range_allocator"] {
-        for clients in [1, params.pg_writers] {
-            let t = results
-                .roundtrip
-                .iter()
-                .find(|t| t.method == method && t.clients == clients)
-                .unwrap_or_else(|| panic!("{method} {clients}"));
-            assert!(t.ids > 0 && t.ids_per_sec > 0.0, "{method}");
-            assert_eq!(t.duplicates, 0, "{method}");
-        }
-    }
+    assert_roundtrips(
+        &results.roundtrip,
+        &["auto_increment", "range_allocator"],
+        params.pg_writers,
+    );
 
     for file in [
         "btree_mysql.csv",

@@ -13,7 +13,7 @@ use postgres::{Client, NoTls};
 
 mod common;
 
-use common::{quick_run, url};
+use common::{assert_roundtrips, assert_writer_runs, quick_run, url};
 
 fn pg_url() -> String {
     url("IDKIT_TEST_PG_URL")
@@ -96,38 +96,19 @@ fn quick_profile_fills_every_postgres_column() {
             "{what}"
         );
     }
-    for scheme in [
-        "snowflake-twitter",
-        "uuid-v7",
-        bench_harness::engine::UUID_V7_RANDOM,
-        "ulid",
-        "uuid-v4",
-    ] {
-        let form = if scheme == "snowflake-twitter" {
-            PgStorage::BigintPk
-        } else {
-            PgStorage::UuidPk
-        };
-        for writers in [1, params.pg_writers] {
-            assert!(
-                results.find(scheme, form, "small", writers, true).is_some(),
-                "{scheme} {writers}"
-            );
-        }
-    }
+    assert_writer_runs(
+        &results,
+        PgStorage::BigintPk,
+        PgStorage::UuidPk,
+        params.pg_writers,
+    );
     assert!(!results.curve.is_empty());
 
-    for method in ["insert_returning", "nextval", "range_allocator"] {
-        for clients in [1, params.pg_writers] {
-            let t = results
-                .roundtrip
-                .iter()
-                .find(|t| t.method == method && t.clients == clients)
-                .unwrap_or_else(|| panic!("{method} {clients}"));
-            assert!(t.ids > 0 && t.ids_per_sec > 0.0, "{method}");
-            assert_eq!(t.duplicates, 0, "{method}");
-        }
-    }
+    assert_roundtrips(
+        &results.roundtrip,
+        &["insert_returning", "nextval", "range_allocator"],
+        params.pg_writers,
+    );
     let d = results.in_database.as_ref().unwrap();
     assert_eq!(d.ids, params.pg_in_db_ids);
     assert_eq!(d.per_ms_cap, 1024);

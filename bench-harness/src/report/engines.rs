@@ -110,6 +110,32 @@ pub(super) struct CacheWords {
     pub large_only: &'static str,
 }
 
+/// The claims cell "random keys leave leaves about half full": the leaf fill of v7 and v4
+/// (`figure` names it: PostgreSQL's pgstattuple says density, InnoDB's page counts fill).
+pub(super) fn fill_cell(figure: &str, v7: f64, v4: f64) -> String {
+    format!(
+        "{}: {figure} {} for v7, {} for v4",
+        if (0.45..=0.55).contains(&v4) {
+            "Holds"
+        } else {
+            "Does not hold as stated"
+        },
+        pct(v7),
+        pct(v4)
+    )
+}
+
+/// The claims cell "the table is 2x or more": the verdict on v4's size over v7's
+/// (`ratio`), then `measured`, what was compared.
+pub(super) fn size_cell(measured: &str, ratio: f64) -> String {
+    let verdict = if ratio >= 2.0 {
+        "Holds"
+    } else {
+        "Does not hold"
+    };
+    format!("{verdict}: {measured}")
+}
+
 /// The claims cell "insert throughput falls by 50% or more": v4's rows per second over
 /// v7's with the small cache (`small`) and, where measured, the large one.
 pub(super) fn throughput_cell(small: f64, large: Option<f64>, words: &CacheWords) -> String {

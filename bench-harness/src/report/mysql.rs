@@ -333,24 +333,8 @@ pub(super) fn claim_cells(r: &Results<'_>) -> Option<[String; 4]> {
             v7s.own.splits,
             v4s.wal_per_1k() / v7s.wal_per_1k().max(1.0)
         ),
-        format!(
-            "{}: fill {} for v7, {} for v4",
-            if (0.45..=0.55).contains(&v4s.leaf_fill) {
-                "Holds"
-            } else {
-                "Does not hold as stated"
-            },
-            pct(v7s.leaf_fill),
-            pct(v4s.leaf_fill)
-        ),
-        format!(
-            "{}: table {size_ratio:.2}x",
-            if size_ratio >= 2.0 {
-                "Holds"
-            } else {
-                "Does not hold"
-            }
-        ),
+        engines::fill_cell("fill", v7s.leaf_fill, v4s.leaf_fill),
+        engines::size_cell(&format!("table {size_ratio:.2}x"), size_ratio),
         engines::throughput_cell(
             small,
             large_ratio,

@@ -193,24 +193,13 @@ pub(super) fn claim_cells(r: &Results<'_>) -> Option<[String; 4]> {
             v4s.splits(),
             v7s.splits()
         ),
-        format!(
-            "{}: density {} for v7, {} for v4",
-            if (0.45..=0.55).contains(&v4s.leaf_fill) {
-                "Holds"
-            } else {
-                "Does not hold as stated"
-            },
-            pct(v7s.leaf_fill),
-            pct(v4s.leaf_fill)
-        ),
-        format!(
-            "{}: table and indexes {size_ratio:.2}x, the key's index {:.2}x",
-            if size_ratio >= 2.0 {
-                "Holds"
-            } else {
-                "Does not hold"
-            },
-            v4s.index_bytes as f64 / v7s.index_bytes.max(1) as f64
+        engines::fill_cell("density", v7s.leaf_fill, v4s.leaf_fill),
+        engines::size_cell(
+            &format!(
+                "table and indexes {size_ratio:.2}x, the key's index {:.2}x",
+                v4s.index_bytes as f64 / v7s.index_bytes.max(1) as f64
+            ),
+            size_ratio,
         ),
         engines::throughput_cell(
             small,

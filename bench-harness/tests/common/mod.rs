@@ -4,6 +4,8 @@
 
 use std::path::PathBuf;
 
+use bench_harness::engine::InsertResults;
+use bench_harness::engine::roundtrip::RoundTrip;
 use bench_harness::{Config, Profile, Summary, run};
 use serde::de::DeserializeOwned;
 
@@ -43,4 +45,51 @@ pub fn quick_run<T: DeserializeOwned>(
     let text = std::fs::read_to_string(dir.0.join(format!("data/{kept}.json"))).unwrap();
     let results = serde_json::from_str(&text).unwrap();
     (dir, summary, results)
+}
+
+/// The time-ordered schemes every engine runs at one writer and at `writers`: each run is
+/// there, Snowflake's in the engine's 64-bit column (`bigint`), the others in its 16-byte
+/// one (`wide`), with the small cache.
+pub fn assert_writer_runs<R: InsertResults>(
+    results: &R,
+    bigint: R::Storage,
+    wide: R::Storage,
+    writers: usize,
+) where
+    R::Storage: Copy,
+{
+    for scheme in [
+        "snowflake-twitter",
+        "uuid-v7",
+        bench_harness::engine::UUID_V7_RANDOM,
+        "ulid",
+        "uuid-v4",
+    ] {
+        let storage = if scheme == "snowflake-twitter" {
+            bigint
+        } else {
+            wide
+        };
+        for w in [1, writers] {
+            assert!(
+                results.find(scheme, storage, "small", w, true).is_some(),
+                "{scheme} {w}"
+            );
+        }
+    }
+}
+
+/// Each of `methods` has a round trip at one client and at `clients`, with ids, a rate and
+/// no duplicate.
+pub fn assert_roundtrips(rows: &[RoundTrip], methods: &[&str], clients: usize) {
+    for method in methods {
+        for c in [1, clients] {
+            let t = rows
+                .iter()
+                .find(|t| t.method == *method && t.clients == c)
+                .unwrap_or_else(|| panic!("{method} {c}"));
+            assert!(t.ids > 0 && t.ids_per_sec > 0.0, "{method}");
+            assert_eq!(t.duplicates, 0, "{method}");
+        }
+    }
 }

@@ -406,6 +406,20 @@ fn holder_name() -> String {
     format!("pid {} on {host}", std::process::id())
 }
 
+/// `$open` in a build with the backend's cargo `feature`; without it, `$missing(feature)`,
+/// the error that names it (and the arguments `$open` would have used, unused).
+macro_rules! built_with {
+    ($missing:ident, $feature:literal, ($($unused:ident),*), $open:block) => {{
+        #[cfg(feature = $feature)]
+        $open
+        #[cfg(not(feature = $feature))]
+        {
+            let _ = ($($unused),*);
+            Err($missing($feature))
+        }
+    }};
+}
+
 /// The backend for `source`, and its timing.
 fn open(
     source: &IdentitySource,
@@ -426,8 +440,7 @@ fn open(
     let _ = (&missing, scope, slots);
     match &source.kind {
         Kind::Static { worker, state_dir } => {
-            #[cfg(feature = "static")]
-            {
+            built_with!(missing, "static", (worker, state_dir), {
                 if *worker >= slots {
                     return Err(LeaseError::invalid(format!(
                         "static worker id {worker} does not fit: {scope} has {slots} worker ids (0 to {})",
@@ -448,56 +461,19 @@ fn open(
                         margin_ms: 0,
                     },
                 ))
-            }
-            #[cfg(not(feature = "static"))]
-            {
-                let _ = (worker, state_dir);
-                Err(missing("static"))
-            }
+            })
         }
-        Kind::Sqlite { path } => {
-            #[cfg(feature = "sqlite")]
-            {
-                Ok((Box::new(crate::sql::SqliteBackend::open(path)?), remote))
-            }
-            #[cfg(not(feature = "sqlite"))]
-            {
-                let _ = (path, remote);
-                Err(missing("sqlite"))
-            }
-        }
-        Kind::Postgres { params } => {
-            #[cfg(feature = "postgres")]
-            {
-                Ok((Box::new(crate::sql::PostgresBackend::open(params)?), remote))
-            }
-            #[cfg(not(feature = "postgres"))]
-            {
-                let _ = (params, remote);
-                Err(missing("postgres"))
-            }
-        }
-        Kind::MySql { url } => {
-            #[cfg(feature = "mysql")]
-            {
-                Ok((Box::new(crate::sql::MySqlBackend::open(url)?), remote))
-            }
-            #[cfg(not(feature = "mysql"))]
-            {
-                let _ = (url, remote);
-                Err(missing("mysql"))
-            }
-        }
-        Kind::Etcd { endpoint } => {
-            #[cfg(feature = "etcd")]
-            {
-                Ok((Box::new(crate::etcd::EtcdBackend::new(endpoint)), remote))
-            }
-            #[cfg(not(feature = "etcd"))]
-            {
-                let _ = (endpoint, remote);
-                Err(missing("etcd"))
-            }
-        }
+        Kind::Sqlite { path } => built_with!(missing, "sqlite", (path, remote), {
+            Ok((Box::new(crate::sql::SqliteBackend::open(path)?), remote))
+        }),
+        Kind::Postgres { params } => built_with!(missing, "postgres", (params, remote), {
+            Ok((Box::new(crate::sql::PostgresBackend::open(params)?), remote))
+        }),
+        Kind::MySql { url } => built_with!(missing, "mysql", (url, remote), {
+            Ok((Box::new(crate::sql::MySqlBackend::open(url)?), remote))
+        }),
+        Kind::Etcd { endpoint } => built_with!(missing, "etcd", (endpoint, remote), {
+            Ok((Box::new(crate::etcd::EtcdBackend::new(endpoint)), remote))
+        }),
     }
 }
