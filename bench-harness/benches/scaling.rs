@@ -26,10 +26,9 @@
 mod common;
 
 use std::hint::black_box;
-use std::sync::{Arc, Barrier, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex};
 
-use common::{WideId, ferroid_clock, wide};
+use common::{WideId, ferroid_clock, per_thread, wide};
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use ferroid::generator::thread_local::Ulid as FerroidUlid;
 use ferroid::generator::{AtomicSnowflakeGenerator, BasicSnowflakeGenerator};
@@ -39,35 +38,14 @@ use idkit_snowflake::Snowflake;
 
 const THREADS: [u64; 2] = [1, 2];
 
-/// `threads` threads, each making its own state with `make` before the clock starts and
-/// then calling `op` on it for its share of `iters`; the wall time.
-fn per_thread<S, M, F>(threads: u64, iters: u64, make: M, op: F) -> Duration
-where
-    M: Fn() -> S + Send + Sync + 'static,
-    S: 'static,
-    F: Fn(&mut S) + Copy + Send + 'static,
-{
-    let make = Arc::new(make);
-    let barrier = Arc::new(Barrier::new(usize::try_from(threads).unwrap() + 1));
-    let per = iters.div_ceil(threads);
-    let handles: Vec<_> = (0..threads)
-        .map(|_| {
-            let (make, barrier) = (Arc::clone(&make), Arc::clone(&barrier));
-            std::thread::spawn(move || {
-                let mut state = make();
-                barrier.wait();
-                for _ in 0..per {
-                    op(&mut state);
-                }
-            })
-        })
-        .collect();
-    barrier.wait();
-    let start = Instant::now();
-    for h in handles {
-        h.join().unwrap();
-    }
-    start.elapsed()
+/// Keeps `value` from being optimised away (the closures' one statement).
+fn keep<T>(value: T) {
+    black_box(value);
+}
+
+/// What ferroid's generators do while they wait for the next tick.
+fn spin<T>(_: T) {
+    std::hint::spin_loop();
 }
 
 fn group<'a>(
@@ -116,27 +94,21 @@ fn one_shared<S: Send + Sync + 'static, F: Fn(&S) + Copy + Send + 'static>(
 }
 
 fn snowflake(c: &mut Criterion) {
+    let ticker = || Snowflake::builder(wide()).clock(TickerClock::new());
+    let ferroid_atomic = || AtomicSnowflakeGenerator::<WideId, _>::new(0, ferroid_clock());
+
     let mut g = group(c, "snowflake-single");
     each_thread(
         &mut g,
         "idkit",
-        || {
-            Snowflake::builder(wide())
-                .clock(TickerClock::new())
-                .build()
-                .unwrap()
-        },
-        |s| {
-            black_box(s.next_id().unwrap());
-        },
+        move || ticker().build().unwrap(),
+        |s| keep(s.next_id().unwrap()),
     );
     each_thread(
         &mut g,
         "ferroid-basic",
         || BasicSnowflakeGenerator::<WideId, _>::new(0, ferroid_clock()),
-        |s| {
-            black_box(s.next_id(|_| std::hint::spin_loop()));
-        },
+        |s| keep(s.next_id(spin)),
     );
     g.finish();
 
@@ -144,46 +116,21 @@ fn snowflake(c: &mut Criterion) {
     each_thread(
         &mut g,
         "idkit",
-        || {
-            Snowflake::builder(wide())
-                .clock(TickerClock::new())
-                .build_atomic()
-                .unwrap()
-        },
-        |s| {
-            black_box(s.next_id().unwrap());
-        },
+        move || ticker().build_atomic().unwrap(),
+        |s| keep(s.next_id().unwrap()),
     );
-    each_thread(
-        &mut g,
-        "ferroid-atomic",
-        || AtomicSnowflakeGenerator::<WideId, _>::new(0, ferroid_clock()),
-        |s| {
-            black_box(s.next_id(|_| std::hint::spin_loop()));
-        },
-    );
+    each_thread(&mut g, "ferroid-atomic", ferroid_atomic, |s| {
+        keep(s.next_id(spin))
+    });
     g.finish();
 
     let mut g = group(c, "snowflake-shared");
-    one_shared(
-        &mut g,
-        "idkit",
-        Snowflake::builder(wide())
-            .clock(TickerClock::new())
-            .build_atomic()
-            .unwrap(),
-        |s| {
-            black_box(s.next_id().unwrap());
-        },
-    );
-    one_shared(
-        &mut g,
-        "ferroid-atomic",
-        AtomicSnowflakeGenerator::<WideId, _>::new(0, ferroid_clock()),
-        |s| {
-            black_box(s.next_id(|_| std::hint::spin_loop()));
-        },
-    );
+    one_shared(&mut g, "idkit", ticker().build_atomic().unwrap(), |s| {
+        keep(s.next_id().unwrap())
+    });
+    one_shared(&mut g, "ferroid-atomic", ferroid_atomic(), |s| {
+        keep(s.next_id(spin))
+    });
     g.finish();
 
     let mut g = group(c, "snowflake-defaults");
@@ -191,17 +138,13 @@ fn snowflake(c: &mut Criterion) {
         &mut g,
         "idkit",
         || Snowflake::builder(wide()).build().unwrap(),
-        |s| {
-            black_box(s.next_id().unwrap());
-        },
+        |s| keep(s.next_id().unwrap()),
     );
     each_thread(
         &mut g,
         "ferroid-basic",
         || BasicSnowflakeGenerator::<WideId, _>::new(0, FerroidClock::default()),
-        |s| {
-            black_box(s.next_id(|_| std::hint::spin_loop()));
-        },
+        |s| keep(s.next_id(spin)),
     );
     g.finish();
 }
@@ -209,24 +152,20 @@ fn snowflake(c: &mut Criterion) {
 fn uuid_v7(c: &mut Criterion) {
     let mut g = group(c, "uuid-v7-shared");
     one_shared(&mut g, "idkit", idkit_uuid::AtomicUuidV7::new(), |s| {
-        black_box(s.next_id().unwrap());
+        keep(s.next_id().unwrap())
     });
-    one_shared(&mut g, "uuid-now_v7", (), |()| {
-        black_box(uuid::Uuid::now_v7());
-    });
+    one_shared(&mut g, "uuid-now_v7", (), |()| keep(uuid::Uuid::now_v7()));
     g.finish();
 
     let mut g = group(c, "uuid-v7-single");
     each_thread(&mut g, "idkit", idkit_uuid::UuidV7::new, |s| {
-        black_box(s.next_id().unwrap());
+        keep(s.next_id().unwrap())
     });
     each_thread(
         &mut g,
         "uuid-now_v7",
         || (),
-        |()| {
-            black_box(uuid::Uuid::now_v7());
-        },
+        |()| keep(uuid::Uuid::now_v7()),
     );
     g.finish();
 }
@@ -234,32 +173,28 @@ fn uuid_v7(c: &mut Criterion) {
 fn ulid(c: &mut Criterion) {
     let mut g = group(c, "ulid-single");
     each_thread(&mut g, "idkit", idkit_ulid::UlidGenerator::new, |s| {
-        black_box(s.next_id().unwrap());
+        keep(s.next_id().unwrap())
     });
     each_thread(
         &mut g,
         "ferroid-thread-local-mono",
         || (),
-        |()| {
-            black_box(FerroidUlid::new_ulid_mono(|_| std::hint::spin_loop()));
-        },
+        |()| keep(FerroidUlid::new_ulid_mono(spin)),
     );
     each_thread(&mut g, "ulid-generator", ulid::Generator::new, |s| {
-        black_box(s.generate().unwrap());
+        keep(s.generate().unwrap())
     });
     g.finish();
 
     let mut g = group(c, "ulid-shared");
     one_shared(&mut g, "idkit", idkit_ulid::AtomicUlid::new(), |s| {
-        black_box(s.next_id().unwrap());
+        keep(s.next_id().unwrap())
     });
     one_shared(
         &mut g,
         "ulid-generator-mutex",
         Mutex::new(ulid::Generator::new()),
-        |s| {
-            black_box(s.lock().unwrap().generate().unwrap());
-        },
+        |s| keep(s.lock().unwrap().generate().unwrap()),
     );
     g.finish();
 }
@@ -271,9 +206,7 @@ fn others(c: &mut Criterion) {
         &mut g,
         "idkit",
         idkit_all::typeid::AtomicTypeIdGenerator::new(prefix),
-        |s| {
-            black_box(s.next_id().unwrap());
-        },
+        |s| keep(s.next_id().unwrap()),
     );
     g.finish();
     let mut g = group(c, "typeid-single");
@@ -281,9 +214,7 @@ fn others(c: &mut Criterion) {
         &mut g,
         "idkit",
         move || idkit_all::typeid::TypeIdGenerator::new(prefix),
-        |s| {
-            black_box(s.next_id().unwrap());
-        },
+        |s| keep(s.next_id().unwrap()),
     );
     g.finish();
     let mut g = group(c, "tsid-shared");
@@ -291,9 +222,7 @@ fn others(c: &mut Criterion) {
         &mut g,
         "idkit",
         idkit_all::tsid::AtomicTsidGenerator::with_node(10, 1).unwrap(),
-        |s| {
-            black_box(s.next_id().unwrap());
-        },
+        |s| keep(s.next_id().unwrap()),
     );
     g.finish();
     let mut g = group(c, "objectid-shared");
@@ -301,9 +230,7 @@ fn others(c: &mut Criterion) {
         &mut g,
         "idkit",
         idkit_all::objectid::AtomicObjectIdGenerator::new(),
-        |s| {
-            black_box(s.next_id().unwrap());
-        },
+        |s| keep(s.next_id().unwrap()),
     );
     g.finish();
 }

@@ -18,10 +18,10 @@
 mod common;
 
 use std::hint::black_box;
-use std::sync::{Arc, Barrier};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
-use common::{WideId, ferroid_clock, wide};
+use common::{WideId, ferroid_clock, per_thread, wide};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ferroid::generator::{
     AtomicSnowflakeGenerator, BasicSnowflakeGenerator, LockSnowflakeGenerator,
@@ -170,26 +170,15 @@ fn shared_run<G: IdScheme + Send + Sync + 'static>(
     threads: u64,
     iters: u64,
 ) -> Duration {
-    let barrier = Arc::new(Barrier::new(usize::try_from(threads).unwrap() + 1));
-    let per_thread = iters.div_ceil(threads);
-    let handles: Vec<_> = (0..threads)
-        .map(|_| {
-            let generator = Arc::clone(generator);
-            let barrier = Arc::clone(&barrier);
-            std::thread::spawn(move || {
-                barrier.wait();
-                for _ in 0..per_thread {
-                    black_box(generator.next_id().unwrap());
-                }
-            })
-        })
-        .collect();
-    barrier.wait();
-    let start = Instant::now();
-    for h in handles {
-        h.join().unwrap();
-    }
-    start.elapsed()
+    let generator = Arc::clone(generator);
+    per_thread(
+        threads,
+        iters,
+        move || Arc::clone(&generator),
+        |g: &mut Arc<G>| {
+            black_box(g.next_id().unwrap());
+        },
+    )
 }
 
 fn lockfree_threads(c: &mut Criterion) {

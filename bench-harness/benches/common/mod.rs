@@ -1,7 +1,10 @@
 //! What the Snowflake benches share: the uncapped layout (sign 1, time 41, sequence 22:
 //! 4.2 G ids/s, out of reach, so the cost of the code shows) on both sides, and ferroid's
-//! clock on Twitter's epoch.
+//! clock on Twitter's epoch; and the threads that time an operation.
 #![allow(dead_code)] // each bench uses part of it
+
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
 
 use ferroid::time::{MonotonicClock as FerroidClock, TWITTER_EPOCH};
 use idkit_snowflake::{Custom, LayoutSpec};
@@ -38,4 +41,35 @@ pub fn wide() -> Custom<u64> {
 /// ferroid's monotonic clock (a ticker thread, 1 ms) on Twitter's epoch.
 pub fn ferroid_clock() -> FerroidClock<1> {
     FerroidClock::<1>::with_epoch(TWITTER_EPOCH)
+}
+
+/// `threads` threads, each making its own state with `make` before the clock starts and
+/// then calling `op` on it for its share of `iters`; the wall time.
+pub fn per_thread<S, M, F>(threads: u64, iters: u64, make: M, op: F) -> Duration
+where
+    M: Fn() -> S + Send + Sync + 'static,
+    S: 'static,
+    F: Fn(&mut S) + Copy + Send + 'static,
+{
+    let make = Arc::new(make);
+    let barrier = Arc::new(Barrier::new(usize::try_from(threads).unwrap() + 1));
+    let per = iters.div_ceil(threads);
+    let handles: Vec<_> = (0..threads)
+        .map(|_| {
+            let (make, barrier) = (Arc::clone(&make), Arc::clone(&barrier));
+            std::thread::spawn(move || {
+                let mut state = make();
+                barrier.wait();
+                for _ in 0..per {
+                    op(&mut state);
+                }
+            })
+        })
+        .collect();
+    barrier.wait();
+    let start = Instant::now();
+    for h in handles {
+        h.join().unwrap();
+    }
+    start.elapsed()
 }
