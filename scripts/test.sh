@@ -41,6 +41,11 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "cargo clippy with every feature on (serde and friends must compile)"
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 
+step "idkit-lease with each identity backend alone (each feature must build by itself)"
+for feature in static sqlite postgres mysql etcd; do
+    cargo clippy -p idkit-lease --no-default-features --features "$feature" -- -D warnings
+done
+
 step "cargo test --workspace"
 cargo test --workspace
 

@@ -69,7 +69,7 @@ mod etcd;
 mod file;
 mod lease;
 mod source;
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
+#[cfg(any(feature = "sqlite", feature = "postgres", feature = "mysql"))]
 mod sql;
 
 pub use error::{LeaseError, LeaseErrorKind};

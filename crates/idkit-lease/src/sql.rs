@@ -6,6 +6,8 @@
 use crate::backend::{Backend, Grant, Want};
 use crate::{LeaseError, LeaseErrorKind};
 
+/// The table in SQLite's and PostgreSQL's dialect (MySQL's is its own).
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS idkit_worker_leases (
     namespace  TEXT    NOT NULL,
     worker     BIGINT  NOT NULL,
@@ -345,68 +347,98 @@ mod sqlite {
     }
 }
 
+/// A client of a database server on the network, for [`Redial`].
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+pub(crate) trait Dial: Sized {
+    /// Connects to the server at `address` and creates the table.
+    fn dial(address: &str) -> Result<Self, LeaseError>;
+    /// Whether the connection is known to be gone.
+    fn is_closed(&self) -> bool {
+        false
+    }
+}
+
+/// A server's address and the connection to it: made on first use, and made again after
+/// one that broke (a backend's `fail` drops it).
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+pub(crate) struct Redial<C> {
+    address: String,
+    conn: Option<C>,
+}
+
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+impl<C: Dial> Redial<C> {
+    fn conn(&mut self) -> Result<&mut C, LeaseError> {
+        if self.conn.as_ref().is_none_or(C::is_closed) {
+            self.conn = Some(C::dial(&self.address)?);
+        }
+        self.conn
+            .as_mut()
+            .ok_or_else(|| LeaseError::unreachable("no connection"))
+    }
+}
+
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+impl<C: Dial> SqlBackend<Redial<C>>
+where
+    Redial<C>: Conn,
+{
+    /// Connects and creates the table. A server that is down later is an `Unreachable`
+    /// renewal, retried on a new connection.
+    pub(crate) fn open(address: &str) -> Result<Self, LeaseError> {
+        let mut redial = Redial {
+            address: address.to_owned(),
+            conn: None,
+        };
+        redial.conn()?;
+        Ok(SqlBackend::new(redial))
+    }
+}
+
 #[cfg(feature = "postgres")]
 pub(crate) use pg::PostgresBackend;
 
 #[cfg(feature = "postgres")]
 mod pg {
-    use super::{Conn, Param, SCHEMA, SqlBackend};
+    use super::{Conn, Dial, Param, Redial, SCHEMA, SqlBackend};
     use crate::LeaseError;
 
-    pub(crate) type PostgresBackend = SqlBackend<Pg>;
+    pub(crate) type PostgresBackend = SqlBackend<Redial<postgres::Client>>;
 
-    pub(crate) struct Pg {
-        params: String,
-        client: Option<postgres::Client>,
-    }
-
-    impl PostgresBackend {
-        /// Connects and creates the table. A server that is down later is an
-        /// `Unreachable` renewal, retried on a new connection.
-        pub(crate) fn open(params: &str) -> Result<Self, LeaseError> {
-            let mut pg = Pg {
-                params: params.to_owned(),
-                client: None,
-            };
-            pg.client()?;
-            Ok(SqlBackend::new(pg))
-        }
-    }
-
-    impl Pg {
-        fn client(&mut self) -> Result<&mut postgres::Client, LeaseError> {
-            if self.client.as_ref().is_none_or(postgres::Client::is_closed) {
-                let mut config: postgres::Config = self
-                    .params
-                    .parse()
-                    .map_err(|e| LeaseError::invalid(format!("postgres: {e}")))?;
-                if config.get_connect_timeout().is_none() {
-                    config.connect_timeout(std::time::Duration::from_secs(2));
-                }
-                let mut client = config
-                    .connect(postgres::NoTls)
-                    .map_err(|e| LeaseError::unreachable(format!("postgres: {e}")))?;
-                // Concurrent CREATE TABLE IF NOT EXISTS can race in the catalog; the table
-                // then exists, which is all we need.
-                if let Err(e) = client.batch_execute(SCHEMA) {
-                    let exists: Option<String> = client
-                        .query_one("SELECT to_regclass('idkit_worker_leases')::text", &[])
-                        .ok()
-                        .and_then(|row| row.get(0));
-                    if exists.is_none() {
-                        return Err(LeaseError::unreachable(format!("postgres: {e}")));
-                    }
-                }
-                self.client = Some(client);
+    impl Dial for postgres::Client {
+        fn dial(address: &str) -> Result<Self, LeaseError> {
+            let mut config: postgres::Config = address
+                .parse()
+                .map_err(|e| LeaseError::invalid(format!("postgres: {e}")))?;
+            if config.get_connect_timeout().is_none() {
+                config.connect_timeout(std::time::Duration::from_secs(2));
             }
-            self.client
-                .as_mut()
-                .ok_or_else(|| LeaseError::unreachable("postgres: no connection"))
+            let mut client = config
+                .connect(postgres::NoTls)
+                .map_err(|e| LeaseError::unreachable(format!("postgres: {e}")))?;
+            // Concurrent CREATE TABLE IF NOT EXISTS can race in the catalog; the table
+            // then exists, which is all we need.
+            if let Err(e) = client.batch_execute(SCHEMA) {
+                let exists: Option<String> = client
+                    .query_one("SELECT to_regclass('idkit_worker_leases')::text", &[])
+                    .ok()
+                    .and_then(|row| row.get(0));
+                if exists.is_none() {
+                    return Err(LeaseError::unreachable(format!("postgres: {e}")));
+                }
+            }
+            Ok(client)
         }
 
+        fn is_closed(&self) -> bool {
+            postgres::Client::is_closed(self)
+        }
+    }
+
+    impl Redial<postgres::Client> {
         fn fail(&mut self, e: &postgres::Error) -> LeaseError {
             if e.is_closed() || e.as_db_error().is_none() {
-                self.client = None;
+                self.conn = None;
             }
             LeaseError::unreachable(format!("postgres: {e}"))
         }
@@ -422,9 +454,9 @@ mod pg {
             .collect()
     }
 
-    impl Conn for Pg {
+    impl Conn for Redial<postgres::Client> {
         fn name(&self) -> String {
-            let config: Option<postgres::Config> = self.params.parse().ok();
+            let config: Option<postgres::Config> = self.address.parse().ok();
             let host = config
                 .as_ref()
                 .and_then(|c| c.get_hosts().first().cloned())
@@ -450,11 +482,11 @@ mod pg {
                 .ok_or_else(|| LeaseError::unreachable("postgres: no time"))
         }
         fn exec(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64, LeaseError> {
-            let result = self.client()?.execute(sql, &bind(params));
+            let result = self.conn()?.execute(sql, &bind(params));
             result.map_err(|e| self.fail(&e))
         }
         fn query(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Vec<i64>>, LeaseError> {
-            let result = self.client()?.query(sql, &bind(params));
+            let result = self.conn()?.query(sql, &bind(params));
             let rows = result.map_err(|e| self.fail(&e))?;
             Ok(rows
                 .iter()
@@ -471,10 +503,10 @@ pub(crate) use my::MySqlBackend;
 mod my {
     use mysql::prelude::Queryable;
 
-    use super::{Conn, Param, SqlBackend};
+    use super::{Conn, Dial, Param, Redial, SqlBackend};
     use crate::LeaseError;
 
-    pub(crate) type MySqlBackend = SqlBackend<My>;
+    pub(crate) type MySqlBackend = SqlBackend<Redial<mysql::Conn>>;
 
     /// The table in MySQL's dialect: a key column must have a length.
     const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS idkit_worker_leases (
@@ -491,45 +523,24 @@ mod my {
     /// ER_DUP_ENTRY: the row another holder inserted first.
     const DUPLICATE: u16 = 1062;
 
-    pub(crate) struct My {
-        url: String,
-        conn: Option<mysql::Conn>,
-    }
-
-    impl MySqlBackend {
-        /// Connects and creates the table. A server that is down later is an
-        /// `Unreachable` renewal, retried on a new connection.
-        pub(crate) fn open(url: &str) -> Result<Self, LeaseError> {
-            let mut my = My {
-                url: url.to_owned(),
-                conn: None,
-            };
-            my.conn()?;
-            Ok(SqlBackend::new(my))
+    impl Dial for mysql::Conn {
+        fn dial(address: &str) -> Result<Self, LeaseError> {
+            let opts = mysql::Opts::from_url(address)
+                .map_err(|e| LeaseError::invalid(format!("mysql: {e}")))?;
+            let opts = mysql::OptsBuilder::from_opts(opts)
+                .tcp_connect_timeout(Some(std::time::Duration::from_secs(2)))
+                // Affected rows count the rows matched, as in PostgreSQL and SQLite: a
+                // renewal that writes the same expiry still says it found its row.
+                .additional_capabilities(mysql::consts::CapabilityFlags::CLIENT_FOUND_ROWS);
+            let mut conn =
+                Self::new(opts).map_err(|e| LeaseError::unreachable(format!("mysql: {e}")))?;
+            conn.query_drop(SCHEMA)
+                .map_err(|e| LeaseError::unreachable(format!("mysql: {e}")))?;
+            Ok(conn)
         }
     }
 
-    impl My {
-        fn conn(&mut self) -> Result<&mut mysql::Conn, LeaseError> {
-            if self.conn.is_none() {
-                let opts = mysql::Opts::from_url(&self.url)
-                    .map_err(|e| LeaseError::invalid(format!("mysql: {e}")))?;
-                let opts = mysql::OptsBuilder::from_opts(opts)
-                    .tcp_connect_timeout(Some(std::time::Duration::from_secs(2)))
-                    // Affected rows count the rows matched, as in PostgreSQL and SQLite: a
-                    // renewal that writes the same expiry still says it found its row.
-                    .additional_capabilities(mysql::consts::CapabilityFlags::CLIENT_FOUND_ROWS);
-                let mut conn = mysql::Conn::new(opts)
-                    .map_err(|e| LeaseError::unreachable(format!("mysql: {e}")))?;
-                conn.query_drop(SCHEMA)
-                    .map_err(|e| LeaseError::unreachable(format!("mysql: {e}")))?;
-                self.conn = Some(conn);
-            }
-            self.conn
-                .as_mut()
-                .ok_or_else(|| LeaseError::unreachable("mysql: no connection"))
-        }
-
+    impl Redial<mysql::Conn> {
         fn fail(&mut self, e: &mysql::Error) -> LeaseError {
             // Anything but the server's own refusal may have broken the connection.
             if !matches!(e, mysql::Error::MySqlError(_)) {
@@ -569,9 +580,9 @@ mod my {
         (out, values)
     }
 
-    impl Conn for My {
+    impl Conn for Redial<mysql::Conn> {
         fn name(&self) -> String {
-            let opts = mysql::Opts::from_url(&self.url).ok();
+            let opts = mysql::Opts::from_url(&self.address).ok();
             let host = opts.as_ref().map_or_else(
                 || "localhost".to_owned(),
                 |o| o.get_ip_or_hostname().to_string(),
