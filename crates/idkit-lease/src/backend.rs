@@ -21,10 +21,6 @@ pub(crate) struct Grant {
 
 /// What a lease asks of a backend.
 #[derive(Debug, Clone)]
-#[cfg_attr(
-    not(any(feature = "sqlite", feature = "postgres", feature = "mysql", feature = "etcd")),
-    allow(dead_code) // a build with the static identity alone: no shared backend uses it
-)]
 pub(crate) struct Want {
     /// Namespace of the lease, e.g. `orders/snowflake-twitter`.
     pub namespace: String,

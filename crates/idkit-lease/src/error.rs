@@ -48,26 +48,14 @@ impl LeaseError {
         Self::new(LeaseErrorKind::Unreachable, message)
     }
 
-    #[cfg_attr(
-        not(any(feature = "sqlite", feature = "postgres", feature = "mysql", feature = "etcd")),
-        allow(dead_code) // a build with the static identity alone: no shared backend uses it
-    )]
     pub(crate) fn lost(message: impl Into<String>) -> Self {
         Self::new(LeaseErrorKind::Lost, message)
     }
 
-    #[cfg_attr(
-        not(any(feature = "sqlite", feature = "postgres", feature = "mysql", feature = "etcd")),
-        allow(dead_code) // a build with the static identity alone: no shared backend uses it
-    )]
     pub(crate) fn expired(message: impl Into<String>) -> Self {
         Self::new(LeaseErrorKind::Expired, message)
     }
 
-    #[cfg_attr(
-        not(any(feature = "sqlite", feature = "postgres", feature = "mysql", feature = "etcd")),
-        allow(dead_code) // a build with the static identity alone: no shared backend uses it
-    )]
     pub(crate) fn all_taken(namespace: &str, slots: u64, source: &str) -> Self {
         Self::new(
             LeaseErrorKind::AllTaken,

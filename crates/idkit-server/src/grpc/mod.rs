@@ -324,7 +324,7 @@ pub async fn routes(
     closing: watch::Receiver<bool>,
 ) -> tonic::service::Routes {
     let (reporter, health) = tonic_health::server::health_reporter();
-    report_readiness(service, &reporter).await;
+    report_readiness(service, &reporter, false).await;
     tokio::spawn(follow_readiness(
         Arc::clone(service),
         reporter,
@@ -380,50 +380,50 @@ async fn closed(closing: &mut watch::Receiver<bool>) {
     let _ = closing.wait_for(|c| *c).await;
 }
 
-/// Sets every health status to the service's readiness now.
-async fn report_readiness(service: &Service, reporter: &tonic_health::server::HealthReporter) {
+/// Sets every health status: to the service's readiness now, or, `draining`, to
+/// NOT_SERVING (a draining server takes no new work).
+async fn report_readiness(
+    service: &Service,
+    reporter: &tonic_health::server::HealthReporter,
+    draining: bool,
+) {
     use tonic_health::ServingStatus::{NotServing, Serving};
-    let failing = service.readiness().await;
-    let all = if failing.is_empty() {
-        Serving
+    let failing = if draining {
+        Vec::new()
     } else {
-        NotServing
+        service.readiness().await
     };
+    let status = |ready: bool| {
+        if ready && !draining {
+            Serving
+        } else {
+            NotServing
+        }
+    };
+    let all = status(failing.is_empty());
     reporter.set_service_status("", all).await;
     reporter.set_service_status(HEALTH_SERVICE, all).await;
     for name in service.scheme_names() {
-        let status = if failing.iter().any(|(n, _)| *n == name) {
-            NotServing
-        } else {
-            Serving
-        };
-        reporter.set_service_status(name, status).await;
+        let ready = !failing.iter().any(|(n, _)| *n == name);
+        reporter.set_service_status(name, status(ready)).await;
     }
 }
 
 /// Keeps the health statuses equal to each scheme's readiness (every [`HEALTH_PERIOD`])
-/// until `closing`; then every service is NOT_SERVING (a draining server takes no new
-/// work).
+/// until `closing`; then every service is NOT_SERVING.
 async fn follow_readiness(
     service: Arc<Service>,
     reporter: tonic_health::server::HealthReporter,
     mut closing: watch::Receiver<bool>,
 ) {
-    use tonic_health::ServingStatus::NotServing;
     loop {
         tokio::select! {
             () = tokio::time::sleep(HEALTH_PERIOD) => {}
             () = closed(&mut closing) => break,
         }
-        report_readiness(&service, &reporter).await;
+        report_readiness(&service, &reporter, false).await;
     }
-    reporter.set_service_status("", NotServing).await;
-    reporter
-        .set_service_status(HEALTH_SERVICE, NotServing)
-        .await;
-    for name in service.scheme_names() {
-        reporter.set_service_status(name, NotServing).await;
-    }
+    report_readiness(&service, &reporter, true).await;
 }
 
 /// Runs the gRPC front door of `service` on `listener` until `shutdown` completes; then
