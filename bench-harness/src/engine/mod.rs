@@ -28,7 +28,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::{Error, Params, Progress};
 
 /// A database engine the report measures on a server: PostgreSQL, InnoDB.
-pub trait Engine {
+pub trait Engine: Sized {
     /// Its name in file names, progress lines, `data/<NAME>.json`, the key of its servers in
     /// [`crate::Config::servers`] and the `report` binary's `--<NAME>-url` option:
     /// `postgres`, `mysql`.
@@ -37,8 +37,9 @@ pub trait Engine {
     const FLAG: &'static str;
     /// The help of the `report` binary's `--<NAME>-url` option: what server it takes.
     const URL_HELP: &'static str;
-    /// One server to measure on.
-    type Server: 'static;
+    /// What one of its servers has beside what every engine's [`Server`] has (InnoDB: its
+    /// page size; PostgreSQL: nothing).
+    type ServerOwn: fmt::Debug + 'static;
     /// Everything measured in the engine, kept as `data/<NAME>.json`.
     type Results: InsertResults
         + Clone
@@ -72,29 +73,90 @@ pub trait Engine {
     /// # Errors
     ///
     /// The engine's own error for an unreachable or unsuitable server.
-    fn server(url: &str) -> Result<Self::Server, Error>;
-
-    /// A server's cache, KiB: of two servers, the smaller cache is `small`.
-    fn cache_kib(server: &Self::Server) -> i64;
-
-    /// Where a server keeps the name of its cache (`small`, `large`).
-    fn cache_name(server: &mut Self::Server) -> &mut &'static str;
+    fn server(url: &str) -> Result<Server<Self>, Error>;
 
     /// The engine's name in messages (`PostgreSQL`, `MySQL`).
     const TITLE: &'static str;
 
-    /// The setting that sizes a server's cache, as messages name it.
+    /// The setting that sizes a server's cache, as messages and the report name it.
     const CACHE_SETTING: &'static str;
 
     /// The engine's error for a server not fit for the runs.
-    fn setup_error(message: String) -> Error;
+    const SETUP_ERROR: fn(String) -> Error;
 
-    /// Every run of the engine on `servers` (the first is the small cache).
+    /// Every run of the engine on `servers`, one or two, of which `small` is the first
+    /// (the small cache; with one server it takes every run).
     ///
     /// # Errors
     ///
     /// The engine's error, or a scheme's error while generating ids.
-    fn measure(job: &Job<'_>, servers: &[Self::Server]) -> Result<Self::Results, Error>;
+    fn measure(
+        job: &Job<'_>,
+        small: &Server<Self>,
+        servers: &[Server<Self>],
+    ) -> Result<Self::Results, Error>;
+}
+
+/// One server of engine `E` to measure on: what every engine's server has, and the engine's
+/// own facts about it (`own`).
+pub struct Server<E: Engine> {
+    /// Its connection string (a URL; PostgreSQL also takes the `key=value` form).
+    pub url: String,
+    /// `small` or `large`, from its cache among the servers given ([`servers`]).
+    pub cache: &'static str,
+    /// Its cache ([`Engine::CACHE_SETTING`]), KiB.
+    pub cache_kib: i64,
+    /// The product, as the report prints it (`PostgreSQL`, `MySQL`, `MariaDB`).
+    pub product: &'static str,
+    /// The server's version.
+    pub version: String,
+    /// The engine's own facts.
+    pub own: E::ServerOwn,
+}
+
+impl<E: Engine> fmt::Debug for Server<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Server")
+            .field("url", &self.url)
+            .field("cache", &self.cache)
+            .field("cache_kib", &self.cache_kib)
+            .field("product", &self.product)
+            .field("version", &self.version)
+            .field("own", &self.own)
+            .finish()
+    }
+}
+
+impl<E: Engine> Server<E> {
+    /// A server not yet named by its cache (`small` until [`servers`] names it).
+    pub fn new(
+        url: &str,
+        cache_kib: i64,
+        product: &'static str,
+        version: String,
+        own: E::ServerOwn,
+    ) -> Self {
+        Self {
+            url: url.to_owned(),
+            cache: "small",
+            cache_kib,
+            product,
+            version,
+            own,
+        }
+    }
+
+    /// `small` or `large`, and the server, as the report prints it.
+    pub fn describe(&self) -> String {
+        format!(
+            "{}: {} {}, {} {} MiB",
+            self.cache,
+            self.product,
+            self.version,
+            E::CACHE_SETTING,
+            self.cache_kib / 1024
+        )
+    }
 }
 
 /// One insert run in any engine (a row of `btree.csv`, `btree_<engine>.csv`): the figures
@@ -331,7 +393,7 @@ pub struct Job<'a> {
 /// Those of [`Engine::measure`].
 pub(crate) fn results<E: Engine>(
     job: &Job<'_>,
-    servers: &[E::Server],
+    servers: &[Server<E>],
 ) -> Result<E::Results, Error> {
     let Job {
         provenance,
@@ -339,8 +401,8 @@ pub(crate) fn results<E: Engine>(
         progress,
         ..
     } = *job;
-    if !servers.is_empty() {
-        let mut results = E::measure(job, servers)?;
+    if let Some(small) = servers.first() {
+        let mut results = E::measure(job, small, servers)?;
         *E::stamp(&mut results) = Stamp {
             provenance: provenance.to_vec(),
             measured_now: true,
@@ -441,7 +503,7 @@ impl<E: Engine + Sync + 'static> Listed for E {
     }
 }
 
-struct Servers<E: Engine>(Vec<E::Server>);
+struct Servers<E: Engine>(Vec<Server<E>>);
 
 impl<E: Engine + 'static> Pending for Servers<E> {
     fn results(self: Box<Self>, job: &Job<'_>) -> Result<Box<dyn Measured>, Error> {
@@ -499,8 +561,8 @@ pub fn load<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, String> {
 /// # Errors
 ///
 /// The engine's error for an unreachable or unsuitable server, more than two servers, or
-/// two with the same cache ([`Engine::setup_error`]).
-pub fn servers<E: Engine>(urls: &[String]) -> Result<Vec<E::Server>, Error> {
+/// two with the same cache ([`Engine::SETUP_ERROR`]).
+pub fn servers<E: Engine>(urls: &[String]) -> Result<Vec<Server<E>>, Error> {
     if urls.len() > 2 {
         return Err(misnamed::<E>(Misnamed::TooMany(urls.len())));
     }
@@ -508,14 +570,14 @@ pub fn servers<E: Engine>(urls: &[String]) -> Result<Vec<E::Server>, Error> {
         .iter()
         .map(|url| E::server(url))
         .collect::<Result<Vec<_>, _>>()?;
-    name_caches(&mut servers, E::cache_kib, E::cache_name).map_err(misnamed::<E>)?;
+    name_caches(&mut servers, |s| s.cache_kib, |s| &mut s.cache).map_err(misnamed::<E>)?;
     Ok(servers)
 }
 
 /// [`Misnamed`] as engine `E`'s setup error, in its words.
 fn misnamed<E: Engine>(e: Misnamed) -> Error {
     let (engine, cache) = (E::TITLE, E::CACHE_SETTING);
-    E::setup_error(match e {
+    (E::SETUP_ERROR)(match e {
         Misnamed::TooMany(n) => {
             format!("expected one or two {engine} servers (small and large {cache}), found {n}")
         }
@@ -697,6 +759,30 @@ mod tests {
             super::servers::<crate::pg::Postgres>(&[])
                 .unwrap()
                 .is_empty()
+        );
+    }
+
+    #[test]
+    fn servers_are_described_in_their_engines_words() {
+        let pg = crate::pg::Server::new("postgres://x@h/x", 8192, "PostgreSQL", "17.2".into(), ());
+        assert_eq!(
+            pg.describe(),
+            "small: PostgreSQL 17.2, shared_buffers 8 MiB"
+        );
+        let mut my = crate::mysql::Server::new(
+            "mysql://x@h/x",
+            1 << 20,
+            "MariaDB",
+            "11.8.3".into(),
+            crate::mysql::InnoDbServer {
+                page_size: 16384,
+                mariadb: true,
+            },
+        );
+        my.cache = "large";
+        assert_eq!(
+            my.describe(),
+            "large: MariaDB 11.8.3, innodb_buffer_pool_size 1024 MiB"
         );
     }
 

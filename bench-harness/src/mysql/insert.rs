@@ -419,7 +419,7 @@ fn finish(
     let after = mark(conn, false)?;
     let (splits, merges, reorgs) = index_metrics(conn)?;
     let stats = index_stats(conn, TABLE)?;
-    let page = server.page_size;
+    let page = server.own.page_size;
     let table_pages: u64 = stats.first().map_or(0, |s| s.2);
     let all_pages: u64 = stats.iter().map(|s| s.2).sum();
     let leaf_pages = stats.first().map_or(0, |s| s.1);

@@ -32,16 +32,11 @@ use crate::engine::{
 pub use insert::{MyCounters, MyCurvePoint, MyRun};
 
 /// One MySQL or MariaDB server to measure on.
-#[derive(Debug, Clone)]
-pub struct Server {
-    /// Its URL (`mysql://user:password@host:port/database`).
-    pub url: String,
-    /// `small` or `large`, from its buffer pool among the servers given.
-    pub cache: &'static str,
-    /// `innodb_buffer_pool_size`, KiB.
-    pub buffer_pool_kib: i64,
-    /// `VERSION()`.
-    pub version: String,
+pub type Server = engine::Server<InnoDb>;
+
+/// What an InnoDB server has beside what every engine's server has.
+#[derive(Debug, Clone, Copy)]
+pub struct InnoDbServer {
     /// `innodb_page_size`, bytes.
     pub page_size: u64,
     /// MariaDB (which has the `UUID` column type from 10.7) rather than MySQL.
@@ -58,17 +53,6 @@ impl Server {
         Ok(Conn::new(mysql::Opts::from_url(&self.url).map_err(
             |e| Error::MySqlSetup(format!("{}: {e}", self.url)),
         )?)?)
-    }
-
-    /// `small` or `large`, and the server, as the report prints it.
-    pub fn describe(&self) -> String {
-        format!(
-            "{}: {} {}, innodb_buffer_pool_size {} MiB",
-            self.cache,
-            if self.mariadb { "MariaDB" } else { "MySQL" },
-            self.version,
-            self.buffer_pool_kib / 1024
-        )
     }
 }
 
@@ -175,7 +159,7 @@ impl Engine for InnoDb {
     const URL_HELP: &'static str = "Also measure in MySQL 8 or MariaDB (InnoDB) at this URL (a \
         user that may SET GLOBAL; twice for a small and a large innodb_buffer_pool_size). \
         `scripts/report.sh --mysql` starts two throwaway MariaDB servers.";
-    type Server = Server;
+    type ServerOwn = InnoDbServer;
     type Results = My;
 
     const CHARTS: Charts<MyRun> = Charts {
@@ -275,30 +259,21 @@ impl Engine for InnoDb {
                 ))
             })?;
         let mariadb = version.to_ascii_lowercase().contains("mariadb");
-        Ok(Server {
-            url: url.to_owned(),
-            cache: "small",
-            buffer_pool_kib: pool / 1024,
-            version: version.split('-').next().unwrap_or(&version).to_owned(),
-            page_size: page,
-            mariadb,
-        })
-    }
-
-    fn cache_kib(server: &Server) -> i64 {
-        server.buffer_pool_kib
-    }
-
-    fn cache_name(server: &mut Server) -> &mut &'static str {
-        &mut server.cache
+        Ok(Server::new(
+            url,
+            pool / 1024,
+            if mariadb { "MariaDB" } else { Self::TITLE },
+            version.split('-').next().unwrap_or(&version).to_owned(),
+            InnoDbServer {
+                page_size: page,
+                mariadb,
+            },
+        ))
     }
 
     const TITLE: &'static str = "MySQL";
     const CACHE_SETTING: &'static str = "innodb_buffer_pool_size";
-
-    fn setup_error(message: String) -> Error {
-        Error::MySqlSetup(message)
-    }
+    const SETUP_ERROR: fn(String) -> Error = Error::MySqlSetup;
 
     /// Runs the InnoDB part: every entry keyed by its own binary column with each server's
     /// cache; MariaDB's `UUID` type for the `uuid` schemes and canonical text for
@@ -308,16 +283,13 @@ impl Engine for InnoDb {
     /// # Errors
     ///
     /// [`Error::MySql`], or a scheme's error while generating ids.
-    fn measure(job: &Job<'_>, servers: &[Server]) -> Result<My, Error> {
+    fn measure(job: &Job<'_>, small: &Server, servers: &[Server]) -> Result<My, Error> {
         let (entries, params, progress) = (job.entries, job.params, job.progress);
-        let Some(small) = servers.first() else {
-            return Ok(My::default());
-        };
         let rows = params.pg_rows;
         let spec = |scheme, server: &Server| Spec {
             scheme,
             cache: server.cache,
-            cache_kib: server.buffer_pool_kib,
+            cache_kib: server.cache_kib,
             commit_rows: params.commit_rows,
             curve_points: params.curve_points,
         };
@@ -330,7 +302,7 @@ impl Engine for InnoDb {
             .iter()
             .map(Server::connect)
             .collect::<Result<_, _>>()?;
-        let uuid_typed = if small.mariadb { 2 } else { 0 };
+        let uuid_typed = if small.own.mariadb { 2 } else { 0 };
         let bar = progress.bar(
             "mysql",
             entries.len() * servers.len()
@@ -351,7 +323,7 @@ impl Engine for InnoDb {
                 insert::to_keys(name, &ids, MyStorage::native(entry.info().bits), &format)?;
             let mut matrix: Vec<(usize, Keys)> =
                 (0..servers.len()).map(|i| (i, native.clone())).collect();
-            if small.mariadb && matches!(name, "uuid-v4" | "uuid-v7") {
+            if small.own.mariadb && matches!(name, "uuid-v4" | "uuid-v7") {
                 matrix.push((0, insert::to_keys(name, &ids, MyStorage::UuidPk, &format)?));
             }
             if TEXT_SCHEMES.contains(&name) {

@@ -139,7 +139,7 @@ fn run(
     let after = mark(&mut conn, false)?;
     let (splits, _, _) = index_metrics(&mut conn)?;
     let stats = index_stats(&mut conn, TABLE)?;
-    let page = server.page_size;
+    let page = server.own.page_size;
     let pk_bytes = stats.first().map_or(0, |s| s.2) * page;
     let secondary_bytes: u64 = stats.iter().skip(1).map(|s| s.2 * page).sum();
     let secondary_leaf_pages: u64 = stats.iter().skip(1).map(|s| s.1).sum();

@@ -31,17 +31,7 @@ pub use insert::{PgCounters, PgCurvePoint, PgRun, PgStorage};
 pub const MIN_WAL_KEEP_MB: i64 = 2048;
 
 /// One PostgreSQL server to measure on.
-#[derive(Debug, Clone)]
-pub struct Server {
-    /// Its connection string (URL or `key=value` form).
-    pub url: String,
-    /// `small` or `large`, from its `shared_buffers` among the servers given.
-    pub cache: &'static str,
-    /// `shared_buffers`, KiB.
-    pub shared_buffers_kib: i64,
-    /// `server_version`.
-    pub version: String,
-}
+pub type Server = engine::Server<Postgres>;
 
 impl Server {
     /// A new connection.
@@ -150,7 +140,7 @@ impl Engine for Postgres {
     const URL_HELP: &'static str = "Also measure in PostgreSQL 15+ at this URL (a superuser; \
         twice for a small and a large shared_buffers). `scripts/report.sh --postgres` starts two \
         throwaway servers.";
-    type Server = Server;
+    type ServerOwn = ();
     type Results = Pg;
 
     const CHARTS: Charts<PgRun> = Charts {
@@ -276,28 +266,12 @@ impl Engine for Postgres {
                 })?;
         }
         let version: String = client.query_one("SHOW server_version", &[])?.get(0);
-        Ok(Server {
-            url: url.to_owned(),
-            cache: "small",
-            shared_buffers_kib: kib,
-            version,
-        })
-    }
-
-    fn cache_kib(server: &Server) -> i64 {
-        server.shared_buffers_kib
-    }
-
-    fn cache_name(server: &mut Server) -> &mut &'static str {
-        &mut server.cache
+        Ok(Server::new(url, kib, Self::TITLE, version, ()))
     }
 
     const TITLE: &'static str = "PostgreSQL";
     const CACHE_SETTING: &'static str = "shared_buffers";
-
-    fn setup_error(message: String) -> Error {
-        Error::PgSetup(message)
-    }
+    const SETUP_ERROR: fn(String) -> Error = Error::PgSetup;
 
     /// Runs the PostgreSQL part: for every entry its own binary key with each server's cache,
     /// its text key, and a unique index (and `bytea` for `uuid` schemes) with the small cache;
@@ -307,34 +281,21 @@ impl Engine for Postgres {
     /// # Errors
     ///
     /// [`Error::Postgres`], or a scheme's error while generating ids.
-    fn measure(job: &Job<'_>, servers: &[Server]) -> Result<Pg, Error> {
+    fn measure(job: &Job<'_>, small: &Server, servers: &[Server]) -> Result<Pg, Error> {
         let (entries, params, progress) = (job.entries, job.params, job.progress);
-        let Some(small) = servers.first() else {
-            return Ok(Pg::default());
-        };
         let rows = params.pg_rows;
         let checkpoint_rows = rows.div_ceil(params.pg_checkpoints).max(params.commit_rows);
         let spec = |scheme, storage, server: &Server| Spec {
             scheme,
             storage,
             cache: server.cache,
-            cache_kib: server.shared_buffers_kib,
+            cache_kib: server.cache_kib,
             commit_rows: params.commit_rows,
             checkpoint_rows,
             curve_points: params.curve_points,
         };
         let mut out = Pg {
-            servers: servers
-                .iter()
-                .map(|s| {
-                    format!(
-                        "{}: PostgreSQL {}, shared_buffers {} MiB",
-                        s.cache,
-                        s.version,
-                        s.shared_buffers_kib / 1024
-                    )
-                })
-                .collect(),
+            servers: servers.iter().map(Server::describe).collect(),
             settings: settings(small)?,
             ..Pg::default()
         };

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use super::{chart, pct, rate};
 use crate::charts::ChartFile;
 use crate::engine::roundtrip::RoundTrip;
-use crate::engine::{Engine, InsertResults, RunOf};
+use crate::engine::{Engine, InsertResults, Run, RunOf};
 use crate::output::Results;
 
 /// Every scheme keyed by its own binary type, one writer, small cache then large, each a
@@ -100,6 +100,80 @@ pub(super) fn range_verdict(ids_per_sec: f64) -> &'static str {
     }
 }
 
+/// What an engine says in the claims table and in the numbered list under it. The runs it
+/// speaks of (uuid-v4 and uuid-v7 under their own key with each cache, 64-bit Snowflake
+/// ids as the engine's integer key) are found once, by [`claim_cells`] and
+/// [`claim_reasons`]; the rules that explain them are the engine's.
+pub(super) trait Claims: Engine {
+    /// How it names its cache in the throughput cell.
+    const CACHE_WORDS: CacheWords;
+    /// What its fill figure is called (PostgreSQL's pgstattuple says density, InnoDB's page
+    /// counts fill).
+    const FILL_FIGURE: &'static str;
+    /// The cell of "random keys split pages ten times as often".
+    fn splits_cell(v4: &RunOf<Self::Results>, v7: &RunOf<Self::Results>) -> String;
+    /// What the size cell compares, given v4's bytes over v7's (`ratio`).
+    fn size_measured(v4: &RunOf<Self::Results>, v7: &RunOf<Self::Results>, ratio: f64) -> String;
+    /// The numbered "why" list under the claims table.
+    fn reasons(md: &mut String, runs: &ClaimRuns<'_, RunOf<Self::Results>>);
+}
+
+/// The runs an engine's claims speak of.
+pub(super) struct ClaimRuns<'a, R> {
+    /// uuid-v4 under its own key, small cache.
+    pub v4: &'a R,
+    /// uuid-v7 under its own key, small cache.
+    pub v7: &'a R,
+    /// The same two with the large cache, where measured.
+    pub large: Option<(&'a R, &'a R)>,
+    /// 64-bit Snowflake ids under the engine's integer key, small cache.
+    pub bigint: Option<&'a R>,
+}
+
+impl<S, O> ClaimRuns<'_, Run<S, O>> {
+    /// `; large: <v4's rate> against <v7's>`, or nothing without the large cache's runs.
+    pub fn large_rates(&self) -> String {
+        self.large.map_or(String::new(), |(v4, v7)| {
+            format!(
+                "; large: {} against {}",
+                rate(v4.rows_per_sec),
+                rate(v7.rows_per_sec)
+            )
+        })
+    }
+}
+
+/// Engine `E`'s cells of the claims table, in claim order; `None` without its runs.
+pub(super) fn claim_cells<E: Claims>(r: &Results<'_>) -> Option<[String; 4]> {
+    let results = r.engine::<E>();
+    let (v4, v7) = v4_v7(&*results, "small")?;
+    let large = v4_v7(&*results, "large").map(|(a, b)| a.rows_per_sec / b.rows_per_sec);
+    let size_ratio = v4.file_bytes as f64 / v7.file_bytes.max(1) as f64;
+    Some([
+        E::splits_cell(v4, v7),
+        fill_cell(E::FILL_FIGURE, v7.leaf_fill, v4.leaf_fill),
+        size_cell(&E::size_measured(v4, v7, size_ratio), size_ratio),
+        throughput_cell(v4.rows_per_sec / v7.rows_per_sec, large, &E::CACHE_WORDS),
+    ])
+}
+
+/// Engine `E`'s numbered "why" list under the claims table; nothing without its runs.
+pub(super) fn claim_reasons<E: Claims>(r: &Results<'_>, md: &mut String) {
+    let results = r.engine::<E>();
+    let Some((v4, v7)) = v4_v7(&*results, "small") else {
+        return;
+    };
+    E::reasons(
+        md,
+        &ClaimRuns {
+            v4,
+            v7,
+            large: v4_v7(&*results, "large"),
+            bigint: results.native("snowflake-twitter", "small"),
+        },
+    );
+}
+
 /// How an engine names its cache in the throughput verdict.
 pub(super) struct CacheWords {
     /// In the parenthesis after the ratio: `small shared_buffers`.
@@ -112,7 +186,7 @@ pub(super) struct CacheWords {
 
 /// The claims cell "random keys leave leaves about half full": the leaf fill of v7 and v4
 /// (`figure` names it: PostgreSQL's pgstattuple says density, InnoDB's page counts fill).
-pub(super) fn fill_cell(figure: &str, v7: f64, v4: f64) -> String {
+fn fill_cell(figure: &str, v7: f64, v4: f64) -> String {
     format!(
         "{}: {figure} {} for v7, {} for v4",
         if (0.45..=0.55).contains(&v4) {
@@ -127,7 +201,7 @@ pub(super) fn fill_cell(figure: &str, v7: f64, v4: f64) -> String {
 
 /// The claims cell "the table is 2x or more": the verdict on v4's size over v7's
 /// (`ratio`), then `measured`, what was compared.
-pub(super) fn size_cell(measured: &str, ratio: f64) -> String {
+fn size_cell(measured: &str, ratio: f64) -> String {
     let verdict = if ratio >= 2.0 {
         "Holds"
     } else {
@@ -138,7 +212,7 @@ pub(super) fn size_cell(measured: &str, ratio: f64) -> String {
 
 /// The claims cell "insert throughput falls by 50% or more": v4's rows per second over
 /// v7's with the small cache (`small`) and, where measured, the large one.
-pub(super) fn throughput_cell(small: f64, large: Option<f64>, words: &CacheWords) -> String {
+fn throughput_cell(small: f64, large: Option<f64>, words: &CacheWords) -> String {
     let verdict = match (small <= 0.5, large.is_some_and(|l| l <= 0.5)) {
         (true, true) => "Holds with both".to_owned(),
         (true, false) => format!("Holds with {} only", words.small_only),

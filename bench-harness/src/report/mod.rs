@@ -541,8 +541,8 @@ fn verdicts(r: &Results<'_>, md: &mut String) {
          | claim | SQLite | PostgreSQL | InnoDB (MySQL, MariaDB) |\n|---|---|---|---|",
         p.commit_rows
     );
-    let pg_cells = postgres::claim_cells(r);
-    let my_cells = mysql::claim_cells(r);
+    let pg_cells = engines::claim_cells::<Postgres>(r);
+    let my_cells = engines::claim_cells::<InnoDb>(r);
     let sqlite_cells = [
         format!(
             "{}: leaf pages {split_ratio:.2}x, pages written per commit {write_ratio:.1}x",
@@ -675,8 +675,8 @@ fn verdicts(r: &Results<'_>, md: &mut String) {
         one_tx("uuid-v4").map_or("-".to_owned(), |b| rate(b.rows_per_sec)),
         one_tx("uuid-v7").map_or("-".to_owned(), |b| rate(b.rows_per_sec))
     );
-    postgres::claim_reasons(r, md);
-    mysql::claim_reasons(r, md);
+    engines::claim_reasons::<Postgres>(r, md);
+    engines::claim_reasons::<InnoDb>(r, md);
 }
 
 /// A count that may be tiny or astronomical.

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::engines::{self, CacheWords};
+use super::engines::{self, CacheWords, ClaimRuns, Claims};
 use super::{kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
@@ -312,16 +312,17 @@ fn secondary(r: &Results<'_>, md: &mut String) {
     );
 }
 
-/// The InnoDB cells of the claims table, in claim order; `None` without the runs.
-pub(super) fn claim_cells(r: &Results<'_>) -> Option<[String; 4]> {
-    let my = r.engine::<InnoDb>();
-    let (v4s, v7s) = engines::v4_v7(&*my, "small")?;
-    let large = engines::v4_v7(&*my, "large");
-    let split_ratio = v4s.own.splits as f64 / v7s.own.splits.max(1) as f64;
-    let size_ratio = v4s.file_bytes as f64 / v7s.file_bytes.max(1) as f64;
-    let small = v4s.rows_per_sec / v7s.rows_per_sec;
-    let large_ratio = large.map(|(a, b)| a.rows_per_sec / b.rows_per_sec);
-    Some([
+/// InnoDB's cells of the claims table and the reasons under it.
+impl Claims for InnoDb {
+    const CACHE_WORDS: CacheWords = CacheWords {
+        small: "small buffer pool",
+        small_only: "the small buffer pool",
+        large_only: "the large buffer pool",
+    };
+    const FILL_FIGURE: &'static str = "fill";
+
+    fn splits_cell(v4s: &MyRun, v7s: &MyRun) -> String {
+        let split_ratio = v4s.own.splits as f64 / v7s.own.splits.max(1) as f64;
         format!(
             "{}: {} splits against {}, {split_ratio:.1}x; redo {:.1}x",
             if split_ratio >= 5.0 {
@@ -332,96 +333,85 @@ pub(super) fn claim_cells(r: &Results<'_>) -> Option<[String; 4]> {
             v4s.own.splits,
             v7s.own.splits,
             v4s.wal_per_1k() / v7s.wal_per_1k().max(1.0)
-        ),
-        engines::fill_cell("fill", v7s.leaf_fill, v4s.leaf_fill),
-        engines::size_cell(&format!("table {size_ratio:.2}x"), size_ratio),
-        engines::throughput_cell(
-            small,
-            large_ratio,
-            &CacheWords {
-                small: "small buffer pool",
-                small_only: "the small buffer pool",
-                large_only: "the large buffer pool",
-            },
-        ),
-    ])
-}
+        )
+    }
 
-/// The numbered "why" list for InnoDB under the claims table.
-pub(super) fn claim_reasons(r: &Results<'_>, md: &mut String) {
-    let my = r.engine::<InnoDb>();
-    let Some((v4s, v7s)) = engines::v4_v7(&*my, "small") else {
-        return;
-    };
-    let bigint = my.native("snowflake-twitter", "small");
-    let _ = writeln!(
-        md,
-        "\nIn InnoDB ({} ids per run, `BINARY(16)` primary key, the rows inside it):\n",
-        v4s.rows
-    );
-    let _ = writeln!(
-        md,
-        "1. **Splits.** {} for v4 against {} for v7 ({:.2} and {:.2} per 1,000 rows), {} and \
-         {} merges. Sequential keys split at the insert point: the full page keeps its records and \
-         the new key opens an empty page, so the pages end about 15/16 full (the MySQL \
-         manual, \"The Physical Structure of an InnoDB Index\": InnoDB leaves 1/16 of a page \
-         free for later updates). Random keys split full pages in the middle, and each half \
-         fills again before it splits, so each split still adds about one page: the \
-         splits follow the pages, {} leaves for v4 against {} for v7, not a tenfold factor. What grows \
-         is the redo: {} against {} per 1,000 rows.",
-        v4s.own.splits,
-        v7s.own.splits,
-        v4s.splits_per_1k(),
-        v7s.splits_per_1k(),
-        v4s.own.merges,
-        v7s.own.merges,
-        v4s.leaf_pages,
-        v7s.leaf_pages,
-        kib(v4s.wal_per_1k()),
-        kib(v7s.wal_per_1k())
-    );
-    let _ = writeln!(
-        md,
-        "2. **Fill.** {} for v7, {} for v4{}. The manual gives 15/16 for sequential inserts \
-         and \"from 1/2 to 15/16\" for random ones; the random tree settles near ln 2 (about \
-         69%), as in PostgreSQL and the textbooks, because InnoDB, like nbtree, does not move \
-         records to a sibling to avoid a split.",
-        pct(v7s.leaf_fill),
-        pct(v4s.leaf_fill),
-        bigint.map_or(String::new(), |b| format!(
-            ", {} for 64-bit Snowflake ids as `BIGINT`",
-            pct(b.leaf_fill)
-        ))
-    );
-    let _ = writeln!(
-        md,
-        "3. **Size.** {} for v4 against {} for v7, {:.2}x: in InnoDB the key's tree is the \
-         table, so the density it loses is the whole table's{}.",
-        mib(v4s.file_bytes),
-        mib(v7s.file_bytes),
-        v4s.file_bytes as f64 / v7s.file_bytes.max(1) as f64,
-        bigint.map_or(String::new(), |b| format!(
-            "; the same rows keyed by a 64-bit id take {}",
-            mib(b.file_bytes)
-        ))
-    );
-    let large = engines::v4_v7(&*my, "large");
-    let _ = writeln!(
-        md,
-        "4. **Throughput.** Small buffer pool: {} for v4 against {} for v7, with {:.1} and \
-         {:.1} pages written per commit{}. Random keys dirty a different leaf for almost every \
-         row; once the table outgrows the buffer pool, pages must be written out to make \
-         room and read back for the next key that lands on them.\n",
-        rate(v4s.rows_per_sec),
-        rate(v7s.rows_per_sec),
-        v4s.pages_per_commit(),
-        v7s.pages_per_commit(),
-        large.map_or(String::new(), |(a, b)| format!(
-            "; large: {} against {}",
-            rate(a.rows_per_sec),
-            rate(b.rows_per_sec)
-        ))
-    );
+    fn size_measured(_: &MyRun, _: &MyRun, size_ratio: f64) -> String {
+        format!("table {size_ratio:.2}x")
+    }
+
+    /// The numbered "why" list for InnoDB under the claims table.
+    fn reasons(md: &mut String, runs: &ClaimRuns<'_, MyRun>) {
+        let &ClaimRuns {
+            v4: v4s,
+            v7: v7s,
+            bigint,
+            ..
+        } = runs;
+        let _ = writeln!(
+            md,
+            "\nIn InnoDB ({} ids per run, `BINARY(16)` primary key, the rows inside it):\n",
+            v4s.rows
+        );
+        let _ = writeln!(
+            md,
+            "1. **Splits.** {} for v4 against {} for v7 ({:.2} and {:.2} per 1,000 rows), {} and \
+             {} merges. Sequential keys split at the insert point: the full page keeps its records and \
+             the new key opens an empty page, so the pages end about 15/16 full (the MySQL \
+             manual, \"The Physical Structure of an InnoDB Index\": InnoDB leaves 1/16 of a page \
+             free for later updates). Random keys split full pages in the middle, and each half \
+             fills again before it splits, so each split still adds about one page: the \
+             splits follow the pages, {} leaves for v4 against {} for v7, not a tenfold factor. What grows \
+             is the redo: {} against {} per 1,000 rows.",
+            v4s.own.splits,
+            v7s.own.splits,
+            v4s.splits_per_1k(),
+            v7s.splits_per_1k(),
+            v4s.own.merges,
+            v7s.own.merges,
+            v4s.leaf_pages,
+            v7s.leaf_pages,
+            kib(v4s.wal_per_1k()),
+            kib(v7s.wal_per_1k())
+        );
+        let _ = writeln!(
+            md,
+            "2. **Fill.** {} for v7, {} for v4{}. The manual gives 15/16 for sequential inserts \
+             and \"from 1/2 to 15/16\" for random ones; the random tree settles near ln 2 (about \
+             69%), as in PostgreSQL and the textbooks, because InnoDB, like nbtree, does not move \
+             records to a sibling to avoid a split.",
+            pct(v7s.leaf_fill),
+            pct(v4s.leaf_fill),
+            bigint.map_or(String::new(), |b| format!(
+                ", {} for 64-bit Snowflake ids as `BIGINT`",
+                pct(b.leaf_fill)
+            ))
+        );
+        let _ = writeln!(
+            md,
+            "3. **Size.** {} for v4 against {} for v7, {:.2}x: in InnoDB the key's tree is the \
+             table, so the density it loses is the whole table's{}.",
+            mib(v4s.file_bytes),
+            mib(v7s.file_bytes),
+            v4s.file_bytes as f64 / v7s.file_bytes.max(1) as f64,
+            bigint.map_or(String::new(), |b| format!(
+                "; the same rows keyed by a 64-bit id take {}",
+                mib(b.file_bytes)
+            ))
+        );
+        let _ = writeln!(
+            md,
+            "4. **Throughput.** Small buffer pool: {} for v4 against {} for v7, with {:.1} and \
+             {:.1} pages written per commit{}. Random keys dirty a different leaf for almost every \
+             row; once the table outgrows the buffer pool, pages must be written out to make \
+             room and read back for the next key that lands on them.\n",
+            rate(v4s.rows_per_sec),
+            rate(v7s.rows_per_sec),
+            v4s.pages_per_commit(),
+            v7s.pages_per_commit(),
+            runs.large_rates()
+        );
+    }
 }
 
 /// `## Ids from the database (InnoDB)`.

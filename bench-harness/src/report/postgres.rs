@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::engines::{self, CacheWords};
+use super::engines::{self, CacheWords, ClaimRuns, Claims};
 use super::{kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
@@ -172,17 +172,18 @@ fn arrival(r: &Results<'_>, md: &mut String) {
     }
 }
 
-/// The PostgreSQL cells of the claims table, in claim order; `None` without the runs.
-pub(super) fn claim_cells(r: &Results<'_>) -> Option<[String; 4]> {
-    let pg = r.engine::<Postgres>();
-    let (v4s, v7s) = engines::v4_v7(&*pg, "small")?;
-    let large = engines::v4_v7(&*pg, "large");
-    let split_ratio = v4s.splits() as f64 / v7s.splits().max(1) as f64;
-    let wal_ratio = v4s.wal_per_1k() / v7s.wal_per_1k().max(1.0);
-    let size_ratio = v4s.file_bytes as f64 / v7s.file_bytes.max(1) as f64;
-    let small = v4s.rows_per_sec / v7s.rows_per_sec;
-    let large_ratio = large.map(|(a, b)| a.rows_per_sec / b.rows_per_sec);
-    Some([
+/// PostgreSQL's cells of the claims table and the reasons under it.
+impl Claims for Postgres {
+    const CACHE_WORDS: CacheWords = CacheWords {
+        small: "small shared_buffers",
+        small_only: "small shared_buffers",
+        large_only: "large shared_buffers",
+    };
+    const FILL_FIGURE: &'static str = "density";
+
+    fn splits_cell(v4s: &PgRun, v7s: &PgRun) -> String {
+        let split_ratio = v4s.splits() as f64 / v7s.splits().max(1) as f64;
+        let wal_ratio = v4s.wal_per_1k() / v7s.wal_per_1k().max(1.0);
         format!(
             "{}: {} splits against {}, {split_ratio:.1}x; WAL {wal_ratio:.1}x",
             match (split_ratio >= 5.0, wal_ratio >= 1.2) {
@@ -192,101 +193,87 @@ pub(super) fn claim_cells(r: &Results<'_>) -> Option<[String; 4]> {
             },
             v4s.splits(),
             v7s.splits()
-        ),
-        engines::fill_cell("density", v7s.leaf_fill, v4s.leaf_fill),
-        engines::size_cell(
-            &format!(
-                "table and indexes {size_ratio:.2}x, the key's index {:.2}x",
-                v4s.index_bytes as f64 / v7s.index_bytes.max(1) as f64
-            ),
-            size_ratio,
-        ),
-        engines::throughput_cell(
-            small,
-            large_ratio,
-            &CacheWords {
-                small: "small shared_buffers",
-                small_only: "small shared_buffers",
-                large_only: "large shared_buffers",
-            },
-        ),
-    ])
-}
+        )
+    }
 
-/// The numbered "why" list for PostgreSQL under the claims table.
-pub(super) fn claim_reasons(r: &Results<'_>, md: &mut String) {
-    let pg = r.engine::<Postgres>();
-    let Some((v4s, v7s)) = engines::v4_v7(&*pg, "small") else {
-        return;
-    };
-    let bigint = pg.native("snowflake-twitter", "small");
-    let _ = writeln!(
-        md,
-        "\nIn PostgreSQL ({} ids per run, `uuid` primary key):\n",
-        v4s.rows
-    );
-    let _ = writeln!(
-        md,
-        "1. **Splits.** {} for v4 ({} `SPLIT_L`, {} `SPLIT_R`) against {} for v7. nbtree \
-         splits a full leaf where the two halves balance, except when the new key goes past \
-         the end of the rightmost leaf: then it leaves the old page full to the index's \
-         fillfactor (90% by default) and starts a new one (`nbtsplitloc.c`). Time-ordered \
-         keys always take that path; random keys split in the middle and leave two pages \
-         half full, which later inserts fill again, so splits grow with the pages the tree \
-         needs, not tenfold. WAL: {} and {} full-page images per 1,000 rows for v4 against \
-         {} and {} for v7. Between two checkpoints random keys change almost every leaf, and \
-         the first change to a page after a checkpoint logs the whole 8 KiB page.",
-        v4s.splits(),
-        v4s.own.splits_l,
-        v4s.own.splits_r,
-        v7s.splits(),
-        kib(v4s.wal_per_1k()),
-        format_args!("{:.1}", v4s.fpi_per_1k()),
-        kib(v7s.wal_per_1k()),
-        format_args!("{:.1}", v7s.fpi_per_1k())
-    );
-    let _ = writeln!(
-        md,
-        "2. **Fill.** Leaf density {} for v7, {} for v4{}. Time-ordered keys leave every \
-         leaf at the fillfactor; random keys with middle splits settle near ln 2 (about \
-         69%), Yao's figure for B-trees grown by random inserts. PostgreSQL, unlike SQLite, \
-         never moves keys to a sibling to avoid a split, so the textbook figure applies \
-         here.",
-        pct(v7s.leaf_fill),
-        pct(v4s.leaf_fill),
-        bigint.map_or(String::new(), |b| format!(
-            ", {} for 64-bit Snowflake ids as `bigint`",
-            pct(b.leaf_fill)
-        ))
-    );
-    let _ = writeln!(
-        md,
-        "3. **Size.** The key's index: {} for v4 against {} for v7, {:.2}x; table and \
-         indexes: {} against {}, {:.2}x. The heap is appended to in arrival order whatever \
-         the key, so only the index grows, by the density it lost.",
-        mib(v4s.index_bytes),
-        mib(v7s.index_bytes),
-        v4s.index_bytes as f64 / v7s.index_bytes.max(1) as f64,
-        mib(v4s.file_bytes),
-        mib(v7s.file_bytes),
-        v4s.file_bytes as f64 / v7s.file_bytes.max(1) as f64
-    );
-    let large = engines::v4_v7(&*pg, "large");
-    let _ = writeln!(
-        md,
-        "4. **Throughput.** Small `shared_buffers`: {} for v4 against {} for v7{}. Each \
-         commit of random keys dirties hundreds of leaves; with small `shared_buffers` the \
-         backend must write dirty pages out itself to make room, and after each checkpoint \
-         every leaf it touches costs a full-page image in the WAL that the commit waits to \
-         flush.\n",
-        rate(v4s.rows_per_sec),
-        rate(v7s.rows_per_sec),
-        large.map_or(String::new(), |(a, b)| format!(
-            "; large: {} against {}",
-            rate(a.rows_per_sec),
-            rate(b.rows_per_sec)
-        ))
-    );
+    fn size_measured(v4s: &PgRun, v7s: &PgRun, size_ratio: f64) -> String {
+        format!(
+            "table and indexes {size_ratio:.2}x, the key's index {:.2}x",
+            v4s.index_bytes as f64 / v7s.index_bytes.max(1) as f64
+        )
+    }
+
+    /// The numbered "why" list for PostgreSQL under the claims table.
+    fn reasons(md: &mut String, runs: &ClaimRuns<'_, PgRun>) {
+        let &ClaimRuns {
+            v4: v4s,
+            v7: v7s,
+            bigint,
+            ..
+        } = runs;
+        let _ = writeln!(
+            md,
+            "\nIn PostgreSQL ({} ids per run, `uuid` primary key):\n",
+            v4s.rows
+        );
+        let _ = writeln!(
+            md,
+            "1. **Splits.** {} for v4 ({} `SPLIT_L`, {} `SPLIT_R`) against {} for v7. nbtree \
+             splits a full leaf where the two halves balance, except when the new key goes past \
+             the end of the rightmost leaf: then it leaves the old page full to the index's \
+             fillfactor (90% by default) and starts a new one (`nbtsplitloc.c`). Time-ordered \
+             keys always take that path; random keys split in the middle and leave two pages \
+             half full, which later inserts fill again, so splits grow with the pages the tree \
+             needs, not tenfold. WAL: {} and {} full-page images per 1,000 rows for v4 against \
+             {} and {} for v7. Between two checkpoints random keys change almost every leaf, and \
+             the first change to a page after a checkpoint logs the whole 8 KiB page.",
+            v4s.splits(),
+            v4s.own.splits_l,
+            v4s.own.splits_r,
+            v7s.splits(),
+            kib(v4s.wal_per_1k()),
+            format_args!("{:.1}", v4s.fpi_per_1k()),
+            kib(v7s.wal_per_1k()),
+            format_args!("{:.1}", v7s.fpi_per_1k())
+        );
+        let _ = writeln!(
+            md,
+            "2. **Fill.** Leaf density {} for v7, {} for v4{}. Time-ordered keys leave every \
+             leaf at the fillfactor; random keys with middle splits settle near ln 2 (about \
+             69%), Yao's figure for B-trees grown by random inserts. PostgreSQL, unlike SQLite, \
+             never moves keys to a sibling to avoid a split, so the textbook figure applies \
+             here.",
+            pct(v7s.leaf_fill),
+            pct(v4s.leaf_fill),
+            bigint.map_or(String::new(), |b| format!(
+                ", {} for 64-bit Snowflake ids as `bigint`",
+                pct(b.leaf_fill)
+            ))
+        );
+        let _ = writeln!(
+            md,
+            "3. **Size.** The key's index: {} for v4 against {} for v7, {:.2}x; table and \
+             indexes: {} against {}, {:.2}x. The heap is appended to in arrival order whatever \
+             the key, so only the index grows, by the density it lost.",
+            mib(v4s.index_bytes),
+            mib(v7s.index_bytes),
+            v4s.index_bytes as f64 / v7s.index_bytes.max(1) as f64,
+            mib(v4s.file_bytes),
+            mib(v7s.file_bytes),
+            v4s.file_bytes as f64 / v7s.file_bytes.max(1) as f64
+        );
+        let _ = writeln!(
+            md,
+            "4. **Throughput.** Small `shared_buffers`: {} for v4 against {} for v7{}. Each \
+             commit of random keys dirties hundreds of leaves; with small `shared_buffers` the \
+             backend must write dirty pages out itself to make room, and after each checkpoint \
+             every leaf it touches costs a full-page image in the WAL that the commit waits to \
+             flush.\n",
+            rate(v4s.rows_per_sec),
+            rate(v7s.rows_per_sec),
+            runs.large_rates()
+        );
+    }
 }
 
 /// `## Ids from the database`: round trips, the range allocator, Instagram's function.
