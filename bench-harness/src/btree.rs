@@ -8,14 +8,16 @@ use std::time::Instant;
 use idkit_all::registry::Entry;
 use idkit_core::RawId;
 use rusqlite::{Connection, params};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::engine::insert::StorageName;
-use crate::engine::{Label, Run};
+use crate::engine::{
+    BarPair, BarPanel, ByUrl, Charts, Engine, InsertResults, Job, Label, Run, Server, Stamp,
+};
 use crate::{Error, Params, Progress};
 
 /// How the id is stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Storage {
     /// A 64-bit id as `INTEGER PRIMARY KEY` (the rowid itself).
@@ -80,7 +82,7 @@ impl Storage {
 pub type BtreeRun = Run<Storage, SqliteCounters>;
 
 /// SQLite's own counters of a run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SqliteCounters {
     /// Levels of the key b-tree (1: the root is a leaf).
     pub depth: u64,
@@ -122,8 +124,11 @@ pub fn own_cell(run: &BtreeRun, column: &str) -> Option<String> {
 pub type CurvePoint = crate::engine::insert::CurvePoint<Storage>;
 
 /// Everything the insert runs measured.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Btree {
+    /// When, where and how these were measured (always by this run).
+    #[serde(flatten)]
+    pub stamp: Stamp,
     /// One per run.
     pub runs: Vec<BtreeRun>,
     /// Every run's curve.
@@ -147,6 +152,135 @@ impl Btree {
                 && r.cache == cache
                 && r.commit_rows == commit_rows
         })
+    }
+
+    /// Every scheme's run under its own key with `cache` and `commit_rows` rows per
+    /// commit, in registry order.
+    pub fn native_runs(&self, cache: &str, commit_rows: usize) -> Vec<&BtreeRun> {
+        idkit_all::registry::schemes()
+            .iter()
+            .filter_map(|e| self.find(e.name(), Storage::native(e.info().bits), cache, commit_rows))
+            .collect()
+    }
+}
+
+impl InsertResults for Btree {
+    type Storage = Storage;
+    type Own = SqliteCounters;
+
+    fn runs(&self) -> &[BtreeRun] {
+        &self.runs
+    }
+
+    fn curve(&self) -> &[CurvePoint] {
+        &self.curve
+    }
+
+    fn native_storage(bits: u32) -> Storage {
+        Storage::native(bits)
+    }
+
+    /// The run of `scheme` under its own key with the fewest rows per commit (SQLite also
+    /// inserts every scheme's ids in one transaction).
+    fn native(&self, scheme: &str, cache: &str) -> Option<&BtreeRun> {
+        let bits = idkit_all::registry::find(scheme).ok()?.info().bits;
+        let per_commit = self.runs.iter().map(|r| r.commit_rows).min()?;
+        self.find(scheme, Storage::native(bits), cache, per_commit)
+    }
+}
+
+/// SQLite as an engine of the report: in process (rusqlite's bundled build), measured by
+/// every run, with the profile's small and large page caches as its two servers.
+#[derive(Debug)]
+pub struct Sqlite;
+
+impl Engine for Sqlite {
+    const NAME: &'static str = "sqlite";
+    const BY_URL: Option<ByUrl> = None;
+    const RUNS_FILE: &'static str = "btree";
+    type ServerOwn = ();
+    type Results = Btree;
+
+    const CHARTS: Charts<BtreeRun> = Charts {
+        curve_stem: "btree_insert_curve",
+        curve_title: |commit_rows, kib| {
+            format!(
+                "SQLite insert rate as the table grows: key b-tree, {commit_rows} rows per \
+                 commit, {kib} KiB page cache"
+            )
+        },
+        curve_panel: "insert rate as the table grows (small page cache)",
+        first: BarPair {
+            stem: "btree_size_fill",
+            title: |_| "Database bytes per row and leaf-page fill of the key b-tree".to_owned(),
+            panels: [
+                BarPanel::linear("file bytes per row", "bytes per row", |b| b.bytes_per_row),
+                BarPanel::percent("leaf page fill", "used fraction of leaf pages", |b| {
+                    b.leaf_fill
+                }),
+            ],
+        },
+        second: BarPair {
+            stem: "btree_pages_per_commit",
+            title: |commit_rows| {
+                format!(
+                    "Pages written per commit of {commit_rows} rows, small and large page cache"
+                )
+            },
+            panels: [
+                BarPanel::log(
+                    "pages written per commit, small cache",
+                    "pages (log scale)",
+                    BtreeRun::pages_per_commit,
+                ),
+                BarPanel::log(
+                    "pages written per commit, large cache",
+                    "pages (log scale)",
+                    BtreeRun::pages_per_commit,
+                )
+                .large(),
+            ],
+        },
+    };
+
+    const RUN_COLUMNS: &'static str = RUN_COLUMNS;
+
+    fn stamp(results: &mut Btree) -> &mut Stamp {
+        &mut results.stamp
+    }
+
+    fn own_cell(run: &BtreeRun, column: &str) -> Option<String> {
+        own_cell(run, column)
+    }
+
+    fn more_files(_: &Btree) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
+
+    /// The profile's two page caches (SQLite takes no URL: the run refuses servers given
+    /// for it before this is asked).
+    fn servers(_: &[String], params: &Params) -> Result<Vec<Server<Self>>, Error> {
+        let cache = |name, kib| Server {
+            cache: name,
+            ..Server::new("", kib, Self::TITLE, rusqlite::version().to_owned(), ())
+        };
+        Ok(vec![
+            cache("small", params.small_cache_kib),
+            cache("large", params.large_cache_kib),
+        ])
+    }
+
+    const TITLE: &'static str = "SQLite";
+    const CACHE_SETTING: &'static str = "cache_size";
+
+    /// Every scheme's insert runs ([`measure`]); the page caches are the profile's, as
+    /// [`Engine::servers`] gave them.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`measure`].
+    fn measure(job: &Job<'_>, _: &Server<Self>, _: &[Server<Self>]) -> Result<Btree, Error> {
+        measure(job.entries, job.params, job.out, job.progress)
     }
 }
 

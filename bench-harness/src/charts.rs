@@ -10,7 +10,6 @@ use plotters::coord::Shift;
 use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
 
-use crate::btree::Storage;
 use crate::engine::insert::StorageName as _;
 use crate::engine::{BarPair, Engine, InsertResults, RunOf};
 use crate::output::Results;
@@ -71,9 +70,6 @@ pub(crate) fn draw_all(
     let mut charts: Vec<Box<dyn ErasedChart>> = vec![
         Box::new(NsPerId::new(results)),
         Box::new(Threads::new(results)),
-        Box::new(insert_curve(results)),
-        Box::new(size_fill(results)),
-        Box::new(pages_per_commit(results)),
     ];
     for engine in results.engines {
         charts.extend(engine.charts(results));
@@ -542,37 +538,6 @@ fn insert_rate(
     }
 }
 
-fn insert_curve(r: &Results<'_>) -> OneLines {
-    let commit = r.params.commit_rows;
-    OneLines {
-        stem: "btree_insert_curve",
-        title: format!(
-            "SQLite insert rate as the table grows: key b-tree, {commit} rows per commit, {} KiB page cache",
-            r.params.small_cache_kib
-        ),
-        panel: insert_rate(
-            r,
-            "insert rate as the table grows (small page cache)",
-            |name, bits| {
-                let storage = Storage::native(bits);
-                let pts = r
-                    .btree
-                    .curve
-                    .iter()
-                    .filter(|c| {
-                        c.scheme == name
-                            && c.storage == storage
-                            && c.cache == "small"
-                            && c.commit_rows == commit
-                    })
-                    .map(|c| (c.rows_so_far as f64, c.batch_rows_per_sec))
-                    .collect();
-                (storage.name(), pts)
-            },
-        ),
-    }
-}
-
 /// A chart of two bar panels side by side.
 struct TwoBars {
     stem: &'static str,
@@ -622,65 +587,9 @@ fn panel<T>(
     }
 }
 
-fn size_fill(r: &Results<'_>) -> TwoBars {
-    let runs = r.native_runs("small", r.params.commit_rows);
-    TwoBars {
-        stem: "btree_size_fill",
-        title: "Database bytes per row and leaf-page fill of the key b-tree".to_owned(),
-        panels: [
-            panel(
-                "file bytes per row",
-                "bytes per row",
-                &runs,
-                |b| (b.scheme.to_string(), b.bytes_per_row),
-                false,
-                false,
-            ),
-            panel(
-                "leaf page fill",
-                "used fraction of leaf pages",
-                &runs,
-                |b| (b.scheme.to_string(), b.leaf_fill),
-                false,
-                true,
-            ),
-        ],
-    }
-}
-
-fn pages_per_commit(r: &Results<'_>) -> TwoBars {
-    let small = r.native_runs("small", r.params.commit_rows);
-    let large = r.native_runs("large", r.params.commit_rows);
-    let value = |b: &&crate::btree::BtreeRun| (b.scheme.to_string(), b.pages_per_commit());
-    TwoBars {
-        stem: "btree_pages_per_commit",
-        title: format!(
-            "Pages written per commit of {} rows, small and large page cache",
-            r.params.commit_rows
-        ),
-        panels: [
-            panel(
-                "pages written per commit, small cache",
-                "pages (log scale)",
-                &small,
-                value,
-                true,
-                false,
-            ),
-            panel(
-                "pages written per commit, large cache",
-                "pages (log scale)",
-                &large,
-                value,
-                true,
-                false,
-            ),
-        ],
-    }
-}
-
-/// An engine's charts ([`Engine::CHARTS`]): its insert-rate curve over each scheme's own key,
-/// and its two charts of bar panels over the same runs (one writer, small cache).
+/// An engine's charts ([`Engine::CHARTS`]): its insert-rate curve over each scheme's own key
+/// (small cache, the profile's rows per commit), and its two charts of bar panels over the
+/// same runs (one writer, each panel's cache).
 pub(crate) fn engine_charts<E: Engine>(
     r: &Results<'_>,
     results: &E::Results,
@@ -689,28 +598,34 @@ pub(crate) fn engine_charts<E: Engine>(
         return Vec::new();
     }
     let charts = &E::CHARTS;
+    let commit_rows = r.params.commit_rows;
     let curve = OneLines {
         stem: charts.curve_stem,
-        title: (charts.curve_title)(r.params.commit_rows, results.small_cache_mib()),
+        title: (charts.curve_title)(commit_rows, results.small_cache_kib()),
         panel: insert_rate(r, charts.curve_panel, |name, bits| {
             let storage = <E::Results as InsertResults>::native_storage(bits);
             let pts = results
                 .curve()
                 .iter()
-                .filter(|c| c.scheme == name && c.storage == storage && c.cache == "small")
+                .filter(|c| {
+                    c.scheme == name
+                        && c.storage == storage
+                        && c.cache == "small"
+                        && c.commit_rows == commit_rows
+                })
                 .map(|c| (c.rows_so_far as f64, c.batch_rows_per_sec))
                 .collect();
             (storage.name(), pts)
         }),
     };
-    let runs: Vec<_> = r
-        .entries()
-        .filter_map(|name| results.native(name, "small"))
-        .collect();
     let bars = |pair: &BarPair<RunOf<E::Results>>| TwoBars {
         stem: pair.stem,
-        title: pair.title.to_owned(),
+        title: (pair.title)(commit_rows),
         panels: pair.panels.each_ref().map(|p| {
+            let runs: Vec<_> = r
+                .entries()
+                .filter_map(|name| results.native(name, p.cache))
+                .collect();
             panel(
                 p.title,
                 p.x_desc,

@@ -79,14 +79,16 @@ impl Config {
     }
 }
 
-/// The engines with a server, in the report's order. An engine is one module implementing
+/// The database engines, in the report's order. An engine is one module implementing
 /// [`engine::Engine`] and one line here.
-pub(crate) const ENGINES: &[&dyn engine::Listed] = &[&pg::Postgres, &mysql::InnoDb];
+pub(crate) const ENGINES: &[&dyn engine::Listed] = &[&btree::Sqlite, &pg::Postgres, &mysql::InnoDb];
 
 /// The engines with a server as the `report` binary offers them: each engine's name (its
 /// `--<name>-url` option) and what server the option takes.
 pub fn engines() -> impl Iterator<Item = (&'static str, &'static str)> {
-    ENGINES.iter().map(|e| (e.name(), e.url_help()))
+    ENGINES
+        .iter()
+        .filter_map(|e| Some((e.name(), e.by_url()?.url_help)))
 }
 
 /// What a finished run measured, in counts.
@@ -98,8 +100,8 @@ pub struct Summary {
     pub generation_rows: usize,
     /// Rows in `btree.csv`.
     pub btree_runs: usize,
-    /// Insert runs of each engine with a server (rows of `btree_<engine>.csv`), by name,
-    /// in the report's order.
+    /// Insert runs of each engine (rows of its runs file: `btree.csv`,
+    /// `btree_<engine>.csv`), by name, in the report's order.
     pub engine_runs: Vec<(&'static str, usize)>,
     /// Wall time of the whole run, seconds.
     pub seconds: f64,
@@ -131,26 +133,26 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
     let progress = Progress::new(config.quiet);
     let entries = idkit_all::registry::schemes();
     // Check the servers first: a bad URL fails in seconds, not after the SQLite runs.
+    let known: Vec<&'static str> = engines().map(|(name, _)| name).collect();
     if let Some(name) = config
         .servers
         .keys()
-        .find(|name| !ENGINES.iter().any(|e| e.name() == name.as_str()))
+        .find(|name| !known.contains(&name.as_str()))
     {
         return Err(Error::UnknownEngine {
             name: name.clone(),
-            known: ENGINES.iter().map(|e| e.name()).collect(),
+            known,
         });
     }
     let pending = ENGINES
         .iter()
-        .map(|engine| engine.servers(config.servers_of(engine.name())))
+        .map(|engine| engine.servers(config.servers_of(engine.name()), &params))
         .collect::<Result<Vec<_>, _>>()?;
 
     let machine = machine::Machine::read();
     let primitives = machine::measure_primitives(&params, &progress);
     let generation = generation::measure(entries, &params, &progress)?;
     let properties = properties::measure(entries, &params, &progress)?;
-    let btree = btree::measure(entries, &params, &config.out, &progress)?;
     let collisions = collisions::table(entries);
     let provenance = vec![
         format!("date {}", machine.date),
@@ -177,7 +179,6 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
         primitives: &primitives,
         generation: &generation,
         properties: &properties,
-        btree: &btree,
         collisions: &collisions,
         engines: &engines,
     };
@@ -193,7 +194,10 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
     Ok(Summary {
         schemes: entries.len(),
         generation_rows: generation.rows.len(),
-        btree_runs: btree.runs.len(),
+        btree_runs: engines
+            .iter()
+            .find(|e| e.name() == <btree::Sqlite as engine::Engine>::NAME)
+            .map_or(0, |e| e.runs()),
         engine_runs: engines.iter().map(|e| (e.name(), e.runs())).collect(),
         seconds,
     })

@@ -7,9 +7,8 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::btree::{Btree, BtreeRun, Storage};
+use crate::btree::Sqlite;
 use crate::collisions::CollisionRow;
-use crate::engine::insert::{curve_csv, runs_csv};
 use crate::engine::{Engine, Measured};
 use crate::generation::Generation;
 use crate::machine::{Machine, Primitive};
@@ -25,10 +24,8 @@ pub(crate) struct Results<'a> {
     pub primitives: &'a [Primitive],
     pub generation: &'a Generation,
     pub properties: &'a [PropRow],
-    pub btree: &'a Btree,
     pub collisions: &'a [CollisionRow],
-    /// The engines with a server, in [`crate::ENGINES`]' order (measured now or carried
-    /// forward).
+    /// The engines, in [`crate::ENGINES`]' order (measured now or carried forward).
     pub engines: &'a [Box<dyn Measured>],
 }
 
@@ -52,17 +49,6 @@ impl Results<'_> {
         idkit_all::registry::schemes()
             .iter()
             .map(|e| (e.name(), e.info().bits))
-    }
-
-    /// Each scheme's run keyed by its own binary form, with this cache and commit size,
-    /// in registry order.
-    pub fn native_runs(&self, cache: &str, commit_rows: usize) -> Vec<&BtreeRun> {
-        self.entries_with_bits()
-            .filter_map(|(name, bits)| {
-                self.btree
-                    .find(name, Storage::native(bits), cache, commit_rows)
-            })
-            .collect()
     }
 }
 
@@ -139,19 +125,6 @@ pub(crate) fn write_data(r: &Results<'_>, dir: &Path) -> Result<(), Error> {
     }
     write("collisions.csv", csv)?;
 
-    write(
-        "btree.csv",
-        runs_csv(
-            "sqlite",
-            crate::btree::RUN_COLUMNS,
-            &r.btree.runs,
-            crate::btree::own_cell,
-        ),
-    )?;
-
-    // SQLite's file has no engine column (it came first).
-    write("btree_curve.csv", curve_csv(None, &r.btree.curve))?;
-
     let mut csv = String::from(
         "scheme,bytes,string_len_min,string_len_max,order_generators,order_ids,\
          inverted_pair_fraction,max_displacement_ms,unique_generators,unique_ids,\
@@ -190,6 +163,7 @@ pub(crate) fn write_data(r: &Results<'_>, dir: &Path) -> Result<(), Error> {
     write("primitives.csv", csv)?;
 
     let p = r.params;
+    let sqlite = r.engine::<Sqlite>();
     let run = RunJson {
         machine: r.machine,
         profile: p.profile.name(),
@@ -198,7 +172,7 @@ pub(crate) fn write_data(r: &Results<'_>, dir: &Path) -> Result<(), Error> {
         date: &r.machine.date,
         command: &r.config.command,
         primitives: r.primitives,
-        pragmas: &r.btree.pragmas,
+        pragmas: &sqlite.pragmas,
         params: ParamsJson {
             sample_ms: p.sample_ms,
             samples: p.samples,

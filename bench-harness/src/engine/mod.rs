@@ -1,16 +1,18 @@
 //! What the database engines of the report share, written once and owned by none of them.
 //!
-//! An engine with a server ([`crate::pg`], [`crate::mysql`]) implements [`Engine`]: how one
-//! of its servers is checked, how its runs are made, and what its own counters and files
-//! are. Everything here is the same for each: one or two servers named small and large
-//! ([`servers`]), the run record ([`Run`]) and its files ([`files`]), the writers' id sources
-//! ([`id_source`]), the insert loop ([`insert`]), the client threads of the round trips and
-//! their duplicate count ([`roundtrip`]), and the results kept in `data/<engine>.json` so
-//! that a run without a server carries them forward (`results`).
+//! Each engine ([`crate::btree`] for SQLite, [`crate::pg`], [`crate::mysql`]) implements
+//! [`Engine`]: where its servers come from (given by URL and checked, or, for SQLite, in
+//! process with the profile's two page caches), how its runs are made, and what its own
+//! counters and files are. Everything here is the same for each: one server record
+//! ([`Server`]), one or two servers named small and large ([`servers`]), the run record
+//! ([`Run`]) and its files ([`files`]), the writers' id sources ([`id_source`]), the insert
+//! loop ([`insert`]), the client threads of the round trips and their duplicate count
+//! ([`roundtrip`]), and the results kept in `data/<engine>.json` so that a run without a
+//! server carries them forward (`results`).
 //!
-//! Adding an engine with a server is one module that implements [`Engine`] plus one line in
-//! `ENGINES` (`lib.rs`), the list of engines (`Listed`) from which the run, the data files
-//! and the charts take them.
+//! Adding an engine is one module that implements [`Engine`] plus one line in `ENGINES`
+//! (`lib.rs`), the list of engines (`Listed`) from which the run, the data files and the
+//! charts take them.
 
 pub mod insert;
 pub mod roundtrip;
@@ -27,20 +29,24 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::{Error, Params, Progress};
 
-/// A database engine the report measures on a server: PostgreSQL, InnoDB.
+/// A database engine the report measures: SQLite in process, PostgreSQL and InnoDB on
+/// servers given by URL.
 pub trait Engine: Sized {
     /// Its name in file names, progress lines, `data/<NAME>.json`, the key of its servers in
     /// [`crate::Config::servers`] and the `report` binary's `--<NAME>-url` option:
-    /// `postgres`, `mysql`.
+    /// `sqlite`, `postgres`, `mysql`.
     const NAME: &'static str;
-    /// The `scripts/report.sh` flag that starts throwaway servers and measures it.
-    const FLAG: &'static str;
-    /// The help of the `report` binary's `--<NAME>-url` option: what server it takes.
-    const URL_HELP: &'static str;
+    /// How its servers are given: by URL ([`ByUrl`]; without one, the engine's figures kept
+    /// in `data/<NAME>.json` are carried forward), or `None` for an engine in process,
+    /// measured by every run.
+    const BY_URL: Option<ByUrl>;
+    /// The stem of its runs' file (`btree_<NAME>`; SQLite's, the first, is `btree`), and of
+    /// its curve's (`<stem>_curve`).
+    const RUNS_FILE: &'static str;
     /// What one of its servers has beside what every engine's [`Server`] has (InnoDB: its
-    /// page size; PostgreSQL: nothing).
+    /// page size; PostgreSQL and SQLite: nothing).
     type ServerOwn: fmt::Debug + 'static;
-    /// Everything measured in the engine, kept as `data/<NAME>.json`.
+    /// Everything measured in the engine (kept as `data/<NAME>.json` when [`Self::BY_URL`]).
     type Results: InsertResults
         + Clone
         + Default
@@ -52,8 +58,9 @@ pub trait Engine: Sized {
     /// The engine's charts.
     const CHARTS: Charts<RunOf<Self::Results>>;
 
-    /// The header of `btree_<NAME>.csv`: the shared figures by their names in [`Run`]
-    /// ([`insert::runs_csv`]) and the engine's own columns, in the file's order.
+    /// The header of its runs' file: the shared figures by their names in [`Run`]
+    /// ([`insert::runs_csv`]) and the engine's own columns, in the file's order. With an
+    /// `engine` column first, its curve's file has one too.
     const RUN_COLUMNS: &'static str;
 
     /// Where `results` come from.
@@ -67,22 +74,20 @@ pub trait Engine: Sized {
     /// round trips, its index shapes), as file name and contents.
     fn more_files(results: &Self::Results) -> Vec<(&'static str, String)>;
 
-    /// Connects to the server at `url` and checks it has what the runs need ([`servers`]
-    /// names it `small` or `large` after).
+    /// Its servers, named `small` and `large` by their caches: those at `urls`, each
+    /// checked for what the runs need ([`servers`]), or, in process, one per cache size of
+    /// `params` (SQLite, which takes no URL).
     ///
     /// # Errors
     ///
     /// The engine's own error for an unreachable or unsuitable server.
-    fn server(url: &str) -> Result<Server<Self>, Error>;
+    fn servers(urls: &[String], params: &Params) -> Result<Vec<Server<Self>>, Error>;
 
-    /// The engine's name in messages (`PostgreSQL`, `MySQL`).
+    /// The engine's name in messages (`SQLite`, `PostgreSQL`, `MySQL`).
     const TITLE: &'static str;
 
     /// The setting that sizes a server's cache, as messages and the report name it.
     const CACHE_SETTING: &'static str;
-
-    /// The engine's error for a server not fit for the runs.
-    const SETUP_ERROR: fn(String) -> Error;
 
     /// Every run of the engine on `servers`, one or two, of which `small` is the first
     /// (the small cache; with one server it takes every run).
@@ -97,16 +102,26 @@ pub trait Engine: Sized {
     ) -> Result<Self::Results, Error>;
 }
 
+/// How an engine's servers are given to the run.
+#[derive(Debug, Clone, Copy)]
+pub struct ByUrl {
+    /// The `scripts/report.sh` flag that starts throwaway servers and measures it.
+    pub flag: &'static str,
+    /// The help of the `report` binary's `--<NAME>-url` option: what server it takes.
+    pub url_help: &'static str,
+}
+
 /// One server of engine `E` to measure on: what every engine's server has, and the engine's
 /// own facts about it (`own`).
 pub struct Server<E: Engine> {
-    /// Its connection string (a URL; PostgreSQL also takes the `key=value` form).
+    /// Its connection string (a URL; PostgreSQL also takes the `key=value` form; empty in
+    /// process).
     pub url: String,
     /// `small` or `large`, from its cache among the servers given ([`servers`]).
     pub cache: &'static str,
     /// Its cache ([`Engine::CACHE_SETTING`]), KiB.
     pub cache_kib: i64,
-    /// The product, as the report prints it (`PostgreSQL`, `MySQL`, `MariaDB`).
+    /// The product, as the report prints it (`SQLite`, `PostgreSQL`, `MySQL`, `MariaDB`).
     pub product: &'static str,
     /// The server's version.
     pub version: String,
@@ -275,12 +290,12 @@ pub trait InsertResults {
         self.runs().iter().map(|r| r.writers).max().unwrap_or(1)
     }
 
-    /// The small cache, MiB (0 without runs).
-    fn small_cache_mib(&self) -> i64 {
+    /// The small cache, KiB (0 without runs).
+    fn small_cache_kib(&self) -> i64 {
         self.runs()
             .iter()
             .find(|run| run.cache == "small")
-            .map_or(0, |run| run.cache_kib / 1024)
+            .map_or(0, |run| run.cache_kib)
     }
 }
 
@@ -293,7 +308,7 @@ pub type RunOf<R> = Run<<R as InsertResults>::Storage, <R as InsertResults>::Own
 pub struct Charts<R: 'static> {
     /// The insert-rate curve's file stem.
     pub curve_stem: &'static str,
-    /// Its title, from the rows per commit and the small cache in MiB.
+    /// Its title, from the rows per commit and the small cache in KiB.
     pub curve_title: fn(usize, i64) -> String,
     /// Its panel's title.
     pub curve_panel: &'static str,
@@ -308,8 +323,8 @@ pub struct Charts<R: 'static> {
 pub struct BarPair<R: 'static> {
     /// File stem.
     pub stem: &'static str,
-    /// Title.
-    pub title: &'static str,
+    /// Title, from the rows per commit.
+    pub title: fn(usize) -> String,
     /// Left and right panels.
     pub panels: [BarPanel<R>; 2],
 }
@@ -327,6 +342,8 @@ pub struct BarPanel<R: 'static> {
     pub log: bool,
     /// Values are fractions shown as percentages.
     pub percent: bool,
+    /// The cache of its runs: `small`, or `large`.
+    pub cache: &'static str,
 }
 
 impl<R> BarPanel<R> {
@@ -338,6 +355,7 @@ impl<R> BarPanel<R> {
             value,
             log: false,
             percent: false,
+            cache: "small",
         }
     }
 
@@ -346,6 +364,14 @@ impl<R> BarPanel<R> {
         Self {
             log: true,
             ..Self::linear(title, x_desc, value)
+        }
+    }
+
+    /// The same panel over the runs with the large cache.
+    pub const fn large(self) -> Self {
+        Self {
+            cache: "large",
+            ..self
         }
     }
 
@@ -422,7 +448,7 @@ pub(crate) fn results<E: Engine>(
             progress.line(&format!(
                 "{name}: no server given, and the kept figures cannot be read ({e}); the \
                  report leaves {name} out until `scripts/report.sh {}` measures them again",
-                E::FLAG
+                E::BY_URL.map_or("", |u| u.flag)
             ));
             E::Results::default()
         }
@@ -430,23 +456,24 @@ pub(crate) fn results<E: Engine>(
 }
 
 /// Every data file of the engine's `results`, as file name and contents: its runs
-/// (`btree_<NAME>.csv`), their insert-rate curve (`btree_<NAME>_curve.csv`), its own files
-/// ([`Engine::more_files`]) and the results as kept for later runs (`<NAME>.json`). None
-/// without runs.
+/// (`<RUNS_FILE>.csv`), their insert-rate curve (`<RUNS_FILE>_curve.csv`), its own files
+/// ([`Engine::more_files`]) and, for an engine given by URL, the results as kept for later
+/// runs (`<NAME>.json`). None without runs.
 pub fn files<E: Engine>(results: &E::Results) -> Vec<(String, String)> {
     let runs = results.runs();
     if runs.is_empty() {
         return Vec::new();
     }
-    let name = E::NAME;
+    let (name, stem) = (E::NAME, E::RUNS_FILE);
+    let engine_column = E::RUN_COLUMNS.starts_with("engine,").then_some(name);
     let mut files = vec![
         (
-            format!("btree_{name}.csv"),
+            format!("{stem}.csv"),
             insert::runs_csv(name, E::RUN_COLUMNS, runs, E::own_cell),
         ),
         (
-            format!("btree_{name}_curve.csv"),
-            insert::curve_csv(Some(name), results.curve()),
+            format!("{stem}_curve.csv"),
+            insert::curve_csv(engine_column, results.curve()),
         ),
     ];
     files.extend(
@@ -454,8 +481,10 @@ pub fn files<E: Engine>(results: &E::Results) -> Vec<(String, String)> {
             .into_iter()
             .map(|(file, body)| (file.to_owned(), body)),
     );
-    let json = serde_json::to_string_pretty(results).unwrap_or_default();
-    files.push((format!("{name}.json"), json + "\n"));
+    if E::BY_URL.is_some() {
+        let json = serde_json::to_string_pretty(results).unwrap_or_default();
+        files.push((format!("{name}.json"), json + "\n"));
+    }
     files
 }
 
@@ -464,11 +493,11 @@ pub fn files<E: Engine>(results: &E::Results) -> Vec<(String, String)> {
 pub(crate) trait Listed: Sync {
     /// [`Engine::NAME`].
     fn name(&self) -> &'static str;
-    /// [`Engine::URL_HELP`].
-    fn url_help(&self) -> &'static str;
-    /// Checks the servers at `urls` ([`servers`]), before any run, so that a bad URL fails
-    /// in seconds.
-    fn servers(&self, urls: &[String]) -> Result<Box<dyn Pending>, Error>;
+    /// [`Engine::BY_URL`].
+    fn by_url(&self) -> Option<ByUrl>;
+    /// Checks the servers at `urls` ([`Engine::servers`]), before any run, so that a bad
+    /// URL fails in seconds.
+    fn servers(&self, urls: &[String], params: &Params) -> Result<Box<dyn Pending>, Error>;
 }
 
 /// An engine whose servers were checked, to be measured.
@@ -495,11 +524,11 @@ impl<E: Engine + Sync + 'static> Listed for E {
     fn name(&self) -> &'static str {
         E::NAME
     }
-    fn url_help(&self) -> &'static str {
-        E::URL_HELP
+    fn by_url(&self) -> Option<ByUrl> {
+        E::BY_URL
     }
-    fn servers(&self, urls: &[String]) -> Result<Box<dyn Pending>, Error> {
-        Ok(Box::new(Servers::<E>(servers::<E>(urls)?)))
+    fn servers(&self, urls: &[String], params: &Params) -> Result<Box<dyn Pending>, Error> {
+        Ok(Box::new(Servers::<E>(E::servers(urls, params)?)))
     }
 }
 
@@ -554,35 +583,40 @@ pub fn load<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, String> {
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// The servers at `urls` (none, one or two), each checked ([`Engine::server`]) and named
-/// `small` and `large` by their caches ([`name_caches`]); more than two fail before any is
-/// reached.
+/// The servers at `urls` (none, one or two), each checked by `check` and named `small` and
+/// `large` by their caches ([`name_caches`]); more than two fail before any is reached.
 ///
 /// # Errors
 ///
-/// The engine's error for an unreachable or unsuitable server, more than two servers, or
-/// two with the same cache ([`Engine::SETUP_ERROR`]).
-pub fn servers<E: Engine>(urls: &[String]) -> Result<Vec<Server<E>>, Error> {
+/// `check`'s error for an unreachable or unsuitable server; for more than two servers or
+/// two with the same cache, the engine's error for a server not fit for the runs
+/// (`setup_error`).
+pub fn servers<E: Engine>(
+    urls: &[String],
+    check: fn(&str) -> Result<Server<E>, Error>,
+    setup_error: fn(String) -> Error,
+) -> Result<Vec<Server<E>>, Error> {
+    let misnamed = |e| setup_error(misnamed::<E>(e));
     if urls.len() > 2 {
-        return Err(misnamed::<E>(Misnamed::TooMany(urls.len())));
+        return Err(misnamed(Misnamed::TooMany(urls.len())));
     }
     let mut servers = urls
         .iter()
-        .map(|url| E::server(url))
+        .map(|url| check(url))
         .collect::<Result<Vec<_>, _>>()?;
-    name_caches(&mut servers, |s| s.cache_kib, |s| &mut s.cache).map_err(misnamed::<E>)?;
+    name_caches(&mut servers, |s| s.cache_kib, |s| &mut s.cache).map_err(misnamed)?;
     Ok(servers)
 }
 
-/// [`Misnamed`] as engine `E`'s setup error, in its words.
-fn misnamed<E: Engine>(e: Misnamed) -> Error {
+/// [`Misnamed`] in engine `E`'s words.
+fn misnamed<E: Engine>(e: Misnamed) -> String {
     let (engine, cache) = (E::TITLE, E::CACHE_SETTING);
-    (E::SETUP_ERROR)(match e {
+    match e {
         Misnamed::TooMany(n) => {
             format!("expected one or two {engine} servers (small and large {cache}), found {n}")
         }
         Misnamed::SameCache => format!("the two {engine} servers have the same {cache}"),
-    })
+    }
 }
 
 /// Why servers could not be named small and large.
@@ -753,13 +787,11 @@ mod tests {
         let urls: Vec<String> = (1..=3)
             .map(|p| format!("postgres://x@127.0.0.1:{p}/x"))
             .collect();
-        let e = super::servers::<crate::pg::Postgres>(&urls).unwrap_err();
+        let params = crate::Profile::Quick.params();
+        let servers = |urls| <crate::pg::Postgres as super::Engine>::servers(urls, &params);
+        let e = servers(&urls).unwrap_err();
         assert!(e.to_string().contains("found 3"), "{e}");
-        assert!(
-            super::servers::<crate::pg::Postgres>(&[])
-                .unwrap()
-                .is_empty()
-        );
+        assert!(servers(&[]).unwrap().is_empty());
     }
 
     #[test]

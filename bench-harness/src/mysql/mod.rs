@@ -23,11 +23,11 @@ use mysql::Conn;
 use mysql::prelude::Queryable;
 use serde::{Deserialize, Serialize};
 
-use crate::Error;
 use crate::engine::roundtrip::RoundTrip;
 use crate::engine::{
-    self, BarPair, BarPanel, Charts, Engine, InsertResults, Job, Stamp, UUID_V7_RANDOM,
+    self, BarPair, BarPanel, ByUrl, Charts, Engine, InsertResults, Job, Stamp, UUID_V7_RANDOM,
 };
+use crate::{Error, Params};
 
 pub use insert::{MyCounters, MyCurvePoint, MyRun};
 
@@ -153,18 +153,70 @@ fn settings(server: &Server) -> Result<Vec<String>, Error> {
 #[derive(Debug)]
 pub struct InnoDb;
 
+impl InnoDb {
+    /// Connects to `url`, reads its buffer pool, version and page size, and enables InnoDB's
+    /// index metrics. Servers are named `small` and `large` by their buffer pools (a single
+    /// server is `small`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::MySql`] for an unreachable server; [`Error::MySqlSetup`] for a malformed URL
+    /// or a user that may not `SET GLOBAL innodb_monitor_enable` or read
+    /// `mysql.innodb_index_stats`.
+    pub fn check(url: &str) -> Result<Server, Error> {
+        let opts =
+            mysql::Opts::from_url(url).map_err(|e| Error::MySqlSetup(format!("{url}: {e}")))?;
+        let mut conn = Conn::new(opts)?;
+        let (pool, page, version): (i64, u64, String) = conn
+            .query_first("SELECT @@innodb_buffer_pool_size, @@innodb_page_size, VERSION()")?
+            .ok_or_else(|| Error::MySqlSetup(format!("{url}: no answer to SELECT")))?;
+        conn.query_drop("SET GLOBAL innodb_monitor_enable = 'module_index'")
+            .map_err(|e| {
+                Error::MySqlSetup(format!(
+                    "{url}: cannot enable InnoDB's index metrics (the user needs SUPER or \
+                         SYSTEM_VARIABLES_ADMIN): {e}"
+                ))
+            })?;
+        conn.query_drop("SELECT COUNT(*) FROM mysql.innodb_index_stats")
+            .map_err(|e| {
+                Error::MySqlSetup(format!(
+                    "{url}: cannot read mysql.innodb_index_stats (grant SELECT on it): {e}"
+                ))
+            })?;
+        let mariadb = version.to_ascii_lowercase().contains("mariadb");
+        Ok(Server::new(
+            url,
+            pool / 1024,
+            if mariadb {
+                "MariaDB"
+            } else {
+                <Self as Engine>::TITLE
+            },
+            version.split('-').next().unwrap_or(&version).to_owned(),
+            InnoDbServer {
+                page_size: page,
+                mariadb,
+            },
+        ))
+    }
+}
+
 impl Engine for InnoDb {
     const NAME: &'static str = "mysql";
-    const FLAG: &'static str = "--mysql";
-    const URL_HELP: &'static str = "Also measure in MySQL 8 or MariaDB (InnoDB) at this URL (a \
+    const BY_URL: Option<ByUrl> = Some(ByUrl {
+        flag: "--mysql",
+        url_help: "Also measure in MySQL 8 or MariaDB (InnoDB) at this URL (a \
         user that may SET GLOBAL; twice for a small and a large innodb_buffer_pool_size). \
-        `scripts/report.sh --mysql` starts two throwaway MariaDB servers.";
+        `scripts/report.sh --mysql` starts two throwaway MariaDB servers.",
+    });
+    const RUNS_FILE: &'static str = "btree_mysql";
     type ServerOwn = InnoDbServer;
     type Results = My;
 
     const CHARTS: Charts<MyRun> = Charts {
         curve_stem: "innodb_insert_curve",
-        curve_title: |commit_rows, mib| {
+        curve_title: |commit_rows, kib| {
+            let mib = kib / 1024;
             format!(
                 "InnoDB insert rate as the table grows: primary key, {commit_rows} rows per \
                  commit, buffer pool {mib} MiB"
@@ -173,8 +225,11 @@ impl Engine for InnoDb {
         curve_panel: "InnoDB insert rate as the table grows (small buffer pool)",
         first: BarPair {
             stem: "innodb_splits_fill",
-            title: "InnoDB page splits per 1,000 rows (INNODB_METRICS index_page_splits) and \
-                    leaf fill of the primary key",
+            title: |_| {
+                "InnoDB page splits per 1,000 rows (INNODB_METRICS index_page_splits) and \
+                    leaf fill of the primary key"
+                    .to_owned()
+            },
             panels: [
                 BarPanel::linear("page splits per 1,000 rows", "splits", MyRun::splits_per_1k),
                 BarPanel::percent("leaf fill", "leaf record bytes / leaf room", |b| {
@@ -184,8 +239,11 @@ impl Engine for InnoDb {
         },
         second: BarPair {
             stem: "innodb_redo",
-            title: "InnoDB redo log and pages written per 1,000 rows, primary key, small buffer \
-                    pool",
+            title: |_| {
+                "InnoDB redo log and pages written per 1,000 rows, primary key, small buffer \
+                    pool"
+                    .to_owned()
+            },
             panels: [
                 BarPanel::log("redo per 1,000 rows", "KiB (log scale)", |b| {
                     b.wal_per_1k() / 1024.0
@@ -229,51 +287,12 @@ impl Engine for InnoDb {
         ]
     }
 
-    /// Connects to `url`, reads its buffer pool, version and page size, and enables InnoDB's
-    /// index metrics. Servers are named `small` and `large` by their buffer pools (a single
-    /// server is `small`).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::MySql`] for an unreachable server; [`Error::MySqlSetup`] for a malformed URL
-    /// or a user that may not `SET GLOBAL innodb_monitor_enable` or read
-    /// `mysql.innodb_index_stats`.
-    fn server(url: &str) -> Result<Server, Error> {
-        let opts =
-            mysql::Opts::from_url(url).map_err(|e| Error::MySqlSetup(format!("{url}: {e}")))?;
-        let mut conn = Conn::new(opts)?;
-        let (pool, page, version): (i64, u64, String) = conn
-            .query_first("SELECT @@innodb_buffer_pool_size, @@innodb_page_size, VERSION()")?
-            .ok_or_else(|| Error::MySqlSetup(format!("{url}: no answer to SELECT")))?;
-        conn.query_drop("SET GLOBAL innodb_monitor_enable = 'module_index'")
-            .map_err(|e| {
-                Error::MySqlSetup(format!(
-                    "{url}: cannot enable InnoDB's index metrics (the user needs SUPER or \
-                         SYSTEM_VARIABLES_ADMIN): {e}"
-                ))
-            })?;
-        conn.query_drop("SELECT COUNT(*) FROM mysql.innodb_index_stats")
-            .map_err(|e| {
-                Error::MySqlSetup(format!(
-                    "{url}: cannot read mysql.innodb_index_stats (grant SELECT on it): {e}"
-                ))
-            })?;
-        let mariadb = version.to_ascii_lowercase().contains("mariadb");
-        Ok(Server::new(
-            url,
-            pool / 1024,
-            if mariadb { "MariaDB" } else { Self::TITLE },
-            version.split('-').next().unwrap_or(&version).to_owned(),
-            InnoDbServer {
-                page_size: page,
-                mariadb,
-            },
-        ))
+    fn servers(urls: &[String], _: &Params) -> Result<Vec<Server>, Error> {
+        engine::servers(urls, Self::check, Error::MySqlSetup)
     }
 
     const TITLE: &'static str = "MySQL";
     const CACHE_SETTING: &'static str = "innodb_buffer_pool_size";
-    const SETUP_ERROR: fn(String) -> Error = Error::MySqlSetup;
 
     /// Runs the InnoDB part: every entry keyed by its own binary column with each server's
     /// cache; MariaDB's `UUID` type for the `uuid` schemes and canonical text for

@@ -19,10 +19,10 @@ use insert::{Form, Keys, Producer, Spec};
 use postgres::{Client, NoTls};
 use serde::{Deserialize, Serialize};
 
-use crate::Error;
 use crate::engine::{
-    self, BarPair, BarPanel, Charts, Engine, InsertResults, Job, Stamp, UUID_V7_RANDOM,
+    self, BarPair, BarPanel, ByUrl, Charts, Engine, InsertResults, Job, Stamp, UUID_V7_RANDOM,
 };
+use crate::{Error, Params};
 
 pub use insert::{PgCounters, PgCurvePoint, PgRun, PgStorage};
 
@@ -134,18 +134,76 @@ fn settings(server: &Server) -> Result<Vec<String>, Error> {
 #[derive(Debug)]
 pub struct Postgres;
 
+impl Postgres {
+    /// Connects to `url`, reads its `shared_buffers` and version, and creates `pgstattuple`
+    /// and `pg_walinspect`. Servers are named `small` and `large` by their `shared_buffers`
+    /// (a single server is `small`: it takes every run, and the large-cache runs are left out;
+    /// the report prints its real `shared_buffers`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Postgres`] for an unreachable server, [`Error::PgSetup`] for a server older
+    /// than 15, a `wal_keep_size` below [`MIN_WAL_KEEP_MB`], or a missing extension (Debian:
+    /// `postgresql-contrib`).
+    pub fn check(url: &str) -> Result<Server, Error> {
+        let mut client = Client::connect(url, NoTls)?;
+        let kib: i64 = client
+            .query_one(
+                "SELECT setting::bigint * 8 FROM pg_settings WHERE name = 'shared_buffers'",
+                &[],
+            )?
+            .get(0);
+        let version_num: i32 = client
+            .query_one("SELECT current_setting('server_version_num')::int", &[])?
+            .get(0);
+        if version_num < 150_000 {
+            return Err(Error::PgSetup(format!(
+                "PostgreSQL 15 or later is needed (pg_walinspect); {url} runs {version_num}"
+            )));
+        }
+        let keep_mb: i64 = client
+            .query_one(
+                "SELECT setting::bigint FROM pg_settings WHERE name = 'wal_keep_size'",
+                &[],
+            )?
+            .get(0);
+        if keep_mb < MIN_WAL_KEEP_MB {
+            return Err(Error::PgSetup(format!(
+                "{url} keeps {keep_mb} MB of WAL (wal_keep_size); each run reads its WAL back \
+                     after checkpoints, so set wal_keep_size to at least {MIN_WAL_KEEP_MB} MB \
+                     (scripts/report.sh --postgres starts servers that do)"
+            )));
+        }
+        for ext in ["pgstattuple", "pg_walinspect"] {
+            client
+                .batch_execute(&format!("CREATE EXTENSION IF NOT EXISTS {ext}"))
+                .map_err(|e| {
+                    Error::PgSetup(format!(
+                        "cannot create the extension {ext} (Debian: postgresql-contrib): {e}"
+                    ))
+                })?;
+        }
+        let version: String = client.query_one("SHOW server_version", &[])?.get(0);
+        Ok(Server::new(url, kib, <Self as Engine>::TITLE, version, ()))
+    }
+}
+
 impl Engine for Postgres {
     const NAME: &'static str = "postgres";
-    const FLAG: &'static str = "--postgres";
-    const URL_HELP: &'static str = "Also measure in PostgreSQL 15+ at this URL (a superuser; \
+    const BY_URL: Option<ByUrl> = Some(ByUrl {
+        flag: "--postgres",
+        url_help: "Also measure in PostgreSQL 15+ at this URL (a superuser; \
         twice for a small and a large shared_buffers). `scripts/report.sh --postgres` starts two \
-        throwaway servers.";
+        throwaway servers.",
+    });
+    const RUNS_FILE: &'static str = "btree_postgres";
     type ServerOwn = ();
     type Results = Pg;
 
     const CHARTS: Charts<PgRun> = Charts {
         curve_stem: "pg_insert_curve",
-        curve_title: |commit_rows, mib| {
+        curve_title: |commit_rows, kib| {
+            let mib = kib / 1024;
             format!(
                 "PostgreSQL insert rate as the table grows: primary key, {commit_rows} rows per \
                  commit, shared_buffers {mib} MiB"
@@ -154,8 +212,11 @@ impl Engine for Postgres {
         curve_panel: "PostgreSQL insert rate as the table grows (small shared_buffers)",
         first: BarPair {
             stem: "pg_splits_fill",
-            title: "PostgreSQL page splits per 1,000 rows (Btree/SPLIT_L + SPLIT_R WAL records) \
-                    and average leaf density of the primary key",
+            title: |_| {
+                "PostgreSQL page splits per 1,000 rows (Btree/SPLIT_L + SPLIT_R WAL records) \
+                    and average leaf density of the primary key"
+                    .to_owned()
+            },
             panels: [
                 BarPanel::linear("page splits per 1,000 rows", "splits", |b| {
                     b.splits() as f64 * 1000.0 / b.rows as f64
@@ -169,8 +230,11 @@ impl Engine for Postgres {
         },
         second: BarPair {
             stem: "pg_wal",
-            title: "PostgreSQL WAL and full-page images per 1,000 rows, primary key, small \
-                    shared_buffers",
+            title: |_| {
+                "PostgreSQL WAL and full-page images per 1,000 rows, primary key, small \
+                    shared_buffers"
+                    .to_owned()
+            },
             panels: [
                 BarPanel::log("WAL per 1,000 rows", "KiB (log scale)", |b| {
                     b.wal_per_1k() / 1024.0
@@ -217,61 +281,12 @@ impl Engine for Postgres {
         ]
     }
 
-    /// Connects to `url`, reads its `shared_buffers` and version, and creates `pgstattuple`
-    /// and `pg_walinspect`. Servers are named `small` and `large` by their `shared_buffers`
-    /// (a single server is `small`: it takes every run, and the large-cache runs are left out;
-    /// the report prints its real `shared_buffers`).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Postgres`] for an unreachable server, [`Error::PgSetup`] for a server older
-    /// than 15, a `wal_keep_size` below [`MIN_WAL_KEEP_MB`], or a missing extension (Debian:
-    /// `postgresql-contrib`).
-    fn server(url: &str) -> Result<Server, Error> {
-        let mut client = Client::connect(url, NoTls)?;
-        let kib: i64 = client
-            .query_one(
-                "SELECT setting::bigint * 8 FROM pg_settings WHERE name = 'shared_buffers'",
-                &[],
-            )?
-            .get(0);
-        let version_num: i32 = client
-            .query_one("SELECT current_setting('server_version_num')::int", &[])?
-            .get(0);
-        if version_num < 150_000 {
-            return Err(Error::PgSetup(format!(
-                "PostgreSQL 15 or later is needed (pg_walinspect); {url} runs {version_num}"
-            )));
-        }
-        let keep_mb: i64 = client
-            .query_one(
-                "SELECT setting::bigint FROM pg_settings WHERE name = 'wal_keep_size'",
-                &[],
-            )?
-            .get(0);
-        if keep_mb < MIN_WAL_KEEP_MB {
-            return Err(Error::PgSetup(format!(
-                "{url} keeps {keep_mb} MB of WAL (wal_keep_size); each run reads its WAL back \
-                     after checkpoints, so set wal_keep_size to at least {MIN_WAL_KEEP_MB} MB \
-                     (scripts/report.sh --postgres starts servers that do)"
-            )));
-        }
-        for ext in ["pgstattuple", "pg_walinspect"] {
-            client
-                .batch_execute(&format!("CREATE EXTENSION IF NOT EXISTS {ext}"))
-                .map_err(|e| {
-                    Error::PgSetup(format!(
-                        "cannot create the extension {ext} (Debian: postgresql-contrib): {e}"
-                    ))
-                })?;
-        }
-        let version: String = client.query_one("SHOW server_version", &[])?.get(0);
-        Ok(Server::new(url, kib, Self::TITLE, version, ()))
+    fn servers(urls: &[String], _: &Params) -> Result<Vec<Server>, Error> {
+        engine::servers(urls, Self::check, Error::PgSetup)
     }
 
     const TITLE: &'static str = "PostgreSQL";
     const CACHE_SETTING: &'static str = "shared_buffers";
-    const SETUP_ERROR: fn(String) -> Error = Error::PgSetup;
 
     /// Runs the PostgreSQL part: for every entry its own binary key with each server's cache,
     /// its text key, and a unique index (and `bytea` for `uuid` schemes) with the small cache;

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::Error;
-use crate::btree::{BtreeRun, Storage};
+use crate::btree::{BtreeRun, Sqlite, Storage};
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
 use crate::engine::{Engine, Stamp};
@@ -78,7 +78,7 @@ fn provenance<E: Engine>(stamp: &Stamp) -> String {
             "carried forward from an earlier run with a server, kept in `data/{}.json` \
              ({measured}); `scripts/report.sh {}` measures them again",
             E::NAME,
-            E::FLAG
+            E::BY_URL.map_or("", |u| u.flag)
         )
     }
 }
@@ -200,6 +200,7 @@ fn chart(md: &mut String, charts: &[ChartFile], stem: &str) {
 }
 
 fn header(r: &Results<'_>, md: &mut String) {
+    let btree = r.engine::<Sqlite>();
     let m = r.machine;
     let p = r.params;
     let _ = writeln!(
@@ -267,8 +268,7 @@ fn header(r: &Results<'_>, md: &mut String) {
         commit = p.commit_rows,
         small = p.small_cache_kib,
         large = p.large_cache_kib,
-        pragmas = r
-            .btree
+        pragmas = btree
             .pragmas
             .iter()
             .map(|s| format!("`{s}`"))
@@ -445,6 +445,7 @@ const BTREE_HEAD: &str = "| scheme | storage | cache | rows/commit | rows/s | by
                           |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
 
 fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
+    let btree = r.engine::<Sqlite>();
     let p = r.params;
     let _ = writeln!(
         md,
@@ -454,7 +455,7 @@ fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
         p.btree_rows, p.commit_rows
     );
     for cache in ["small", "large"] {
-        for b in r.native_runs(cache, p.commit_rows) {
+        for b in btree.native_runs(cache, p.commit_rows) {
             btree_row(md, b);
         }
     }
@@ -464,7 +465,7 @@ fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
         p.btree_rows
     );
     for cache in ["small", "large"] {
-        for b in r.native_runs(cache, p.btree_rows) {
+        for b in btree.native_runs(cache, p.btree_rows) {
             btree_row(md, b);
         }
     }
@@ -477,7 +478,7 @@ fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
     );
     for storage in [Storage::UniqueIndex, Storage::TextPk] {
         for name in r.entries() {
-            if let Some(b) = r.btree.find(name, storage, "small", p.commit_rows) {
+            if let Some(b) = btree.find(name, storage, "small", p.commit_rows) {
                 btree_row(md, b);
             }
         }
@@ -489,9 +490,10 @@ fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
 }
 
 fn verdicts(r: &Results<'_>, md: &mut String) {
+    let btree = r.engine::<Sqlite>();
     let p = r.params;
     let find =
-        |scheme: &str, cache: &str| r.btree.find(scheme, Storage::BlobPk, cache, p.commit_rows);
+        |scheme: &str, cache: &str| btree.find(scheme, Storage::BlobPk, cache, p.commit_rows);
     let (Some(v4s), Some(v7s), Some(v4l), Some(v7l)) = (
         find("uuid-v4", "small"),
         find("uuid-v7", "small"),
@@ -505,7 +507,7 @@ fn verdicts(r: &Results<'_>, md: &mut String) {
         return;
     };
     // The same rows under 64-bit integer keys, for comparison.
-    let integer_keys = r.btree.find(
+    let integer_keys = btree.find(
         "snowflake-twitter",
         Storage::IntegerPk,
         "small",
@@ -654,7 +656,7 @@ fn verdicts(r: &Results<'_>, md: &mut String) {
         integer_keys.map_or("-".to_owned(), |b| format!("{:.1} bytes", b.bytes_per_row)),
         v7s.bytes_per_row
     );
-    let one_tx = |scheme: &str| r.btree.find(scheme, Storage::BlobPk, "large", p.btree_rows);
+    let one_tx = |scheme: &str| btree.find(scheme, Storage::BlobPk, "large", p.btree_rows);
     let _ = writeln!(
         md,
         "4. **\"Insert throughput falls by 50% or more.\"** {verdict}. Small cache: {} for v4 \
@@ -730,15 +732,14 @@ fn collisions(r: &Results<'_>, md: &mut String) {
 }
 
 fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
+    let btree = r.engine::<Sqlite>();
     let my = r.engine::<InnoDb>();
     let pg = r.engine::<Postgres>();
     let p = r.params;
     let g = r.generation;
     let prop = |name: &str| r.properties.iter().find(|x| x.scheme == name);
-    let ins = |name: &str, bits: u32| {
-        r.btree
-            .find(name, Storage::native(bits), "small", p.commit_rows)
-    };
+    let ins =
+        |name: &str, bits: u32| btree.find(name, Storage::native(bits), "small", p.commit_rows);
     let one = |name: &str| {
         g.find(name, "shared", 1)
             .map_or("-".to_owned(), |x| ns(x.ns_per_id))
