@@ -11,9 +11,7 @@ use rusqlite::{Connection, params};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::insert::StorageName;
-use crate::engine::{
-    BarPair, BarPanel, ByUrl, Charts, Engine, InsertResults, Job, Label, Run, Server, Stamp,
-};
+use crate::engine::{BarPair, BarPanel, ByUrl, Charts, Engine, Job, Label, Run, Server, Stamp};
 use crate::{Error, Params, Progress};
 
 /// How the id is stored.
@@ -164,30 +162,7 @@ impl Btree {
     }
 }
 
-impl InsertResults for Btree {
-    type Storage = Storage;
-    type Own = SqliteCounters;
-
-    fn runs(&self) -> &[BtreeRun] {
-        &self.runs
-    }
-
-    fn curve(&self) -> &[CurvePoint] {
-        &self.curve
-    }
-
-    fn native_storage(bits: u32) -> Storage {
-        Storage::native(bits)
-    }
-
-    /// The run of `scheme` under its own key with the fewest rows per commit (SQLite also
-    /// inserts every scheme's ids in one transaction).
-    fn native(&self, scheme: &str, cache: &str) -> Option<&BtreeRun> {
-        let bits = idkit_all::registry::find(scheme).ok()?.info().bits;
-        let per_commit = self.runs.iter().map(|r| r.commit_rows).min()?;
-        self.find(scheme, Storage::native(bits), cache, per_commit)
-    }
-}
+crate::engine::insert_results!(Btree, Storage, SqliteCounters, Storage::native);
 
 /// SQLite as an engine of the report: in process (rusqlite's bundled build), measured by
 /// every run, with the profile's small and large page caches as its two servers.
@@ -244,10 +219,6 @@ impl Engine for Sqlite {
     };
 
     const RUN_COLUMNS: &'static str = RUN_COLUMNS;
-
-    fn stamp(results: &mut Btree) -> &mut Stamp {
-        &mut results.stamp
-    }
 
     fn own_cell(run: &BtreeRun, column: &str) -> Option<String> {
         own_cell(run, column)

@@ -63,9 +63,6 @@ pub trait Engine: Sized {
     /// `engine` column first, its curve's file has one too.
     const RUN_COLUMNS: &'static str;
 
-    /// Where `results` come from.
-    fn stamp(results: &mut Self::Results) -> &mut Stamp;
-
     /// The cell of one of the engine's own columns of `btree_<NAME>.csv` (`None` for a
     /// column it does not have).
     fn own_cell(run: &RunOf<Self::Results>, column: &str) -> Option<String>;
@@ -113,6 +110,7 @@ pub struct ByUrl {
 
 /// One server of engine `E` to measure on: what every engine's server has, and the engine's
 /// own facts about it (`own`).
+#[derive(Debug)]
 pub struct Server<E: Engine> {
     /// Its connection string (a URL; PostgreSQL also takes the `key=value` form; empty in
     /// process).
@@ -127,19 +125,6 @@ pub struct Server<E: Engine> {
     pub version: String,
     /// The engine's own facts.
     pub own: E::ServerOwn,
-}
-
-impl<E: Engine> fmt::Debug for Server<E> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Server")
-            .field("url", &self.url)
-            .field("cache", &self.cache)
-            .field("cache_kib", &self.cache_kib)
-            .field("product", &self.product)
-            .field("version", &self.version)
-            .field("own", &self.own)
-            .finish()
-    }
 }
 
 impl<E: Engine> Server<E> {
@@ -246,6 +231,8 @@ pub trait InsertResults {
     type Storage: insert::StorageName + PartialEq + 'static;
     /// The engine's own counters of a run.
     type Own: 'static;
+    /// Where they come from.
+    fn stamp(&mut self) -> &mut Stamp;
     /// Every insert run.
     fn runs(&self) -> &[Run<Self::Storage, Self::Own>];
     /// The insert-rate curves of the one-writer runs.
@@ -272,10 +259,21 @@ pub trait InsertResults {
         })
     }
 
-    /// The one-writer run of `scheme` keyed by its own binary key (ids made before).
+    /// The one-writer run of `scheme` keyed by its own binary key (ids made before), with
+    /// the fewest rows per commit (SQLite also inserts each scheme's ids in one transaction).
     fn native(&self, scheme: &str, cache: &str) -> Option<&Run<Self::Storage, Self::Own>> {
         let bits = idkit_all::registry::find(scheme).ok()?.info().bits;
-        self.find(scheme, Self::native_storage(bits), cache, 1, false)
+        let storage = Self::native_storage(bits);
+        self.runs()
+            .iter()
+            .filter(|r| {
+                r.scheme == scheme
+                    && r.storage == storage
+                    && r.cache == cache
+                    && r.writers == 1
+                    && !r.made_during()
+            })
+            .min_by_key(|r| r.commit_rows)
     }
 
     /// The first run of `scheme` by `writers` writers that made their ids as they inserted.
@@ -298,6 +296,31 @@ pub trait InsertResults {
             .map_or(0, |run| run.cache_kib)
     }
 }
+
+/// [`InsertResults`] for an engine's results type whose stamp, runs and curve are its
+/// fields `stamp`, `runs` and `curve`: `insert_results!(Results, Storage, Own,
+/// native_storage)`.
+macro_rules! insert_results {
+    ($results:ty, $storage:ty, $own:ty, $native:expr) => {
+        impl $crate::engine::InsertResults for $results {
+            type Storage = $storage;
+            type Own = $own;
+            fn stamp(&mut self) -> &mut $crate::engine::Stamp {
+                &mut self.stamp
+            }
+            fn runs(&self) -> &[$crate::engine::Run<$storage, $own>] {
+                &self.runs
+            }
+            fn curve(&self) -> &[$crate::engine::insert::CurvePoint<$storage>] {
+                &self.curve
+            }
+            fn native_storage(bits: u32) -> $storage {
+                $native(bits)
+            }
+        }
+    };
+}
+pub(crate) use insert_results;
 
 /// The run record of an engine's results.
 pub type RunOf<R> = Run<<R as InsertResults>::Storage, <R as InsertResults>::Own>;
@@ -429,7 +452,7 @@ pub(crate) fn results<E: Engine>(
     } = *job;
     if let Some(small) = servers.first() {
         let mut results = E::measure(job, small, servers)?;
-        *E::stamp(&mut results) = Stamp {
+        *results.stamp() = Stamp {
             provenance: provenance.to_vec(),
             measured_now: true,
         };

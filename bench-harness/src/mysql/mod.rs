@@ -77,22 +77,7 @@ pub struct My {
     pub roundtrip: Vec<RoundTrip>,
 }
 
-impl InsertResults for My {
-    type Storage = MyStorage;
-    type Own = MyCounters;
-
-    fn runs(&self) -> &[MyRun] {
-        &self.runs
-    }
-
-    fn curve(&self) -> &[MyCurvePoint] {
-        &self.curve
-    }
-
-    fn native_storage(bits: u32) -> MyStorage {
-        MyStorage::native(bits)
-    }
-}
+engine::insert_results!(My, MyStorage, MyCounters, MyStorage::native);
 
 impl My {
     /// The shape run of `setup` (one of [`shapes::SETUPS`]).
@@ -261,10 +246,6 @@ impl Engine for InnoDb {
         commit_rows,rows,seconds,rows_per_sec,file_bytes,bytes_per_row,table_bytes,index_bytes,\
         leaf_pages,leaf_fill,splits,splits_per_1k_rows,merges,reorgs,wal_bytes,\
         wal_bytes_per_1k_rows,pages_written,pages_per_commit,commits,cache_kib";
-
-    fn stamp(results: &mut My) -> &mut Stamp {
-        &mut results.stamp
-    }
 
     fn own_cell(run: &MyRun, column: &str) -> Option<String> {
         let own = &run.own;

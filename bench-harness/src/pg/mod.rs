@@ -67,22 +67,7 @@ pub struct Pg {
     pub created_at: Vec<created_at::CreatedAtRun>,
 }
 
-impl InsertResults for Pg {
-    type Storage = PgStorage;
-    type Own = PgCounters;
-
-    fn runs(&self) -> &[PgRun] {
-        &self.runs
-    }
-
-    fn curve(&self) -> &[PgCurvePoint] {
-        &self.curve
-    }
-
-    fn native_storage(bits: u32) -> PgStorage {
-        Form::native(bits).pk()
-    }
-}
+engine::insert_results!(Pg, PgStorage, PgCounters, |bits| Form::native(bits).pk());
 
 /// A count PostgreSQL returns as a signed integer (never negative here).
 pub(crate) fn count(v: i64) -> u64 {
@@ -252,10 +237,6 @@ impl Engine for Postgres {
         rows,seconds,rows_per_sec,file_bytes,bytes_per_row,table_bytes,index_bytes,leaf_pages,\
         leaf_fill,depth,splits_l,splits_r,wal_bytes,wal_bytes_per_1k_rows,fpi,fpi_per_1k_rows,\
         fpi_bytes,commits,checkpoints,cache_kib";
-
-    fn stamp(results: &mut Pg) -> &mut Stamp {
-        &mut results.stamp
-    }
 
     fn own_cell(run: &PgRun, column: &str) -> Option<String> {
         let own = &run.own;
