@@ -105,17 +105,18 @@ pub(super) fn range_verdict(ids_per_sec: f64) -> &'static str {
 /// ids as the engine's integer key) are found once, by [`claim_cells`] and
 /// [`claim_reasons`]; the rules that explain them are the engine's.
 pub(super) trait Claims: Engine {
-    /// How it names its cache in the throughput cell.
-    const CACHE_WORDS: CacheWords;
-    /// What its fill figure is called (PostgreSQL's pgstattuple says density, InnoDB's page
-    /// counts fill).
-    const FILL_FIGURE: &'static str;
     /// The cell of "random keys split pages ten times as often".
     fn splits_cell(v4: &RunOf<Self::Results>, v7: &RunOf<Self::Results>) -> String;
-    /// What the size cell compares, given v4's bytes over v7's (`ratio`).
+    /// The cell of "fill drops from about 67% to about 50%".
+    fn fill_cell(v4: &RunOf<Self::Results>, v7: &RunOf<Self::Results>) -> String;
+    /// What the size cell compares, given v4's bytes over v7's (`ratio`); the verdict is
+    /// the same rule in every engine ([`size_cell`]).
     fn size_measured(v4: &RunOf<Self::Results>, v7: &RunOf<Self::Results>, ratio: f64) -> String;
+    /// The cell of "insert throughput falls by 50% or more", from v4's rows per second
+    /// over v7's with the small cache and, where measured, the large one.
+    fn throughput_cell(small: f64, large: Option<f64>) -> String;
     /// The numbered "why" list under the claims table.
-    fn reasons(md: &mut String, runs: &ClaimRuns<'_, RunOf<Self::Results>>);
+    fn reasons(r: &Results<'_>, md: &mut String, runs: &ClaimRuns<'_, RunOf<Self::Results>>);
 }
 
 /// The runs an engine's claims speak of.
@@ -151,10 +152,19 @@ pub(super) fn claim_cells<E: Claims>(r: &Results<'_>) -> Option<[String; 4]> {
     let size_ratio = v4.file_bytes as f64 / v7.file_bytes.max(1) as f64;
     Some([
         E::splits_cell(v4, v7),
-        fill_cell(E::FILL_FIGURE, v7.leaf_fill, v4.leaf_fill),
+        E::fill_cell(v4, v7),
         size_cell(&E::size_measured(v4, v7, size_ratio), size_ratio),
-        throughput_cell(v4.rows_per_sec / v7.rows_per_sec, large, &E::CACHE_WORDS),
+        E::throughput_cell(v4.rows_per_sec / v7.rows_per_sec, large),
     ])
+}
+
+/// Engine `E`'s column of the claims table: its cells, or, without its runs, "not measured"
+/// and the `scripts/report.sh` flag that measures it.
+pub(super) fn claim_column<E: Claims>(r: &Results<'_>) -> [String; 4] {
+    claim_cells::<E>(r).unwrap_or_else(|| {
+        let flag = E::BY_URL.map_or("", |u| u.flag);
+        [(); 4].map(|()| format!("not measured (`scripts/report.sh {flag}`)"))
+    })
 }
 
 /// Engine `E`'s numbered "why" list under the claims table; nothing without its runs.
@@ -164,6 +174,7 @@ pub(super) fn claim_reasons<E: Claims>(r: &Results<'_>, md: &mut String) {
         return;
     };
     E::reasons(
+        r,
         md,
         &ClaimRuns {
             v4,
@@ -186,7 +197,7 @@ pub(super) struct CacheWords {
 
 /// The claims cell "random keys leave leaves about half full": the leaf fill of v7 and v4
 /// (`figure` names it: PostgreSQL's pgstattuple says density, InnoDB's page counts fill).
-fn fill_cell(figure: &str, v7: f64, v4: f64) -> String {
+pub(super) fn fill_cell(figure: &str, v7: f64, v4: f64) -> String {
     format!(
         "{}: {figure} {} for v7, {} for v4",
         if (0.45..=0.55).contains(&v4) {
@@ -212,7 +223,7 @@ fn size_cell(measured: &str, ratio: f64) -> String {
 
 /// The claims cell "insert throughput falls by 50% or more": v4's rows per second over
 /// v7's with the small cache (`small`) and, where measured, the large one.
-fn throughput_cell(small: f64, large: Option<f64>, words: &CacheWords) -> String {
+pub(super) fn throughput_cell(small: f64, large: Option<f64>, words: &CacheWords) -> String {
     let verdict = match (small <= 0.5, large.is_some_and(|l| l <= 0.5)) {
         (true, true) => "Holds with both".to_owned(),
         (true, false) => format!("Holds with {} only", words.small_only),

@@ -16,6 +16,7 @@ use crate::pg::Postgres;
 mod engines;
 mod mysql;
 mod postgres;
+mod sqlite;
 
 fn rate(v: f64) -> String {
     if v >= 1e12 {
@@ -490,41 +491,13 @@ fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
 }
 
 fn verdicts(r: &Results<'_>, md: &mut String) {
-    let btree = r.engine::<Sqlite>();
     let p = r.params;
-    let find =
-        |scheme: &str, cache: &str| btree.find(scheme, Storage::BlobPk, cache, p.commit_rows);
-    let (Some(v4s), Some(v7s), Some(v4l), Some(v7l)) = (
-        find("uuid-v4", "small"),
-        find("uuid-v7", "small"),
-        find("uuid-v4", "large"),
-        find("uuid-v7", "large"),
-    ) else {
+    let Some(sqlite) = engines::claim_cells::<Sqlite>(r) else {
         let _ = writeln!(
             md,
             "## The literature's claims\n\nuuid-v4 or uuid-v7 was not measured; no verdicts.\n"
         );
         return;
-    };
-    // The same rows under 64-bit integer keys, for comparison.
-    let integer_keys = btree.find(
-        "snowflake-twitter",
-        Storage::IntegerPk,
-        "small",
-        p.commit_rows,
-    );
-    let split_ratio = v4s.leaf_pages as f64 / v7s.leaf_pages.max(1) as f64;
-    let write_ratio = v4s.pages_per_commit() / v7s.pages_per_commit().max(f64::MIN_POSITIVE);
-    let fill_holds =
-        (0.60..=0.75).contains(&v7s.leaf_fill) && (0.45..=0.55).contains(&v4s.leaf_fill);
-    let size_ratio = v4s.file_bytes as f64 / v7s.file_bytes.max(1) as f64;
-    let small = v4s.rows_per_sec / v7s.rows_per_sec;
-    let large = v4l.rows_per_sec / v7l.rows_per_sec;
-    let verdict = match (small <= 0.5, large <= 0.5) {
-        (true, true) => "Holds with both caches",
-        (true, false) => "Holds when the tree outgrows the page cache, not when it fits",
-        (false, true) => "Holds only with the large cache",
-        (false, false) => "Does not hold at this size",
     };
     let _ = writeln!(
         md,
@@ -543,36 +516,9 @@ fn verdicts(r: &Results<'_>, md: &mut String) {
          | claim | SQLite | PostgreSQL | InnoDB (MySQL, MariaDB) |\n|---|---|---|---|",
         p.commit_rows
     );
-    let pg_cells = engines::claim_cells::<Postgres>(r);
-    let my_cells = engines::claim_cells::<InnoDb>(r);
-    let sqlite_cells = [
-        format!(
-            "{}: leaf pages {split_ratio:.2}x, pages written per commit {write_ratio:.1}x",
-            if split_ratio >= 5.0 {
-                "Holds"
-            } else {
-                "Does not hold for splits"
-            }
-        ),
-        format!(
-            "{}: fill {} for v7, {} for v4",
-            if fill_holds { "Holds" } else { "Does not hold" },
-            pct(v7s.leaf_fill),
-            pct(v4s.leaf_fill)
-        ),
-        format!(
-            "{}: file {size_ratio:.2}x",
-            if size_ratio >= 2.0 {
-                "Holds"
-            } else {
-                "Does not hold"
-            }
-        ),
-        format!(
-            "{verdict}: v4 at {} (small cache), {} (large) of v7",
-            pct(small),
-            pct(large)
-        ),
+    let servers = [
+        engines::claim_column::<Postgres>(r),
+        engines::claim_column::<InnoDb>(r),
     ];
     let claims = [
         "\"Random UUID inserts cause up to 10x more page splits.\"",
@@ -584,99 +530,10 @@ fn verdicts(r: &Results<'_>, md: &mut String) {
         let _ = writeln!(
             md,
             "| {claim} | {} | {} | {} |",
-            sqlite_cells[i],
-            pg_cells
-                .as_ref()
-                .map_or("not measured (`scripts/report.sh --postgres`)", |c| c[i]
-                    .as_str()),
-            my_cells
-                .as_ref()
-                .map_or("not measured (`scripts/report.sh --mysql`)", |c| c[i]
-                    .as_str())
+            sqlite[i], servers[0][i], servers[1][i]
         );
     }
-    let _ = writeln!(
-        md,
-        "\nIn SQLite ({} rows, `blob_pk`). SQLite does not count page splits; with inserts \
-         only, every split adds one page, so leaf pages at the end stand for splits, and \
-         pages written per commit show what the splits and scattered updates cost.\n",
-        p.btree_rows
-    );
-    let _ = writeln!(
-        md,
-        "1. **\"Random UUID inserts cause up to 10x more page splits.\"** {}. Leaf pages \
-         (one per split, plus one): {} for v4 against {} for v7, {split_ratio:.2}x. What does \
-         grow is the pages each commit writes: {:.1} against {:.1} per commit of {} rows, \
-         {write_ratio:.1}x (small cache). A commit of sequential keys rewrites the few pages at \
-         the right edge of the tree; a commit of random keys dirties a different leaf for \
-         almost every row, and each goes to the write-ahead log whole.",
-        if split_ratio >= 5.0 {
-            "Holds"
-        } else {
-            "Does not hold for splits; holds, and more, for pages written"
-        },
-        v4s.leaf_pages,
-        v7s.leaf_pages,
-        v4s.pages_per_commit(),
-        v7s.pages_per_commit(),
-        p.commit_rows
-    );
-    let _ = writeln!(
-        md,
-        "2. **\"B-tree fill drops from about 67% to about 50%.\"** {}. Leaf fill: {} for v7, \
-         {} for v4; 64-bit time-ordered ids as `INTEGER PRIMARY KEY`: {}. The figures in the \
-         claim come from textbook B-trees that split a full page into two half-full ones. \
-         SQLite does not: when a page overflows it redistributes the cells of that page and \
-         up to two siblings over as few pages as hold them (`balance_nonroot` in SQLite's \
-         btree.c), so pages stay dense whatever the key order. Appending to a rowid table \
-         takes a shorter path (`balance_quick`) that opens a new rightmost page and leaves \
-         the full one untouched, hence the near-full integer keys.",
-        if fill_holds {
-            "Holds"
-        } else {
-            "Does not hold in SQLite"
-        },
-        pct(v7s.leaf_fill),
-        pct(v4s.leaf_fill),
-        integer_keys.map_or("-".to_owned(), |b| pct(b.leaf_fill))
-    );
-    let _ = writeln!(
-        md,
-        "3. **\"Databases end up 2 to 3 times larger.\"** {}. Files: {} for v4 against {} for \
-         v7, {size_ratio:.2}x. Size follows leaf fill, and fill (above) does not drop in \
-         SQLite. Key width matters more than key order here: the same rows keyed by a 64-bit \
-         integer take {} per row against v7's {:.1}.",
-        if size_ratio >= 2.0 {
-            "Holds"
-        } else {
-            "Does not hold"
-        },
-        mib(v4s.file_bytes),
-        mib(v7s.file_bytes),
-        integer_keys.map_or("-".to_owned(), |b| format!("{:.1} bytes", b.bytes_per_row)),
-        v7s.bytes_per_row
-    );
-    let one_tx = |scheme: &str| btree.find(scheme, Storage::BlobPk, "large", p.btree_rows);
-    let _ = writeln!(
-        md,
-        "4. **\"Insert throughput falls by 50% or more.\"** {verdict}. Small cache: {} for v4 \
-         against {} for v7 (v4 at {} of v7), with {} cache misses against {}. Large cache: {} \
-         against {} ({} of v7). With the tree in cache the loss comes from the pages each \
-         commit writes (item 1); once the tree outgrows the cache, most random inserts also \
-         wait for a page read. In one large transaction with the large cache, where neither \
-         applies, v4 runs at {} against v7's {}: what remains is the cost of descending to a \
-         different leaf for every row.\n",
-        rate(v4s.rows_per_sec),
-        rate(v7s.rows_per_sec),
-        pct(small),
-        v4s.own.cache_misses,
-        v7s.own.cache_misses,
-        rate(v4l.rows_per_sec),
-        rate(v7l.rows_per_sec),
-        pct(large),
-        one_tx("uuid-v4").map_or("-".to_owned(), |b| rate(b.rows_per_sec)),
-        one_tx("uuid-v7").map_or("-".to_owned(), |b| rate(b.rows_per_sec))
-    );
+    engines::claim_reasons::<Sqlite>(r, md);
     engines::claim_reasons::<Postgres>(r, md);
     engines::claim_reasons::<InnoDb>(r, md);
 }

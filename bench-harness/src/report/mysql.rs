@@ -314,13 +314,6 @@ fn secondary(r: &Results<'_>, md: &mut String) {
 
 /// InnoDB's cells of the claims table and the reasons under it.
 impl Claims for InnoDb {
-    const CACHE_WORDS: CacheWords = CacheWords {
-        small: "small buffer pool",
-        small_only: "the small buffer pool",
-        large_only: "the large buffer pool",
-    };
-    const FILL_FIGURE: &'static str = "fill";
-
     fn splits_cell(v4s: &MyRun, v7s: &MyRun) -> String {
         let split_ratio = v4s.own.splits as f64 / v7s.own.splits.max(1) as f64;
         format!(
@@ -336,12 +329,28 @@ impl Claims for InnoDb {
         )
     }
 
+    fn fill_cell(v4s: &MyRun, v7s: &MyRun) -> String {
+        engines::fill_cell("fill", v7s.leaf_fill, v4s.leaf_fill)
+    }
+
+    fn throughput_cell(small: f64, large: Option<f64>) -> String {
+        engines::throughput_cell(
+            small,
+            large,
+            &CacheWords {
+                small: "small buffer pool",
+                small_only: "the small buffer pool",
+                large_only: "the large buffer pool",
+            },
+        )
+    }
+
     fn size_measured(_: &MyRun, _: &MyRun, size_ratio: f64) -> String {
         format!("table {size_ratio:.2}x")
     }
 
     /// The numbered "why" list for InnoDB under the claims table.
-    fn reasons(md: &mut String, runs: &ClaimRuns<'_, MyRun>) {
+    fn reasons(_: &Results<'_>, md: &mut String, runs: &ClaimRuns<'_, MyRun>) {
         let &ClaimRuns {
             v4: v4s,
             v7: v7s,

@@ -174,13 +174,6 @@ fn arrival(r: &Results<'_>, md: &mut String) {
 
 /// PostgreSQL's cells of the claims table and the reasons under it.
 impl Claims for Postgres {
-    const CACHE_WORDS: CacheWords = CacheWords {
-        small: "small shared_buffers",
-        small_only: "small shared_buffers",
-        large_only: "large shared_buffers",
-    };
-    const FILL_FIGURE: &'static str = "density";
-
     fn splits_cell(v4s: &PgRun, v7s: &PgRun) -> String {
         let split_ratio = v4s.splits() as f64 / v7s.splits().max(1) as f64;
         let wal_ratio = v4s.wal_per_1k() / v7s.wal_per_1k().max(1.0);
@@ -196,6 +189,22 @@ impl Claims for Postgres {
         )
     }
 
+    fn fill_cell(v4s: &PgRun, v7s: &PgRun) -> String {
+        engines::fill_cell("density", v7s.leaf_fill, v4s.leaf_fill)
+    }
+
+    fn throughput_cell(small: f64, large: Option<f64>) -> String {
+        engines::throughput_cell(
+            small,
+            large,
+            &CacheWords {
+                small: "small shared_buffers",
+                small_only: "small shared_buffers",
+                large_only: "large shared_buffers",
+            },
+        )
+    }
+
     fn size_measured(v4s: &PgRun, v7s: &PgRun, size_ratio: f64) -> String {
         format!(
             "table and indexes {size_ratio:.2}x, the key's index {:.2}x",
@@ -204,7 +213,7 @@ impl Claims for Postgres {
     }
 
     /// The numbered "why" list for PostgreSQL under the claims table.
-    fn reasons(md: &mut String, runs: &ClaimRuns<'_, PgRun>) {
+    fn reasons(_: &Results<'_>, md: &mut String, runs: &ClaimRuns<'_, PgRun>) {
         let &ClaimRuns {
             v4: v4s,
             v7: v7s,
