@@ -11,21 +11,21 @@
 //!
 //! Run: `cargo bench -p bench-harness --bench random`.
 
+mod common;
+
 use std::hint::black_box;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use common::{each, group};
+use criterion::{Criterion, criterion_group, criterion_main};
 use idkit_core::IdScheme;
 use rand::TryRng;
 use svix_ksuid::KsuidLike;
 
 fn uuid_v4(c: &mut Criterion) {
-    let mut g = c.benchmark_group("uuid-v4");
-    g.throughput(Throughput::Elements(1));
+    let mut g = group(c, "uuid-v4");
     let ours = idkit_uuid::UuidV4::new();
-    g.bench_function("idkit", |b| b.iter(|| black_box(ours.next_id().unwrap())));
-    g.bench_function("uuid-fast-rng", |b| {
-        b.iter(|| black_box(uuid::Uuid::new_v4()))
-    });
+    each(&mut g, "idkit", || ours.next_id().unwrap());
+    each(&mut g, "uuid-fast-rng", uuid::Uuid::new_v4);
     g.bench_function("uuid-os-rng", |b| {
         b.iter(|| {
             let mut bytes = [0u8; 16];
@@ -37,38 +37,29 @@ fn uuid_v4(c: &mut Criterion) {
 }
 
 fn uuid_v7(c: &mut Criterion) {
-    let mut g = c.benchmark_group("uuid-v7");
-    g.throughput(Throughput::Elements(1));
+    let mut g = group(c, "uuid-v7");
     let ours = idkit_uuid::UuidV7::new();
-    g.bench_function("idkit", |b| b.iter(|| black_box(ours.next_id().unwrap())));
-    g.bench_function("uuid-now_v7", |b| {
-        b.iter(|| black_box(uuid::Uuid::now_v7()))
-    });
+    each(&mut g, "idkit", || ours.next_id().unwrap());
+    each(&mut g, "uuid-now_v7", uuid::Uuid::now_v7);
     g.finish();
 }
 
 fn ulid(c: &mut Criterion) {
-    let mut g = c.benchmark_group("ulid");
-    g.throughput(Throughput::Elements(1));
+    let mut g = group(c, "ulid");
     let ours = idkit_ulid::UlidGenerator::new();
-    g.bench_function("idkit", |b| b.iter(|| black_box(ours.next_id().unwrap())));
-    g.bench_function("ulid-generate", |b| {
-        b.iter(|| black_box(ulid::Ulid::generate()))
-    });
+    each(&mut g, "idkit", || ours.next_id().unwrap());
+    each(&mut g, "ulid-generate", ulid::Ulid::generate);
     let mut upstream = ulid::Generator::new();
-    g.bench_function("ulid-generator", |b| {
-        b.iter(|| black_box(upstream.generate().unwrap()))
-    });
+    each(&mut g, "ulid-generator", || upstream.generate().unwrap());
     g.finish();
 }
 
 fn ksuid(c: &mut Criterion) {
-    let mut g = c.benchmark_group("ksuid");
-    g.throughput(Throughput::Elements(1));
+    let mut g = group(c, "ksuid");
     let ours = idkit_ksuid::KsuidGenerator::new();
-    g.bench_function("idkit", |b| b.iter(|| black_box(ours.next_id().unwrap())));
-    g.bench_function("svix-ksuid-new", |b| {
-        b.iter(|| black_box(svix_ksuid::Ksuid::new(None::<std::time::SystemTime>, None)))
+    each(&mut g, "idkit", || ours.next_id().unwrap());
+    each(&mut g, "svix-ksuid-new", || {
+        svix_ksuid::Ksuid::new(None::<std::time::SystemTime>, None)
     });
     g.finish();
 }

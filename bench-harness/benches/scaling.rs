@@ -25,11 +25,10 @@
 
 mod common;
 
-use std::hint::black_box;
 use std::sync::{Arc, Mutex};
 
-use common::{WideId, ferroid_clock, per_thread, wide};
-use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
+use common::{WideId, ferroid_clock, group, keep, per_thread, spin, wide};
+use criterion::{BenchmarkGroup, Criterion, criterion_group, criterion_main};
 use ferroid::generator::thread_local::Ulid as FerroidUlid;
 use ferroid::generator::{AtomicSnowflakeGenerator, BasicSnowflakeGenerator};
 use ferroid::time::MonotonicClock as FerroidClock;
@@ -37,25 +36,6 @@ use idkit_core::{IdScheme, TickerClock};
 use idkit_snowflake::Snowflake;
 
 const THREADS: [u64; 2] = [1, 2];
-
-/// Keeps `value` from being optimised away (the closures' one statement).
-fn keep<T>(value: T) {
-    black_box(value);
-}
-
-/// What ferroid's generators do while they wait for the next tick.
-fn spin<T>(_: T) {
-    std::hint::spin_loop();
-}
-
-fn group<'a>(
-    c: &'a mut Criterion,
-    name: &str,
-) -> BenchmarkGroup<'a, criterion::measurement::WallTime> {
-    let mut g = c.benchmark_group(name);
-    g.throughput(Throughput::Elements(1));
-    g
-}
 
 /// Benchmarks `op` on per-thread states from `make`, at 1 and 2 threads.
 fn each_thread<S, M, F>(

@@ -21,14 +21,14 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{WideId, ferroid_clock, per_thread, wide};
+use common::{WideId, each, ferroid_clock, group, per_thread, spin, wide};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ferroid::generator::{
     AtomicSnowflakeGenerator, BasicSnowflakeGenerator, LockSnowflakeGenerator,
 };
 use ferroid::id::SnowflakeTwitterId;
 use idkit_core::{IdScheme, MonotonicClock, TickerClock};
-use idkit_snowflake::{Custom, LayoutSpec, Snowflake, Twitter};
+use idkit_snowflake::{Builder, Custom, LayoutSpec, Snowflake, Twitter};
 
 fn snowflake_me_wide() -> snowflake_me::Snowflake {
     let zero = || Ok(0);
@@ -43,83 +43,56 @@ fn snowflake_me_wide() -> snowflake_me::Snowflake {
         .expect("snowflake_me layout")
 }
 
+/// A builder of the uncapped layout on idkit's ticker-thread clock.
+fn ticker() -> Builder<Custom<u64>, TickerClock> {
+    Snowflake::builder(wide()).clock(TickerClock::new())
+}
+
+/// A builder of the uncapped layout reading the monotonic clock per id.
+fn monotonic() -> Builder<Custom<u64>, MonotonicClock> {
+    Snowflake::builder(wide()).clock(MonotonicClock::new())
+}
+
 fn twitter_one_thread(c: &mut Criterion) {
-    let mut g = c.benchmark_group("twitter-1t");
-    g.throughput(Throughput::Elements(1));
+    let mut g = group(c, "twitter-1t");
     g.measurement_time(Duration::from_secs(3));
     let ours = Snowflake::builder(Twitter).build().unwrap();
-    g.bench_function("idkit-single", |b| {
-        b.iter(|| black_box(ours.next_id().unwrap()))
-    });
+    each(&mut g, "idkit-single", || ours.next_id().unwrap());
     let ours = Snowflake::builder(Twitter).build_atomic().unwrap();
-    g.bench_function("idkit-lockfree", |b| {
-        b.iter(|| black_box(ours.next_id().unwrap()))
-    });
+    each(&mut g, "idkit-lockfree", || ours.next_id().unwrap());
     let ferroid = BasicSnowflakeGenerator::<SnowflakeTwitterId, _>::new(0, ferroid_clock());
-    g.bench_function("ferroid-basic", |b| {
-        b.iter(|| black_box(ferroid.next_id(|_| std::hint::spin_loop())))
-    });
+    each(&mut g, "ferroid-basic", || ferroid.next_id(spin));
     let mut snowflaked = snowflaked::Generator::new(0);
-    g.bench_function("snowflaked-single", |b| {
-        b.iter(|| black_box(snowflaked.generate::<u64>()))
-    });
+    each(&mut g, "snowflaked-single", || snowflaked.generate::<u64>());
     g.finish();
 }
 
 fn uncapped(c: &mut Criterion) {
-    let mut g = c.benchmark_group("uncapped-single");
-    g.throughput(Throughput::Elements(1));
-    let ours = Snowflake::builder(wide())
-        .clock(TickerClock::new())
-        .build()
-        .unwrap();
-    g.bench_function("idkit-ticker", |b| {
-        b.iter(|| black_box(ours.next_id().unwrap()))
-    });
-    let ours = Snowflake::builder(wide())
-        .clock(MonotonicClock::new())
-        .build()
-        .unwrap();
-    g.bench_function("idkit-monotonic", |b| {
-        b.iter(|| black_box(ours.next_id().unwrap()))
-    });
+    let mut g = group(c, "uncapped-single");
+    let ours = ticker().build().unwrap();
+    each(&mut g, "idkit-ticker", || ours.next_id().unwrap());
+    let ours = monotonic().build().unwrap();
+    each(&mut g, "idkit-monotonic", || ours.next_id().unwrap());
     let ferroid = BasicSnowflakeGenerator::<WideId, _>::new(0, ferroid_clock());
-    g.bench_function("ferroid-basic", |b| {
-        b.iter(|| black_box(ferroid.next_id(|_| std::hint::spin_loop())))
-    });
+    each(&mut g, "ferroid-basic", || ferroid.next_id(spin));
     let mut snowflaked = snowflaked::Generator::new(0);
-    g.bench_function("snowflaked-single-capped", |b| {
-        b.iter(|| black_box(snowflaked.generate::<u64>()))
+    each(&mut g, "snowflaked-single-capped", || {
+        snowflaked.generate::<u64>()
     });
     g.finish();
 
-    let mut g = c.benchmark_group("uncapped-lockfree");
-    g.throughput(Throughput::Elements(1));
-    let ours = Snowflake::builder(wide())
-        .clock(TickerClock::new())
-        .build_atomic()
-        .unwrap();
-    g.bench_function("idkit-ticker", |b| {
-        b.iter(|| black_box(ours.next_id().unwrap()))
-    });
-    let ours = Snowflake::builder(wide())
-        .clock(MonotonicClock::new())
-        .build_atomic()
-        .unwrap();
-    g.bench_function("idkit-monotonic", |b| {
-        b.iter(|| black_box(ours.next_id().unwrap()))
-    });
+    let mut g = group(c, "uncapped-lockfree");
+    let ours = ticker().build_atomic().unwrap();
+    each(&mut g, "idkit-ticker", || ours.next_id().unwrap());
+    let ours = monotonic().build_atomic().unwrap();
+    each(&mut g, "idkit-monotonic", || ours.next_id().unwrap());
     let ferroid = AtomicSnowflakeGenerator::<WideId, _>::new(0, ferroid_clock());
-    g.bench_function("ferroid-atomic", |b| {
-        b.iter(|| black_box(ferroid.next_id(|_| std::hint::spin_loop())))
-    });
+    each(&mut g, "ferroid-atomic", || ferroid.next_id(spin));
     let me = snowflake_me_wide();
-    g.bench_function("snowflake_me", |b| {
-        b.iter(|| black_box(me.next_id().unwrap()))
-    });
+    each(&mut g, "snowflake_me", || me.next_id().unwrap());
     let snowflaked = snowflaked::sync::Generator::new(0);
-    g.bench_function("snowflaked-sync-capped", |b| {
-        b.iter(|| black_box(snowflaked.generate::<u64>()))
+    each(&mut g, "snowflaked-sync-capped", || {
+        snowflaked.generate::<u64>()
     });
     let mut buf = vec![0u64; 1000];
     g.throughput(Throughput::Elements(1000));
@@ -139,19 +112,13 @@ fn uncapped(c: &mut Criterion) {
     });
     g.finish();
 
-    let mut g = c.benchmark_group("uncapped-mutex");
-    g.throughput(Throughput::Elements(1));
-    let ours = Snowflake::builder(wide())
-        .clock(TickerClock::new())
-        .build_mutex()
-        .unwrap();
-    g.bench_function("idkit-ticker", |b| {
-        b.iter(|| black_box(ours.next_id().unwrap()))
-    });
+    let mut g = group(c, "uncapped-mutex");
+    let ours = ticker().build_mutex().unwrap();
+    each(&mut g, "idkit-ticker", || ours.next_id().unwrap());
     let ferroid = LockSnowflakeGenerator::<WideId, _>::new(0, ferroid_clock());
     g.bench_function("ferroid-lock", |b| {
         // The lock generator's only fallible path is a poisoned mutex.
-        b.iter(|| black_box(ferroid.try_next_id(|_| std::hint::spin_loop()).unwrap()))
+        b.iter(|| black_box(ferroid.try_next_id(spin).unwrap()))
     });
     g.finish();
 }
@@ -182,14 +149,8 @@ fn shared_run<G: IdScheme + Send + Sync + 'static>(
 }
 
 fn lockfree_threads(c: &mut Criterion) {
-    let mut g = c.benchmark_group("lockfree-threads");
-    g.throughput(Throughput::Elements(1));
-    let generator = Arc::new(
-        Snowflake::builder(wide())
-            .clock(TickerClock::new())
-            .build_atomic()
-            .unwrap(),
-    );
+    let mut g = group(c, "lockfree-threads");
+    let generator = Arc::new(ticker().build_atomic().unwrap());
     for threads in [1u64, 2] {
         g.bench_function(format!("idkit-ticker-{threads}t"), |b| {
             b.iter_custom(|iters| shared_run(&generator, threads, iters))
@@ -211,47 +172,34 @@ fn leased(c: &mut Criterion) {
         .expect("static source")
         .with_state_dir(Some(&dir));
     let lease = idkit_lease::Lease::acquire(&source, "bench", 1).expect("static lease");
-    let mut g = c.benchmark_group("leased");
-    g.throughput(Throughput::Elements(1));
-    let plain = Snowflake::builder(wide())
-        .clock(MonotonicClock::new())
-        .build()
-        .unwrap();
-    g.bench_function("uncapped-single", |b| {
-        b.iter(|| black_box(plain.next_id().unwrap()))
-    });
+    let mut g = group(c, "leased");
+    let plain = monotonic().build().unwrap();
+    each(&mut g, "uncapped-single", || plain.next_id().unwrap());
     let guarded = Snowflake::builder(wide())
         .guard(lease.guard())
         .build()
         .unwrap();
-    g.bench_function("uncapped-single-leased", |b| {
-        b.iter(|| black_box(guarded.next_id().unwrap()))
+    each(&mut g, "uncapped-single-leased", || {
+        guarded.next_id().unwrap()
     });
-    let plain = Snowflake::builder(wide())
-        .clock(MonotonicClock::new())
-        .build_atomic()
-        .unwrap();
-    g.bench_function("uncapped-lockfree", |b| {
-        b.iter(|| black_box(plain.next_id().unwrap()))
-    });
+    let plain = monotonic().build_atomic().unwrap();
+    each(&mut g, "uncapped-lockfree", || plain.next_id().unwrap());
     let guarded = Snowflake::builder(wide())
         .guard(lease.guard())
         .build_atomic()
         .unwrap();
-    g.bench_function("uncapped-lockfree-leased", |b| {
-        b.iter(|| black_box(guarded.next_id().unwrap()))
+    each(&mut g, "uncapped-lockfree-leased", || {
+        guarded.next_id().unwrap()
     });
     g.measurement_time(Duration::from_secs(3));
     let plain = Snowflake::builder(Twitter).build_atomic().unwrap();
-    g.bench_function("twitter-lockfree", |b| {
-        b.iter(|| black_box(plain.next_id().unwrap()))
-    });
+    each(&mut g, "twitter-lockfree", || plain.next_id().unwrap());
     let guarded = Snowflake::builder(Twitter)
         .guard(lease.guard())
         .build_atomic()
         .unwrap();
-    g.bench_function("twitter-lockfree-leased", |b| {
-        b.iter(|| black_box(guarded.next_id().unwrap()))
+    each(&mut g, "twitter-lockfree-leased", || {
+        guarded.next_id().unwrap()
     });
     g.finish();
     drop(lease);
@@ -278,33 +226,28 @@ impl idkit_snowflake::Layout for Wide {
 fn typed(c: &mut Criterion) {
     type Sf = idkit_snowflake::SnowflakeId<Wide>;
     type Typed = idkit_snowflake::Id<User, Sf>;
-    let mut g = c.benchmark_group("typed");
-    g.throughput(Throughput::Elements(1));
+    let mut g = group(c, "typed");
     let single = Snowflake::builder(Wide)
         .clock(TickerClock::new())
         .build()
         .unwrap();
-    g.bench_function("single-word", |b| {
-        b.iter(|| black_box(single.next_id().unwrap()))
+    each(&mut g, "single-word", || single.next_id().unwrap());
+    each(&mut g, "single-snowflake-id", || {
+        single.next_as::<Sf>().unwrap()
     });
-    g.bench_function("single-snowflake-id", |b| {
-        b.iter(|| black_box(single.next_as::<Sf>().unwrap()))
-    });
-    g.bench_function("single-typed-id", |b| {
-        b.iter(|| black_box(single.next_as::<Typed>().unwrap()))
+    each(&mut g, "single-typed-id", || {
+        single.next_as::<Typed>().unwrap()
     });
     let lockfree = Snowflake::builder(Wide)
         .clock(TickerClock::new())
         .build_atomic()
         .unwrap();
-    g.bench_function("lockfree-word", |b| {
-        b.iter(|| black_box(lockfree.next_id().unwrap()))
+    each(&mut g, "lockfree-word", || lockfree.next_id().unwrap());
+    each(&mut g, "lockfree-snowflake-id", || {
+        lockfree.next_as::<Sf>().unwrap()
     });
-    g.bench_function("lockfree-snowflake-id", |b| {
-        b.iter(|| black_box(lockfree.next_as::<Sf>().unwrap()))
-    });
-    g.bench_function("lockfree-typed-id", |b| {
-        b.iter(|| black_box(lockfree.next_as::<Typed>().unwrap()))
+    each(&mut g, "lockfree-typed-id", || {
+        lockfree.next_as::<Typed>().unwrap()
     });
     g.finish();
 }

@@ -1,10 +1,15 @@
-//! What the Snowflake benches share: the uncapped layout (sign 1, time 41, sequence 22:
+//! What the benches share: the uncapped Snowflake layout (sign 1, time 41, sequence 22:
 //! 4.2 G ids/s, out of reach, so the cost of the code shows) on both sides, and ferroid's
-//! clock on Twitter's epoch; and the threads that time an operation.
+//! clock on Twitter's epoch; groups timed per id, one operation timed per iteration, and
+//! the threads that time an operation.
 #![allow(dead_code)] // each bench uses part of it
 
+use std::hint::black_box;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
+
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput};
 
 use ferroid::time::{MonotonicClock as FerroidClock, TWITTER_EPOCH};
 use idkit_snowflake::{Custom, LayoutSpec};
@@ -25,6 +30,7 @@ mod wide_id {
         sequence: 22
     );
 }
+#[allow(unused_imports)] // each bench uses part of it
 pub use wide_id::WideId;
 
 /// The uncapped layout for idkit.
@@ -41,6 +47,29 @@ pub fn wide() -> Custom<u64> {
 /// ferroid's monotonic clock (a ticker thread, 1 ms) on Twitter's epoch.
 pub fn ferroid_clock() -> FerroidClock<1> {
     FerroidClock::<1>::with_epoch(TWITTER_EPOCH)
+}
+
+/// A benchmark group whose figures are per id.
+pub fn group<'a>(c: &'a mut Criterion, name: &str) -> BenchmarkGroup<'a, WallTime> {
+    let mut g = c.benchmark_group(name);
+    g.throughput(Throughput::Elements(1));
+    g
+}
+
+/// Times `op` under `name`, one call per iteration, its result kept from the optimizer.
+/// `op` is a closure type, not a function pointer, so the loop inlines it.
+pub fn each<T>(g: &mut BenchmarkGroup<'_, WallTime>, name: &str, mut op: impl FnMut() -> T) {
+    g.bench_function(name, |b| b.iter(|| black_box(op())));
+}
+
+/// Keeps `value` from being optimised away (the closures' one statement).
+pub fn keep<T>(value: T) {
+    black_box(value);
+}
+
+/// What ferroid's generators do while they wait for the next tick.
+pub fn spin<T>(_: T) {
+    std::hint::spin_loop();
 }
 
 /// `threads` threads, each making its own state with `make` before the clock starts and
