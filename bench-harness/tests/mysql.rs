@@ -12,7 +12,7 @@ use bench_harness::{Config, Profile, run};
 
 mod common;
 
-use common::{assert_roundtrips, assert_writer_runs, quick_run, url};
+use common::{assert_roundtrips, assert_run_counts, assert_writer_runs, quick_run, url};
 
 #[test]
 fn quick_profile_fills_every_innodb_column_and_carries_them_forward() {
@@ -75,14 +75,7 @@ fn quick_profile_fills_every_innodb_column_and_carries_them_forward() {
 
     for r in &results.runs {
         let what = format!("{} {} writers {}", r.scheme, r.own.sql_type, r.writers);
-        assert_eq!(r.rows, params.pg_rows / r.writers * r.writers, "{what}");
-        let per_writer = r.rows / r.writers;
-        assert_eq!(
-            usize::try_from(r.commits).unwrap(),
-            r.writers * per_writer.div_ceil(params.commit_rows),
-            "{what}"
-        );
-        assert!(r.rows_per_sec > 0.0 && r.seconds > 0.0, "{what}");
+        assert_run_counts(r, &params, &what);
         assert!(r.table_bytes > 0 && r.file_bytes >= r.table_bytes, "{what}");
         assert!(
             r.leaf_pages > 1,

@@ -4,8 +4,9 @@
 
 use std::path::PathBuf;
 
-use bench_harness::engine::InsertResults;
+use bench_harness::Params;
 use bench_harness::engine::roundtrip::RoundTrip;
+use bench_harness::engine::{InsertResults, Run};
 use bench_harness::{Config, Profile, Summary, run};
 use serde::de::DeserializeOwned;
 
@@ -77,6 +78,19 @@ pub fn assert_writer_runs<R: InsertResults>(
             );
         }
     }
+}
+
+/// A run of an engine with a server holds the rows and commits the profile sets (each
+/// writer its share of the rows, in commits of the profile's size), and a time and a rate.
+pub fn assert_run_counts<S, O>(r: &Run<S, O>, params: &Params, what: &str) {
+    assert_eq!(r.rows, params.pg_rows / r.writers * r.writers, "{what}");
+    let per_writer = r.rows / r.writers;
+    assert_eq!(
+        usize::try_from(r.commits).unwrap(),
+        r.writers * per_writer.div_ceil(params.commit_rows),
+        "{what}"
+    );
+    assert!(r.rows_per_sec > 0.0 && r.seconds > 0.0, "{what}");
 }
 
 /// Each of `methods` has a round trip at one client and at `clients`, with ids, a rate and

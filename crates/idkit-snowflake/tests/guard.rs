@@ -6,6 +6,9 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+mod common;
+
+use common::{MODES, Mode};
 use idkit_core::guard::Guard;
 use idkit_core::{Clock, GenerateErrorKind, IdScheme};
 use idkit_snowflake::{RollbackPolicy, Snowflake, Sonyflake, Twitter};
@@ -16,25 +19,13 @@ fn time_ms(id: u64) -> u64 {
     (id >> 22) + EPOCH
 }
 
-#[derive(Clone, Copy, Debug)]
-enum Mode {
-    Single,
-    Atomic,
-    Mutex,
-}
-
-const MODES: [Mode; 3] = [Mode::Single, Mode::Atomic, Mode::Mutex];
-
 fn build(mode: Mode, guard: &Guard, policy: RollbackPolicy) -> Box<dyn IdScheme<Id = u64> + Send> {
-    let b = Snowflake::builder(Twitter)
-        .field("worker", 9)
-        .rollback(policy)
-        .guard(guard.clone());
-    match mode {
-        Mode::Single => Box::new(b.build().unwrap()),
-        Mode::Atomic => Box::new(b.build_atomic().unwrap()),
-        Mode::Mutex => Box::new(b.build_mutex().unwrap()),
-    }
+    mode.build(
+        Snowflake::builder(Twitter)
+            .field("worker", 9)
+            .rollback(policy)
+            .guard(guard.clone()),
+    )
 }
 
 #[test]
@@ -215,15 +206,12 @@ fn nothing_issues_once_close_and_drain_returns() {
 
             let guard = Guard::new(0);
             guard.open_until(guard.clock().now_ms() + 60_000);
-            let b = Snowflake::builder(Sonyflake)
-                .field("machine", 9)
-                .rollback(policy)
-                .guard(guard.clone());
-            let sonyflake: Box<dyn IdScheme<Id = u64> + Send> = match mode {
-                Mode::Single => Box::new(b.build().unwrap()),
-                Mode::Atomic => Box::new(b.build_atomic().unwrap()),
-                Mode::Mutex => Box::new(b.build_mutex().unwrap()),
-            };
+            let sonyflake = mode.build(
+                Snowflake::builder(Sonyflake)
+                    .field("machine", 9)
+                    .rollback(policy)
+                    .guard(guard.clone()),
+            );
             assert_eq!(guard.tick_ms(), 10, "the builder records the tick");
             sonyflake.next_id().unwrap();
             let closed_at = guard.clock().now_ms();

@@ -2,19 +2,13 @@
 //! backward steps of one tick, 5 ms, 1 s and 1 h, a frozen clock and a forward jump.
 //! Whatever happens: no duplicate, no decrease, and the documented wait or error.
 
+mod common;
+
+use common::{MODES, Mode};
 use idkit_core::{Clock, GenerateError, GenerateErrorKind, IdScheme, ManualClock};
 use idkit_snowflake::{Layout, RollbackPolicy, Snowflake, Sonyflake, Twitter};
 
 const START_AFTER_EPOCH: u64 = 86_400_000;
-
-#[derive(Clone, Copy, Debug)]
-enum Mode {
-    Single,
-    Atomic,
-    Mutex,
-}
-
-const MODES: [Mode; 3] = [Mode::Single, Mode::Atomic, Mode::Mutex];
 
 fn build<'c, L: Layout<Id = u64>>(
     layout: L,
@@ -22,12 +16,7 @@ fn build<'c, L: Layout<Id = u64>>(
     policy: RollbackPolicy,
     clock: &'c ManualClock,
 ) -> Box<dyn IdScheme<Id = u64> + 'c> {
-    let b = Snowflake::builder(layout).clock(clock).rollback(policy);
-    match mode {
-        Mode::Single => Box::new(b.build().unwrap()),
-        Mode::Atomic => Box::new(b.build_atomic().unwrap()),
-        Mode::Mutex => Box::new(b.build_mutex().unwrap()),
-    }
+    mode.build(Snowflake::builder(layout).clock(clock).rollback(policy))
 }
 
 /// Records every id issued and checks the whole history strictly increases.
