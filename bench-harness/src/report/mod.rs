@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::Error;
-use crate::btree::{BtreeRun, Sqlite, Storage};
+use crate::btree::{Sqlite, Storage};
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
 use crate::engine::{Engine, Stamp};
@@ -91,7 +91,7 @@ pub(crate) fn write(r: &Results<'_>, charts: &[ChartFile], path: &Path) -> Resul
     generation(r, charts, &mut md);
     properties(r, &mut md);
     collisions(r, &mut md);
-    btree(r, charts, &mut md);
+    sqlite::btree(r, charts, &mut md);
     postgres::btree(r, charts, &mut md);
     mysql::btree(r, charts, &mut md);
     verdicts(r, &mut md);
@@ -421,73 +421,6 @@ fn properties(r: &Results<'_>, md: &mut String) {
          distinct-identity run is independent generators, and their duplicates are real \
          (Mastodon itself makes ids inside one database, per table, not in many processes).\n"
     );
-}
-
-fn btree_row(md: &mut String, b: &BtreeRun) {
-    let _ = writeln!(
-        md,
-        "| `{}` | {} | {} | {} | {} | {:.1} | {} | {} | {} | {:.1} | {} | {} |",
-        b.scheme,
-        b.storage.name(),
-        b.cache,
-        b.commit_rows,
-        rate(b.rows_per_sec),
-        b.bytes_per_row,
-        b.leaf_pages,
-        pct(b.leaf_fill),
-        b.own.depth,
-        b.pages_per_commit(),
-        b.own.cache_misses,
-        mib(b.wal_bytes)
-    );
-}
-
-const BTREE_HEAD: &str = "| scheme | storage | cache | rows/commit | rows/s | bytes/row | leaf pages | leaf fill | depth | pages written/commit | cache misses | WAL |\n\
-                          |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
-
-fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
-    let btree = r.engine::<Sqlite>();
-    let p = r.params;
-    let _ = writeln!(
-        md,
-        "## B-tree insert cost in SQLite\n\n\
-         {} rows per run. Each scheme keyed by its own binary form (`integer_pk` for 64-bit \
-         ids, `blob_pk` for wider ones), {} rows per commit:\n\n{BTREE_HEAD}",
-        p.btree_rows, p.commit_rows
-    );
-    for cache in ["small", "large"] {
-        for b in btree.native_runs(cache, p.commit_rows) {
-            btree_row(md, b);
-        }
-    }
-    let _ = writeln!(
-        md,
-        "\nOne transaction of {} rows:\n\n{BTREE_HEAD}",
-        p.btree_rows
-    );
-    for cache in ["small", "large"] {
-        for b in btree.native_runs(cache, p.btree_rows) {
-            btree_row(md, b);
-        }
-    }
-    let _ = writeln!(
-        md,
-        "\nThe id as a secondary `UNIQUE` index on a rowid table, and its canonical string as \
-         a `TEXT PRIMARY KEY` (small cache, {} rows per commit; tree figures are the id's \
-         index or key b-tree, file size is the whole database):\n\n{BTREE_HEAD}",
-        p.commit_rows
-    );
-    for storage in [Storage::UniqueIndex, Storage::TextPk] {
-        for name in r.entries() {
-            if let Some(b) = btree.find(name, storage, "small", p.commit_rows) {
-                btree_row(md, b);
-            }
-        }
-    }
-    md.push('\n');
-    chart(md, charts, "btree_insert_curve");
-    chart(md, charts, "btree_size_fill");
-    chart(md, charts, "btree_pages_per_commit");
 }
 
 fn verdicts(r: &Results<'_>, md: &mut String) {

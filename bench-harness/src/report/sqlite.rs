@@ -1,11 +1,76 @@
-//! The report's SQLite column of the claims table and the reasons under it.
+//! The report's SQLite sections: insert cost, and SQLite's column of the claims table with
+//! the reasons under it.
 
 use std::fmt::Write as _;
 
-use super::engines::{ClaimRuns, Claims};
+use super::engines::{self, ClaimRuns, Claims};
 use super::{mib, pct, rate};
 use crate::btree::{BtreeRun, Sqlite, Storage};
+use crate::charts::ChartFile;
 use crate::output::Results;
+
+fn btree_row(md: &mut String, b: &BtreeRun) {
+    let _ = writeln!(
+        md,
+        "| `{}` | {} | {} | {} | {} | {:.1} | {} | {} | {} | {:.1} | {} | {} |",
+        b.scheme,
+        b.storage.name(),
+        b.cache,
+        b.commit_rows,
+        rate(b.rows_per_sec),
+        b.bytes_per_row,
+        b.leaf_pages,
+        pct(b.leaf_fill),
+        b.own.depth,
+        b.pages_per_commit(),
+        b.own.cache_misses,
+        mib(b.wal_bytes)
+    );
+}
+
+const BTREE_HEAD: &str = "| scheme | storage | cache | rows/commit | rows/s | bytes/row | leaf pages | leaf fill | depth | pages written/commit | cache misses | WAL |\n\
+                          |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
+
+/// `## B-tree insert cost in SQLite`: each scheme's own key with both caches, in commits of
+/// the profile's size and in one transaction; the unique index and the text key.
+pub(super) fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
+    let btree = r.engine::<Sqlite>();
+    let p = r.params;
+    let _ = writeln!(
+        md,
+        "## B-tree insert cost in SQLite\n\n\
+         {} rows per run. Each scheme keyed by its own binary form (`integer_pk` for 64-bit \
+         ids, `blob_pk` for wider ones), {} rows per commit:\n\n{BTREE_HEAD}",
+        p.btree_rows, p.commit_rows
+    );
+    engines::native_rows(r, &*btree, md, btree_row, |_, _| {});
+    let _ = writeln!(
+        md,
+        "\nOne transaction of {} rows:\n\n{BTREE_HEAD}",
+        p.btree_rows
+    );
+    for cache in ["small", "large"] {
+        for b in btree.native_runs(cache, p.btree_rows) {
+            btree_row(md, b);
+        }
+    }
+    let _ = writeln!(
+        md,
+        "\nThe id as a secondary `UNIQUE` index on a rowid table, and its canonical string as \
+         a `TEXT PRIMARY KEY` (small cache, {} rows per commit; tree figures are the id's \
+         index or key b-tree, file size is the whole database):\n\n{BTREE_HEAD}",
+        p.commit_rows
+    );
+    for storage in [Storage::UniqueIndex, Storage::TextPk] {
+        for name in r.entries() {
+            if let Some(b) = btree.find(name, storage, "small", p.commit_rows) {
+                btree_row(md, b);
+            }
+        }
+    }
+    md.push('\n');
+    engines::charts::<Sqlite>(md, charts);
+}
 
 /// Leaf pages of v4 over v7: SQLite counts no splits, and with inserts only every split
 /// adds one page.

@@ -55,6 +55,7 @@ async fn run(database_url: &str) {
             .json(&serde_json::json!({ "name": name }))
             .send()
     };
+    let get = |path: String| http.get(format!("{}{path}", service.base)).send();
 
     let res = create("ada").await.unwrap();
     assert_eq!(res.status(), 201);
@@ -68,9 +69,7 @@ async fn run(database_url: &str) {
     // Worker 7 as configured: bits 12..17 of a Twitter id.
     assert_eq!((word >> 12) & 0x1f, 7);
 
-    let got: Value = http
-        .get(format!("{}/users/{id}", service.base))
-        .send()
+    let got: Value = get(format!("/users/{id}"))
         .await
         .unwrap()
         .json()
@@ -79,14 +78,7 @@ async fn run(database_url: &str) {
     assert_eq!(got, ada, "read back from the database");
 
     let grace: Value = create("grace").await.unwrap().json().await.unwrap();
-    let list: Value = http
-        .get(format!("{}/users", service.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let list: Value = get("/users".into()).await.unwrap().json().await.unwrap();
     let ids: Vec<&str> = list
         .as_array()
         .unwrap()
@@ -103,17 +95,9 @@ async fn run(database_url: &str) {
         "ORDER BY id lists users in the order they were made: {list}"
     );
 
-    let res = http
-        .get(format!("{}/users/not-an-id", service.base))
-        .send()
-        .await
-        .unwrap();
+    let res = get("/users/not-an-id".into()).await.unwrap();
     assert_eq!(res.status(), 400);
-    let res = http
-        .get(format!("{}/users/12345", service.base))
-        .send()
-        .await
-        .unwrap();
+    let res = get("/users/12345".into()).await.unwrap();
     assert_eq!(res.status(), 404);
 }
 
