@@ -1,6 +1,6 @@
 //! The idkit benchmark harness: measures every scheme in the registry (generation speed,
-//! time order, uniqueness, B-tree insert cost in SQLite and, given a server, in PostgreSQL)
-//! and writes `reports/`.
+//! time order, uniqueness, B-tree insert cost in SQLite and, given servers, in PostgreSQL
+//! and InnoDB) and writes `reports/`.
 //!
 //! The `report` binary is the command line; [`run`] is the whole job as a function, so
 //! tests can drive the quick profile into a temporary directory.

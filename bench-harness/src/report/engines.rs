@@ -1,7 +1,8 @@
-//! What the per-engine sections of the report share: each scheme's own key in each cache,
-//! the round-trip table, the verdicts on the round-trip and throughput claims, and the v4
-//! against v7 pair every claims column starts from. What each engine's results mean, and
-//! the prose that explains them, stays in its own module.
+//! What the per-engine sections of the report share (SQLite, PostgreSQL, InnoDB): each
+//! scheme's own key in each cache, the engine's charts, the round-trip table, the verdicts
+//! on the round-trip claims, and the claims table: the runs every column speaks of found
+//! once, one column per engine, the shared verdicts worded once. What each engine's results
+//! mean, and the prose that explains them, stays in its own module.
 
 use std::fmt::Write as _;
 

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::Error;
-use crate::btree::{Sqlite, Storage};
+use crate::btree::Sqlite;
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
 use crate::engine::{Engine, Stamp};
@@ -525,17 +525,14 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
     let btree = r.engine::<Sqlite>();
     let my = r.engine::<InnoDb>();
     let pg = r.engine::<Postgres>();
-    let p = r.params;
     let g = r.generation;
     let prop = |name: &str| r.properties.iter().find(|x| x.scheme == name);
-    let ins =
-        |name: &str, bits: u32| btree.find(name, Storage::native(bits), "small", p.commit_rows);
+    let ins = |name: &str| btree.native(name, "small");
     let one = |name: &str| {
         g.find(name, "shared", 1)
             .map_or("-".to_owned(), |x| ns(x.ns_per_id))
     };
-    let ins_rate =
-        |name: &str, bits: u32| ins(name, bits).map_or("-".to_owned(), |x| rate(x.rows_per_sec));
+    let ins_rate = |name: &str| ins(name).map_or("-".to_owned(), |x| rate(x.rows_per_sec));
     let info = |name: &str| idkit_all::registry::find(name).ok().map(|e| e.info());
     #[allow(clippy::cast_precision_loss)] // caps are far below 2^52
     let cap = |name: &str| {
@@ -554,10 +551,10 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
              the worker ids: two generators given the same one made {} duplicates in {} ids.",
             one("snowflake-twitter"),
             cap("snowflake-twitter"),
-            ins_rate("snowflake-twitter", 64),
-            ins_rate("uuid-v4", 128),
-            ins("snowflake-twitter", 64)
-                .zip(ins("uuid-v4", 128))
+            ins_rate("snowflake-twitter"),
+            ins_rate("uuid-v4"),
+            ins("snowflake-twitter")
+                .zip(ins("uuid-v4"))
                 .map_or("-".to_owned(), |(a, b)| pct(
                     a.bytes_per_row / b.bytes_per_row
                 )),
@@ -597,8 +594,8 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
             one("uuid-v7"),
             small_pct(v7.inverted_pair_fraction),
             small_pct(v4.inverted_pair_fraction),
-            ins_rate("uuid-v7", 128),
-            ins_rate("uuid-v4", 128),
+            ins_rate("uuid-v7"),
+            ins_rate("uuid-v4"),
             v7.unique_ids
         );
     }
@@ -625,22 +622,22 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
              separate counters issued {} duplicates in {} ids. `range` leases blocks from a \
              shared store instead, so the store is asked once per block: {} per id here, and \
              {} duplicates between two allocators on one store.",
-            ins_rate("auto-increment", 64),
-            ins("auto-increment", 64).map_or("-".to_owned(), |x| format!("{:.1}", x.bytes_per_row)),
+            ins_rate("auto-increment"),
+            ins("auto-increment").map_or("-".to_owned(), |x| format!("{:.1}", x.bytes_per_row)),
             ai.collision_duplicates,
             ai.collision_ids,
             one("range"),
             prop("range").map_or("-".to_owned(), |r| r.collision_duplicates.to_string())
         );
     }
-    if let Some(v4) = ins("uuid-v4", 128) {
+    if let Some(v4) = ins("uuid-v4") {
         let _ = writeln!(
             md,
             "- **Keys are random today (uuid-v4):** it is the right choice only when ids must \
              not reveal creation time. As a key in SQLite it wrote {:.1} pages per commit \
              against {} for uuid-v7 and kept leaves {} full (SQLite rebalances siblings){}{}.",
             v4.pages_per_commit(),
-            ins("uuid-v7", 128).map_or("-".to_owned(), |x| format!("{:.1}", x.pages_per_commit())),
+            ins("uuid-v7").map_or("-".to_owned(), |x| format!("{:.1}", x.pages_per_commit())),
             pct(v4.leaf_fill),
             pg.native("uuid-v4", "small")
                 .zip(pg.native("uuid-v7", "small"))
