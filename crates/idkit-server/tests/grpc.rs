@@ -107,6 +107,23 @@ impl Running {
     }
 }
 
+/// A request for one id of `scheme`, with or without its text.
+fn next_request(scheme: &str, text: bool) -> NextRequest {
+    NextRequest {
+        scheme: scheme.into(),
+        text,
+    }
+}
+
+/// A request for `count` ids of `scheme` in one answer.
+fn batch_request(scheme: &str, count: u64, text: bool) -> BatchRequest {
+    BatchRequest {
+        scheme: scheme.into(),
+        count,
+        text,
+    }
+}
+
 fn configured(toml: &str) -> Service {
     static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -130,10 +147,7 @@ async fn every_call_answers() {
 
     // One id, 64-bit: a fixed64 and its decimal text.
     let one = c
-        .next(NextRequest {
-            scheme: "twitter".into(),
-            text: true,
-        })
+        .next(next_request("twitter", true))
         .await
         .unwrap()
         .into_inner();
@@ -145,10 +159,7 @@ async fn every_call_answers() {
 
     // One id, 128-bit: 16 bytes, version 7, the same as its canonical text.
     let v7 = c
-        .next(NextRequest {
-            scheme: "uuid-v7".into(),
-            text: true,
-        })
+        .next(next_request("uuid-v7", true))
         .await
         .unwrap()
         .into_inner();
@@ -159,11 +170,7 @@ async fn every_call_answers() {
 
     // A batch of wider ids: packed, in order.
     let batch = c
-        .batch(BatchRequest {
-            scheme: "ksuid".into(),
-            count: 50,
-            text: true,
-        })
+        .batch(batch_request("ksuid", 50, true))
         .await
         .unwrap()
         .into_inner();
@@ -171,11 +178,7 @@ async fn every_call_answers() {
     assert_eq!(batch.ids.len(), 50 * 20);
     assert_eq!(batch.text.len(), 50);
     let objectids = c
-        .batch(BatchRequest {
-            scheme: "objectid".into(),
-            count: 1000,
-            text: false,
-        })
+        .batch(batch_request("objectid", 1000, false))
         .await
         .unwrap()
         .into_inner();
@@ -338,11 +341,7 @@ async fn a_deadline_ends_a_call_that_waits() {
     let s = Running::start(default_service()).await;
     let mut c = s.client();
     // 100,000 Sonyflake ids take about 4 s at 25.6 k/s; the client allows 100 ms.
-    let mut request = tonic::Request::new(BatchRequest {
-        scheme: "sonyflake".into(),
-        count: 100_000,
-        text: false,
-    });
+    let mut request = tonic::Request::new(batch_request("sonyflake", 100_000, false));
     request.set_timeout(Duration::from_millis(100));
     let started = std::time::Instant::now();
     let status = c.batch(request).await.unwrap_err();
@@ -354,13 +353,7 @@ async fn a_deadline_ends_a_call_that_waits() {
     );
     assert!(started.elapsed() < Duration::from_secs(2));
     // Still serving.
-    let one = c
-        .next(NextRequest {
-            scheme: "sonyflake".into(),
-            text: false,
-        })
-        .await
-        .unwrap();
+    let one = c.next(next_request("sonyflake", false)).await.unwrap();
     assert_ne!(one.into_inner().id64, 0);
     s.stop().await;
 }
@@ -382,10 +375,7 @@ async fn hostile_input_gets_a_status_and_the_server_keeps_serving() {
         Err::<tonic::Response<()>, _>(status) => status.code(),
     };
     let unknown = c
-        .next(NextRequest {
-            scheme: "no-such-scheme".into(),
-            text: false,
-        })
+        .next(next_request("no-such-scheme", false))
         .await
         .unwrap_err();
     assert_eq!(unknown.code(), Code::InvalidArgument);
@@ -448,13 +438,7 @@ async fn hostile_input_gets_a_status_and_the_server_keeps_serving() {
         .unwrap_err();
     assert_eq!(malformed.code(), Code::Internal, "{malformed:?}");
     // Still serving after all of it.
-    let one = c
-        .next(NextRequest {
-            scheme: "twitter".into(),
-            text: false,
-        })
-        .await
-        .unwrap();
+    let one = c.next(next_request("twitter", false)).await.unwrap();
     assert_ne!(one.into_inner().id64, 0);
     s.stop().await;
 }
@@ -513,10 +497,7 @@ async fn health_follows_readiness() {
     assert!(until(|| status(""), not_serving).await);
     let refused = s
         .client()
-        .next(NextRequest {
-            scheme: "snowflake-twitter".into(),
-            text: false,
-        })
+        .next(next_request("snowflake-twitter", false))
         .await
         .unwrap_err();
     assert_eq!(refused.code(), Code::Unavailable, "{refused:?}");
@@ -659,10 +640,7 @@ async fn health_follows_a_worker_id_lease_lost_and_regained() {
     assert!(until(|| status(""), ServingStatus::NotServing).await);
     let refused = s
         .client()
-        .next(NextRequest {
-            scheme: "snowflake-twitter".into(),
-            text: false,
-        })
+        .next(next_request("snowflake-twitter", false))
         .await
         .unwrap_err();
     assert_eq!(refused.code(), Code::Unavailable, "{refused:?}");
@@ -673,10 +651,7 @@ async fn health_follows_a_worker_id_lease_lost_and_regained() {
     assert!(until(|| status("snowflake-twitter"), ServingStatus::Serving).await);
     assert!(until(|| status("idkit.v1.IdService"), ServingStatus::Serving).await);
     s.client()
-        .next(NextRequest {
-            scheme: "snowflake-twitter".into(),
-            text: false,
-        })
+        .next(next_request("snowflake-twitter", false))
         .await
         .unwrap();
     s.stop().await;
