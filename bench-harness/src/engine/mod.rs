@@ -829,10 +829,7 @@ mod tests {
             1 << 20,
             "MariaDB",
             "11.8.3".into(),
-            crate::mysql::InnoDbServer {
-                page_size: 16384,
-                mariadb: true,
-            },
+            crate::mysql::InnoDbServer { page_size: 16384 },
         );
         my.cache = "large";
         assert_eq!(

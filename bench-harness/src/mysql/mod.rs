@@ -39,11 +39,17 @@ pub type Server = engine::Server<InnoDb>;
 pub struct InnoDbServer {
     /// `innodb_page_size`, bytes.
     pub page_size: u64,
-    /// MariaDB (which has the `UUID` column type from 10.7) rather than MySQL.
-    pub mariadb: bool,
 }
 
+/// The product name of a MariaDB server.
+const MARIADB: &str = "MariaDB";
+
 impl Server {
+    /// MariaDB (which has the `UUID` column type from 10.7) rather than MySQL.
+    pub fn mariadb(&self) -> bool {
+        self.product == MARIADB
+    }
+
     /// A new connection.
     ///
     /// # Errors
@@ -168,20 +174,17 @@ impl InnoDb {
                     "{url}: cannot read mysql.innodb_index_stats (grant SELECT on it): {e}"
                 ))
             })?;
-        let mariadb = version.to_ascii_lowercase().contains("mariadb");
+        let product = if version.to_ascii_lowercase().contains("mariadb") {
+            MARIADB
+        } else {
+            <Self as Engine>::TITLE
+        };
         Ok(Server::new(
             url,
             pool / 1024,
-            if mariadb {
-                "MariaDB"
-            } else {
-                <Self as Engine>::TITLE
-            },
+            product,
             version.split('-').next().unwrap_or(&version).to_owned(),
-            InnoDbServer {
-                page_size: page,
-                mariadb,
-            },
+            InnoDbServer { page_size: page },
         ))
     }
 }
@@ -302,7 +305,7 @@ impl Engine for InnoDb {
             .iter()
             .map(Server::connect)
             .collect::<Result<_, _>>()?;
-        let uuid_typed = if small.own.mariadb { 2 } else { 0 };
+        let uuid_typed = if small.mariadb() { 2 } else { 0 };
         let bar = progress.bar(
             "mysql",
             entries.len() * servers.len()
@@ -323,7 +326,7 @@ impl Engine for InnoDb {
                 insert::to_keys(name, &ids, MyStorage::native(entry.info().bits), &format)?;
             let mut matrix: Vec<(usize, Keys)> =
                 (0..servers.len()).map(|i| (i, native.clone())).collect();
-            if small.own.mariadb && matches!(name, "uuid-v4" | "uuid-v7") {
+            if small.mariadb() && matches!(name, "uuid-v4" | "uuid-v7") {
                 matrix.push((0, insert::to_keys(name, &ids, MyStorage::UuidPk, &format)?));
             }
             if TEXT_SCHEMES.contains(&name) {
