@@ -10,7 +10,7 @@ use idkit_core::RawId;
 use rusqlite::{Connection, params};
 use serde::{Deserialize, Serialize};
 
-use crate::engine::insert::StorageName;
+use crate::engine::insert::{Ended, RunSpec, Sizes, StorageName};
 use crate::engine::{BarPair, BarPanel, ByUrl, Charts, Engine, Job, Label, Run, Server, Stamp};
 use crate::{Error, Params, Progress};
 
@@ -357,14 +357,14 @@ fn measure_in(
                 cache,
                 cache_kib,
                 commit_rows: commit,
-                wide,
+                curve_points: params.curve_points,
             };
             let path = work.join(format!(
                 "{}-{}-{cache}-{commit}.db",
                 entry.name(),
                 storage.name()
             ));
-            let (run, curve) = insert_run(&spec, keys, params, &path)?;
+            let (run, curve) = insert_run(&spec, wide, keys, &path)?;
             remove_db(&path);
             out.runs.push(run);
             out.curve.extend(curve);
@@ -393,15 +393,6 @@ fn measure_in(
     Ok(out)
 }
 
-struct RunSpec {
-    scheme: &'static str,
-    storage: Storage,
-    cache: &'static str,
-    cache_kib: i64,
-    commit_rows: usize,
-    wide: bool,
-}
-
 fn remove_db(path: &Path) {
     for suffix in ["", "-wal", "-shm"] {
         let mut p = path.as_os_str().to_owned();
@@ -410,10 +401,11 @@ fn remove_db(path: &Path) {
     }
 }
 
+/// One run into a fresh database at `path`; `wide`: the ids are wider than 64 bits.
 fn insert_run(
-    spec: &RunSpec,
+    spec: &RunSpec<Storage>,
+    wide: bool,
     keys: &Keys,
-    params: &Params,
     path: &PathBuf,
 ) -> Result<(BtreeRun, Vec<CurvePoint>), Error> {
     remove_db(path);
@@ -427,7 +419,7 @@ fn insert_run(
             })?;
     }
     conn.execute_batch(&format!("PRAGMA cache_size = -{}", spec.cache_kib))?;
-    conn.execute_batch(&spec.storage.schema(spec.wide))?;
+    conn.execute_batch(&spec.storage.schema(wide))?;
     let pages_before = count(conn.query_row("PRAGMA page_count", [], |r| r.get(0))?);
     let baseline_writes = db_status(&conn, rusqlite::ffi::SQLITE_DBSTATUS_CACHE_WRITE)?;
     let baseline_misses = db_status(&conn, rusqlite::ffi::SQLITE_DBSTATUS_CACHE_MISS)?;
@@ -437,7 +429,7 @@ fn insert_run(
         Keys::Blob(v) => v.len(),
         Keys::Text(v) => v.len(),
     };
-    let segment = rows.div_ceil(params.curve_points.max(1)).max(1);
+    let segment = rows.div_ceil(spec.curve_points.max(1)).max(1);
     let mut stmt = conn.prepare("INSERT INTO t(id) VALUES (?1)")?;
     let mut curve = Vec::new();
     let mut commits = 0u64;
@@ -473,7 +465,7 @@ fn insert_run(
             segment_rows = 0;
         }
     }
-    let seconds = start.elapsed().as_secs_f64();
+    let busy = start.elapsed();
     drop(stmt);
     let pages_written =
         db_status(&conn, rusqlite::ffi::SQLITE_DBSTATUS_CACHE_WRITE)? - baseline_writes;
@@ -508,39 +500,37 @@ fn insert_run(
     drop(conn);
     let file_bytes = std::fs::metadata(path).map_err(Error::io(path))?.len();
     let pages_written = u64::try_from(pages_written).unwrap_or(0);
-    Ok((
-        BtreeRun {
-            scheme: Label(spec.scheme),
-            storage: spec.storage,
-            cache: Label(spec.cache),
-            writers: 1,
-            ids_made: Label("before"),
+    let ended = Ended {
+        spec: RunSpec {
             commit_rows: spec.commit_rows.min(rows),
-            rows,
-            seconds,
-            rows_per_sec: rows as f64 / seconds,
-            file_bytes,
-            bytes_per_row: file_bytes as f64 / rows as f64,
-            table_bytes,
-            index_bytes,
-            leaf_pages,
-            leaf_fill: if leaf_bytes == 0 {
-                0.0
-            } else {
-                1.0 - leaf_unused as f64 / leaf_bytes as f64
-            },
-            wal_bytes: pages_written * (PAGE_SIZE + 24),
-            commits,
-            cache_kib: spec.cache_kib,
-            own: SqliteCounters {
-                depth,
-                pages_written,
-                cache_misses: u64::try_from(cache_misses).unwrap_or(0),
-                pages_allocated: pages_after.saturating_sub(pages_before),
-            },
+            ..*spec
         },
-        curve,
-    ))
+        writers: 1,
+        live: false,
+        rows,
+        busy,
+        commits,
+        between: 0,
+    };
+    let sizes = Sizes {
+        file: file_bytes,
+        table: table_bytes,
+        index: index_bytes,
+        leaf_pages,
+        leaf_fill: if leaf_bytes == 0 {
+            0.0
+        } else {
+            1.0 - leaf_unused as f64 / leaf_bytes as f64
+        },
+        wal: pages_written * (PAGE_SIZE + 24),
+    };
+    let own = SqliteCounters {
+        depth,
+        pages_written,
+        cache_misses: u64::try_from(cache_misses).unwrap_or(0),
+        pages_allocated: pages_after.saturating_sub(pages_before),
+    };
+    Ok((BtreeRun::new(&ended, sizes, own), curve))
 }
 
 /// A count SQLite returns as a signed integer (never negative here).

@@ -1,8 +1,12 @@
 //! The shape of an insert run that every engine with a server shares: commits of a fixed
-//! number of rows, each timed, with an insert-rate curve over the run; and several writers
-//! released together, each on its own connection.
+//! number of rows, each timed, with an insert-rate curve over the run ([`one_writer`]); and
+//! several writers released together, each on its own connection ([`many_writers`]). What an
+//! engine does around the commits (its table, its statement, its counters) is its
+//! [`ServerRun`].
 
+use std::cell::RefCell;
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
@@ -34,19 +38,22 @@ pub struct CurvePoint<S> {
     pub commit_rows: usize,
 }
 
-/// What identifies a run's curve: scheme, storage, cache, rows per commit.
+/// What every engine's insert run is: scheme, storage and cache (which name it), the cache's
+/// size, rows per commit and the points of its insert-rate curve.
 #[derive(Debug, Clone, Copy)]
-pub struct CurveOf<S> {
+pub struct RunSpec<S> {
     /// Registry name.
     pub scheme: &'static str,
     /// Storage form.
     pub storage: S,
     /// `small` or `large`.
     pub cache: &'static str,
+    /// The cache, KiB.
+    pub cache_kib: i64,
     /// Rows per transaction.
     pub commit_rows: usize,
     /// Points on the curve.
-    pub points: usize,
+    pub curve_points: usize,
 }
 
 /// What one writer's commits took.
@@ -62,18 +69,19 @@ pub struct Commits<S> {
 
 /// Inserts `rows` rows in commits of `of.commit_rows`, `commit(range)` making each one (one
 /// round trip), timed; `between(done, end)` runs after each commit, untimed (PostgreSQL's
-/// checkpoints). A curve point closes each time the rows pass another `rows / of.points`.
+/// checkpoints). A curve point closes each time the rows pass another
+/// `rows / of.curve_points`.
 ///
 /// # Errors
 ///
 /// The first error of `commit` or `between`.
 pub fn commit_loop<S: Copy>(
     rows: usize,
-    of: &CurveOf<S>,
+    of: &RunSpec<S>,
     mut commit: impl FnMut(Range<usize>) -> Result<(), Error>,
     mut between: impl FnMut(usize, usize) -> Result<(), Error>,
 ) -> Result<Commits<S>, Error> {
-    let segment = rows.div_ceil(of.points.max(1)).max(1);
+    let segment = rows.div_ceil(of.curve_points.max(1)).max(1);
     let mut out = Commits {
         busy: Duration::ZERO,
         commits: 0,
@@ -107,6 +115,218 @@ pub fn commit_loop<S: Copy>(
         done = end;
     }
     Ok(out)
+}
+
+/// How a run went: with [`Sizes`], what the figures of its record that every engine has come
+/// from ([`super::Run::new`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Ended<S> {
+    /// The run.
+    pub spec: RunSpec<S>,
+    /// Writers.
+    pub writers: usize,
+    /// Each writer made its ids as it inserted (else one generator's, made before the run).
+    pub live: bool,
+    /// Rows inserted.
+    pub rows: usize,
+    /// Time of the inserts and commits.
+    pub busy: Duration,
+    /// Transactions committed.
+    pub commits: u64,
+    /// What the engine's step between commits counted ([`ServerRun::between`]).
+    pub between: u64,
+}
+
+/// What a finished run's table and log measure, bytes but for the leaves.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Sizes {
+    /// The table with every index.
+    pub file: u64,
+    /// The table.
+    pub table: u64,
+    /// The id's index.
+    pub index: u64,
+    /// Leaf pages of the id's index.
+    pub leaf_pages: u64,
+    /// How full they are, 0 to 1.
+    pub leaf_fill: f64,
+    /// Log written during the run.
+    pub wal: u64,
+}
+
+/// An engine's side of an insert run on a server, which [`one_writer`] and
+/// [`many_writers`] drive the same way for every engine: the table a run creates, how one
+/// batch of keys goes in, what runs between commits, and the counters read before and
+/// after. Implemented by the engine's description of one run (its `Spec`). Each fallible
+/// method's error is the engine's database error.
+pub trait ServerRun: Copy + Send + 'static {
+    /// A connection.
+    type Conn: Send + 'static;
+    /// A batch of keys, as the engine binds them.
+    type Keys: Send + 'static;
+    /// What a connection readies to insert batches (PostgreSQL: its prepared statement).
+    type Prepared: Send + 'static;
+    /// What the created table's figures are read from at the end.
+    type Table;
+    /// The engine's counters before the run.
+    type Mark;
+    /// The engine's storage forms.
+    type Storage: Copy + Send + 'static;
+    /// The run record.
+    type Record;
+
+    /// What every engine's run is.
+    fn spec(&self) -> RunSpec<Self::Storage>;
+    /// Rows in `keys`.
+    fn rows(keys: &Self::Keys) -> usize;
+    /// Creates the run's table for keys like `keys` and reads the counters before the run.
+    fn create(
+        &self,
+        conn: &mut Self::Conn,
+        keys: &Self::Keys,
+    ) -> Result<(Self::Table, Self::Mark), Error>;
+    /// Readies `conn` to insert batches like `keys`.
+    fn prepare(conn: &mut Self::Conn, keys: &Self::Keys) -> Result<Self::Prepared, Error>;
+    /// Inserts rows `range` of `keys`: one statement, one commit.
+    fn insert(
+        conn: &mut Self::Conn,
+        prepared: &Self::Prepared,
+        keys: &Self::Keys,
+        range: Range<usize>,
+    ) -> Result<(), Error>;
+    /// After a commit that took the rows of every writer from `before` to `after` of
+    /// `total`, untimed: what the engine does between commits (PostgreSQL: a `CHECKPOINT`
+    /// on its schedule). Returns what it counts ([`Ended::between`]); nothing by default.
+    fn between(
+        &self,
+        _conn: &mut Self::Conn,
+        _before: usize,
+        _after: usize,
+        _total: usize,
+    ) -> Result<u64, Error> {
+        Ok(0)
+    }
+    /// A writer's last step after its commits, before the final counters are read on
+    /// another connection; nothing by default.
+    fn idle(_conn: &mut Self::Conn) -> Result<(), Error> {
+        Ok(())
+    }
+    /// Reads the finished run's table and counters into its record, and drops the table.
+    fn finish(
+        &self,
+        conn: &mut Self::Conn,
+        table: &Self::Table,
+        before: &Self::Mark,
+        ended: &Ended<Self::Storage>,
+    ) -> Result<Self::Record, Error>;
+}
+
+/// A one-writer run's record and its insert-rate curve.
+pub type WithCurve<R> = (
+    <R as ServerRun>::Record,
+    Vec<CurvePoint<<R as ServerRun>::Storage>>,
+);
+
+/// One writer inserts `keys`, made before the run, in commits of the run's rows per commit,
+/// each timed ([`commit_loop`]), on `conn`.
+///
+/// # Errors
+///
+/// The engine's database error.
+pub fn one_writer<R: ServerRun>(
+    run: R,
+    conn: &mut R::Conn,
+    keys: &R::Keys,
+) -> Result<WithCurve<R>, Error> {
+    let spec = run.spec();
+    let (table, before) = run.create(conn, keys)?;
+    let prepared = R::prepare(conn, keys)?;
+    let rows = R::rows(keys);
+    let mut between = 0;
+    // Both closures use the connection, one after the other.
+    let cell = RefCell::new(&mut *conn);
+    let done = commit_loop(
+        rows,
+        &spec,
+        |range| R::insert(&mut cell.borrow_mut(), &prepared, keys, range),
+        |done, end| {
+            between += run.between(&mut cell.borrow_mut(), done, end, rows)?;
+            Ok(())
+        },
+    )?;
+    let ended = Ended {
+        spec,
+        writers: 1,
+        live: false,
+        rows,
+        busy: done.busy,
+        commits: done.commits,
+        between,
+    };
+    Ok((run.finish(conn, &table, &before, &ended)?, done.curve))
+}
+
+/// Makes a writer's next batch of `n` keys, at the moment of the insert.
+pub type Producer<K> = Box<dyn FnMut(usize) -> Result<K, Error> + Send>;
+
+/// Several writers at once, each with its own connection (from `connect`) and producer,
+/// each inserting `rows_per_writer` rows in commits of the run's rows per commit; ids are
+/// made just before each insert, so the writers' ids of the same millisecond arrive
+/// interleaved. The table's column comes from a first batch of one key of the first
+/// producer (not inserted). The time is the wall time from the writers' release to the
+/// last one's end; each commit's [`ServerRun::between`] runs on the writer whose commit it
+/// was, while the others keep writing.
+///
+/// # Errors
+///
+/// The engine's database error, a producer's error, or `setup(...)` without producers or
+/// for a writer thread that panicked.
+pub fn many_writers<R: ServerRun>(
+    run: R,
+    connect: impl Fn() -> Result<R::Conn, Error>,
+    mut producers: Vec<Producer<R::Keys>>,
+    rows_per_writer: usize,
+    setup: fn(String) -> Error,
+) -> Result<R::Record, Error> {
+    let probe = producers
+        .first_mut()
+        .ok_or_else(|| setup("no writers".to_owned()))?(1)?;
+    let commit_rows = run.spec().commit_rows;
+    let mut control = connect()?;
+    let (table, before) = run.create(&mut control, &probe)?;
+    let (writers, total) = (producers.len(), rows_per_writer * producers.len());
+    let done = Arc::new(AtomicUsize::new(0));
+    let mut tasks: Vec<Task<(u64, u64)>> = Vec::new();
+    for mut produce in producers {
+        let mut conn = connect()?;
+        let prepared = R::prepare(&mut conn, &probe)?;
+        let done = done.clone();
+        tasks.push(Box::new(move || {
+            let (mut commits, mut between) = (0, 0);
+            let mut left = rows_per_writer;
+            while left > 0 {
+                let n = left.min(commit_rows);
+                R::insert(&mut conn, &prepared, &produce(n)?, 0..n)?;
+                commits += 1;
+                left -= n;
+                let before = done.fetch_add(n, Ordering::Relaxed);
+                between += run.between(&mut conn, before, before + n, total)?;
+            }
+            R::idle(&mut conn)?;
+            Ok((commits, between))
+        }));
+    }
+    let (busy, counts) = together(tasks, "writer thread", setup)?;
+    let ended = Ended {
+        spec: run.spec(),
+        writers,
+        live: true,
+        rows: total,
+        busy,
+        commits: counts.iter().map(|c| c.0).sum(),
+        between: counts.iter().map(|c| c.1).sum(),
+    };
+    run.finish(&mut control, &table, &before, &ended)
 }
 
 /// One thread's work, started when every thread is ready.
@@ -242,12 +462,13 @@ mod tests {
 
     #[test]
     fn commits_cover_every_row_once_and_close_each_curve_segment() {
-        let of = CurveOf {
+        let of = RunSpec {
             scheme: "s",
             storage: Pk,
             cache: "small",
+            cache_kib: 8,
             commit_rows: 3,
-            points: 2,
+            curve_points: 2,
         };
         let (mut committed, mut between) = (Vec::new(), Vec::new());
         let out = commit_loop(

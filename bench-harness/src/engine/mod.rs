@@ -5,7 +5,7 @@
 //! process with the profile's two page caches), how its runs are made, and what its own
 //! counters and files are. Everything here is the same for each: one server record
 //! ([`Server`]), one or two servers named small and large ([`servers`]), the run record
-//! ([`Run`]) and its files ([`files`]), the writers' id sources ([`id_source`]), the insert
+//! ([`Run`]) and its files ([`files`]), the writers' ids ([`producer`]), the insert
 //! loop ([`insert`]), the client threads of the round trips and their duplicate count
 //! ([`roundtrip`]), and the results kept in `data/<engine>.json` so that a run without a
 //! server carries them forward (`results`).
@@ -146,6 +146,19 @@ impl<E: Engine> Server<E> {
         }
     }
 
+    /// A run of `scheme` in `storage` on this server, with the profile's rows per commit
+    /// and curve points.
+    pub fn run<S>(&self, scheme: &'static str, storage: S, params: &Params) -> insert::RunSpec<S> {
+        insert::RunSpec {
+            scheme,
+            storage,
+            cache: self.cache,
+            cache_kib: self.cache_kib,
+            commit_rows: params.commit_rows,
+            curve_points: params.curve_points,
+        }
+    }
+
     /// `small` or `large`, and the server, as the report prints it.
     pub fn describe(&self) -> String {
         format!(
@@ -210,6 +223,36 @@ pub struct Run<S, O> {
     /// The engine's own counters.
     #[serde(flatten)]
     pub own: O,
+}
+
+impl<S: Copy, O> Run<S, O> {
+    /// The record of a run that `ended` so, with the table's and log's `sizes` and the
+    /// engine's own counters.
+    pub fn new(ended: &insert::Ended<S>, sizes: insert::Sizes, own: O) -> Self {
+        let (of, rows) = (&ended.spec, ended.rows);
+        let seconds = ended.busy.as_secs_f64();
+        Self {
+            scheme: Label(of.scheme),
+            storage: of.storage,
+            cache: Label(of.cache),
+            writers: ended.writers,
+            ids_made: Label(if ended.live { "during" } else { "before" }),
+            commit_rows: of.commit_rows,
+            rows,
+            seconds,
+            rows_per_sec: rows as f64 / seconds,
+            file_bytes: sizes.file,
+            bytes_per_row: sizes.file as f64 / rows.max(1) as f64,
+            table_bytes: sizes.table,
+            index_bytes: sizes.index,
+            leaf_pages: sizes.leaf_pages,
+            leaf_fill: sizes.leaf_fill,
+            wal_bytes: sizes.wal,
+            commits: ended.commits,
+            cache_kib: of.cache_kib,
+            own,
+        }
+    }
 }
 
 impl<S, O> Run<S, O> {
@@ -683,6 +726,16 @@ pub fn name_caches<S>(
 /// per id, no counter, so ids of one millisecond arrive in random order.
 pub const UUID_V7_RANDOM: &str = "uuid-v7-random";
 
+/// The schemes of the multi-writer runs, with their widths in bits: each engine keys them
+/// by its own binary type for that width.
+pub const CONCURRENT: [(&str, u32); 5] = [
+    ("snowflake-twitter", 64),
+    ("uuid-v7", 128),
+    (UUID_V7_RANDOM, 128),
+    ("ulid", 128),
+    ("uuid-v4", 128),
+];
+
 /// `n` UUIDv7 with random low bits, all of the current millisecond.
 pub fn uuid_v7_random(n: usize) -> Vec<RawId> {
     let ms = std::time::SystemTime::now()
@@ -717,23 +770,23 @@ pub fn made_before(entry: &Entry, n: usize) -> Result<(Scheme, Vec<RawId>), Erro
     Ok((scheme, ids))
 }
 
-/// Makes `n` ids at the moment a writer asks for them.
-pub type IdSource = Box<dyn FnMut(usize) -> Result<Vec<RawId>, Error> + Send>;
-
-/// One writer's ids: a generator of `scheme` with worker id `worker` (schemes with an
-/// identity; the others need none), or UUIDv7 with random low bits ([`UUID_V7_RANDOM`]).
+/// One writer's batches: ids of a generator of `scheme` with worker id `worker` (schemes
+/// with an identity; the others need none), or UUIDv7 with random low bits
+/// ([`UUID_V7_RANDOM`]), made at the moment the writer asks for them and bound as the
+/// engine's keys by `keys`.
 ///
 /// # Errors
 ///
 /// `setup(...)` when `scheme` is not in `entries`; a scheme's error when it cannot be built.
-pub fn id_source(
+pub fn producer<K>(
     entries: &[&Entry],
     scheme: &'static str,
     worker: u64,
     setup: fn(String) -> Error,
-) -> Result<IdSource, Error> {
+    keys: impl Fn(&[RawId]) -> Result<K, Error> + Send + 'static,
+) -> Result<insert::Producer<K>, Error> {
     if scheme == UUID_V7_RANDOM {
-        return Ok(Box::new(|n| Ok(uuid_v7_random(n))));
+        return Ok(Box::new(move |n| keys(&uuid_v7_random(n))));
     }
     let entry = entries
         .iter()
@@ -751,7 +804,7 @@ pub fn id_source(
         generator
             .fill_raw(&mut ids)
             .map_err(Error::generate(name))?;
-        Ok(ids)
+        keys(&ids)
     }))
 }
 

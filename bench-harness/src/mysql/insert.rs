@@ -6,16 +6,13 @@
 //! `mysql.innodb_index_stats` after `ANALYZE TABLE`; redo bytes from the log sequence number
 //! before and after; pages written from `Innodb_pages_written`.
 
-use std::time::Duration;
-
 use idkit_core::RawId;
 use mysql::prelude::Queryable;
 use mysql::{Conn, Value};
 use serde::{Deserialize, Serialize};
 
-use super::Server;
 use crate::Error;
-use crate::engine::insert::{CurveOf, CurvePoint, StorageName, Task, commit_loop, together};
+use crate::engine::insert::{CurvePoint, Ended, RunSpec, ServerRun, Sizes, StorageName};
 use crate::engine::{Label, Run};
 
 /// How the id is stored.
@@ -209,19 +206,13 @@ impl MyRun {
 /// One point of an insert-rate curve (a row of `btree_mysql_curve.csv`).
 pub type MyCurvePoint = CurvePoint<MyStorage>;
 
-/// What a run is.
+/// An InnoDB run: what every engine's run is, and the server's page size.
 #[derive(Debug, Clone, Copy)]
 pub struct Spec {
-    /// Scheme name.
-    pub scheme: &'static str,
-    /// `small` or `large`.
-    pub cache: &'static str,
-    /// `innodb_buffer_pool_size`, KiB.
-    pub cache_kib: i64,
-    /// Rows per commit.
-    pub commit_rows: usize,
-    /// Points on the insert-rate curve.
-    pub curve_points: usize,
+    /// Scheme, storage, cache (`innodb_buffer_pool_size`), rows per commit, curve points.
+    pub run: RunSpec<MyStorage>,
+    /// `innodb_page_size`, bytes.
+    pub page_size: u64,
 }
 
 /// The table every insert run writes, dropped before and after.
@@ -365,153 +356,74 @@ pub fn index_stats(conn: &mut Conn, table: &str) -> Result<Vec<(String, u64, u64
     Ok(out)
 }
 
-/// One writer inserts `keys` in commits of `spec.commit_rows`.
-///
-/// # Errors
-///
-/// [`Error::MySql`].
-pub fn run_one(
-    server: &Server,
-    conn: &mut Conn,
-    spec: &Spec,
-    keys: &Keys,
-) -> Result<(MyRun, Vec<MyCurvePoint>), Error> {
-    create_table(conn, keys)?;
-    let before = mark(conn, true)?;
-    let done = commit_loop(
-        keys.rows,
-        &CurveOf {
-            scheme: spec.scheme,
-            storage: keys.storage,
-            cache: spec.cache,
-            commit_rows: spec.commit_rows,
-            points: spec.curve_points,
-        },
-        |range| keys.insert(conn, range),
-        |_, _| Ok(()),
-    )?;
-    let run = finish(
-        server,
-        conn,
-        spec,
-        keys,
-        (1, false),
-        done.busy,
-        done.commits,
-        &before,
-    )?;
-    conn.query_drop(format!("DROP TABLE {TABLE}"))?;
-    Ok((run, done.curve))
-}
+/// An InnoDB insert run: a fresh table and the index metrics reset before it, one multi-row
+/// `INSERT` per commit, and the tree, the metrics and the log sequence number read at the
+/// end. Its table is the id column's SQL type and key bytes.
+impl ServerRun for Spec {
+    type Conn = Conn;
+    type Keys = Keys;
+    type Prepared = ();
+    type Table = (String, f64);
+    type Mark = Mark;
+    type Storage = MyStorage;
+    type Record = MyRun;
 
-/// Reads the tree and the counters of a finished run into a [`MyRun`].
-#[allow(clippy::too_many_arguments)]
-fn finish(
-    server: &Server,
-    conn: &mut Conn,
-    spec: &Spec,
-    keys: &Keys,
-    (writers, live): (usize, bool),
-    busy: Duration,
-    commits: u64,
-    before: &Mark,
-) -> Result<MyRun, Error> {
-    let after = mark(conn, false)?;
-    let (splits, merges, reorgs) = index_metrics(conn)?;
-    let stats = index_stats(conn, TABLE)?;
-    let page = server.own.page_size;
-    let table_pages: u64 = stats.first().map_or(0, |s| s.2);
-    let all_pages: u64 = stats.iter().map(|s| s.2).sum();
-    let leaf_pages = stats.first().map_or(0, |s| s.1);
-    let rows = keys.rows;
-    let seconds = busy.as_secs_f64();
-    Ok(MyRun {
-        scheme: Label(spec.scheme),
-        storage: keys.storage,
-        cache: Label(spec.cache),
-        writers,
-        ids_made: Label(if live { "during" } else { "before" }),
-        commit_rows: spec.commit_rows,
-        rows,
-        seconds,
-        rows_per_sec: rows as f64 / seconds,
-        file_bytes: all_pages * page,
-        bytes_per_row: (all_pages * page) as f64 / rows.max(1) as f64,
-        table_bytes: table_pages * page,
-        index_bytes: table_pages * page,
-        leaf_pages,
-        leaf_fill: leaf_fill(rows, record_bytes(keys.key_bytes, 0.0), leaf_pages, page),
-        wal_bytes: after.lsn_since(before),
-        commits,
-        cache_kib: spec.cache_kib,
-        own: MyCounters {
-            sql_type: Label(Box::leak(keys.sql_type.clone().into_boxed_str())),
+    fn spec(&self) -> RunSpec<MyStorage> {
+        self.run
+    }
+
+    fn rows(keys: &Keys) -> usize {
+        keys.rows
+    }
+
+    fn create(&self, conn: &mut Conn, keys: &Keys) -> Result<((String, f64), Mark), Error> {
+        create_table(conn, keys)?;
+        Ok(((keys.sql_type.clone(), keys.key_bytes), mark(conn, true)?))
+    }
+
+    fn prepare(_: &mut Conn, _: &Keys) -> Result<(), Error> {
+        Ok(())
+    }
+
+    fn insert(
+        conn: &mut Conn,
+        (): &(),
+        keys: &Keys,
+        range: std::ops::Range<usize>,
+    ) -> Result<(), Error> {
+        keys.insert(conn, range)
+    }
+
+    fn finish(
+        &self,
+        conn: &mut Conn,
+        (sql_type, key_bytes): &(String, f64),
+        before: &Mark,
+        ended: &Ended<MyStorage>,
+    ) -> Result<MyRun, Error> {
+        let after = mark(conn, false)?;
+        let (splits, merges, reorgs) = index_metrics(conn)?;
+        let stats = index_stats(conn, TABLE)?;
+        conn.query_drop(format!("DROP TABLE {TABLE}"))?;
+        let page = self.page_size;
+        let table_pages: u64 = stats.first().map_or(0, |s| s.2);
+        let leaf_pages = stats.first().map_or(0, |s| s.1);
+        let record = record_bytes(*key_bytes, 0.0);
+        let sizes = Sizes {
+            file: stats.iter().map(|s| s.2).sum::<u64>() * page,
+            table: table_pages * page,
+            index: table_pages * page,
+            leaf_pages,
+            leaf_fill: leaf_fill(ended.rows, record, leaf_pages, page),
+            wal: after.lsn_since(before),
+        };
+        let own = MyCounters {
+            sql_type: Label(Box::leak(sql_type.clone().into_boxed_str())),
             splits,
             merges,
             reorgs,
             pages_written: after.pages_written.saturating_sub(before.pages_written),
-        },
-    })
-}
-
-/// Makes the next batch of `n` keys, at the moment of the insert.
-pub type Producer = Box<dyn FnMut(usize) -> Result<Keys, Error> + Send>;
-
-/// Several writers at once, each with its own connection and producer, each inserting
-/// `rows_per_writer` rows in commits of `spec.commit_rows`; ids are made just before each
-/// insert, so the writers' ids of the same millisecond arrive interleaved.
-///
-/// # Errors
-///
-/// [`Error::MySql`], or a producer's error.
-pub fn run_many(
-    server: &Server,
-    spec: &Spec,
-    mut producers: Vec<Producer>,
-    rows_per_writer: usize,
-) -> Result<MyRun, Error> {
-    let mut control = server.connect()?;
-    // The table's column comes from a first batch of one key (not inserted).
-    let probe = producers
-        .first_mut()
-        .ok_or_else(|| Error::MySqlSetup("no writers".to_owned()))?(1)?;
-    create_table(&mut control, &probe)?;
-    let before = mark(&mut control, true)?;
-    let writers = producers.len();
-    let mut tasks: Vec<Task<u64>> = Vec::new();
-    for mut produce in producers {
-        let mut conn = server.connect()?;
-        let commit_rows = spec.commit_rows;
-        tasks.push(Box::new(move || {
-            let mut commits = 0;
-            let mut left = rows_per_writer;
-            while left > 0 {
-                let n = left.min(commit_rows);
-                let keys = produce(n)?;
-                keys.insert(&mut conn, 0..n)?;
-                commits += 1;
-                left -= n;
-            }
-            Ok(commits)
-        }));
+        };
+        Ok(MyRun::new(ended, sizes, own))
     }
-    let (busy, counts) = together(tasks, "writer thread", Error::MySqlSetup)?;
-    let commits = counts.iter().sum();
-    let keys = Keys {
-        rows: rows_per_writer * writers,
-        values: Vec::new(),
-        ..probe
-    };
-    let run = finish(
-        server,
-        &mut control,
-        spec,
-        &keys,
-        (writers, true),
-        busy,
-        commits,
-        &before,
-    )?;
-    control.query_drop(format!("DROP TABLE {TABLE}"))?;
-    Ok(run)
 }

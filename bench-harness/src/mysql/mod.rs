@@ -16,17 +16,15 @@ pub mod insert;
 pub mod roundtrip;
 pub mod shapes;
 
-use idkit_all::registry::Entry;
 use idkit_core::RawId;
-use insert::{Keys, MyStorage, Producer, Spec};
+use insert::{Keys, MyStorage, Spec};
 use mysql::Conn;
 use mysql::prelude::Queryable;
 use serde::{Deserialize, Serialize};
 
+use crate::engine::insert::{many_writers, one_writer};
 use crate::engine::roundtrip::RoundTrip;
-use crate::engine::{
-    self, BarPair, BarPanel, ByUrl, Charts, Engine, InsertResults, Job, Stamp, UUID_V7_RANDOM,
-};
+use crate::engine::{self, BarPair, BarPanel, ByUrl, Charts, Engine, InsertResults, Job, Stamp};
 use crate::{Error, Params};
 
 pub use insert::{MyCounters, MyCurvePoint, MyRun};
@@ -97,29 +95,6 @@ pub const TEXT_SCHEMES: [&str; 2] = ["uuid-v7", "uuid-v4"];
 
 /// The name of the `AUTO_INCREMENT` run.
 pub const AUTO_INCREMENT: &str = "AUTO_INCREMENT";
-
-/// The multi-writer runs: scheme and storage.
-const CONCURRENT: [&str; 5] = [
-    "snowflake-twitter",
-    "uuid-v7",
-    UUID_V7_RANDOM,
-    "ulid",
-    "uuid-v4",
-];
-
-/// One writer's producer: its ids ([`engine::id_source`]) as keys in the scheme's own
-/// binary column.
-fn producer(entries: &[&Entry], scheme: &'static str, worker: u64) -> Result<Producer, Error> {
-    let mut ids = engine::id_source(entries, scheme, worker, Error::MySqlSetup)?;
-    let storage = match idkit_all::registry::find(scheme) {
-        Ok(entry) => MyStorage::native(entry.info().bits),
-        // UUIDv7 with random low bits.
-        Err(_) => MyStorage::BinaryPk,
-    };
-    Ok(Box::new(move |n| {
-        insert::to_keys(scheme, &ids(n)?, storage, &|_| Ok(String::new()))
-    }))
-}
 
 /// The server settings that shape the runs, as `name = value`.
 fn settings(server: &Server) -> Result<Vec<String>, Error> {
@@ -289,12 +264,9 @@ impl Engine for InnoDb {
     fn measure(job: &Job<'_>, small: &Server, servers: &[Server]) -> Result<My, Error> {
         let (entries, params, progress) = (job.entries, job.params, job.progress);
         let rows = params.pg_rows;
-        let spec = |scheme, server: &Server| Spec {
-            scheme,
-            cache: server.cache,
-            cache_kib: server.cache_kib,
-            commit_rows: params.commit_rows,
-            curve_points: params.curve_points,
+        let spec = |scheme, storage, server: &Server| Spec {
+            run: server.run(scheme, storage, params),
+            page_size: server.own.page_size,
         };
         let mut out = My {
             servers: servers.iter().map(Server::describe).collect(),
@@ -312,7 +284,7 @@ impl Engine for InnoDb {
                 + uuid_typed
                 + TEXT_SCHEMES.len()
                 + servers.len()
-                + 2 * CONCURRENT.len()
+                + 2 * engine::CONCURRENT.len()
                 + shapes::SETUPS.len()
                 + 1,
         );
@@ -345,10 +317,9 @@ impl Engine for InnoDb {
                     keys.storage.name(),
                     servers[i].cache
                 ));
-                let (run, curve) = insert::run_one(
-                    &servers[i],
+                let (run, curve) = one_writer(
+                    spec(name, keys.storage, &servers[i]),
                     &mut connections[i],
-                    &spec(name, &servers[i]),
                     &keys,
                 )?;
                 out.runs.push(run);
@@ -358,10 +329,9 @@ impl Engine for InnoDb {
         }
         for (i, server) in servers.iter().enumerate() {
             bar.set_message(format!("AUTO_INCREMENT, {} buffer pool", server.cache));
-            let (run, curve) = insert::run_one(
-                server,
+            let (run, curve) = one_writer(
+                spec(AUTO_INCREMENT, MyStorage::AutoIncrementPk, server),
                 &mut connections[i],
-                &spec(AUTO_INCREMENT, server),
                 &insert::auto_increment(rows),
             )?;
             out.runs.push(run);
@@ -369,15 +339,30 @@ impl Engine for InnoDb {
             bar.inc(1);
         }
 
-        for (&scheme, writers) in CONCURRENT
+        for (&(scheme, bits), writers) in engine::CONCURRENT
             .iter()
             .flat_map(|c| [(c, 1), (c, params.pg_writers)])
         {
+            let storage = MyStorage::native(bits);
             bar.set_message(format!("{scheme}: {writers} writers at once"));
             let producers = (0..writers)
-                .map(|worker| producer(entries, scheme, worker as u64))
+                .map(|worker| {
+                    engine::producer(
+                        entries,
+                        scheme,
+                        worker as u64,
+                        Error::MySqlSetup,
+                        move |ids| insert::to_keys(scheme, ids, storage, &|_| Ok(String::new())),
+                    )
+                })
                 .collect::<Result<Vec<_>, _>>()?;
-            let run = insert::run_many(small, &spec(scheme, small), producers, rows / writers)?;
+            let run = many_writers(
+                spec(scheme, storage, small),
+                || small.connect(),
+                producers,
+                rows / writers,
+                Error::MySqlSetup,
+            )?;
             out.runs.push(run);
             bar.inc(1);
         }

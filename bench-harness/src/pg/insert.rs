@@ -2,17 +2,17 @@
 //! statement, one round trip), a `CHECKPOINT` every tenth of the run so that full-page
 //! images appear as they do in production, and the tree measured at the end.
 
-use std::time::Duration;
-
 use bytes::BytesMut;
-use postgres::Client;
 use postgres::types::{IsNull, ToSql, Type, to_sql_checked};
+use postgres::{Client, Statement};
 use serde::{Deserialize, Serialize};
 
 use super::count;
 use crate::Error;
-use crate::engine::insert::{CurveOf, CurvePoint, StorageName, Task, commit_loop, together};
-use crate::engine::{Label, Run};
+use crate::engine::Run;
+use crate::engine::insert::{CurvePoint, Ended, RunSpec, ServerRun, Sizes, StorageName};
+
+type Range = std::ops::Range<usize>;
 
 /// How the id is stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -92,8 +92,8 @@ impl Keys {
     fn insert(
         &self,
         client: &mut Client,
-        stmt: &postgres::Statement,
-        range: std::ops::Range<usize>,
+        stmt: &Statement,
+        range: Range,
     ) -> Result<u64, postgres::Error> {
         match self {
             Self::Bigint(v) => client.execute(stmt, &[&&v[range]]),
@@ -160,23 +160,13 @@ impl PgRun {
 /// One point of an insert-rate curve (a row of `btree_postgres_curve.csv`).
 pub type PgCurvePoint = CurvePoint<PgStorage>;
 
-/// What a run is.
+/// A PostgreSQL run: what every engine's run is, and its checkpoint schedule.
 #[derive(Debug, Clone, Copy)]
 pub struct Spec {
-    /// Scheme name.
-    pub scheme: &'static str,
-    /// Storage form.
-    pub storage: PgStorage,
-    /// `small` or `large`.
-    pub cache: &'static str,
-    /// `shared_buffers`, KiB.
-    pub cache_kib: i64,
-    /// Rows per commit.
-    pub commit_rows: usize,
+    /// Scheme, storage, cache (`shared_buffers`), rows per commit, curve points.
+    pub run: RunSpec<PgStorage>,
     /// Rows between two `CHECKPOINT`s.
     pub checkpoint_rows: usize,
-    /// Points on the insert-rate curve.
-    pub curve_points: usize,
 }
 
 /// The table every run writes, dropped before and after.
@@ -343,113 +333,97 @@ pub(crate) fn checkpoint_due(before: usize, after: usize, every: usize, total: u
     after / every > before / every && after < total
 }
 
-/// One writer inserts `keys` in commits of `spec.commit_rows`, with a `CHECKPOINT` every
-/// `spec.checkpoint_rows` rows (not timed).
-///
-/// # Errors
-///
-/// [`Error::Postgres`].
-pub fn run_one(
-    client: &mut Client,
-    spec: &Spec,
-    keys: &Keys,
-) -> Result<(PgRun, Vec<PgCurvePoint>), Error> {
-    let index = create_table(client, spec.storage, keys.form())?;
-    client.batch_execute("CHECKPOINT")?;
-    let before = wal_mark(client)?;
-    let stmt = client.prepare(&insert_sql(keys))?;
-    let rows = keys.len();
-    let mut checkpoints = 0;
-    // Both closures use the connection, one after the other.
-    let client = std::cell::RefCell::new(client);
-    let done = commit_loop(
-        rows,
-        &CurveOf {
-            scheme: spec.scheme,
-            storage: spec.storage,
-            cache: spec.cache,
-            commit_rows: spec.commit_rows,
-            points: spec.curve_points,
-        },
-        |range| {
-            keys.insert(&mut client.borrow_mut(), &stmt, range)?;
-            Ok(())
-        },
-        |before, end| {
-            if checkpoint_due(before, end, spec.checkpoint_rows, rows) {
-                client.borrow_mut().batch_execute("CHECKPOINT")?;
-                checkpoints += 1;
-            }
-            Ok(())
-        },
-    )?;
-    let client = client.into_inner();
-    let after = wal_mark(client)?;
-    let run = finish(
-        client,
-        spec,
-        &index,
-        (1, false),
-        rows,
-        done.busy,
-        done.commits,
-        checkpoints,
-        &before,
-        &after,
-    )?;
-    client.batch_execute(&format!("DROP TABLE {TABLE}"))?;
-    Ok((run, done.curve))
-}
+/// A PostgreSQL insert run: a fresh table and a `CHECKPOINT` before it, one
+/// `INSERT ... SELECT unnest($1)` per commit, a `CHECKPOINT` every `checkpoint_rows` rows
+/// (not timed), the WAL between the first and last mark and the index read at the end.
+impl ServerRun for Spec {
+    type Conn = Client;
+    type Keys = Keys;
+    type Prepared = Statement;
+    type Table = String;
+    type Mark = (String, i64);
+    type Storage = PgStorage;
+    type Record = PgRun;
 
-/// Reads the tree and the WAL of a finished run into a [`PgRun`].
-///
-/// # Errors
-///
-/// [`Error::Postgres`].
-#[allow(clippy::too_many_arguments)]
-pub fn finish(
-    client: &mut Client,
-    spec: &Spec,
-    index: &str,
-    (writers, live): (usize, bool),
-    rows: usize,
-    busy: Duration,
-    commits: u64,
-    checkpoints: u64,
-    before: &(String, i64),
-    after: &(String, i64),
-) -> Result<PgRun, Error> {
-    let wal = wal_between(client, before, after)?;
-    let tree = tree_stats(client, index)?;
-    let seconds = busy.as_secs_f64();
-    Ok(PgRun {
-        scheme: Label(spec.scheme),
-        storage: spec.storage,
-        cache: Label(spec.cache),
-        writers,
-        ids_made: Label(if live { "during" } else { "before" }),
-        commit_rows: spec.commit_rows,
-        rows,
-        seconds,
-        rows_per_sec: rows as f64 / seconds,
-        file_bytes: tree.total,
-        bytes_per_row: tree.total as f64 / rows.max(1) as f64,
-        table_bytes: tree.table,
-        index_bytes: tree.index,
-        leaf_pages: tree.leaf_pages,
-        leaf_fill: tree.leaf_fill,
-        wal_bytes: wal.bytes,
-        commits,
-        cache_kib: spec.cache_kib,
-        own: PgCounters {
+    fn spec(&self) -> RunSpec<PgStorage> {
+        self.run
+    }
+
+    fn rows(keys: &Keys) -> usize {
+        keys.len()
+    }
+
+    fn create(&self, client: &mut Client, keys: &Keys) -> Result<(String, (String, i64)), Error> {
+        let index = create_table(client, self.run.storage, keys.form())?;
+        client.batch_execute("CHECKPOINT")?;
+        Ok((index, wal_mark(client)?))
+    }
+
+    fn prepare(client: &mut Client, keys: &Keys) -> Result<Statement, Error> {
+        Ok(client.prepare(&insert_sql(keys))?)
+    }
+
+    fn insert(
+        client: &mut Client,
+        stmt: &Statement,
+        keys: &Keys,
+        range: Range,
+    ) -> Result<(), Error> {
+        keys.insert(client, stmt, range)?;
+        Ok(())
+    }
+
+    fn between(
+        &self,
+        client: &mut Client,
+        before: usize,
+        after: usize,
+        total: usize,
+    ) -> Result<u64, Error> {
+        if !checkpoint_due(before, after, self.checkpoint_rows, total) {
+            return Ok(0);
+        }
+        client.batch_execute("CHECKPOINT")?;
+        Ok(1)
+    }
+
+    fn idle(client: &mut Client) -> Result<(), Error> {
+        // Hand this backend's WAL counters to pg_stat_wal before the final mark: the flush
+        // happens when it is idle, before it reads the next statement.
+        client.batch_execute("SELECT pg_stat_force_next_flush()")?;
+        client.batch_execute("SELECT 1")?;
+        Ok(())
+    }
+
+    fn finish(
+        &self,
+        client: &mut Client,
+        index: &String,
+        before: &(String, i64),
+        ended: &Ended<PgStorage>,
+    ) -> Result<PgRun, Error> {
+        let after = wal_mark(client)?;
+        let wal = wal_between(client, before, &after)?;
+        let tree = tree_stats(client, index)?;
+        client.batch_execute(&format!("DROP TABLE {TABLE}"))?;
+        let sizes = Sizes {
+            file: tree.total,
+            table: tree.table,
+            index: tree.index,
+            leaf_pages: tree.leaf_pages,
+            leaf_fill: tree.leaf_fill,
+            wal: wal.bytes,
+        };
+        let own = PgCounters {
             depth: tree.depth,
             splits_l: wal.splits_l,
             splits_r: wal.splits_r,
             fpi: wal.fpi,
             fpi_bytes: wal.fpi_bytes,
-            checkpoints,
-        },
-    })
+            checkpoints: ended.between,
+        };
+        Ok(PgRun::new(ended, sizes, own))
+    }
 }
 
 /// The column type a scheme's ids are stored as.
@@ -541,86 +515,4 @@ pub fn to_keys(
         Form::Bytea => Keys::Bytea(ids.iter().map(|id| id.as_bytes().to_vec()).collect()),
         Form::Text => Keys::Text(ids.iter().map(format).collect::<Result<_, _>>()?),
     })
-}
-
-/// Makes the next batch of `n` keys, at the moment of the insert.
-pub type Producer = Box<dyn FnMut(usize) -> Result<Keys, Error> + Send>;
-
-/// Several writers at once, each with its own connection and producer, each inserting
-/// `rows_per_writer` rows in commits of `spec.commit_rows`; ids are made just before each
-/// insert, so the writers' ids of the same millisecond arrive interleaved. Each time the
-/// writers together pass another `spec.checkpoint_rows` rows, the writer whose commit
-/// passed it issues a `CHECKPOINT` before its next commit while the others keep writing (as
-/// the checkpointer would), so the schedule is the one-writer runs' whatever the timing.
-///
-/// # Errors
-///
-/// [`Error::Postgres`], or a producer's error.
-pub fn run_many(
-    server: &super::Server,
-    spec: &Spec,
-    form: Form,
-    producers: Vec<Producer>,
-    rows_per_writer: usize,
-) -> Result<PgRun, Error> {
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
-    let mut control = server.connect()?;
-    let index = create_table(&mut control, spec.storage, form)?;
-    control.batch_execute("CHECKPOINT")?;
-    let before = wal_mark(&mut control)?;
-    let writers = producers.len();
-    let total = rows_per_writer * writers;
-    let done = Arc::new(AtomicUsize::new(0));
-    let mut tasks: Vec<Task<(u64, u64)>> = Vec::new();
-    for mut produce in producers {
-        let mut client = server.connect()?;
-        let done = done.clone();
-        let (commit_rows, every) = (spec.commit_rows, spec.checkpoint_rows);
-        tasks.push(Box::new(move || {
-            let mut stmt = None;
-            let (mut commits, mut checkpoints) = (0, 0);
-            let mut left = rows_per_writer;
-            while left > 0 {
-                let n = left.min(commit_rows);
-                let keys = produce(n)?;
-                let stmt = match &stmt {
-                    Some(s) => s,
-                    None => stmt.insert(client.prepare(&insert_sql(&keys))?),
-                };
-                keys.insert(&mut client, stmt, 0..n)?;
-                commits += 1;
-                left -= n;
-                let before = done.fetch_add(n, Ordering::Relaxed);
-                if checkpoint_due(before, before + n, every, total) {
-                    client.batch_execute("CHECKPOINT")?;
-                    checkpoints += 1;
-                }
-            }
-            // Hand this backend's WAL counters to pg_stat_wal before the final mark:
-            // the flush happens when it is idle, before it reads the next statement.
-            client.batch_execute("SELECT pg_stat_force_next_flush()")?;
-            client.batch_execute("SELECT 1")?;
-            Ok((commits, checkpoints))
-        }));
-    }
-    let (busy, counts) = together(tasks, "writer thread", Error::PgSetup)?;
-    let commits = counts.iter().map(|c| c.0).sum();
-    let checkpoints = counts.iter().map(|c| c.1).sum();
-    let after = wal_mark(&mut control)?;
-    let run = finish(
-        &mut control,
-        spec,
-        &index,
-        (writers, true),
-        total,
-        busy,
-        commits,
-        checkpoints,
-        &before,
-        &after,
-    )?;
-    control.batch_execute(&format!("DROP TABLE {TABLE}"))?;
-    Ok(run)
 }

@@ -13,15 +13,13 @@ pub mod created_at;
 pub mod insert;
 pub mod roundtrip;
 
-use idkit_all::registry::Entry;
 use idkit_core::RawId;
-use insert::{Form, Keys, Producer, Spec};
+use insert::{Form, Keys, Spec};
 use postgres::{Client, NoTls};
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{
-    self, BarPair, BarPanel, ByUrl, Charts, Engine, InsertResults, Job, Stamp, UUID_V7_RANDOM,
-};
+use crate::engine::insert::{many_writers, one_writer};
+use crate::engine::{self, BarPair, BarPanel, ByUrl, Charts, Engine, InsertResults, Job, Stamp};
 use crate::{Error, Params};
 
 pub use insert::{PgCounters, PgCurvePoint, PgRun, PgStorage};
@@ -72,28 +70,6 @@ engine::insert_results!(Pg, PgStorage, PgCounters, |bits| Form::native(bits).pk(
 /// A count PostgreSQL returns as a signed integer (never negative here).
 pub(crate) fn count(v: i64) -> u64 {
     u64::try_from(v).unwrap_or(0)
-}
-
-/// The multi-writer runs: scheme and key form.
-const CONCURRENT: [(&str, Form); 5] = [
-    ("snowflake-twitter", Form::Bigint),
-    ("uuid-v7", Form::Uuid),
-    (UUID_V7_RANDOM, Form::Uuid),
-    ("ulid", Form::Uuid),
-    ("uuid-v4", Form::Uuid),
-];
-
-/// One writer's producer: its ids ([`engine::id_source`]) as keys of `form`.
-fn producer(
-    entries: &[&Entry],
-    scheme: &'static str,
-    form: Form,
-    worker: u64,
-) -> Result<Producer, Error> {
-    let mut ids = engine::id_source(entries, scheme, worker, Error::PgSetup)?;
-    Ok(Box::new(move |n| {
-        insert::to_keys(scheme, &ids(n)?, form, &|_| Ok(String::new()))
-    }))
 }
 
 /// The server settings that shape the runs, as `name = value`.
@@ -282,13 +258,8 @@ impl Engine for Postgres {
         let rows = params.pg_rows;
         let checkpoint_rows = rows.div_ceil(params.pg_checkpoints).max(params.commit_rows);
         let spec = |scheme, storage, server: &Server| Spec {
-            scheme,
-            storage,
-            cache: server.cache,
-            cache_kib: server.cache_kib,
-            commit_rows: params.commit_rows,
+            run: server.run(scheme, storage, params),
             checkpoint_rows,
-            curve_points: params.curve_points,
         };
         let mut out = Pg {
             servers: servers.iter().map(Server::describe).collect(),
@@ -307,7 +278,7 @@ impl Engine for Postgres {
             .count();
         let bar = progress.bar(
             "postgres",
-            entries.len() * (servers.len() + 2) + uuid_typed + 2 * CONCURRENT.len() + 3,
+            entries.len() * (servers.len() + 2) + uuid_typed + 2 * engine::CONCURRENT.len() + 3,
         );
         let mut v4_v7: (Option<Keys>, Option<Keys>) = (None, None);
         for entry in entries {
@@ -346,11 +317,8 @@ impl Engine for Postgres {
                     storage.name(),
                     servers[i].cache
                 ));
-                let (run, curve) = insert::run_one(
-                    &mut connections[i],
-                    &spec(name, storage, &servers[i]),
-                    &keys,
-                )?;
+                let (run, curve) =
+                    one_writer(spec(name, storage, &servers[i]), &mut connections[i], &keys)?;
                 out.runs.push(run);
                 out.curve.extend(curve);
                 bar.inc(1);
@@ -358,21 +326,25 @@ impl Engine for Postgres {
         }
 
         // Several writers into one table.
-        for (&(scheme, form), writers) in CONCURRENT
+        for (&(scheme, bits), writers) in engine::CONCURRENT
             .iter()
             .flat_map(|c| [(c, 1), (c, params.pg_writers)])
         {
+            let form = Form::native(bits);
             bar.set_message(format!("{scheme}: {writers} writers at once"));
             let producers = (0..writers)
-                .map(|worker| producer(entries, scheme, form, worker as u64))
+                .map(|worker| {
+                    engine::producer(entries, scheme, worker as u64, Error::PgSetup, move |ids| {
+                        insert::to_keys(scheme, ids, form, &|_| Ok(String::new()))
+                    })
+                })
                 .collect::<Result<Vec<_>, _>>()?;
-            let storage = form.pk();
-            let run = insert::run_many(
-                small,
-                &spec(scheme, storage, small),
-                form,
+            let run = many_writers(
+                spec(scheme, form.pk(), small),
+                || small.connect(),
                 producers,
                 rows / writers,
+                Error::PgSetup,
             )?;
             out.runs.push(run);
             bar.inc(1);
