@@ -11,7 +11,7 @@ use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
 
 use crate::engine::insert::StorageName as _;
-use crate::engine::{BarPair, Engine, InsertResults, RunOf};
+use crate::engine::{BarPair, BarPanel, Engine, InsertResults, RunOf};
 use crate::output::Results;
 use crate::svgtext::OutlinedSvg;
 use crate::{Error, Progress};
@@ -34,14 +34,31 @@ pub struct ChartFile {
     pub title: String,
 }
 
-trait Chart {
-    fn stem(&self) -> &'static str;
-    fn title(&self) -> String;
+/// A chart: one panel, or two side by side.
+pub(crate) struct Chart {
+    stem: &'static str,
+    title: String,
+    left: Panel,
+    right: Option<Panel>,
+}
+
+/// A chart's panel.
+enum Panel {
+    Bars(Bars<'static>),
+    Lines(Lines<'static>),
+}
+
+impl Panel {
     fn draw<DB: DrawingBackend>(
         &self,
-        root: &DrawingArea<DB, Shift>,
+        area: &DrawingArea<DB, Shift>,
         s: f64,
-    ) -> DrawResult<DB::ErrorType>;
+    ) -> DrawResult<DB::ErrorType> {
+        match self {
+            Self::Bars(bars) => draw_bars(area, s, bars),
+            Self::Lines(lines) => draw_lines(area, s, lines),
+        }
+    }
 }
 
 fn font() -> FontRef<'static> {
@@ -67,21 +84,18 @@ pub(crate) fn draw_all(
     progress: &Progress,
 ) -> Result<Vec<ChartFile>, Error> {
     std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
-    let mut charts: Vec<Box<dyn ErasedChart>> = vec![
-        Box::new(NsPerId::new(results)),
-        Box::new(Threads::new(results)),
-    ];
+    let mut charts = vec![ns_per_id(results), threads(results)];
     for engine in results.engines {
         charts.extend(engine.charts(results));
     }
     let bar = progress.bar("charts", charts.len());
     let mut files = Vec::new();
     for chart in &charts {
-        bar.set_message(chart.stem());
+        bar.set_message(chart.stem);
         chart.render(dir)?;
         files.push(ChartFile {
-            stem: chart.stem(),
-            title: chart.title(),
+            stem: chart.stem,
+            title: chart.title.clone(),
         });
         bar.inc(1);
     }
@@ -96,24 +110,25 @@ pub(crate) fn draw_all(
     Ok(files)
 }
 
-/// A chart of any kind, as [`draw_all`] draws it.
-pub(crate) trait ErasedChart {
-    fn stem(&self) -> &'static str;
-    fn title(&self) -> String;
-    fn render(&self, dir: &Path) -> Result<(), Error>;
-}
+impl Chart {
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        s: f64,
+    ) -> DrawResult<DB::ErrorType> {
+        let Some(right) = &self.right else {
+            return self.left.draw(root, s);
+        };
+        let (left_area, right_area) = root.split_horizontally(f64::from(SIZE.0) * s / 2.0);
+        self.left.draw(&left_area, s)?;
+        right.draw(&right_area, s)
+    }
 
-impl<C: Chart> ErasedChart for C {
-    fn stem(&self) -> &'static str {
-        Chart::stem(self)
-    }
-    fn title(&self) -> String {
-        Chart::title(self)
-    }
+    /// Writes `<stem>.png` and `<stem>.svg` into `dir`.
     fn render(&self, dir: &Path) -> Result<(), Error> {
-        let chart_err = |e: String| Error::Chart(format!("{}: {e}", Chart::stem(self)));
+        let chart_err = |e: String| Error::Chart(format!("{}: {e}", self.stem));
         let font = font();
-        let png = dir.join(format!("{}.png", Chart::stem(self)));
+        let png = dir.join(format!("{}.png", self.stem));
         {
             let root = BitMapBackend::new(&png, SIZE).into_drawing_area();
             root.fill(&WHITE).map_err(|e| chart_err(e.to_string()))?;
@@ -135,7 +150,7 @@ impl<C: Chart> ErasedChart for C {
             &format!("width=\"{}\" height=\"{}\"", SIZE.0, SIZE.1),
             1,
         );
-        let path = dir.join(format!("{}.svg", Chart::stem(self)));
+        let path = dir.join(format!("{}.svg", self.stem));
         std::fs::write(&path, svg).map_err(Error::io(path))
     }
 }
@@ -377,143 +392,75 @@ fn draw_lines<DB: DrawingBackend>(
     Ok(())
 }
 
-struct NsPerId(Vec<(String, f64, Option<f64>)>);
-
-impl NsPerId {
-    fn new(r: &Results<'_>) -> Self {
-        Self(
-            r.generation
-                .rows
-                .iter()
-                .filter(|g| g.variant == "shared" && g.threads == 1)
-                .map(|g| {
-                    (
-                        g.scheme.to_owned(),
-                        g.ns_per_id,
-                        g.cap_ids_per_sec.map(|c| 1e9 / c as f64),
-                    )
-                })
-                .collect(),
-        )
+/// Nanoseconds per id of each scheme's shared generator on one thread, with its layout's cap.
+fn ns_per_id(r: &Results<'_>) -> Chart {
+    let rows = r
+        .generation
+        .rows
+        .iter()
+        .filter(|g| g.variant == "shared" && g.threads == 1)
+        .map(|g| {
+            (
+                g.scheme.to_owned(),
+                g.ns_per_id,
+                g.cap_ids_per_sec.map(|c| 1e9 / c as f64),
+            )
+        })
+        .collect();
+    Chart {
+        stem: "generation_ns_per_id",
+        title: "Nanoseconds per id, one thread, the registry's shared generator (red: the \
+                layout's cap)"
+            .to_owned(),
+        left: Panel::Bars(Bars {
+            title: "ns per id, 1 thread (red: the layout's cap)",
+            x_desc: "nanoseconds per id (log scale; shorter is faster)",
+            rows,
+            log: true,
+            percent: false,
+        }),
+        right: None,
     }
 }
 
-impl Chart for NsPerId {
-    fn stem(&self) -> &'static str {
-        "generation_ns_per_id"
-    }
-    fn title(&self) -> String {
-        "Nanoseconds per id, one thread, the registry's shared generator (red: the layout's cap)"
-            .to_owned()
-    }
-    fn draw<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-        s: f64,
-    ) -> DrawResult<DB::ErrorType> {
-        draw_bars(
-            root,
-            s,
-            &Bars {
-                title: "ns per id, 1 thread (red: the layout's cap)",
-                x_desc: "nanoseconds per id (log scale; shorter is faster)",
-                rows: self.0.clone(),
-                log: true,
-                percent: false,
-            },
-        )
-    }
-}
-
-struct Threads {
-    shared: Vec<(String, Vec<(f64, f64)>)>,
-    own: Vec<(String, Vec<(f64, f64)>)>,
-}
-
-impl Threads {
-    fn new(r: &Results<'_>) -> Self {
-        let series = |variant: &str, with_one: bool| {
-            r.entries()
-                .map(|name| {
-                    let pts = r
-                        .generation
-                        .rows
-                        .iter()
-                        .filter(|g| {
-                            g.scheme == name
-                                && (g.variant == variant
-                                    || (with_one && g.variant == "shared" && g.threads == 1))
-                        })
-                        .map(|g| (g.threads as f64, g.ids_per_sec))
-                        .collect();
-                    (name.to_owned(), pts)
-                })
-                .collect()
-        };
-        Self {
-            shared: series("shared", false),
-            own: series("per-thread", true),
-        }
-    }
-}
-
-impl Chart for Threads {
-    fn stem(&self) -> &'static str {
-        "generation_threads"
-    }
-    fn title(&self) -> String {
-        "Ids per second against threads: one shared generator, and one generator per thread"
-            .to_owned()
-    }
-    fn draw<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-        s: f64,
-    ) -> DrawResult<DB::ErrorType> {
-        let (left, right) = root.split_horizontally(f64::from(SIZE.0) * s / 2.0);
-        draw_lines(
-            &left,
-            s,
-            &Lines {
-                title: "one shared generator",
-                x_desc: "threads",
-                y_desc: "ids per second (log)",
-                series: self.shared.clone(),
-            },
-        )?;
-        draw_lines(
-            &right,
-            s,
-            &Lines {
-                title: "one generator per thread",
-                x_desc: "threads",
-                y_desc: "ids per second (log)",
-                series: self.own.clone(),
-            },
-        )
-    }
-}
-
-/// A chart of one line panel.
-struct OneLines {
-    stem: &'static str,
-    title: String,
-    panel: Lines<'static>,
-}
-
-impl Chart for OneLines {
-    fn stem(&self) -> &'static str {
-        self.stem
-    }
-    fn title(&self) -> String {
-        self.title.clone()
-    }
-    fn draw<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-        s: f64,
-    ) -> DrawResult<DB::ErrorType> {
-        draw_lines(root, s, &self.panel)
+/// Ids per second against threads: one shared generator, and one generator per thread.
+fn threads(r: &Results<'_>) -> Chart {
+    let series = |variant: &str, with_one: bool| {
+        r.entries()
+            .map(|name| {
+                let pts = r
+                    .generation
+                    .rows
+                    .iter()
+                    .filter(|g| {
+                        g.scheme == name
+                            && (g.variant == variant
+                                || (with_one && g.variant == "shared" && g.threads == 1))
+                    })
+                    .map(|g| (g.threads as f64, g.ids_per_sec))
+                    .collect();
+                (name.to_owned(), pts)
+            })
+            .collect()
+    };
+    let panel = |title, series| {
+        Panel::Lines(Lines {
+            title,
+            x_desc: "threads",
+            y_desc: "ids per second (log)",
+            series,
+        })
+    };
+    Chart {
+        stem: "generation_threads",
+        title: "Ids per second against threads: one shared generator, and one generator per \
+                thread"
+            .to_owned(),
+        left: panel("one shared generator", series("shared", false)),
+        right: Some(panel(
+            "one generator per thread",
+            series("per-thread", true),
+        )),
     }
 }
 
@@ -538,71 +485,19 @@ fn insert_rate(
     }
 }
 
-/// A chart of two bar panels side by side.
-struct TwoBars {
-    stem: &'static str,
-    title: String,
-    panels: [Bars<'static>; 2],
-}
-
-impl Chart for TwoBars {
-    fn stem(&self) -> &'static str {
-        self.stem
-    }
-    fn title(&self) -> String {
-        self.title.clone()
-    }
-    fn draw<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-        s: f64,
-    ) -> DrawResult<DB::ErrorType> {
-        let (left, right) = root.split_horizontally(f64::from(SIZE.0) * s / 2.0);
-        draw_bars(&left, s, &self.panels[0])?;
-        draw_bars(&right, s, &self.panels[1])
-    }
-}
-
-/// A bar panel of one value per run.
-fn panel<T>(
-    title: &'static str,
-    x_desc: &'static str,
-    runs: &[T],
-    value: impl Fn(&T) -> (String, f64),
-    log: bool,
-    percent: bool,
-) -> Bars<'static> {
-    Bars {
-        title,
-        x_desc,
-        rows: runs
-            .iter()
-            .map(|r| {
-                let (label, v) = value(r);
-                (label, v, None)
-            })
-            .collect(),
-        log,
-        percent,
-    }
-}
-
 /// An engine's charts ([`Engine::CHARTS`]): its insert-rate curve over each scheme's own key
 /// (small cache, the profile's rows per commit), and its two charts of bar panels over the
 /// same runs (one writer, each panel's cache).
-pub(crate) fn engine_charts<E: Engine>(
-    r: &Results<'_>,
-    results: &E::Results,
-) -> Vec<Box<dyn ErasedChart>> {
+pub(crate) fn engine_charts<E: Engine>(r: &Results<'_>, results: &E::Results) -> Vec<Chart> {
     if results.runs().is_empty() {
         return Vec::new();
     }
     let charts = &E::CHARTS;
     let commit_rows = r.params.commit_rows;
-    let curve = OneLines {
+    let curve = Chart {
         stem: charts.curve_stem,
         title: (charts.curve_title)(commit_rows, results.small_cache_kib()),
-        panel: insert_rate(r, charts.curve_panel, |name, bits| {
+        left: Panel::Lines(insert_rate(r, charts.curve_panel, |name, bits| {
             let storage = <E::Results as InsertResults>::native_storage(bits);
             let pts = results
                 .curve()
@@ -616,29 +511,28 @@ pub(crate) fn engine_charts<E: Engine>(
                 .map(|c| (c.rows_so_far as f64, c.batch_rows_per_sec))
                 .collect();
             (storage.name(), pts)
-        }),
+        })),
+        right: None,
     };
-    let bars = |pair: &BarPair<RunOf<E::Results>>| TwoBars {
-        stem: pair.stem,
-        title: (pair.title)(commit_rows),
-        panels: pair.panels.each_ref().map(|p| {
-            let runs: Vec<_> = r
+    // One bar per scheme: its own key, one writer, the panel's cache.
+    let panel = |p: &BarPanel<RunOf<E::Results>>| {
+        Panel::Bars(Bars {
+            title: p.title,
+            x_desc: p.x_desc,
+            rows: r
                 .entries()
                 .filter_map(|name| results.native(name, p.cache))
-                .collect();
-            panel(
-                p.title,
-                p.x_desc,
-                &runs,
-                |b| (b.scheme.to_string(), (p.value)(*b)),
-                p.log,
-                p.percent,
-            )
-        }),
+                .map(|b| (b.scheme.to_string(), (p.value)(b), None))
+                .collect(),
+            log: p.log,
+            percent: p.percent,
+        })
     };
-    vec![
-        Box::new(curve),
-        Box::new(bars(&charts.first)),
-        Box::new(bars(&charts.second)),
-    ]
+    let bars = |pair: &BarPair<RunOf<E::Results>>| Chart {
+        stem: pair.stem,
+        title: (pair.title)(commit_rows),
+        left: panel(&pair.panels[0]),
+        right: Some(panel(&pair.panels[1])),
+    };
+    vec![curve, bars(&charts.first), bars(&charts.second)]
 }

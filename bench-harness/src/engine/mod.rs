@@ -581,7 +581,7 @@ pub(crate) trait Measured: fmt::Debug {
     /// Its data files ([`files`]).
     fn files(&self) -> Vec<(String, String)>;
     /// Its charts ([`Engine::CHARTS`]).
-    fn charts(&self, r: &crate::output::Results<'_>) -> Vec<Box<dyn crate::charts::ErasedChart>>;
+    fn charts(&self, r: &crate::output::Results<'_>) -> Vec<crate::charts::Chart>;
     /// The results themselves, for the report's own sections of the engine.
     fn as_any(&self) -> &dyn Any;
 }
@@ -624,7 +624,7 @@ impl<E: Engine + 'static> Measured for Of<E> {
     fn files(&self) -> Vec<(String, String)> {
         files::<E>(&self.0)
     }
-    fn charts(&self, r: &crate::output::Results<'_>) -> Vec<Box<dyn crate::charts::ErasedChart>> {
+    fn charts(&self, r: &crate::output::Results<'_>) -> Vec<crate::charts::Chart> {
         crate::charts::engine_charts::<E>(r, &self.0)
     }
     fn as_any(&self) -> &dyn Any {
