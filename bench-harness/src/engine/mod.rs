@@ -365,6 +365,34 @@ macro_rules! insert_results {
 }
 pub(crate) use insert_results;
 
+/// The progress line that closes an engine's runs: how many, of how many rows, and uuid-v4
+/// against uuid-v7 (own key, small cache) in rows per second and page splits (`splits`).
+pub fn summary<R: InsertResults>(
+    name: &str,
+    results: &R,
+    rows: usize,
+    splits: fn(&RunOf<R>) -> u64,
+) -> String {
+    let (v4, v7) = (
+        results.native("uuid-v4", "small"),
+        results.native("uuid-v7", "small"),
+    );
+    let versus = match (v4, v7) {
+        (Some(a), Some(b)) => format!(
+            "; uuid-v4 {:.0} rows/s and {} splits against uuid-v7 {:.0} rows/s and {} splits",
+            a.rows_per_sec,
+            splits(a),
+            b.rows_per_sec,
+            splits(b)
+        ),
+        _ => String::new(),
+    };
+    format!(
+        "{name}: {} insert runs of {rows} rows{versus}",
+        results.runs().len()
+    )
+}
+
 /// The run record of an engine's results.
 pub type RunOf<R> = Run<<R as InsertResults>::Storage, <R as InsertResults>::Own>;
 

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::insert::{many_writers, one_writer};
 use crate::engine::roundtrip::RoundTrip;
-use crate::engine::{self, BarPair, BarPanel, ByUrl, Charts, Engine, InsertResults, Job, Stamp};
+use crate::engine::{self, BarPair, BarPanel, ByUrl, Charts, Engine, Job, Stamp};
 use crate::{Error, Params};
 
 pub use insert::{MyCounters, MyCurvePoint, MyRun};
@@ -393,21 +393,9 @@ impl Engine for InnoDb {
         )?;
         bar.inc(1);
 
-        let v4 = out.native("uuid-v4", small.cache);
-        let v7 = out.native("uuid-v7", small.cache);
         progress.done(
             &bar,
-            &format!(
-                "mysql: {} insert runs of {rows} rows{}",
-                out.runs.len(),
-                match (v4, v7) {
-                    (Some(a), Some(b)) => format!(
-                        "; uuid-v4 {:.0} rows/s and {} splits against uuid-v7 {:.0} rows/s and {} splits",
-                        a.rows_per_sec, a.own.splits, b.rows_per_sec, b.own.splits
-                    ),
-                    _ => String::new(),
-                }
-            ),
+            &engine::summary(Self::NAME, &out, rows, |r| r.own.splits),
         );
         Ok(out)
     }

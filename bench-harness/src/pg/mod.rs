@@ -19,7 +19,7 @@ use postgres::{Client, NoTls};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::insert::{many_writers, one_writer};
-use crate::engine::{self, BarPair, BarPanel, ByUrl, Charts, Engine, InsertResults, Job, Stamp};
+use crate::engine::{self, BarPair, BarPanel, ByUrl, Charts, Engine, Job, Stamp};
 use crate::{Error, Params};
 
 pub use insert::{PgCounters, PgCurvePoint, PgRun, PgStorage};
@@ -376,24 +376,9 @@ impl Engine for Postgres {
         }
         bar.inc(1);
 
-        let v4 = out.find("uuid-v4", PgStorage::UuidPk, small.cache, 1, false);
-        let v7 = out.find("uuid-v7", PgStorage::UuidPk, small.cache, 1, false);
         progress.done(
             &bar,
-            &format!(
-                "postgres: {} insert runs of {rows} rows{}",
-                out.runs.len(),
-                match (v4, v7) {
-                    (Some(a), Some(b)) => format!(
-                        "; uuid-v4 {:.0} rows/s and {} splits against uuid-v7 {:.0} rows/s and {} splits",
-                        a.rows_per_sec,
-                        a.splits(),
-                        b.rows_per_sec,
-                        b.splits()
-                    ),
-                    _ => String::new(),
-                }
-            ),
+            &engine::summary(Self::NAME, &out, rows, PgRun::splits),
         );
         Ok(out)
     }
