@@ -462,14 +462,7 @@ mod tests {
 
     #[test]
     fn commits_cover_every_row_once_and_close_each_curve_segment() {
-        let of = RunSpec {
-            scheme: "s",
-            storage: Pk,
-            cache: "small",
-            cache_kib: 8,
-            commit_rows: 3,
-            curve_points: 2,
-        };
+        let of = memory_run(3, 1).spec;
         let (mut committed, mut between) = (Vec::new(), Vec::new());
         let out = commit_loop(
             10,
@@ -490,6 +483,170 @@ mod tests {
         let ends: Vec<usize> = out.curve.iter().map(|p| p.rows_so_far).collect();
         // Segments of 5 rows: crossed at 6 and at the end.
         assert_eq!(ends, vec![6, 10]);
+    }
+
+    /// A server in memory: one table of keys shared by every connection, and a log of what
+    /// the driver asked of it.
+    #[derive(Debug, Default)]
+    struct Memory {
+        table: Vec<u64>,
+        created: usize,
+        idle: usize,
+    }
+
+    type Shared = Arc<std::sync::Mutex<Memory>>;
+
+    /// A run into [`Memory`] whose step between commits counts each crossing of `every`
+    /// rows, as PostgreSQL's checkpoints do.
+    #[derive(Debug, Clone, Copy)]
+    struct MemoryRun {
+        spec: RunSpec<Pk>,
+        every: usize,
+    }
+
+    impl ServerRun for MemoryRun {
+        type Conn = Shared;
+        type Keys = Vec<u64>;
+        type Prepared = ();
+        type Table = ();
+        type Mark = usize;
+        type Storage = Pk;
+        type Record = (Vec<u64>, usize, Ended<Pk>, usize);
+
+        fn spec(&self) -> RunSpec<Pk> {
+            self.spec
+        }
+        fn rows(keys: &Vec<u64>) -> usize {
+            keys.len()
+        }
+        fn create(&self, conn: &mut Shared, _: &Vec<u64>) -> Result<((), usize), Error> {
+            let mut server = conn.lock().unwrap();
+            server.created += 1;
+            Ok(((), server.table.len()))
+        }
+        fn prepare(_: &mut Shared, _: &Vec<u64>) -> Result<(), Error> {
+            Ok(())
+        }
+        fn insert(
+            conn: &mut Shared,
+            (): &(),
+            keys: &Vec<u64>,
+            range: Range<usize>,
+        ) -> Result<(), Error> {
+            conn.lock().unwrap().table.extend_from_slice(&keys[range]);
+            Ok(())
+        }
+        fn between(
+            &self,
+            _: &mut Shared,
+            before: usize,
+            after: usize,
+            total: usize,
+        ) -> Result<u64, Error> {
+            Ok(u64::from(
+                after / self.every > before / self.every && after < total,
+            ))
+        }
+        fn idle(conn: &mut Shared) -> Result<(), Error> {
+            conn.lock().unwrap().idle += 1;
+            Ok(())
+        }
+        fn finish(
+            &self,
+            conn: &mut Shared,
+            (): &(),
+            before: &usize,
+            ended: &Ended<Pk>,
+        ) -> Result<Self::Record, Error> {
+            let server = conn.lock().unwrap();
+            Ok((server.table.clone(), *before, *ended, server.idle))
+        }
+    }
+
+    fn memory_run(commit_rows: usize, every: usize) -> MemoryRun {
+        MemoryRun {
+            spec: RunSpec {
+                scheme: "s",
+                storage: Pk,
+                cache: "small",
+                cache_kib: 8,
+                commit_rows,
+                curve_points: 2,
+            },
+            every,
+        }
+    }
+
+    #[test]
+    fn one_writer_inserts_its_keys_in_order_with_the_engines_step_between_commits() {
+        let mut conn = Shared::default();
+        let keys: Vec<u64> = (100..110).collect();
+        let ((table, before, ended, idle), curve) =
+            one_writer(memory_run(3, 4), &mut conn, &keys).unwrap();
+        assert_eq!(table, keys);
+        assert_eq!(before, 0);
+        assert_eq!((ended.writers, ended.live, ended.rows), (1, false, 10));
+        assert_eq!(ended.commits, 4);
+        // Crossings of 4 and 8 rows before the last commit: at 6 and at 9.
+        assert_eq!(ended.between, 2);
+        assert_eq!(idle, 0);
+        assert_eq!(curve.last().map(|p| p.rows_so_far), Some(10));
+    }
+
+    #[test]
+    fn many_writers_insert_every_producers_keys_once_and_the_probe_not_at_all() {
+        let conn = Shared::default();
+        let writers = 4;
+        let producers: Vec<Producer<Vec<u64>>> = (0..writers)
+            .map(|w: u64| {
+                let mut next = w * 1_000_000;
+                Box::new(move |n: usize| {
+                    let keys: Vec<u64> = (next..next + n as u64).collect();
+                    next += n as u64;
+                    Ok(keys)
+                }) as Producer<Vec<u64>>
+            })
+            .collect();
+        let (mut table, before, ended, idle) = many_writers(
+            memory_run(7, 50),
+            || Ok(conn.clone()),
+            producers,
+            100,
+            Error::PgSetup,
+        )
+        .unwrap();
+        assert_eq!(before, 0);
+        assert_eq!(conn.lock().unwrap().created, 1);
+        assert_eq!((ended.writers, ended.live, ended.rows), (4, true, 400));
+        // 100 rows in commits of 7: 15 per writer.
+        assert_eq!(ended.commits, 60);
+        // Crossings of 50 rows among 400, the last one excluded: 7 of them, whatever the
+        // writers' interleaving.
+        assert_eq!(ended.between, 7);
+        assert_eq!(idle, 4);
+        table.sort_unstable();
+        // The first producer's first key went to the probe, not into the table.
+        let mut expected: Vec<u64> = (0..writers)
+            .flat_map(|w| {
+                let skip = u64::from(w == 0);
+                (w * 1_000_000 + skip..w * 1_000_000 + 100 + skip).collect::<Vec<_>>()
+            })
+            .collect();
+        expected.sort_unstable();
+        assert_eq!(table, expected);
+    }
+
+    #[test]
+    fn many_writers_without_producers_is_a_setup_error() {
+        let e = many_writers(
+            memory_run(7, 50),
+            || Ok(Shared::default()),
+            Vec::new(),
+            100,
+            Error::PgSetup,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("no writers"), "{e}");
     }
 
     #[test]
