@@ -47,6 +47,61 @@ pub(super) fn live_runs<R: InsertResults>(results: &R) -> Option<(Vec<&RunOf<R>>
     Some((live, writers))
 }
 
+/// An engine's words in the decision guide (`report/mod.rs`), from its own runs: after the
+/// line on 64-bit ids, Snowflake's own key against uuid-v4's; after the line on random keys,
+/// uuid-v4's against uuid-v7's; and a line of its own on many writers. The runs are found
+/// here ([`guide_snowflake`], [`guide_random`], [`guide_writers`]), the same way for every engine.
+pub(super) trait Guide: Engine {
+    /// `; in <engine> ...`: `snowflake` (`snowflake-twitter`) against `v4`, own keys, small
+    /// cache.
+    fn snowflake_clause(
+        results: &Self::Results,
+        snowflake: &RunOf<Self::Results>,
+        v4: &RunOf<Self::Results>,
+    ) -> String;
+    /// `; in <engine> ...`: `v4` against `v7`, own keys, small cache.
+    fn random_clause(v4: &RunOf<Self::Results>, v7: &RunOf<Self::Results>) -> String;
+    /// The line on uuid-v7 from `most` writers at once (`many`) against one writer's (`one`)
+    /// and uuid-v4's (`v4`).
+    fn writers_line(
+        most: usize,
+        one: &RunOf<Self::Results>,
+        many: &RunOf<Self::Results>,
+        v4: &RunOf<Self::Results>,
+    ) -> String;
+}
+
+/// `E`'s clause on Snowflake against uuid-v4, empty where either run is missing.
+pub(super) fn guide_snowflake<E: Guide>(r: &Results<'_>) -> String {
+    let results = r.engine::<E>();
+    results
+        .native("snowflake-twitter", "small")
+        .zip(results.native("uuid-v4", "small"))
+        .map_or(String::new(), |(s, v4)| {
+            E::snowflake_clause(&results, s, v4)
+        })
+}
+
+/// `E`'s clause on uuid-v4 against uuid-v7, empty where either run is missing.
+pub(super) fn guide_random<E: Guide>(r: &Results<'_>) -> String {
+    let results = r.engine::<E>();
+    v4_v7(&*results, "small").map_or(String::new(), |(v4, v7)| E::random_clause(v4, v7))
+}
+
+/// `E`'s line on many writers, where it has runs of uuid-v7 by one writer and by several and
+/// of uuid-v4 by one.
+pub(super) fn guide_writers<E: Guide>(r: &Results<'_>, md: &mut String) {
+    let results = r.engine::<E>();
+    let most = results.most_writers();
+    if let (Some(one), Some(many), Some(v4)) = (
+        results.live("uuid-v7", 1),
+        results.live("uuid-v7", most).filter(|_| most > 1),
+        results.live("uuid-v4", 1),
+    ) {
+        let _ = writeln!(md, "{}", E::writers_line(most, one, many, v4));
+    }
+}
+
 /// uuid-v4 and uuid-v7 keyed by their own type in `cache`, the runs every claim compares.
 pub(super) fn v4_v7<'a, R: InsertResults>(
     results: &'a R,

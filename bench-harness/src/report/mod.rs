@@ -558,28 +558,8 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
                 .map_or("-".to_owned(), |(a, b)| pct(
                     a.bytes_per_row / b.bytes_per_row
                 )),
-            pg.native("snowflake-twitter", "small")
-                .zip(pg.native("uuid-v4", "small"))
-                .map_or(String::new(), |(a, b)| format!(
-                    "; in PostgreSQL {} as `bigint` against {} for uuid-v4 as `uuid`",
-                    rate(a.rows_per_sec),
-                    rate(b.rows_per_sec)
-                )),
-            my.native("snowflake-twitter", "small")
-                .zip(my.native("uuid-v4", "small"))
-                .map_or(String::new(), |(a, b)| format!(
-                    "; in InnoDB {} as `BIGINT` against {} for uuid-v4 as `BINARY(16)`, and \
-                     every secondary index stores the 8-byte key instead of 16 bytes{}",
-                    rate(a.rows_per_sec),
-                    rate(b.rows_per_sec),
-                    my.shape(crate::mysql::shapes::SETUPS[0])
-                        .zip(my.shape(crate::mysql::shapes::SETUPS[1]))
-                        .map_or(String::new(), |(n, w)| format!(
-                            " ({} against {} for two of them)",
-                            mib(n.secondary_bytes),
-                            mib(w.secondary_bytes)
-                        ))
-                )),
+            engines::guide_snowflake::<Postgres>(r),
+            engines::guide_snowflake::<InnoDb>(r),
             tw.collision_duplicates,
             tw.collision_ids
         );
@@ -639,70 +619,12 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
             v4.pages_per_commit(),
             ins("uuid-v7").map_or("-".to_owned(), |x| format!("{:.1}", x.pages_per_commit())),
             pct(v4.leaf_fill),
-            pg.native("uuid-v4", "small")
-                .zip(pg.native("uuid-v7", "small"))
-                .map_or(String::new(), |(a, b)| format!(
-                    "; in PostgreSQL it wrote {:.1}x uuid-v7's WAL and its index was {} \
-                     dense against {} (nbtree splits pages in the middle)",
-                    a.wal_per_1k() / b.wal_per_1k().max(1.0),
-                    pct(a.leaf_fill),
-                    pct(b.leaf_fill)
-                )),
-            my.native("uuid-v4", "small")
-                .zip(my.native("uuid-v7", "small"))
-                .map_or(String::new(), |(a, b)| format!(
-                    "; in InnoDB, where the key orders the rows themselves, the table was \
-                     {:.2}x uuid-v7's at {} fill against {}",
-                    a.file_bytes as f64 / b.file_bytes.max(1) as f64,
-                    pct(a.leaf_fill),
-                    pct(b.leaf_fill)
-                ))
+            engines::guide_random::<Postgres>(r),
+            engines::guide_random::<InnoDb>(r)
         );
     }
-    let most = pg.most_writers();
-    if let (Some(one), Some(many), Some(v4)) = (
-        pg.live("uuid-v7", 1),
-        pg.live("uuid-v7", most).filter(|_| most > 1),
-        pg.live("uuid-v4", 1),
-    ) {
-        let _ = writeln!(
-            md,
-            "- **Many writers into one PostgreSQL table:** time order survives only per \
-             writer. uuid-v7 from {most} writers at once left the index {} dense (one writer: \
-             {}; uuid-v4: {}), because nbtree splits every leaf but the rightmost in the \
-             middle, while its WAL stayed at {} per 1,000 rows against uuid-v4's {}. Its index \
-             was {:.0}% larger than one writer's: expect that of a busy table, whatever the \
-             time-ordered scheme (SQLite, which rebalances siblings, was not measured with \
-             several writers).",
-            pct(many.leaf_fill),
-            pct(one.leaf_fill),
-            pct(v4.leaf_fill),
-            format_args!("{:.1} KiB", many.wal_per_1k() / 1024.0),
-            format_args!("{:.1} KiB", v4.wal_per_1k() / 1024.0),
-            (many.index_bytes as f64 / one.index_bytes.max(1) as f64 - 1.0) * 100.0
-        );
-    }
-    let my_most = my.most_writers();
-    if let (Some(one), Some(many), Some(v4)) = (
-        my.live("uuid-v7", 1),
-        my.live("uuid-v7", my_most).filter(|_| my_most > 1),
-        my.live("uuid-v4", 1),
-    ) {
-        let _ = writeln!(
-            md,
-            "- **Many writers into one InnoDB table:** uuid-v7 from {my_most} writers at once \
-             filled the table's leaves to {} (one writer: {}; uuid-v4: {}) with {:.2} splits \
-             per 1,000 rows (one writer: {:.2}) and {} of redo per 1,000 rows against \
-             uuid-v4's {}.",
-            pct(many.leaf_fill),
-            pct(one.leaf_fill),
-            pct(v4.leaf_fill),
-            many.splits_per_1k(),
-            one.splits_per_1k(),
-            format_args!("{:.1} KiB", many.wal_per_1k() / 1024.0),
-            format_args!("{:.1} KiB", v4.wal_per_1k() / 1024.0)
-        );
-    }
+    engines::guide_writers::<Postgres>(r, md);
+    engines::guide_writers::<InnoDb>(r, md);
     let my_best = |method: &str| engines::best(&my.roundtrip, method);
     if !my.roundtrip.is_empty() {
         let _ = writeln!(

@@ -4,14 +4,14 @@
 
 use std::fmt::Write as _;
 
-use super::engines::{self, CacheWords, ClaimRuns, Claims};
+use super::engines::{self, CacheWords, ClaimRuns, Claims, Guide};
 use super::{kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
 use crate::engine::UUID_V7_RANDOM;
 use crate::mysql::insert::MyStorage;
 use crate::mysql::shapes::{SETUPS, ShapeRun};
-use crate::mysql::{AUTO_INCREMENT, InnoDb, MyRun};
+use crate::mysql::{AUTO_INCREMENT, InnoDb, My, MyRun};
 use crate::output::Results;
 
 fn row(md: &mut String, b: &MyRun) {
@@ -420,6 +420,51 @@ impl Claims for InnoDb {
             v7s.pages_per_commit(),
             runs.large_rates()
         );
+    }
+}
+
+/// InnoDB's words in the decision guide.
+impl Guide for InnoDb {
+    fn snowflake_clause(my: &My, snowflake: &MyRun, v4: &MyRun) -> String {
+        format!(
+            "; in InnoDB {} as `BIGINT` against {} for uuid-v4 as `BINARY(16)`, and \
+             every secondary index stores the 8-byte key instead of 16 bytes{}",
+            rate(snowflake.rows_per_sec),
+            rate(v4.rows_per_sec),
+            my.shape(SETUPS[0])
+                .zip(my.shape(SETUPS[1]))
+                .map_or(String::new(), |(n, w)| format!(
+                    " ({} against {} for two of them)",
+                    mib(n.secondary_bytes),
+                    mib(w.secondary_bytes)
+                ))
+        )
+    }
+
+    fn random_clause(v4: &MyRun, v7: &MyRun) -> String {
+        format!(
+            "; in InnoDB, where the key orders the rows themselves, the table was \
+             {:.2}x uuid-v7's at {} fill against {}",
+            v4.file_bytes as f64 / v7.file_bytes.max(1) as f64,
+            pct(v4.leaf_fill),
+            pct(v7.leaf_fill)
+        )
+    }
+
+    fn writers_line(most: usize, one: &MyRun, many: &MyRun, v4: &MyRun) -> String {
+        format!(
+            "- **Many writers into one InnoDB table:** uuid-v7 from {most} writers at once \
+             filled the table's leaves to {} (one writer: {}; uuid-v4: {}) with {:.2} splits \
+             per 1,000 rows (one writer: {:.2}) and {} of redo per 1,000 rows against \
+             uuid-v4's {}.",
+            pct(many.leaf_fill),
+            pct(one.leaf_fill),
+            pct(v4.leaf_fill),
+            many.splits_per_1k(),
+            one.splits_per_1k(),
+            format_args!("{:.1} KiB", many.wal_per_1k() / 1024.0),
+            format_args!("{:.1} KiB", v4.wal_per_1k() / 1024.0)
+        )
     }
 }
 
