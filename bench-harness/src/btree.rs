@@ -171,7 +171,7 @@ pub struct Sqlite;
 
 impl Engine for Sqlite {
     const NAME: &'static str = "sqlite";
-    const BY_URL: Option<ByUrl> = None;
+    const BY_URL: Option<ByUrl<Self>> = None;
     const RUNS_FILE: &'static str = "btree";
     type ServerOwn = ();
     type Results = Btree;

@@ -88,7 +88,7 @@ pub(crate) const ENGINES: &[&dyn engine::Listed] = &[&btree::Sqlite, &pg::Postgr
 pub fn engines() -> impl Iterator<Item = (&'static str, &'static str)> {
     ENGINES
         .iter()
-        .filter_map(|e| Some((e.name(), e.by_url()?.url_help)))
+        .filter_map(|e| Some((e.name(), e.url_help()?)))
 }
 
 /// What a finished run measured, in counts.

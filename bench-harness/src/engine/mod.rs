@@ -39,7 +39,7 @@ pub trait Engine: Sized {
     /// How its servers are given: by URL ([`ByUrl`]; without one, the engine's figures kept
     /// in `data/<NAME>.json` are carried forward), or `None` for an engine in process,
     /// measured by every run.
-    const BY_URL: Option<ByUrl>;
+    const BY_URL: Option<ByUrl<Self>>;
     /// The stem of its runs' file (`btree_<NAME>`; SQLite's, the first, is `btree`), and of
     /// its curve's (`<stem>_curve`).
     const RUNS_FILE: &'static str;
@@ -72,13 +72,19 @@ pub trait Engine: Sized {
     fn more_files(results: &Self::Results) -> Vec<(&'static str, String)>;
 
     /// Its servers, named `small` and `large` by their caches: those at `urls`, each
-    /// checked for what the runs need ([`servers`]), or, in process, one per cache size of
-    /// `params` (SQLite, which takes no URL).
+    /// checked for what the runs need by [`ByUrl::check`] ([`servers`]; none for an engine
+    /// without [`Self::BY_URL`]), or, in process, one per cache size of `params` (SQLite,
+    /// which takes no URL, implements this itself).
     ///
     /// # Errors
     ///
     /// The engine's own error for an unreachable or unsuitable server.
-    fn servers(urls: &[String], params: &Params) -> Result<Vec<Server<Self>>, Error>;
+    fn servers(urls: &[String], _params: &Params) -> Result<Vec<Server<Self>>, Error> {
+        match Self::BY_URL {
+            Some(by_url) => servers(urls, by_url.check, by_url.setup),
+            None => Ok(Vec::new()),
+        }
+    }
 
     /// The engine's name in messages (`SQLite`, `PostgreSQL`, `MySQL`).
     const TITLE: &'static str;
@@ -99,13 +105,18 @@ pub trait Engine: Sized {
     ) -> Result<Self::Results, Error>;
 }
 
-/// How an engine's servers are given to the run.
-#[derive(Debug, Clone, Copy)]
-pub struct ByUrl {
+/// How an engine's servers are given to the run: by URL, each checked.
+#[derive(Debug)]
+pub struct ByUrl<E: Engine> {
     /// The `scripts/report.sh` flag that starts throwaway servers and measures it.
     pub flag: &'static str,
     /// The help of the `report` binary's `--<NAME>-url` option: what server it takes.
     pub url_help: &'static str,
+    /// Connects to a URL and checks that the server is fit for the runs.
+    pub check: fn(&str) -> Result<Server<E>, Error>,
+    /// The engine's error for servers not fit for the runs (more than two, or two with the
+    /// same cache).
+    pub setup: fn(String) -> Error,
 }
 
 /// One server of engine `E` to measure on: what every engine's server has, and the engine's
@@ -587,8 +598,9 @@ pub fn files<E: Engine>(results: &E::Results) -> Vec<(String, String)> {
 pub(crate) trait Listed: Sync {
     /// [`Engine::NAME`].
     fn name(&self) -> &'static str;
-    /// [`Engine::BY_URL`].
-    fn by_url(&self) -> Option<ByUrl>;
+    /// The help of its `--<name>-url` option ([`ByUrl::url_help`]); `None` for an engine
+    /// in process.
+    fn url_help(&self) -> Option<&'static str>;
     /// Checks the servers at `urls` ([`Engine::servers`]), before any run, so that a bad
     /// URL fails in seconds.
     fn servers(&self, urls: &[String], params: &Params) -> Result<Box<dyn Pending>, Error>;
@@ -618,8 +630,8 @@ impl<E: Engine + Sync + 'static> Listed for E {
     fn name(&self) -> &'static str {
         E::NAME
     }
-    fn by_url(&self) -> Option<ByUrl> {
-        E::BY_URL
+    fn url_help(&self) -> Option<&'static str> {
+        E::BY_URL.map(|u| u.url_help)
     }
     fn servers(&self, urls: &[String], params: &Params) -> Result<Box<dyn Pending>, Error> {
         Ok(Box::new(Servers::<E>(E::servers(urls, params)?)))

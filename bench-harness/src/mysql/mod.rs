@@ -22,10 +22,10 @@ use mysql::Conn;
 use mysql::prelude::Queryable;
 use serde::{Deserialize, Serialize};
 
+use crate::Error;
 use crate::engine::insert::{many_writers, one_writer};
 use crate::engine::roundtrip::RoundTrip;
 use crate::engine::{self, BarPair, BarPanel, ByUrl, Charts, Engine, Job, Stamp};
-use crate::{Error, Params};
 
 pub use insert::{MyCounters, MyCurvePoint, MyRun};
 
@@ -166,11 +166,13 @@ impl InnoDb {
 
 impl Engine for InnoDb {
     const NAME: &'static str = "mysql";
-    const BY_URL: Option<ByUrl> = Some(ByUrl {
+    const BY_URL: Option<ByUrl<Self>> = Some(ByUrl {
         flag: "--mysql",
         url_help: "Also measure in MySQL 8 or MariaDB (InnoDB) at this URL (a \
         user that may SET GLOBAL; twice for a small and a large innodb_buffer_pool_size). \
         `scripts/report.sh --mysql` starts two throwaway MariaDB servers.",
+        check: Self::check,
+        setup: Error::MySqlSetup,
     });
     const RUNS_FILE: &'static str = "btree_mysql";
     type ServerOwn = InnoDbServer;
@@ -244,10 +246,6 @@ impl Engine for InnoDb {
             ("mysql_ids.csv", engine::roundtrip::csv(&my.roundtrip)),
             ("mysql_shapes.csv", shapes::csv(&my.shapes)),
         ]
-    }
-
-    fn servers(urls: &[String], _: &Params) -> Result<Vec<Server>, Error> {
-        engine::servers(urls, Self::check, Error::MySqlSetup)
     }
 
     const TITLE: &'static str = "MySQL";

@@ -18,9 +18,9 @@ use insert::{Form, Keys, Spec};
 use postgres::{Client, NoTls};
 use serde::{Deserialize, Serialize};
 
+use crate::Error;
 use crate::engine::insert::{many_writers, one_writer};
 use crate::engine::{self, BarPair, BarPanel, ByUrl, Charts, Engine, Job, Stamp};
-use crate::{Error, Params};
 
 pub use insert::{PgCounters, PgCurvePoint, PgRun, PgStorage};
 
@@ -151,11 +151,13 @@ impl Postgres {
 
 impl Engine for Postgres {
     const NAME: &'static str = "postgres";
-    const BY_URL: Option<ByUrl> = Some(ByUrl {
+    const BY_URL: Option<ByUrl<Self>> = Some(ByUrl {
         flag: "--postgres",
         url_help: "Also measure in PostgreSQL 15+ at this URL (a superuser; \
         twice for a small and a large shared_buffers). `scripts/report.sh --postgres` starts two \
         throwaway servers.",
+        check: Self::check,
+        setup: Error::PgSetup,
     });
     const RUNS_FILE: &'static str = "btree_postgres";
     type ServerOwn = ();
@@ -236,10 +238,6 @@ impl Engine for Postgres {
             ),
             ("pg_created_at.csv", created_at::csv(&pg.created_at)),
         ]
-    }
-
-    fn servers(urls: &[String], _: &Params) -> Result<Vec<Server>, Error> {
-        engine::servers(urls, Self::check, Error::PgSetup)
     }
 
     const TITLE: &'static str = "PostgreSQL";
