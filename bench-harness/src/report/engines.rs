@@ -49,8 +49,9 @@ pub(super) fn live_runs<R: InsertResults>(results: &R) -> Option<(Vec<&RunOf<R>>
 
 /// An engine's words in the decision guide (`report/mod.rs`), from its own runs: after the
 /// line on 64-bit ids, Snowflake's own key against uuid-v4's; after the line on random keys,
-/// uuid-v4's against uuid-v7's; and a line of its own on many writers. The runs are found
-/// here ([`guide_snowflake`], [`guide_random`], [`guide_writers`]), the same way for every engine.
+/// uuid-v4's against uuid-v7's; and lines of its own on many writers and on ids from the
+/// database. The runs are found here ([`guide_snowflake`], [`guide_random`],
+/// [`guide_writers`], [`guide_roundtrip`]), the same way for every engine.
 pub(super) trait Guide: Engine {
     /// `; in <engine> ...`: `snowflake` (`snowflake-twitter`) against `v4`, own keys, small
     /// cache.
@@ -61,6 +62,8 @@ pub(super) trait Guide: Engine {
     ) -> String;
     /// `; in <engine> ...`: `v4` against `v7`, own keys, small cache.
     fn random_clause(v4: &RunOf<Self::Results>, v7: &RunOf<Self::Results>) -> String;
+    /// The line on ids the database hands out one round trip at a time, where measured.
+    fn roundtrip_line(results: &Self::Results) -> Option<String>;
     /// The line on uuid-v7 from `most` writers at once (`many`) against one writer's (`one`)
     /// and uuid-v4's (`v4`).
     fn writers_line(
@@ -99,6 +102,13 @@ pub(super) fn guide_writers<E: Guide>(r: &Results<'_>, md: &mut String) {
         results.live("uuid-v4", 1),
     ) {
         let _ = writeln!(md, "{}", E::writers_line(most, one, many, v4));
+    }
+}
+
+/// `E`'s line on ids from the database, where it measured them.
+pub(super) fn guide_roundtrip<E: Guide>(r: &Results<'_>, md: &mut String) {
+    if let Some(line) = E::roundtrip_line(&r.engine::<E>()) {
+        let _ = writeln!(md, "{line}");
     }
 }
 

@@ -523,8 +523,6 @@ fn collisions(r: &Results<'_>, md: &mut String) {
 
 fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
     let btree = r.engine::<Sqlite>();
-    let my = r.engine::<InnoDb>();
-    let pg = r.engine::<Postgres>();
     let g = r.generation;
     let prop = |name: &str| r.properties.iter().find(|x| x.scheme == name);
     let ins = |name: &str| btree.native(name, "small");
@@ -625,37 +623,8 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
     }
     engines::guide_writers::<Postgres>(r, md);
     engines::guide_writers::<InnoDb>(r, md);
-    let my_best = |method: &str| engines::best(&my.roundtrip, method);
-    if !my.roundtrip.is_empty() {
-        let _ = writeln!(
-            md,
-            "- **Ids from the database, one round trip each (InnoDB):** `AUTO_INCREMENT` with \
-             a commit per id gave at most {} here; the range allocator on Leaf's table {}. \
-             On MySQL or MariaDB, `range` with `--range-store mysql://...` keeps the dense \
-             integers of `AUTO_INCREMENT` without a round trip per id.",
-            rate(my_best("auto_increment")),
-            rate(my_best("range_allocator"))
-        );
-    }
-    let pg_best = |method: &str| engines::best(&pg.roundtrip, method);
-    if !pg.roundtrip.is_empty() {
-        let _ = writeln!(
-            md,
-            "- **Ids from the database, one round trip each (PostgreSQL):** at most {} with \
-             `INSERT ... RETURNING` (a commit per id) and {} with `nextval` here, on \
-             loopback; the range allocator on the same server gave {}{}. Let the \
-             database number rows only where a round trip per row is paid anyway.",
-            rate(pg_best("insert_returning")),
-            rate(pg_best("nextval")),
-            rate(pg_best("range_allocator")),
-            pg.in_database.as_ref().map_or(String::new(), |d| format!(
-                ", Instagram's in-database function {} per shard, repeating ids past {} \
-                 a millisecond (`idkit sql`)",
-                rate(d.ids_per_sec),
-                d.per_ms_cap
-            ))
-        );
-    }
+    engines::guide_roundtrip::<InnoDb>(r, md);
+    engines::guide_roundtrip::<Postgres>(r, md);
     if !leases.is_empty() {
         let took = |source: &str| {
             leases

@@ -451,6 +451,21 @@ impl Guide for InnoDb {
         )
     }
 
+    fn roundtrip_line(my: &My) -> Option<String> {
+        if my.roundtrip.is_empty() {
+            return None;
+        }
+        let best = |method: &str| engines::best(&my.roundtrip, method);
+        Some(format!(
+            "- **Ids from the database, one round trip each (InnoDB):** `AUTO_INCREMENT` with \
+             a commit per id gave at most {} here; the range allocator on Leaf's table {}. \
+             On MySQL or MariaDB, `range` with `--range-store mysql://...` keeps the dense \
+             integers of `AUTO_INCREMENT` without a round trip per id.",
+            rate(best("auto_increment")),
+            rate(best("range_allocator"))
+        ))
+    }
+
     fn writers_line(most: usize, one: &MyRun, many: &MyRun, v4: &MyRun) -> String {
         format!(
             "- **Many writers into one InnoDB table:** uuid-v7 from {most} writers at once \

@@ -305,6 +305,28 @@ impl Guide for Postgres {
         )
     }
 
+    fn roundtrip_line(pg: &Pg) -> Option<String> {
+        if pg.roundtrip.is_empty() {
+            return None;
+        }
+        let best = |method: &str| engines::best(&pg.roundtrip, method);
+        Some(format!(
+            "- **Ids from the database, one round trip each (PostgreSQL):** at most {} with \
+             `INSERT ... RETURNING` (a commit per id) and {} with `nextval` here, on \
+             loopback; the range allocator on the same server gave {}{}. Let the \
+             database number rows only where a round trip per row is paid anyway.",
+            rate(best("insert_returning")),
+            rate(best("nextval")),
+            rate(best("range_allocator")),
+            pg.in_database.as_ref().map_or(String::new(), |d| format!(
+                ", Instagram's in-database function {} per shard, repeating ids past {} \
+                 a millisecond (`idkit sql`)",
+                rate(d.ids_per_sec),
+                d.per_ms_cap
+            ))
+        ))
+    }
+
     fn writers_line(most: usize, one: &PgRun, many: &PgRun, v4: &PgRun) -> String {
         format!(
             "- **Many writers into one PostgreSQL table:** time order survives only per \
