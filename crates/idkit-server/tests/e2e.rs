@@ -4,11 +4,14 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use idkit_core::{Erased, ManualClock};
+use idkit_core::ManualClock;
 use idkit_server::{Config, Service};
-use idkit_snowflake::{RollbackPolicy, Snowflake, SnowflakeCodec, Twitter};
 use reqwest::StatusCode;
 use serde_json::Value;
+
+mod common;
+
+use common::{config, configured, on_clock};
 
 struct Running {
     base: String,
@@ -79,22 +82,6 @@ impl Running {
         let _ = self.stop.take().unwrap().send(());
         self.task.take().unwrap().await.unwrap().unwrap();
     }
-}
-
-/// A configuration whose static worker ids keep their state files in a directory of its
-/// own: tests run in parallel, and two services holding one static worker id in one state
-/// directory would (rightly) refuse each other.
-fn config(toml: &str) -> Config {
-    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let mut config = Config::from_toml(toml).unwrap();
-    config.identity.state_dir =
-        Some(std::env::temp_dir().join(format!("idkit-e2e-state-{}-{n}", std::process::id())));
-    config
-}
-
-fn configured(toml: &str) -> Service {
-    Service::new(&config(toml)).unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -336,17 +323,7 @@ async fn concurrent_clients_get_distinct_decodable_ids() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn readyz_fails_while_the_clock_is_behind_and_recovers() {
     let clock = Arc::new(ManualClock::new(1_700_000_000_000));
-    let generator = Snowflake::builder(Twitter)
-        .clock(Arc::clone(&clock))
-        .rollback(RollbackPolicy::FailFast)
-        .build_atomic()
-        .unwrap();
-    let service = Service::from_schemes(
-        vec![Box::new(Erased::new(generator, SnowflakeCodec(Twitter)))],
-        10,
-    )
-    .unwrap();
-    let s = Running::start(service).await;
+    let s = Running::start(on_clock(&clock)).await;
     let (status, _) = s.get("/readyz").await;
     assert_eq!(status, StatusCode::OK);
     s.get("/v1/snowflake-twitter/next").await;

@@ -6,15 +6,18 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use idkit_core::{Erased, ManualClock};
+use idkit_core::ManualClock;
+use idkit_server::Service;
 use idkit_server::grpc::proto::id_service_client::IdServiceClient;
 use idkit_server::grpc::proto::{
     BatchRequest, DecodeRequest, IdentityRequest, NextRequest, SchemesRequest, StreamRequest,
 };
-use idkit_server::{Config, Service};
-use idkit_snowflake::{RollbackPolicy, Snowflake, SnowflakeCodec, Twitter};
 use tonic::Code;
 use tonic::transport::Channel;
+
+mod common;
+
+use common::{configured, on_clock};
 
 /// Both front doors of one service on ephemeral loopback ports.
 struct Running {
@@ -122,15 +125,6 @@ fn batch_request(scheme: &str, count: u64, text: bool) -> BatchRequest {
         count,
         text,
     }
-}
-
-fn configured(toml: &str) -> Service {
-    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let mut config = Config::from_toml(toml).unwrap();
-    config.identity.state_dir =
-        Some(std::env::temp_dir().join(format!("idkit-grpc-state-{}-{n}", std::process::id())));
-    Service::new(&config).unwrap()
 }
 
 fn default_service() -> Service {
@@ -449,17 +443,7 @@ async fn health_follows_readiness() {
     use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
 
     let clock = Arc::new(ManualClock::new(1_700_000_000_000));
-    let generator = Snowflake::builder(Twitter)
-        .clock(Arc::clone(&clock))
-        .rollback(RollbackPolicy::FailFast)
-        .build_atomic()
-        .unwrap();
-    let service = Service::from_schemes(
-        vec![Box::new(Erased::new(generator, SnowflakeCodec(Twitter)))],
-        10,
-    )
-    .unwrap();
-    let s = Running::start(service).await;
+    let s = Running::start(on_clock(&clock)).await;
     let mut health = HealthClient::new(s.grpc.clone());
     let status = |service: &str| {
         let mut health = health.clone();
