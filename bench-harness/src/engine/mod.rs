@@ -5,10 +5,11 @@
 //! process with the profile's two page caches), how its runs are made, and what its own
 //! counters and files are. Everything here is the same for each: one server record
 //! ([`Server`]), one or two servers named small and large ([`servers`]), the run record
-//! ([`Run`]) and its files ([`files`]), the writers' ids ([`producer`]), the insert
-//! loop ([`insert`]), the client threads of the round trips and their duplicate count
-//! ([`roundtrip`]), and the results kept in `data/<engine>.json` so that a run without a
-//! server carries them forward (`results`).
+//! ([`Run`], [`Run::new`]) and its files ([`files`]), the writers' ids ([`producer`]), the
+//! insert runs on a server, one writer and several, over the engine's
+//! [`insert::ServerRun`] ([`insert`]), the client threads of the round trips and their
+//! duplicate count ([`roundtrip`]), and the results kept in `data/<engine>.json` so that a
+//! run without a server carries them forward (`results`).
 //!
 //! Adding an engine is one module that implements [`Engine`] plus one line in `ENGINES`
 //! (`lib.rs`), the list of engines (`Listed`) from which the run, the data files and the
