@@ -8,9 +8,6 @@
 //! * `ulid`: idkit's monotonic generator; `Ulid::generate` (not monotonic); `ulid::Generator`
 //!   (monotonic).
 //! * `ksuid`: idkit; `svix_ksuid::Ksuid::new` (operating-system random source per id).
-//! * `random-word`: one 64-bit word of idkit's per-thread source (`ThreadRandom::u64`), the
-//!   random bits each id of a shared time-ordered generator draws below its counter (the
-//!   single-owner generators draw none within a millisecond).
 //!
 //! Run: `cargo bench -p bench-harness --bench random`.
 
@@ -67,12 +64,5 @@ fn ksuid(c: &mut Criterion) {
     g.finish();
 }
 
-fn random_word(c: &mut Criterion) {
-    use idkit_core::random::{RandomSource, ThreadRandom};
-    let mut g = group(c, "random-word");
-    each(&mut g, "thread-random-u64", || ThreadRandom.u64().unwrap());
-    g.finish();
-}
-
-criterion_group!(benches, uuid_v4, uuid_v7, ulid, ksuid, random_word);
+criterion_group!(benches, uuid_v4, uuid_v7, ulid, ksuid);
 criterion_main!(benches);

@@ -20,11 +20,15 @@
 //! * `typeid-shared`, `tsid-shared`, `objectid-shared`: idkit's lock-free shared
 //!   generators at 1 and 2 threads; `typeid-single`, one single-owner TypeID generator per
 //!   thread, the figure `typeid-shared` is held to.
+//! * `cas`: one compare-and-swap on one shared word (load, then swap in one more, retried
+//!   when another thread won), the floor under every shared generator: at 1 thread, what a
+//!   shared generator adds to its single-owner figure at the least.
 //!
 //! Run: `cargo bench -p bench-harness --bench scaling`.
 
 mod common;
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use common::{WideId, ferroid_clock, group, keep, per_thread, spin, wide};
@@ -215,5 +219,18 @@ fn others(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, snowflake, uuid_v7, ulid, others);
+fn cas(c: &mut Criterion) {
+    let mut g = group(c, "cas");
+    one_shared(&mut g, "atomic-u64", AtomicU64::new(0), |word| {
+        let mut current = word.load(Ordering::Relaxed);
+        while let Err(seen) =
+            word.compare_exchange_weak(current, current + 1, Ordering::Relaxed, Ordering::Relaxed)
+        {
+            current = seen;
+        }
+    });
+    g.finish();
+}
+
+criterion_group!(benches, snowflake, uuid_v7, ulid, others, cas);
 criterion_main!(benches);

@@ -133,8 +133,8 @@ pub enum Step {
 /// at construction) and the counter within it packed in one `AtomicU64`, advanced by
 /// compare-and-swap. Each successful swap hands out a `(tick, counter)` pair strictly
 /// greater than every pair before it, so no two callers ever get the same pair, and the
-/// pairs one thread gets strictly increase. Random bits below the counter come from the
-/// calling thread.
+/// pairs one thread gets strictly increase. A scheme's random bits below the counter are
+/// its own (the time-ordered generators draw them with each new tick's counter start).
 ///
 /// With `counter_bits` bits of counter the word holds `64 - counter_bits` bits of ticks
 /// after the base: 2^40 ms (34 years) for the 24-bit counters of UUIDv7 and ULID.

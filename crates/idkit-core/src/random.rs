@@ -12,7 +12,7 @@
 //! the per-thread generator above) or [`SeededRandom`] (a fixed seed, for tests and vectors
 //! that must come out the same every run). `rand`'s own types stay inside this module.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::fmt;
 use std::sync::Mutex;
 
@@ -77,13 +77,6 @@ impl RandomSource for ThreadRandom {
     fn u128(&self) -> Result<u128, GenerateError> {
         u128()
     }
-    /// A word from this thread's buffer of the generator's output, refilled 32 words at a
-    /// time: the per-id draw of the shared time-ordered generators, a few loads instead of
-    /// a trip through the generator.
-    #[inline]
-    fn u64(&self) -> Result<u64, GenerateError> {
-        WORDS.with(Words::take)
-    }
     #[inline]
     fn fill(&self, dest: &mut [u8]) -> Result<(), GenerateError> {
         fill(dest)
@@ -144,55 +137,6 @@ impl RandomSource for SeededRandom {
 
 thread_local! {
     static RNG: RefCell<Option<ChaCha8Rng>> = const { RefCell::new(None) };
-    static WORDS: Words = const { Words::empty() };
-}
-
-/// Words of this thread's generator's output not handed out yet, for [`ThreadRandom::u64`]
-/// (each word once; the generator's own block buffer is behind a `RefCell` and a refill
-/// check that made a single 64-bit draw cost as much as the rest of an id).
-struct Words {
-    words: [Cell<u64>; WORDS_LEN],
-    /// The next word to hand out; `WORDS_LEN` when all are spent.
-    next: Cell<usize>,
-}
-
-const WORDS_LEN: usize = 32;
-
-impl Words {
-    const fn empty() -> Self {
-        Self {
-            words: [const { Cell::new(0) }; WORDS_LEN],
-            next: Cell::new(WORDS_LEN),
-        }
-    }
-
-    #[inline(always)]
-    fn take(&self) -> Result<u64, GenerateError> {
-        let next = self.next.get();
-        match self.words.get(next) {
-            Some(word) => {
-                self.next.set(next + 1);
-                Ok(word.get())
-            }
-            None => self.refill_and_take(),
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn refill_and_take(&self) -> Result<u64, GenerateError> {
-        // One call into the generator for all the words: it writes whole blocks straight
-        // into the buffer.
-        let mut bytes = [0u8; WORDS_LEN * 8];
-        with_rng(|rng| rng.fill_bytes(&mut bytes))?;
-        for (word, chunk) in self.words.iter().zip(bytes.chunks_exact(8)) {
-            let mut le = [0u8; 8];
-            le.copy_from_slice(chunk);
-            word.set(u64::from_le_bytes(le));
-        }
-        self.next.set(1);
-        Ok(self.words[0].get())
-    }
 }
 
 /// Runs `f` with this thread's generator, seeding it on first use.
@@ -278,8 +222,7 @@ mod tests {
         super::fill_with_u128(&mut many, |v| v).unwrap();
         let distinct: std::collections::HashSet<u128> = many.iter().copied().collect();
         assert_eq!(distinct.len(), many.len());
-        // 64-bit draws come from a buffer refilled 32 words at a time: across refills
-        // they stay distinct.
+        // 64-bit draws (half of a 128-bit one) stay distinct too.
         let words: std::collections::HashSet<u64> = (0..100)
             .map(|_| super::RandomSource::u64(&super::ThreadRandom).unwrap())
             .collect();

@@ -11,7 +11,8 @@
 //!   millisecond each id is the last plus one.
 //! * [`AtomicTimeOrdered`]: shared by threads without a lock. The millisecond and the top
 //!   24 bits of the counter sit in one atomic word ([`AtomicMsCounter`]); the bits below
-//!   are random, drawn by the calling thread.
+//!   are random, drawn with each new millisecond's counter start. Within a millisecond
+//!   each id's counter is the last plus one, as in the single-owner generator.
 //!
 //! # Examples
 //!
@@ -46,6 +47,7 @@
 use core::cell::Cell;
 use core::fmt;
 use core::marker::PhantomData;
+use core::sync::atomic::{AtomicU64, Ordering};
 
 use crate::monotonic::{AtomicMsCounter, MsCounter, Step};
 use crate::random::{RandomSource, ThreadRandom};
@@ -56,7 +58,7 @@ pub const LAST_MS: u64 = (1 << 48) - 1;
 
 /// Counter bits of the shared generator's atomic word, the top of the layout's counter: at
 /// least 2^23 ids in a millisecond (a new millisecond's counter starts with its top bit
-/// clear). The bits below them are random for each id.
+/// clear). The bits below them are random, drawn once a millisecond.
 pub const SHARED_COUNTER_BITS: u32 = 24;
 
 /// What a full counter does.
@@ -182,11 +184,13 @@ impl<L: Layout, C: Clock, R: RandomSource> TimeOrdered<L, C, R> {
 /// increasing per generator (so per thread), never a duplicate.
 ///
 /// The millisecond and the top [`SHARED_COUNTER_BITS`] of the layout's counter live in one
-/// atomic word advanced by compare-and-swap ([`AtomicMsCounter`]); the bits below are
-/// random, from the calling thread's source. In a new millisecond the counter starts at a
-/// random value with its top bit clear, so at least 2^23 ids fit in one millisecond; past
-/// the counter's end the layout's [`WhenFull`] applies. A clock that steps back keeps the
-/// last millisecond.
+/// atomic word advanced by compare-and-swap ([`AtomicMsCounter`]). In a new millisecond the
+/// counter starts at a random value with its top bit clear, so at least 2^23 ids fit in one
+/// millisecond; past the counter's end the layout's [`WhenFull`] applies. The bits below
+/// the counter are random, drawn with the counter's start: a millisecond's ids carry as
+/// many random bits as the single-owner generator's (its start), and as there, each id
+/// within a millisecond is the last plus one in the counter. A clock that steps back keeps
+/// the last millisecond.
 ///
 /// The word counts milliseconds from the generator's creation: 2^40 ms, 34 years, after
 /// which ids fail with a time-overflow error (make a new generator).
@@ -194,6 +198,11 @@ pub struct AtomicTimeOrdered<L, C = TickerClock, R = ThreadRandom> {
     clock: C,
     random: R,
     state: AtomicMsCounter,
+    /// The random bits below the counter, replaced with each new millisecond's start. They
+    /// decide no id's uniqueness or order (the counter above them does), so a thread that
+    /// still reads the last millisecond's bits for a moment after another thread started a
+    /// new one makes a correct id, and the word needs no ordering and no model check.
+    low: AtomicU64,
     layout: PhantomData<fn() -> L>,
 }
 
@@ -211,6 +220,7 @@ impl<L: Layout, C: Clock, R: RandomSource> AtomicTimeOrdered<L, C, R> {
             clock,
             random,
             state: AtomicMsCounter::new(base, SHARED_COUNTER_BITS),
+            low: AtomicU64::new(0),
             layout: PhantomData,
         }
     }
@@ -228,15 +238,18 @@ impl<L: Layout, C: Clock, R: RandomSource> AtomicTimeOrdered<L, C, R> {
         }
     }
 
-    /// A new millisecond's counter, top bit clear.
+    /// A new millisecond's counter, top bit clear, and the bits below it. Runs before the
+    /// compare-and-swap that may record the counter, so a thread that loses the race may
+    /// store its bits after the winner's: both draws are random, and either serves.
     #[inline(never)]
     fn fresh(&self) -> Result<u64, GenerateError> {
+        self.low.store(self.random.u64()?, Ordering::Relaxed);
         Ok(self.random.u64()? & ((1 << (SHARED_COUNTER_BITS - 1)) - 1))
     }
 
     #[inline(always)]
     fn assemble(&self, tick: u64, counter: u64) -> Result<L::Id, GenerateError> {
-        let low = u128::from(self.random.u64()?) & ((1 << low_bits::<L>()) - 1);
+        let low = u128::from(self.low.load(Ordering::Relaxed)) & ((1 << low_bits::<L>()) - 1);
         Ok(L::assemble(
             tick,
             (u128::from(counter) << low_bits::<L>()) | low,

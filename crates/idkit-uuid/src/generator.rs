@@ -137,11 +137,12 @@ pub type UuidV7<C = TickerClock, R = ThreadRandom> = TimeOrdered<V7Layout, C, R>
 /// `Sync`, strictly increasing per generator (so per thread), never a duplicate.
 ///
 /// The millisecond and a 24-bit counter live in one atomic word advanced by
-/// compare-and-swap; the 50 bits below the counter are random bits from the calling
-/// thread. That is RFC 9562 section 6.2's method 1 (a dedicated counter) with method 2's
-/// rules: in a new millisecond the counter starts at a random value with its top bit
-/// clear, so at least 2^23 ids fit in one millisecond, and past the counter's end the
-/// generator moves to the next millisecond rather than wrap. A clock that steps back is
+/// compare-and-swap; the 50 bits below the counter are random, drawn with each new
+/// millisecond's counter start. That is RFC 9562 section 6.2's method 1 (a dedicated
+/// counter) with method 2's rules: in a new millisecond the counter starts at a random
+/// value with its top bit clear, so at least 2^23 ids fit in one millisecond, each id
+/// within it counts one up (73 random bits a millisecond, as in [`UuidV7`]), and past the
+/// counter's end the generator moves to the next millisecond rather than wrap. A clock that steps back is
 /// handled as by [`UuidV7`]: the last millisecond stays, and the counter counts on.
 ///
 /// The word counts milliseconds from the generator's creation: 2^40 ms, 34 years, after
