@@ -13,9 +13,10 @@ use std::time::{Duration, Instant};
 
 use idkit_all::core::{GenerateErrorKind, nonblocking};
 use idkit_all::objectid::ObjectIdGenerator;
-use idkit_all::range::{Lease, RangeAllocator, Store, StoreError};
+use idkit_all::range::RangeAllocator;
 use idkit_all::snowflake::{Snowflake, Sonyflake};
 use idkit_all::tsid::{AtomicTsidGenerator, Tsid};
+use idkit_testkit::range::SlowStore;
 
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
@@ -132,39 +133,6 @@ fn an_objectid_generator_answers_at_once() {
         .block_on(nonblocking::take(&generator, 10_000))
         .unwrap();
     assert!(ids.windows(2).all(|w| w[0] < w[1]));
-}
-
-/// A store in memory that takes `delay` per lease (or never answers in time).
-#[derive(Debug)]
-struct SlowStore {
-    counter: std::sync::Mutex<u64>,
-    delay: Duration,
-}
-
-impl SlowStore {
-    fn new(delay: Duration) -> Self {
-        Self {
-            counter: std::sync::Mutex::new(0),
-            delay,
-        }
-    }
-}
-
-impl Store for SlowStore {
-    fn lease(&self, _namespace: &str, size: u64) -> Result<Lease, StoreError> {
-        std::thread::sleep(self.delay);
-        let mut counter = self.counter.lock().unwrap();
-        let first = *counter + 1;
-        *counter += size;
-        Ok(Lease {
-            first,
-            last: *counter,
-        })
-    }
-
-    fn describe(&self) -> String {
-        "slow memory store".to_owned()
-    }
 }
 
 #[test]

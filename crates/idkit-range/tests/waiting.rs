@@ -6,36 +6,15 @@
 //! The one test of this file: the CPU time is the whole process's, so nothing else may run
 //! beside it.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use idkit_range::{IdScheme, Lease, RangeAllocator, Store, StoreError};
+use idkit_range::{IdScheme, RangeAllocator};
 use idkit_testkit::cpu::process_cpu_time;
+use idkit_testkit::range::SlowStore;
 
+/// How long the store takes for every lease, as a far or busy database.
 const LEASE_TIME: Duration = Duration::from_millis(40);
-
-/// A store in memory that takes [`LEASE_TIME`] for every lease, as a far or busy database.
-#[derive(Debug, Default)]
-struct SlowStore {
-    counter: Mutex<u64>,
-}
-
-impl Store for SlowStore {
-    fn lease(&self, _namespace: &str, size: u64) -> Result<Lease, StoreError> {
-        std::thread::sleep(LEASE_TIME);
-        let mut counter = self.counter.lock().unwrap();
-        let first = *counter + 1;
-        *counter += size;
-        Ok(Lease {
-            first,
-            last: *counter,
-        })
-    }
-
-    fn describe(&self) -> String {
-        "slow memory store".to_owned()
-    }
-}
 
 #[cfg(target_os = "linux")]
 #[test]
@@ -44,7 +23,7 @@ fn threads_waiting_on_a_slow_store_sleep() {
     const PER_THREAD: usize = 500;
     const BLOCK: u64 = 100;
     let allocator = Arc::new(
-        RangeAllocator::builder(SlowStore::default())
+        RangeAllocator::builder(SlowStore::new(LEASE_TIME))
             .block_size(BLOCK)
             .max_block(BLOCK)
             .wait(Duration::from_secs(30))

@@ -8,8 +8,12 @@
 //! * [`check_sequence`], [`check_dyn`] and [`check_contention`] are the checks every scheme
 //!   passes: unique and increasing ids, text and byte round trips that agree with
 //!   [`SchemeInfo`](idkit_core::SchemeInfo), and no duplicate under contention.
+//! * [`cpu`] reads CPU time for the tests that check a waiting thread sleeps, and `range`
+//!   (feature `range`) gives them a range-allocator store that takes its time.
 
 pub mod cpu;
+#[cfg(feature = "range")]
+pub mod range;
 pub mod vectors;
 
 use std::collections::HashSet;
