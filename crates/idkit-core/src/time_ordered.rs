@@ -435,6 +435,44 @@ mod tests {
         assert!(generator.next_id().unwrap() > last);
     }
 
+    /// ULID's widths: 56 random bits below the shared generator's 24-bit counter.
+    #[derive(Debug)]
+    struct Wide;
+    impl Layout for Wide {
+        type Id = (u64, u128);
+        const COUNTER_BITS: u32 = 80;
+        const WHEN_FULL: WhenFull = WhenFull::Fail("the wide counter");
+        const GUARD_BIT: bool = false;
+        fn assemble(ms: u64, counter: u128) -> (u64, u128) {
+            (ms, counter)
+        }
+        fn info() -> SchemeInfo {
+            SchemeInfo::new("wide", 128)
+        }
+    }
+
+    #[test]
+    fn the_shared_generator_draws_its_low_bits_once_a_millisecond() {
+        let clock = ManualClock::new(3_000);
+        let generator = AtomicTimeOrdered::<Wide, _, _>::with_source(&clock, SeededRandom::new(4));
+        let low = |counter: u128| counter & ((1 << 56) - 1);
+        let ids = generator.take(3).unwrap();
+        // Within a millisecond the counter above counts one up and the bits below stay.
+        for pair in ids.windows(2) {
+            assert_eq!(pair[1].1 >> 56, (pair[0].1 >> 56) + 1, "{ids:x?}");
+            assert_eq!(low(pair[1].1), low(pair[0].1), "{ids:x?}");
+        }
+        assert_ne!(low(ids[0].1), 0, "drawn, not the initial word");
+        clock.advance(1);
+        let next = generator.next_id().unwrap();
+        assert_eq!(next.0, 3_001);
+        assert_ne!(
+            low(next.1),
+            low(ids[0].1),
+            "a new millisecond draws new bits"
+        );
+    }
+
     #[test]
     fn time_past_48_bits_is_an_error_in_both() {
         let clock = ManualClock::new(LAST_MS + 1);
