@@ -354,12 +354,13 @@ mod tests {
     use crate::ManualClock;
     use crate::random::SeededRandom;
 
-    /// A small counter, so that a full one is a few ids away.
+    /// A small counter, so that a full one is a few ids away (or `BITS` of them: 80 for
+    /// ULID's widths, 56 random bits below the shared generator's 24-bit counter).
     #[derive(Debug)]
-    struct Small<const FAIL: bool>;
-    impl<const FAIL: bool> Layout for Small<FAIL> {
+    struct Small<const FAIL: bool, const BITS: u32 = 26>;
+    impl<const FAIL: bool, const BITS: u32> Layout for Small<FAIL, BITS> {
         type Id = (u64, u128);
-        const COUNTER_BITS: u32 = 26;
+        const COUNTER_BITS: u32 = BITS;
         const WHEN_FULL: WhenFull = if FAIL {
             WhenFull::Fail("the small counter")
         } else {
@@ -435,26 +436,11 @@ mod tests {
         assert!(generator.next_id().unwrap() > last);
     }
 
-    /// ULID's widths: 56 random bits below the shared generator's 24-bit counter.
-    #[derive(Debug)]
-    struct Wide;
-    impl Layout for Wide {
-        type Id = (u64, u128);
-        const COUNTER_BITS: u32 = 80;
-        const WHEN_FULL: WhenFull = WhenFull::Fail("the wide counter");
-        const GUARD_BIT: bool = false;
-        fn assemble(ms: u64, counter: u128) -> (u64, u128) {
-            (ms, counter)
-        }
-        fn info() -> SchemeInfo {
-            SchemeInfo::new("wide", 128)
-        }
-    }
-
     #[test]
     fn the_shared_generator_draws_its_low_bits_once_a_millisecond() {
         let clock = ManualClock::new(3_000);
-        let generator = AtomicTimeOrdered::<Wide, _, _>::with_source(&clock, SeededRandom::new(4));
+        let generator =
+            AtomicTimeOrdered::<Small<true, 80>, _, _>::with_source(&clock, SeededRandom::new(4));
         let low = |counter: u128| counter & ((1 << 56) - 1);
         let ids = generator.take(3).unwrap();
         // Within a millisecond the counter above counts one up and the bits below stay.
