@@ -233,7 +233,7 @@ impl<L: Layout, C: Clock, R: RandomSource> AtomicTimeOrdered<L, C, R> {
             return Err(GenerateError::time_overflow(LAST_MS));
         }
         match self.state.step(now, || self.fresh())? {
-            Step::Issued { tick, counter } if tick <= LAST_MS => self.assemble(tick, counter),
+            Step::Issued { tick, counter } if tick <= LAST_MS => Ok(self.assemble(tick, counter)),
             step => self.full_or_overflow(step),
         }
     }
@@ -248,12 +248,9 @@ impl<L: Layout, C: Clock, R: RandomSource> AtomicTimeOrdered<L, C, R> {
     }
 
     #[inline(always)]
-    fn assemble(&self, tick: u64, counter: u64) -> Result<L::Id, GenerateError> {
+    fn assemble(&self, tick: u64, counter: u64) -> L::Id {
         let low = u128::from(self.low.load(Ordering::Relaxed)) & ((1 << low_bits::<L>()) - 1);
-        Ok(L::assemble(
-            tick,
-            (u128::from(counter) << low_bits::<L>()) | low,
-        ))
+        L::assemble(tick, (u128::from(counter) << low_bits::<L>()) | low)
     }
 
     /// The counter of the last millisecond is full, or the id's millisecond is past 48 bits.
@@ -265,7 +262,7 @@ impl<L: Layout, C: Clock, R: RandomSource> AtomicTimeOrdered<L, C, R> {
                 Step::Issued { tick, .. } if tick > LAST_MS => {
                     return Err(GenerateError::time_overflow(LAST_MS));
                 }
-                Step::Issued { tick, counter } => return self.assemble(tick, counter),
+                Step::Issued { tick, counter } => return Ok(self.assemble(tick, counter)),
                 Step::Exhausted { tick } => match L::WHEN_FULL {
                     WhenFull::NextMillisecond => {
                         step = self.state.step(tick + 1, || self.fresh())?

@@ -81,8 +81,8 @@ pub type UlidGenerator<C = TickerClock, R = ThreadRandom> = TimeOrdered<UlidLayo
 /// word advanced by compare-and-swap; the 56 bits below are random, drawn with each new
 /// millisecond's counter start. In a new millisecond the counter starts at a random value
 /// with its top bit clear, so at least 2^23 ids fit in one millisecond, each id within it
-/// counting one up; past the counter's end, as
-/// [`UlidGenerator`] past its 80 bits, the next id fails with
+/// counting one up; past the counter's end, as [`UlidGenerator`] past its 80 bits, the
+/// next id fails with
 /// [`GenerateErrorKind::Exhausted`](idkit_core::GenerateErrorKind::Exhausted) until the
 /// clock moves on. A clock that steps back keeps the last millisecond.
 ///

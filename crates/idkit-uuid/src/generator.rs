@@ -142,8 +142,9 @@ pub type UuidV7<C = TickerClock, R = ThreadRandom> = TimeOrdered<V7Layout, C, R>
 /// counter) with method 2's rules: in a new millisecond the counter starts at a random
 /// value with its top bit clear, so at least 2^23 ids fit in one millisecond, each id
 /// within it counts one up (73 random bits a millisecond, as in [`UuidV7`]), and past the
-/// counter's end the generator moves to the next millisecond rather than wrap. A clock that steps back is
-/// handled as by [`UuidV7`]: the last millisecond stays, and the counter counts on.
+/// counter's end the generator moves to the next millisecond rather than wrap. A clock
+/// that steps back is handled as by [`UuidV7`]: the last millisecond stays, and the
+/// counter counts on.
 ///
 /// The word counts milliseconds from the generator's creation: 2^40 ms, 34 years, after
 /// which ids fail with a time-overflow error (make a new generator).
