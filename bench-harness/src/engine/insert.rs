@@ -10,6 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
+use idkit_core::RawId;
+use indicatif::ProgressBar;
 use serde::{Deserialize, Serialize};
 
 use super::Label;
@@ -327,6 +329,78 @@ pub fn many_writers<R: ServerRun>(
         between: counts.iter().map(|c| c.1).sum(),
     };
     run.finish(&mut control, &table, &before, &ended)
+}
+
+/// One-writer runs, each on the server whose connection its index names, their records and
+/// curves appended to `out`; the bar names each run (`cache_word` after its cache) and
+/// advances by one a run.
+///
+/// # Errors
+///
+/// The engine's database error, from the first run that fails.
+pub fn one_writer_runs<R: ServerRun>(
+    runs: impl IntoIterator<Item = (usize, R, R::Keys)>,
+    connections: &mut [R::Conn],
+    bar: &ProgressBar,
+    cache_word: &str,
+    out: (&mut Vec<R::Record>, &mut Vec<CurvePoint<R::Storage>>),
+) -> Result<(), Error>
+where
+    R::Storage: StorageName,
+{
+    for (server, run, keys) in runs {
+        let s = run.spec();
+        let (scheme, storage, cache) = (s.scheme, s.storage.name(), s.cache);
+        bar.set_message(format!("{scheme} {storage} {cache} {cache_word}"));
+        let (record, curve) = one_writer(run, &mut connections[server], &keys)?;
+        out.0.push(record);
+        out.1.extend(curve);
+        bar.inc(1);
+    }
+    Ok(())
+}
+
+/// Binds a batch of a scheme's ids (its name, its bits, the ids) as an engine's keys.
+pub type KeysOf<R> = fn(&'static str, u32, &[RawId]) -> Result<<R as ServerRun>::Keys, Error>;
+
+/// Keys as they arrive in production, the same runs in every server engine: each of
+/// [`super::CONCURRENT`]'s schemes from one writer and from the profile's writers at once
+/// ([`many_writers`] of [`super::producer`]s). `run` describes a scheme's run from its bits,
+/// `keys` binds a batch of its ids, `connect` opens a writer's connection.
+///
+/// # Errors
+///
+/// The engine's database error, a scheme's error, or `setup(...)` as [`many_writers`] and
+/// [`super::producer`] give it.
+pub fn arrival_runs<R: ServerRun>(
+    job: &super::Job<'_>,
+    bar: &ProgressBar,
+    run: impl Fn(&'static str, u32) -> R,
+    keys: KeysOf<R>,
+    connect: impl Fn() -> Result<R::Conn, Error>,
+    setup: fn(String) -> Error,
+) -> Result<Vec<R::Record>, Error> {
+    let (rows, most) = (job.params.pg_rows, job.params.pg_writers);
+    let mut records = Vec::new();
+    for (&(scheme, bits), n) in super::CONCURRENT.iter().flat_map(|c| [(c, 1), (c, most)]) {
+        bar.set_message(format!("{scheme}: {n} writers at once"));
+        let producers = (0..n)
+            .map(|w| {
+                super::producer(job.entries, scheme, w as u64, setup, move |ids| {
+                    keys(scheme, bits, ids)
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        records.push(many_writers(
+            run(scheme, bits),
+            &connect,
+            producers,
+            rows / n,
+            setup,
+        )?);
+        bar.inc(1);
+    }
+    Ok(records)
 }
 
 /// One thread's work, started when every thread is ready.

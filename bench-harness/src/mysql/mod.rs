@@ -23,7 +23,7 @@ use mysql::prelude::Queryable;
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
-use crate::engine::insert::{many_writers, one_writer};
+use crate::engine::insert::{arrival_runs, one_writer_runs};
 use crate::engine::roundtrip::RoundTrip;
 use crate::engine::{self, BarPair, BarPanel, ByUrl, Charts, Engine, Job, Stamp};
 
@@ -309,61 +309,29 @@ impl Engine for InnoDb {
                 _ => {}
             }
             drop(ids);
-            for (i, keys) in matrix {
-                bar.set_message(format!(
-                    "{name} {} {} buffer pool",
-                    keys.storage.name(),
-                    servers[i].cache
-                ));
-                let (run, curve) = one_writer(
-                    spec(name, keys.storage, &servers[i]),
-                    &mut connections[i],
-                    &keys,
-                )?;
-                out.runs.push(run);
-                out.curve.extend(curve);
-                bar.inc(1);
-            }
+            let runs = matrix
+                .into_iter()
+                .map(|(i, k)| (i, spec(name, k.storage, &servers[i]), k));
+            let into = (&mut out.runs, &mut out.curve);
+            one_writer_runs(runs, &mut connections, &bar, "buffer pool", into)?;
         }
-        for (i, server) in servers.iter().enumerate() {
-            bar.set_message(format!("AUTO_INCREMENT, {} buffer pool", server.cache));
-            let (run, curve) = one_writer(
-                spec(AUTO_INCREMENT, MyStorage::AutoIncrementPk, server),
-                &mut connections[i],
-                &insert::auto_increment(rows),
-            )?;
-            out.runs.push(run);
-            out.curve.extend(curve);
-            bar.inc(1);
-        }
+        let auto_increment = servers.iter().enumerate().map(|(i, server)| {
+            let run = spec(AUTO_INCREMENT, MyStorage::AutoIncrementPk, server);
+            (i, run, insert::auto_increment(rows))
+        });
+        let into = (&mut out.runs, &mut out.curve);
+        one_writer_runs(auto_increment, &mut connections, &bar, "buffer pool", into)?;
 
-        for (&(scheme, bits), writers) in engine::CONCURRENT
-            .iter()
-            .flat_map(|c| [(c, 1), (c, params.pg_writers)])
-        {
-            let storage = MyStorage::native(bits);
-            bar.set_message(format!("{scheme}: {writers} writers at once"));
-            let producers = (0..writers)
-                .map(|worker| {
-                    engine::producer(
-                        entries,
-                        scheme,
-                        worker as u64,
-                        Error::MySqlSetup,
-                        move |ids| insert::to_keys(scheme, ids, storage, &|_| Ok(String::new())),
-                    )
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            let run = many_writers(
-                spec(scheme, storage, small),
-                || small.connect(),
-                producers,
-                rows / writers,
-                Error::MySqlSetup,
-            )?;
-            out.runs.push(run);
-            bar.inc(1);
-        }
+        out.runs.extend(arrival_runs(
+            job,
+            &bar,
+            |scheme, bits| spec(scheme, MyStorage::native(bits), small),
+            |scheme, bits, ids| {
+                insert::to_keys(scheme, ids, MyStorage::native(bits), &|_| Ok(String::new()))
+            },
+            || small.connect(),
+            Error::MySqlSetup,
+        )?);
 
         if let (Some(s), Some(v7), Some(v4)) = &shape_keys {
             bar.set_message("secondary indexes and created_at");

@@ -19,7 +19,7 @@ use postgres::{Client, NoTls};
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
-use crate::engine::insert::{many_writers, one_writer};
+use crate::engine::insert::{arrival_runs, one_writer_runs};
 use crate::engine::{self, BarPair, BarPanel, ByUrl, Charts, Engine, Job, Stamp};
 
 pub use insert::{PgCounters, PgCurvePoint, PgRun, PgStorage};
@@ -286,22 +286,16 @@ impl Engine for Postgres {
             let format = |id: &RawId| scheme.format_raw(id).map_err(Error::format(name));
             let native = Form::native(entry.info().bits);
             let native_keys = insert::to_keys(name, &ids, native, &format)?;
-            let mut matrix: Vec<(usize, PgStorage, Keys)> = Vec::new();
-            for i in 0..servers.len() {
-                matrix.push((i, native.pk(), native_keys.clone()));
-            }
-            matrix.push((0, PgStorage::UniqueIndex, native_keys.clone()));
-            matrix.push((
-                0,
-                PgStorage::TextPk,
-                insert::to_keys(name, &ids, Form::Text, &format)?,
-            ));
+            let run = |i: usize, storage| spec(name, storage, &servers[i]);
+            let mut matrix: Vec<(usize, Spec, Keys)> = (0..servers.len())
+                .map(|i| (i, run(i, native.pk()), native_keys.clone()))
+                .collect();
+            matrix.push((0, run(0, PgStorage::UniqueIndex), native_keys.clone()));
+            let text = insert::to_keys(name, &ids, Form::Text, &format)?;
+            matrix.push((0, run(0, PgStorage::TextPk), text));
             if native == Form::Uuid {
-                matrix.push((
-                    0,
-                    PgStorage::ByteaPk,
-                    insert::to_keys(name, &ids, Form::Bytea, &format)?,
-                ));
+                let bytea = insert::to_keys(name, &ids, Form::Bytea, &format)?;
+                matrix.push((0, run(0, PgStorage::ByteaPk), bytea));
             }
             match name {
                 "uuid-v4" => v4_v7.0 = Some(native_keys),
@@ -309,44 +303,21 @@ impl Engine for Postgres {
                 _ => {}
             }
             drop(ids);
-            for (i, storage, keys) in matrix {
-                bar.set_message(format!(
-                    "{name} {} {} shared_buffers",
-                    storage.name(),
-                    servers[i].cache
-                ));
-                let (run, curve) =
-                    one_writer(spec(name, storage, &servers[i]), &mut connections[i], &keys)?;
-                out.runs.push(run);
-                out.curve.extend(curve);
-                bar.inc(1);
-            }
+            let into = (&mut out.runs, &mut out.curve);
+            one_writer_runs(matrix, &mut connections, &bar, Self::CACHE_SETTING, into)?;
         }
 
         // Several writers into one table.
-        for (&(scheme, bits), writers) in engine::CONCURRENT
-            .iter()
-            .flat_map(|c| [(c, 1), (c, params.pg_writers)])
-        {
-            let form = Form::native(bits);
-            bar.set_message(format!("{scheme}: {writers} writers at once"));
-            let producers = (0..writers)
-                .map(|worker| {
-                    engine::producer(entries, scheme, worker as u64, Error::PgSetup, move |ids| {
-                        insert::to_keys(scheme, ids, form, &|_| Ok(String::new()))
-                    })
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            let run = many_writers(
-                spec(scheme, form.pk(), small),
-                || small.connect(),
-                producers,
-                rows / writers,
-                Error::PgSetup,
-            )?;
-            out.runs.push(run);
-            bar.inc(1);
-        }
+        out.runs.extend(arrival_runs(
+            job,
+            &bar,
+            |scheme, bits| spec(scheme, Form::native(bits).pk(), small),
+            |scheme, bits, ids| {
+                insert::to_keys(scheme, ids, Form::native(bits), &|_| Ok(String::new()))
+            },
+            || small.connect(),
+            Error::PgSetup,
+        )?);
 
         bar.set_message("ids one round trip at a time");
         out.roundtrip = roundtrip::measure(
