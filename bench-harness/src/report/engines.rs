@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use super::{chart, pct, rate};
 use crate::charts::ChartFile;
 use crate::engine::roundtrip::RoundTrip;
-use crate::engine::{Engine, InsertResults, Run, RunOf};
+use crate::engine::{Engine, InsertResults, Run, RunOf, UUID_V7_RANDOM};
 use crate::output::Results;
 
 /// Every scheme keyed by its own binary type, one writer, small cache then large, each a
@@ -45,6 +45,43 @@ pub(super) fn live_runs<R: InsertResults>(results: &R) -> Option<(Vec<&RunOf<R>>
     let live: Vec<&RunOf<R>> = results.runs().iter().filter(|b| b.made_during()).collect();
     let writers = live.iter().map(|b| b.writers).max()?;
     Some((live, writers))
+}
+
+/// The live runs each engine's section on keys as they arrive compares: uuid-v7 with its
+/// counter (`c`) and without (`r`, [`UUID_V7_RANDOM`]), each from one writer (`1`) and from
+/// the most (`n`), and uuid-v4 from one.
+pub(super) struct Arrival<'a, T> {
+    pub c1: &'a T,
+    pub cn: &'a T,
+    pub r1: &'a T,
+    pub rn: &'a T,
+    pub v4: &'a T,
+}
+
+/// [`Arrival`]'s runs, with `writers` the most; `None` where one is missing.
+pub(super) fn arrival<R: InsertResults>(
+    results: &R,
+    writers: usize,
+) -> Option<Arrival<'_, RunOf<R>>> {
+    Some(Arrival {
+        c1: results.live("uuid-v7", 1)?,
+        cn: results.live("uuid-v7", writers)?,
+        r1: results.live(UUID_V7_RANDOM, 1)?,
+        rn: results.live(UUID_V7_RANDOM, writers)?,
+        v4: results.live("uuid-v4", 1)?,
+    })
+}
+
+/// The verdict on "a created_at index doubles write costs", from the larger of the write
+/// (WAL or redo) and the insert-rate ratios of uuid-v4 with the index against uuid-v7 alone.
+pub(super) fn doubling_verdict(worst: f64) -> &'static str {
+    if worst >= 1.8 {
+        "holds"
+    } else if worst >= 1.3 {
+        "holds in part: the cost grows, but does not double"
+    } else {
+        "does not hold"
+    }
 }
 
 /// An engine's words in the decision guide (`report/mod.rs`), from its own runs: after the

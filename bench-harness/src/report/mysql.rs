@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::engines::{self, CacheWords, ClaimRuns, Claims, Guide};
+use super::engines::{self, Arrival, CacheWords, ClaimRuns, Claims, Guide};
 use super::{kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
@@ -136,14 +136,7 @@ fn arrival(r: &Results<'_>, md: &mut String) {
     for b in &live {
         row(md, b);
     }
-    let find = |scheme: &str, n: usize| live.iter().find(|b| b.scheme == scheme && b.writers == n);
-    let (Some(c1), Some(cn), Some(r1), Some(rn), Some(v4)) = (
-        find("uuid-v7", 1),
-        find("uuid-v7", writers),
-        find(UUID_V7_RANDOM, 1),
-        find(UUID_V7_RANDOM, writers),
-        find("uuid-v4", 1),
-    ) else {
+    let Some(Arrival { c1, cn, r1, rn, v4 }) = engines::arrival(&*my, writers) else {
         return;
     };
     let random_finding = if r1.leaf_fill < v4.leaf_fill {
@@ -160,8 +153,8 @@ fn arrival(r: &Results<'_>, md: &mut String) {
     } else {
         String::new()
     };
-    let s1 = find("snowflake-twitter", 1);
-    let sn = find("snowflake-twitter", writers);
+    let s1 = my.live("snowflake-twitter", 1);
+    let sn = my.live("snowflake-twitter", writers);
     let _ = writeln!(
         md,
         "\n**What several writers do.** `uuid-v7` from one writer filled its leaves to {} with \
@@ -564,13 +557,7 @@ pub(super) fn created_at(r: &Results<'_>, md: &mut String) {
          {} rows in {:.0} µs instead of {} in {:.0} µs. A uuid-v7 key answers the same \
          query from the table itself ({} rows, {:.0} µs): in InnoDB the rows are stored in \
          key order, so the newest rows are the last leaf.\n",
-        if worst >= 1.8 {
-            "holds"
-        } else if worst >= 1.3 {
-            "holds in part: the cost grows, but does not double"
-        } else {
-            "does not hold"
-        },
+        engines::doubling_verdict(worst),
         pct(1.0 / speed),
         rate(v4i.rows_per_sec),
         rate(v7.rows_per_sec),

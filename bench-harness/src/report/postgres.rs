@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::engines::{self, CacheWords, ClaimRuns, Claims, Guide};
+use super::engines::{self, Arrival, CacheWords, ClaimRuns, Claims, Guide};
 use super::{kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
@@ -130,14 +130,7 @@ fn arrival(r: &Results<'_>, md: &mut String) {
     for b in &live {
         row(md, b);
     }
-    let find = |scheme: &str, n: usize| live.iter().find(|b| b.scheme == scheme && b.writers == n);
-    if let (Some(c1), Some(cn), Some(r1), Some(rn), Some(v4)) = (
-        find("uuid-v7", 1),
-        find("uuid-v7", writers),
-        find(UUID_V7_RANDOM, 1),
-        find(UUID_V7_RANDOM, writers),
-        find("uuid-v4", 1),
-    ) {
+    if let Some(Arrival { c1, cn, r1, rn, v4 }) = engines::arrival(&*pg, writers) {
         let _ = writeln!(
             md,
             "\nA leaf that splits anywhere but at the right edge splits in the middle, so \
@@ -488,13 +481,7 @@ pub(super) fn created_at(r: &Results<'_>, md: &mut String) {
          without it the latest-50 query read {} buffers in {:.0} µs instead of {} in {:.0} \
          µs. A uuid-v7 key answers the same query from its own index ({} buffers, {:.0} µs) \
          with no second index at all.\n",
-        if worst >= 1.8 {
-            "holds"
-        } else if worst >= 1.3 {
-            "holds in part: the cost grows, but does not double"
-        } else {
-            "does not hold"
-        },
+        engines::doubling_verdict(worst),
         pct(1.0 / speed),
         rate(v4i.rows_per_sec),
         rate(v7.rows_per_sec),
