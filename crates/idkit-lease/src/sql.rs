@@ -6,18 +6,22 @@
 use crate::backend::{Backend, Grant, Want};
 use crate::{LeaseError, LeaseErrorKind};
 
-/// The table in SQLite's and PostgreSQL's dialect (MySQL's is its own).
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS idkit_worker_leases (
-    namespace  TEXT    NOT NULL,
-    worker     BIGINT  NOT NULL,
-    holder     TEXT,
-    token      BIGINT  NOT NULL,
-    expires_ms BIGINT  NOT NULL,
-    mark_ms    BIGINT  NOT NULL,
-    released   BIGINT  NOT NULL,
-    PRIMARY KEY (namespace, worker)
-)";
+/// The lease table, in SQLite's and PostgreSQL's dialect when `namespace` is `TEXT` and
+/// nothing follows; MySQL's key column needs a length and its table an engine.
+fn schema(namespace: &str, after: &str) -> String {
+    format!(
+        "CREATE TABLE IF NOT EXISTS idkit_worker_leases (
+            namespace  {namespace} NOT NULL,
+            worker     BIGINT  NOT NULL,
+            holder     TEXT,
+            token      BIGINT  NOT NULL,
+            expires_ms BIGINT  NOT NULL,
+            mark_ms    BIGINT  NOT NULL,
+            released   BIGINT  NOT NULL,
+            PRIMARY KEY (namespace, worker)
+        ){after}"
+    )
+}
 
 /// A parameter of a statement.
 pub(crate) enum Param<'a> {
@@ -264,7 +268,7 @@ mod sqlite {
     use std::path::Path;
     use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-    use super::{Conn, Param, SCHEMA, SqlBackend};
+    use super::{Conn, Param, SqlBackend, schema};
     use crate::LeaseError;
 
     pub(crate) type SqliteBackend = SqlBackend<Sqlite>;
@@ -293,7 +297,7 @@ mod sqlite {
             conn.busy_timeout(Duration::from_secs(5)).map_err(fail)?;
             conn.pragma_update(None, "journal_mode", "WAL")
                 .map_err(fail)?;
-            conn.execute_batch(SCHEMA).map_err(fail)?;
+            conn.execute_batch(&schema("TEXT", "")).map_err(fail)?;
             Ok(SqlBackend::new(Sqlite { conn, path: shown }))
         }
     }
@@ -400,7 +404,7 @@ pub(crate) use pg::PostgresBackend;
 
 #[cfg(feature = "postgres")]
 mod pg {
-    use super::{Conn, Dial, Param, Redial, SCHEMA, SqlBackend};
+    use super::{Conn, Dial, Param, Redial, SqlBackend, schema};
     use crate::LeaseError;
 
     pub(crate) type PostgresBackend = SqlBackend<Redial<postgres::Client>>;
@@ -418,7 +422,7 @@ mod pg {
                 .map_err(|e| LeaseError::unreachable(format!("postgres: {e}")))?;
             // Concurrent CREATE TABLE IF NOT EXISTS can race in the catalog; the table
             // then exists, which is all we need.
-            if let Err(e) = client.batch_execute(SCHEMA) {
+            if let Err(e) = client.batch_execute(&schema("TEXT", "")) {
                 let exists: Option<String> = client
                     .query_one("SELECT to_regclass('idkit_worker_leases')::text", &[])
                     .ok()
@@ -503,22 +507,10 @@ pub(crate) use my::MySqlBackend;
 mod my {
     use mysql::prelude::Queryable;
 
-    use super::{Conn, Dial, Param, Redial, SqlBackend};
+    use super::{Conn, Dial, Param, Redial, SqlBackend, schema};
     use crate::LeaseError;
 
     pub(crate) type MySqlBackend = SqlBackend<Redial<mysql::Conn>>;
-
-    /// The table in MySQL's dialect: a key column must have a length.
-    const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS idkit_worker_leases (
-        namespace  VARCHAR(255) NOT NULL,
-        worker     BIGINT  NOT NULL,
-        holder     TEXT,
-        token      BIGINT  NOT NULL,
-        expires_ms BIGINT  NOT NULL,
-        mark_ms    BIGINT  NOT NULL,
-        released   BIGINT  NOT NULL,
-        PRIMARY KEY (namespace, worker)
-    ) ENGINE=InnoDB";
 
     /// ER_DUP_ENTRY: the row another holder inserted first.
     const DUPLICATE: u16 = 1062;
@@ -534,7 +526,7 @@ mod my {
                 .additional_capabilities(mysql::consts::CapabilityFlags::CLIENT_FOUND_ROWS);
             let mut conn =
                 Self::new(opts).map_err(|e| LeaseError::unreachable(format!("mysql: {e}")))?;
-            conn.query_drop(SCHEMA)
+            conn.query_drop(schema("VARCHAR(255)", " ENGINE=InnoDB"))
                 .map_err(|e| LeaseError::unreachable(format!("mysql: {e}")))?;
             Ok(conn)
         }
