@@ -170,14 +170,16 @@ impl Lease {
     ///
     /// A static source takes its worker id (which must be below `slots`) and locks its
     /// state file. When the previous holder crashed holding a reservation of time still
-    /// ahead of the clock (at most one TTL), this waits it out; a clock further behind the
-    /// recorded mark is left to the generator's rollback policy (it waits or fails).
+    /// ahead of the clock (at most one TTL), this waits it out and then renews, so that the
+    /// generator starts with a whole TTL proven; a clock further behind the recorded mark is
+    /// left to the generator's rollback policy (it waits or fails).
     ///
     /// # Errors
     ///
     /// `Invalid` for a static worker id not below `slots`; `AllTaken`, `Held`,
-    /// `Unreachable` as the backend reports them; `Invalid` for a source whose backend
-    /// this build lacks (a cargo feature).
+    /// `Unreachable` as the backend reports them (for the grant, or for the renewal after
+    /// such a wait); `Invalid` for a source whose backend this build lacks (a cargo
+    /// feature).
     pub fn acquire(source: &IdentitySource, scope: &str, slots: u64) -> Result<Self, LeaseError> {
         let started = Instant::now();
         let slots = source.max_workers.map_or(slots, |n| n.min(slots));
@@ -190,7 +192,7 @@ impl Lease {
             ttl_ms: timing.ttl_ms,
         };
         let clock = idkit_core::MonotonicClock::new();
-        let start_ms = clock.now_ms();
+        let mut start_ms = clock.now_ms();
         let grant: Grant = backend.acquire(&want, timing.fence(start_ms))?;
         let now = clock.now_ms();
         if !grant.released && grant.mark_ms > now && grant.mark_ms - now <= timing.ttl_ms {
@@ -202,6 +204,10 @@ impl Lease {
                 "waiting for the previous holder's reserved time to pass"
             );
             clock.wait_until_ms(grant.mark_ms + 1);
+            // The wait used up what the grant proved: prove a whole TTL from now, or the
+            // generator would open fenced until the first renewal, a third of a TTL away.
+            start_ms = clock.now_ms();
+            backend.renew(timing.fence(start_ms))?;
         }
         let guard = Guard::with_clock(grant.mark_ms, clock);
         // The fence counts from the start of the grant request.

@@ -66,3 +66,43 @@ fn a_static_worker_id_is_held_once_and_restarts_above_its_mark() {
     drop(again);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A holder that died with time reserved ahead (kill -9 right after a renewal): the next
+/// holder waits the reservation out, and then starts with a whole window proven, not what
+/// the wait left of the one it asked for when it started (which left it fenced, its first
+/// requests refused, until its first renewal a third of the window later).
+#[test]
+fn a_restart_that_waits_out_a_reservation_opens_with_a_whole_window() {
+    let dir = std::env::temp_dir().join(common::unique("idkit-lease-static-wait"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let now = idkit_core::MonotonicClock::new().now_ms();
+    let ahead = 2_500;
+    std::fs::write(
+        dir.join("snowflake-twitter-worker-6.mark"),
+        format!("mark_ms={}\nreleased=false\ngrants=1\n", now + ahead),
+    )
+    .unwrap();
+    let source = IdentitySource::parse("static:6")
+        .unwrap()
+        .with_state_dir(Some(&dir));
+    let lease = Lease::acquire(&source, "snowflake-twitter", 1024).unwrap();
+    let status = lease.status();
+    assert!(status.floor_ms >= now + ahead, "{status:?}");
+    let window = u64::try_from(STATIC_WINDOW.as_millis()).unwrap();
+    // A whole window less what the renewal and this line took; before, about nothing.
+    assert!(
+        status.fence_ms > status.now_ms + window / 2,
+        "fence {} ms ahead of {} ms",
+        status.fence_ms.saturating_sub(status.now_ms),
+        window
+    );
+    let g = Snowflake::builder(Twitter)
+        .field("worker", 6)
+        .guard(lease.guard())
+        .build()
+        .unwrap();
+    let id = g.next_id().unwrap();
+    assert!((id >> 22) + 1_288_834_974_657 > now + ahead);
+    drop(lease);
+    std::fs::remove_dir_all(&dir).ok();
+}
