@@ -99,20 +99,16 @@ pub const AUTO_INCREMENT: &str = "AUTO_INCREMENT";
 /// The server settings that shape the runs, as `name = value`.
 fn settings(server: &Server) -> Result<Vec<String>, Error> {
     let mut conn = server.connect()?;
-    let mut out = Vec::new();
-    for name in [
-        "innodb_flush_log_at_trx_commit",
-        "innodb_doublewrite",
-        "innodb_flush_method",
-        "innodb_log_file_size",
-        "innodb_page_size",
-        "innodb_autoinc_lock_mode",
-        "innodb_adaptive_hash_index",
-    ] {
-        let value: Option<String> = conn.query_first(format!("SELECT CAST(@@{name} AS CHAR)"))?;
-        out.push(format!("{name} = {}", value.unwrap_or_default()));
-    }
-    Ok(out)
+    let names = "innodb_flush_log_at_trx_commit innodb_doublewrite innodb_flush_method \
+                 innodb_log_file_size innodb_page_size innodb_autoinc_lock_mode \
+                 innodb_adaptive_hash_index";
+    (names.split_whitespace())
+        .map(|name| {
+            let value: Option<String> =
+                conn.query_first(format!("SELECT CAST(@@{name} AS CHAR)"))?;
+            Ok(format!("{name} = {}", value.unwrap_or_default()))
+        })
+        .collect()
 }
 
 /// InnoDB (MySQL, MariaDB) as an engine of the report.

@@ -21,18 +21,11 @@ pub fn measure(
     window: Duration,
 ) -> Result<Vec<RoundTrip>, Error> {
     let mut conn = server.connect()?;
+    conn.query_drop("DROP TABLE IF EXISTS idkit_bench_ai")?;
     conn.query_drop(
-        "CREATE OR REPLACE TABLE idkit_bench_ai(id BIGINT AUTO_INCREMENT PRIMARY KEY, \
+        "CREATE TABLE idkit_bench_ai(id BIGINT AUTO_INCREMENT PRIMARY KEY, \
          created_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)) ENGINE=InnoDB",
-    )
-    .or_else(|_| {
-        // MySQL has no CREATE OR REPLACE TABLE.
-        conn.query_drop("DROP TABLE IF EXISTS idkit_bench_ai")?;
-        conn.query_drop(
-            "CREATE TABLE idkit_bench_ai(id BIGINT AUTO_INCREMENT PRIMARY KEY, \
-             created_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)) ENGINE=InnoDB",
-        )
-    })?;
+    )?;
     let mut out = Vec::new();
     for &n in clients {
         let mut work: Vec<Work> = Vec::new();

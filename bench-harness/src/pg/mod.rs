@@ -75,20 +75,14 @@ pub(crate) fn count(v: i64) -> u64 {
 /// The server settings that shape the runs, as `name = value`.
 fn settings(server: &Server) -> Result<Vec<String>, Error> {
     let mut client = server.connect()?;
-    let mut out = Vec::new();
-    for name in [
-        "fsync",
-        "synchronous_commit",
-        "full_page_writes",
-        "wal_compression",
-        "checkpoint_timeout",
-        "max_wal_size",
-        "wal_keep_size",
-    ] {
-        let value: String = client.query_one(&format!("SHOW {name}"), &[])?.get(0);
-        out.push(format!("{name} = {value}"));
-    }
-    Ok(out)
+    let names = "fsync synchronous_commit full_page_writes wal_compression \
+                 checkpoint_timeout max_wal_size wal_keep_size";
+    (names.split_whitespace())
+        .map(|name| {
+            let value: String = client.query_one(&format!("SHOW {name}"), &[])?.get(0);
+            Ok(format!("{name} = {value}"))
+        })
+        .collect()
 }
 
 /// PostgreSQL as an engine of the report.

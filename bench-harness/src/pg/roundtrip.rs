@@ -34,6 +34,15 @@ pub struct InDatabase {
 /// The function name used in the measurement.
 pub const FUNCTION: &str = "idkit_bench_next_id";
 
+/// The methods of one round trip per id, and their statements.
+const METHODS: [(&str, &str); 2] = [
+    (
+        "insert_returning",
+        "INSERT INTO idkit_bench_ai DEFAULT VALUES RETURNING id",
+    ),
+    ("nextval", "SELECT nextval('idkit_bench_seq')"),
+];
+
 /// Each method for `window` at each client count.
 ///
 /// # Errors
@@ -53,20 +62,9 @@ pub fn measure(
     )?;
     let mut out = Vec::new();
     for &n in clients {
-        out.push(per_connection(
-            server,
-            "insert_returning",
-            "INSERT INTO idkit_bench_ai DEFAULT VALUES RETURNING id",
-            n,
-            window,
-        )?);
-        out.push(per_connection(
-            server,
-            "nextval",
-            "SELECT nextval('idkit_bench_seq')",
-            n,
-            window,
-        )?);
+        for (method, sql) in METHODS {
+            out.push(per_connection(server, method, sql, n, window)?);
+        }
         out.push(range_allocator(server, n, window)?);
     }
     client.batch_execute("DROP TABLE idkit_bench_ai; DROP SEQUENCE idkit_bench_seq")?;

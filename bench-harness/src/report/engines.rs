@@ -47,29 +47,17 @@ pub(super) fn live_runs<R: InsertResults>(results: &R) -> Option<(Vec<&RunOf<R>>
     Some((live, writers))
 }
 
-/// The live runs each engine's section on keys as they arrive compares: uuid-v7 with its
-/// counter (`c`) and without (`r`, [`UUID_V7_RANDOM`]), each from one writer (`1`) and from
-/// the most (`n`), and uuid-v4 from one.
-pub(super) struct Arrival<'a, T> {
-    pub c1: &'a T,
-    pub cn: &'a T,
-    pub r1: &'a T,
-    pub rn: &'a T,
-    pub v4: &'a T,
-}
-
-/// [`Arrival`]'s runs, with `writers` the most; `None` where one is missing.
-pub(super) fn arrival<R: InsertResults>(
-    results: &R,
-    writers: usize,
-) -> Option<Arrival<'_, RunOf<R>>> {
-    Some(Arrival {
-        c1: results.live("uuid-v7", 1)?,
-        cn: results.live("uuid-v7", writers)?,
-        r1: results.live(UUID_V7_RANDOM, 1)?,
-        rn: results.live(UUID_V7_RANDOM, writers)?,
-        v4: results.live("uuid-v4", 1)?,
-    })
+/// The live runs each engine's section on keys as they arrive compares, in this order:
+/// uuid-v7 with its counter from one writer and from `writers` (the most), the same without
+/// a counter ([`UUID_V7_RANDOM`]), and uuid-v4 from one writer; `None` where one is missing.
+pub(super) fn arrival<R: InsertResults>(results: &R, writers: usize) -> Option<[&RunOf<R>; 5]> {
+    Some([
+        results.live("uuid-v7", 1)?,
+        results.live("uuid-v7", writers)?,
+        results.live(UUID_V7_RANDOM, 1)?,
+        results.live(UUID_V7_RANDOM, writers)?,
+        results.live("uuid-v4", 1)?,
+    ])
 }
 
 /// The verdict on "a created_at index doubles write costs", from the larger of the write

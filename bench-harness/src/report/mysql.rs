@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::engines::{self, Arrival, CacheWords, ClaimRuns, Claims, Guide};
+use super::engines::{self, CacheWords, ClaimRuns, Claims, Guide};
 use super::{kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
@@ -136,7 +136,7 @@ fn arrival(r: &Results<'_>, md: &mut String) {
     for b in &live {
         row(md, b);
     }
-    let Some(Arrival { c1, cn, r1, rn, v4 }) = engines::arrival(&*my, writers) else {
+    let Some([c1, cn, r1, rn, v4]) = engines::arrival(&*my, writers) else {
         return;
     };
     let random_finding = if r1.leaf_fill < v4.leaf_fill {

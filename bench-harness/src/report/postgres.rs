@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::engines::{self, Arrival, CacheWords, ClaimRuns, Claims, Guide};
+use super::engines::{self, CacheWords, ClaimRuns, Claims, Guide};
 use super::{kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
@@ -130,7 +130,7 @@ fn arrival(r: &Results<'_>, md: &mut String) {
     for b in &live {
         row(md, b);
     }
-    if let Some(Arrival { c1, cn, r1, rn, v4 }) = engines::arrival(&*pg, writers) {
+    if let Some([c1, cn, r1, rn, v4]) = engines::arrival(&*pg, writers) {
         let _ = writeln!(
             md,
             "\nA leaf that splits anywhere but at the right edge splits in the middle, so \
