@@ -534,6 +534,12 @@ mod tests {
     #[derive(Debug, Clone, Copy, PartialEq)]
     struct Pk;
 
+    impl StorageName for Pk {
+        fn name(self) -> &'static str {
+            "pk"
+        }
+    }
+
     #[test]
     fn commits_cover_every_row_once_and_close_each_curve_segment() {
         let of = memory_run(3, 1).spec;
@@ -665,6 +671,28 @@ mod tests {
         assert_eq!(ended.between, 2);
         assert_eq!(idle, 0);
         assert_eq!(curve.last().map(|p| p.rows_so_far), Some(10));
+    }
+
+    #[test]
+    fn one_writer_runs_go_to_the_server_their_index_names_and_append_in_order() {
+        let mut servers = vec![Shared::default(), Shared::default()];
+        let runs = vec![
+            (1, memory_run(2, 100), vec![1, 2, 3]),
+            (0, memory_run(2, 100), vec![4, 5]),
+            (1, memory_run(2, 100), vec![6]),
+        ];
+        let (mut records, mut curve) = (Vec::new(), Vec::new());
+        let out = (&mut records, &mut curve);
+        one_writer_runs(runs, &mut servers, &ProgressBar::hidden(), "cache", out).unwrap();
+        // Each record holds its server's table as the run finished: the memory server keeps
+        // its rows, so the third run finds the first run's keys before its own.
+        let tables: Vec<&Vec<u64>> = records.iter().map(|r| &r.0).collect();
+        assert_eq!(tables, [&vec![1, 2, 3], &vec![4, 5], &vec![1, 2, 3, 6]]);
+        let created: Vec<usize> = servers.iter().map(|s| s.lock().unwrap().created).collect();
+        assert_eq!(created, [1, 2]);
+        // The curves one after another, each closing at its own run's rows.
+        let ends: Vec<usize> = curve.iter().map(|p| p.rows_so_far).collect();
+        assert_eq!(ends, [2, 3, 2, 1]);
     }
 
     #[test]

@@ -328,3 +328,16 @@ pub(super) fn throughput_cell(small: f64, large: Option<f64>, words: &CacheWords
         large.map_or(String::new(), |l| format!(", {} (large)", pct(l)))
     )
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_created_at_verdict_follows_the_larger_ratio_against_doubling() {
+        use super::doubling_verdict;
+        assert_eq!(doubling_verdict(2.1), "holds");
+        assert_eq!(doubling_verdict(1.8), "holds");
+        assert!(doubling_verdict(1.79).starts_with("holds in part"));
+        assert!(doubling_verdict(1.3).starts_with("holds in part"));
+        assert_eq!(doubling_verdict(1.29), "does not hold");
+    }
+}
