@@ -210,7 +210,8 @@ impl Lease {
             backend.renew(timing.fence(start_ms))?;
         }
         let guard = Guard::with_clock(grant.mark_ms, clock);
-        // The fence counts from the start of the grant request.
+        // The fence counts from the start of the grant request (after a wait, of the
+        // renewal that followed it).
         guard.open_until(timing.fence(start_ms));
         let shared = Arc::new(Shared {
             worker: grant.worker,
