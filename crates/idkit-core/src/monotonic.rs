@@ -223,7 +223,9 @@ impl AtomicMsCounter {
             };
             let next = match decision {
                 Decision::Fresh => (now_rel << shift) | (fresh()? & max),
-                Decision::Count(counter) => (last << shift) | counter,
+                // The counter is below its maximum: the word plus one is the same tick
+                // with the next counter, one add between the load and the swap.
+                Decision::Count(_) => current + 1,
                 Decision::Full => {
                     return Ok(Step::Exhausted {
                         tick: self.base + last,

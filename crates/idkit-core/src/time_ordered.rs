@@ -227,55 +227,79 @@ impl<L: Layout, C: Clock, R: RandomSource> AtomicTimeOrdered<L, C, R> {
 
     // Always inlined: out of line, the id came back through memory and the caller's
     // 16-byte read of it stalled on the store (3 to 5 ns an id, measured in `scaling`).
+    // The low bits are read before the compare-and-swap: after it, every load waits for
+    // the swap to finish, and the id would wait for the load.
     #[inline(always)]
     fn issue_at(&self, now: u64) -> Result<L::Id, GenerateError> {
         if now > LAST_MS {
             return Err(GenerateError::time_overflow(LAST_MS));
         }
-        match self.state.step(now, || self.fresh())? {
-            Step::Issued { tick, counter } if tick <= LAST_MS => Ok(self.assemble(tick, counter)),
-            step => self.full_or_overflow(step),
+        let mut low = self.low.load(Ordering::Relaxed);
+        match self.state.step(now, || self.fresh(&mut low))? {
+            Step::Issued { tick, counter } if tick <= LAST_MS => {
+                Ok(Self::assemble(tick, counter, low))
+            }
+            // The step's parts go on in registers: the cold paths take no `Step`, which
+            // would be written to memory before every id.
+            Step::Issued { .. } => Err(past_last_ms()),
+            Step::Exhausted { tick } => self.full(tick, low),
         }
     }
 
-    /// A new millisecond's counter, top bit clear, and the bits below it. Runs before the
-    /// compare-and-swap that may record the counter, so a thread that loses the race may
-    /// store its bits after the winner's: both draws are random, and either serves.
+    /// A new millisecond's counter, top bit clear, and the bits below it (stored, and
+    /// written to `low`). Runs before the compare-and-swap that may record the counter, so
+    /// a thread that loses the race may store its bits after the winner's: both draws are
+    /// random, and either serves.
+    #[inline(always)]
+    fn fresh(&self, low: &mut u64) -> Result<u64, GenerateError> {
+        let (bits, start) = self.draw()?;
+        self.low.store(bits, Ordering::Relaxed);
+        *low = bits;
+        Ok(start)
+    }
+
+    /// The two random draws of a new millisecond: the bits below the counter, and the
+    /// counter's start.
     #[inline(never)]
-    fn fresh(&self) -> Result<u64, GenerateError> {
-        self.low.store(self.random.u64()?, Ordering::Relaxed);
-        Ok(self.random.u64()? & ((1 << (SHARED_COUNTER_BITS - 1)) - 1))
+    fn draw(&self) -> Result<(u64, u64), GenerateError> {
+        let bits = self.random.u64()?;
+        Ok((
+            bits,
+            self.random.u64()? & ((1 << (SHARED_COUNTER_BITS - 1)) - 1),
+        ))
     }
 
     #[inline(always)]
-    fn assemble(&self, tick: u64, counter: u64) -> L::Id {
-        let low = u128::from(self.low.load(Ordering::Relaxed)) & ((1 << low_bits::<L>()) - 1);
+    fn assemble(tick: u64, counter: u64, low: u64) -> L::Id {
+        let low = u128::from(low) & ((1 << low_bits::<L>()) - 1);
         L::assemble(tick, (u128::from(counter) << low_bits::<L>()) | low)
     }
 
-    /// The counter of the last millisecond is full, or the id's millisecond is past 48 bits.
+    /// The counter of millisecond `tick`, the last one used, is full.
     #[cold]
     #[inline(never)]
-    fn full_or_overflow(&self, mut step: Step) -> Result<L::Id, GenerateError> {
+    fn full(&self, mut tick: u64, mut low: u64) -> Result<L::Id, GenerateError> {
         loop {
-            match step {
-                Step::Issued { tick, .. } if tick > LAST_MS => {
-                    return Err(GenerateError::time_overflow(LAST_MS));
+            if let WhenFull::Fail(_) = L::WHEN_FULL {
+                return Err(GenerateError::exhausted(
+                    "the shared generator's 24-bit counter within one millisecond",
+                ));
+            }
+            match self.state.step(tick + 1, || self.fresh(&mut low))? {
+                Step::Issued { tick, counter } if tick <= LAST_MS => {
+                    return Ok(Self::assemble(tick, counter, low));
                 }
-                Step::Issued { tick, counter } => return Ok(self.assemble(tick, counter)),
-                Step::Exhausted { tick } => match L::WHEN_FULL {
-                    WhenFull::NextMillisecond => {
-                        step = self.state.step(tick + 1, || self.fresh())?
-                    }
-                    WhenFull::Fail(_) => {
-                        return Err(GenerateError::exhausted(
-                            "the shared generator's 24-bit counter within one millisecond",
-                        ));
-                    }
-                },
+                Step::Issued { .. } => return Err(past_last_ms()),
+                Step::Exhausted { tick: last } => tick = last,
             }
         }
     }
+}
+
+/// The error of an id whose millisecond is past 48 bits.
+#[cold]
+fn past_last_ms() -> GenerateError {
+    GenerateError::time_overflow(LAST_MS)
 }
 
 /// What both generators have alike: their constructors on a clock, and `IdScheme`, whose
