@@ -203,10 +203,23 @@ impl AtomicMsCounter {
     pub fn step(
         &self,
         now: u64,
+        fresh: impl FnMut() -> Result<u64, GenerateError>,
+    ) -> Result<Step, GenerateError> {
+        self.step_with(self.counter_bits, now, fresh)
+    }
+
+    /// [`step`](Self::step) for a caller that passes the width it made the counter with,
+    /// as a constant: the shifts and masks then take no registers, and the shared
+    /// generators' loop from one swap to the next keeps its values out of memory.
+    #[inline(always)]
+    pub(crate) fn step_with(
+        &self,
+        shift: u32,
+        now: u64,
         mut fresh: impl FnMut() -> Result<u64, GenerateError>,
     ) -> Result<Step, GenerateError> {
-        let shift = self.counter_bits;
-        let max = self.counter_max();
+        debug_assert_eq!(shift, self.counter_bits);
+        let max = (1 << shift) - 1;
         let span = (NONE >> shift) - 1;
         let now_rel = now.saturating_sub(self.base);
         if now_rel > span {

@@ -235,7 +235,10 @@ impl<L: Layout, C: Clock, R: RandomSource> AtomicTimeOrdered<L, C, R> {
             return Err(GenerateError::time_overflow(LAST_MS));
         }
         let mut low = self.low.load(Ordering::Relaxed);
-        match self.state.step(now, || self.fresh(&mut low))? {
+        match self
+            .state
+            .step_with(SHARED_COUNTER_BITS, now, || self.fresh(&mut low))?
+        {
             Step::Issued { tick, counter } if tick <= LAST_MS => {
                 Ok(Self::assemble(tick, counter, low))
             }
@@ -285,7 +288,10 @@ impl<L: Layout, C: Clock, R: RandomSource> AtomicTimeOrdered<L, C, R> {
                     "the shared generator's 24-bit counter within one millisecond",
                 ));
             }
-            match self.state.step(tick + 1, || self.fresh(&mut low))? {
+            match self
+                .state
+                .step_with(SHARED_COUNTER_BITS, tick + 1, || self.fresh(&mut low))?
+            {
                 Step::Issued { tick, counter } if tick <= LAST_MS => {
                     return Ok(Self::assemble(tick, counter, low));
                 }
