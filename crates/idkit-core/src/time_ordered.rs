@@ -160,7 +160,7 @@ impl<L: Layout, C: Clock, R: RandomSource> TimeOrdered<L, C, R> {
     #[inline]
     fn issue_at(&self, now: u64) -> Result<L::Id, GenerateError> {
         if now > LAST_MS {
-            return Err(GenerateError::time_overflow(LAST_MS));
+            return Err(past_last_ms());
         }
         let mut state = self.state.get();
         let (ms, counter) = match state.step(now, counter_max::<L>(), || self.fresh())? {
@@ -175,7 +175,7 @@ impl<L: Layout, C: Clock, R: RandomSource> TimeOrdered<L, C, R> {
             },
         };
         if ms > LAST_MS {
-            return Err(GenerateError::time_overflow(LAST_MS));
+            return Err(past_last_ms());
         }
         self.state.set(state);
         Ok(L::assemble(ms, counter))
@@ -234,7 +234,7 @@ impl<L: Layout, C: Clock, R: RandomSource> AtomicTimeOrdered<L, C, R> {
     #[inline(always)]
     fn issue_at(&self, now: u64) -> Result<L::Id, GenerateError> {
         if now > LAST_MS {
-            return Err(GenerateError::time_overflow(LAST_MS));
+            return Err(past_last_ms());
         }
         let mut low = self.low.load(Ordering::Relaxed);
         match self
@@ -284,12 +284,12 @@ impl<L: Layout, C: Clock, R: RandomSource> AtomicTimeOrdered<L, C, R> {
     #[cold]
     #[inline(never)]
     fn full(&self, mut tick: u64, mut low: u64) -> Result<L::Id, GenerateError> {
+        if let WhenFull::Fail(_) = L::WHEN_FULL {
+            return Err(GenerateError::exhausted(
+                "the shared generator's 24-bit counter within one millisecond",
+            ));
+        }
         loop {
-            if let WhenFull::Fail(_) = L::WHEN_FULL {
-                return Err(GenerateError::exhausted(
-                    "the shared generator's 24-bit counter within one millisecond",
-                ));
-            }
             match self
                 .state
                 .step_with(SHARED_COUNTER_BITS, tick + 1, || self.fresh(&mut low))?
