@@ -283,34 +283,31 @@ fn env(name: &str) -> String {
     })
 }
 
+/// A pool of at most `max` connections to `url`.
+async fn pool<DB: sqlx::Database>(url: &str, max: u32) -> sqlx::Pool<DB> {
+    sqlx::pool::PoolOptions::<DB>::new()
+        .max_connections(max)
+        .connect(url)
+        .await
+        .unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sqlx_postgres() {
-    let pool = sqlx::postgres::PgPoolOptions::new()
-        .max_connections(2)
-        .connect(&env("IDKIT_TEST_PG_URL"))
-        .await
-        .unwrap();
+    let pool = pool::<sqlx::Postgres>(&env("IDKIT_TEST_PG_URL"), 2).await;
     each_scheme!(sqlx_pg(&pool).await);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sqlx_mariadb() {
-    let pool = sqlx::mysql::MySqlPoolOptions::new()
-        .max_connections(2)
-        .connect(&env("IDKIT_TEST_MYSQL_URL"))
-        .await
-        .unwrap();
+    let pool = pool::<sqlx::MySql>(&env("IDKIT_TEST_MYSQL_URL"), 2).await;
     each_scheme!(sqlx_mysql(&pool).await);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sqlx_sqlite_in_memory() {
     // One connection: every in-memory connection is a database of its own.
-    let pool = sqlx::sqlite::SqlitePoolOptions::new()
-        .max_connections(1)
-        .connect("sqlite::memory:")
-        .await
-        .unwrap();
+    let pool = pool::<sqlx::Sqlite>("sqlite::memory:", 1).await;
     each_scheme!(sqlx_sqlite(&pool).await);
 }
 

@@ -11,7 +11,7 @@ use idkit_core::{IdScheme, id::FromGenerated};
 use idkit_objectid::{ObjectId, ObjectIdGenerator};
 use idkit_range::{RangeAllocator, RangeId, SqliteStore};
 use idkit_snowflake::{
-    Boundary, Discord, Instagram, Mastodon, Snowflake, SnowflakeId, Sonyflake, Twitter,
+    Boundary, Discord, Instagram, Layout, Mastodon, Snowflake, SnowflakeId, Sonyflake, Twitter,
 };
 use idkit_tsid::{Tsid, TsidGenerator};
 use idkit_typeid::{Prefix, TypeId, TypeIdGenerator};
@@ -46,55 +46,25 @@ fn make<G: IdScheme, T: FromGenerated<G::Id>>(generator: &G) -> Vec<T> {
     (0..200).map(|_| generator.next_as().unwrap()).collect()
 }
 
+/// 200 ids of a Snowflake preset, its machine `field` (where it has one) set to 1.
+fn flakes<L: Layout>(layout: L, field: Option<&str>) -> Vec<SnowflakeId<L>> {
+    let builder = Snowflake::builder(layout);
+    let builder = match field {
+        Some(name) => builder.field(name, 1),
+        None => builder,
+    };
+    make(&builder.build().unwrap())
+}
+
 #[test]
 fn every_scheme_round_trips_through_json_and_postcard() {
     // 64-bit ids: a varint of at most 10 bytes; N-byte ids: N bytes and a length byte.
-    check::<SnowflakeId<Twitter>>(
-        &make(
-            &Snowflake::builder(Twitter)
-                .field("worker", 1)
-                .build()
-                .unwrap(),
-        ),
-        10,
-    );
-    check::<SnowflakeId<Discord>>(
-        &make(
-            &Snowflake::builder(Discord)
-                .field("worker", 1)
-                .build()
-                .unwrap(),
-        ),
-        10,
-    );
-    check::<SnowflakeId<Instagram>>(
-        &make(
-            &Snowflake::builder(Instagram)
-                .field("shard", 1)
-                .build()
-                .unwrap(),
-        ),
-        10,
-    );
-    check::<SnowflakeId<Sonyflake>>(
-        &make(
-            &Snowflake::builder(Sonyflake)
-                .field("machine", 1)
-                .build()
-                .unwrap(),
-        ),
-        10,
-    );
-    check::<SnowflakeId<Mastodon>>(&make(&Snowflake::builder(Mastodon).build().unwrap()), 10);
-    check::<SnowflakeId<Boundary>>(
-        &make(
-            &Snowflake::builder(Boundary)
-                .field("worker", 1)
-                .build()
-                .unwrap(),
-        ),
-        17,
-    );
+    check(&flakes(Twitter, Some("worker")), 10);
+    check(&flakes(Discord, Some("worker")), 10);
+    check(&flakes(Instagram, Some("shard")), 10);
+    check(&flakes(Sonyflake, Some("machine")), 10);
+    check(&flakes(Mastodon, None), 10);
+    check(&flakes(Boundary, Some("worker")), 17);
     check::<uuid::Uuid>(&make(&idkit_uuid::UuidV4::new()), 17);
     check::<uuid::Uuid>(&make(&idkit_uuid::UuidV7::new()), 17);
     check::<idkit_ulid::Ulid>(&make(&idkit_ulid::UlidGenerator::new()), 17);

@@ -293,46 +293,44 @@ fn sqlite() -> Backend {
     }
 }
 
+/// The outage of the server `script` (under `scripts/`) runs in the directory named by
+/// the environment variable `dir`: `stop` ends it, `restart-server` starts it again.
+fn outage(script_name: &'static str, stop: &'static str, dir: &str) -> Option<Outage> {
+    let dir = env(dir);
+    let dir2 = dir.clone();
+    let path = format!("scripts/{script_name}");
+    let path2 = path.clone();
+    Some((
+        Box::new(move || script(&[&path, stop, &dir])),
+        Box::new(move || script(&[&path2, "restart-server", &dir2])),
+    ))
+}
+
 fn postgres() -> Backend {
     let url = env("IDKIT_TEST_PG_URL");
-    let dir = env("IDKIT_TEST_PG_DIR");
-    let dir2 = dir.clone();
     Backend {
         name: "postgres",
         source: Box::new(move |ns| format!("{url}?namespace={ns}&ttl_ms={TTL_MS}&max_workers=4")),
-        outage: Some((
-            Box::new(move || script(&["scripts/pg-cluster.sh", "stop", &dir])),
-            Box::new(move || script(&["scripts/pg-cluster.sh", "restart-server", &dir2])),
-        )),
+        outage: outage("pg-cluster.sh", "stop", "IDKIT_TEST_PG_DIR"),
     }
 }
 
 fn mysql() -> Backend {
     let url = env("IDKIT_TEST_MYSQL_URL");
-    let dir = env("IDKIT_TEST_MYSQL_DIR");
-    let dir2 = dir.clone();
     Backend {
         name: "mysql",
         source: Box::new(move |ns| format!("{url}?namespace={ns}&ttl_ms={TTL_MS}&max_workers=4")),
         // kill -9: a graceful InnoDB shutdown takes a while, and an outage does not wait.
-        outage: Some((
-            Box::new(move || script(&["scripts/mariadb-server.sh", "kill", &dir])),
-            Box::new(move || script(&["scripts/mariadb-server.sh", "restart-server", &dir2])),
-        )),
+        outage: outage("mariadb-server.sh", "kill", "IDKIT_TEST_MYSQL_DIR"),
     }
 }
 
 fn etcd() -> Backend {
     let endpoint = env("IDKIT_TEST_ETCD");
-    let dir = env("IDKIT_TEST_ETCD_DIR");
-    let dir2 = dir.clone();
     Backend {
         name: "etcd",
         source: Box::new(move |ns| format!("etcd://{endpoint}/{ns}?ttl_ms={TTL_MS}&max_workers=4")),
-        outage: Some((
-            Box::new(move || script(&["scripts/etcd-server.sh", "kill", &dir])),
-            Box::new(move || script(&["scripts/etcd-server.sh", "restart-server", &dir2])),
-        )),
+        outage: outage("etcd-server.sh", "kill", "IDKIT_TEST_ETCD_DIR"),
     }
 }
 

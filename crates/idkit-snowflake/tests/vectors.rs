@@ -47,6 +47,18 @@ struct DecodeVector {
     fields: BTreeMap<String, u64>,
 }
 
+impl DecodeVector {
+    /// The id its scheme composes from its timestamp and fields, with the vector's name.
+    fn compose(&self) -> u128 {
+        let parts: Vec<(&str, u128)> = (self.fields.iter())
+            .map(|(k, v)| (k.as_str(), u128::from(*v)))
+            .collect();
+        spec(&self.scheme)
+            .compose_u128(self.timestamp_ms, &parts)
+            .unwrap_or_else(|e| panic!("{}: {e}", self.name))
+    }
+}
+
 #[test]
 fn decode() {
     let file: DecodeFile = load_vectors(DIR, "decode");
@@ -68,15 +80,7 @@ fn decode() {
         }
         assert_eq!(codec.format_raw(&raw).unwrap(), v.id, "{}: format", v.name);
         // Composing the decoded parts gives the id back.
-        let parts: Vec<(&str, u128)> = v
-            .fields
-            .iter()
-            .map(|(k, v)| (k.as_str(), u128::from(*v)))
-            .collect();
-        let composed = spec(&v.scheme)
-            .compose_u128(v.timestamp_ms, &parts)
-            .unwrap();
-        assert_eq!(composed.to_string(), v.id, "{}: compose", v.name);
+        assert_eq!(v.compose().to_string(), v.id, "{}: compose", v.name);
     }
 }
 
@@ -89,14 +93,7 @@ struct ComposeFile {
 fn compose() {
     let file: ComposeFile = load_vectors(DIR, "compose");
     for v in file.vector {
-        let parts: Vec<(&str, u128)> = v
-            .fields
-            .iter()
-            .map(|(k, v)| (k.as_str(), u128::from(*v)))
-            .collect();
-        let id = spec(&v.scheme)
-            .compose_u128(v.timestamp_ms, &parts)
-            .unwrap_or_else(|e| panic!("{}: {e}", v.name));
+        let id = v.compose();
         assert_eq!(id.to_string(), v.id, "{}", v.name);
         // And back: the timestamp and every field decode to what was composed.
         let decoded = spec(&v.scheme).decode_u128(id).unwrap();
