@@ -24,7 +24,6 @@ fn schema(namespace: &str, after: &str) -> String {
 }
 
 /// A parameter of a statement.
-#[derive(Clone, Copy)]
 pub(crate) enum Param<'a> {
     Int(i64),
     Text(&'a str),
@@ -67,33 +66,6 @@ impl<C: Conn> SqlBackend<C> {
             worker: -1,
             token: 0,
         }
-    }
-
-    /// `UPDATE … SET set` on this holder's row: its namespace and worker, and the token it
-    /// was granted (a row granted again since carries another), plus the condition `also`.
-    /// `values` are `$1` to `$N` of `set` and `also`; the row's key follows them. Whether the
-    /// row was still this holder's.
-    fn update_own(
-        &mut self,
-        set: &str,
-        also: &str,
-        values: &[Param<'_>],
-    ) -> Result<bool, LeaseError> {
-        let n = values.len();
-        let sql = format!(
-            "UPDATE idkit_worker_leases SET {set} \
-             WHERE namespace = ${} AND worker = ${} AND token = ${}{also}",
-            n + 1,
-            n + 2,
-            n + 3
-        );
-        let mut params = values.to_vec();
-        params.extend([
-            Param::Text(&self.namespace),
-            Param::Int(self.worker),
-            Param::Int(self.token),
-        ]);
-        Ok(self.conn.exec(&sql, &params)? == 1)
     }
 
     /// Expired or taken, after a renewal changed no row.
@@ -219,27 +191,41 @@ impl<C: Conn> Backend for SqlBackend<C> {
 
     fn renew(&mut self, mark_ms: u64) -> Result<(), LeaseError> {
         let now = self.conn.now_ms()?;
-        let renewed = self.update_own(
-            "expires_ms = $1, mark_ms = CASE WHEN mark_ms > $2 THEN mark_ms ELSE $2 END",
-            " AND expires_ms > $3",
+        let changed = self.conn.exec(
+            "UPDATE idkit_worker_leases SET expires_ms = $1, \
+             mark_ms = CASE WHEN mark_ms > $2 THEN mark_ms ELSE $2 END \
+             WHERE namespace = $3 AND worker = $4 AND token = $5 AND expires_ms > $6",
             &[
                 Param::Int(now + self.ttl_ms),
                 Param::Int(int(mark_ms)),
+                Param::Text(&self.namespace),
+                Param::Int(self.worker),
+                Param::Int(self.token),
                 Param::Int(now),
             ],
         )?;
-        if renewed { Ok(()) } else { Err(self.why_not()) }
+        if changed == 1 {
+            Ok(())
+        } else {
+            Err(self.why_not())
+        }
     }
 
     fn regrant(&mut self, mark_ms: u64) -> Result<u64, LeaseError> {
         let now = self.conn.now_ms()?;
-        let regranted = self.update_own(
-            "token = token + 1, expires_ms = $1, \
-             mark_ms = CASE WHEN mark_ms > $2 THEN mark_ms ELSE $2 END, released = 0",
-            "",
-            &[Param::Int(now + self.ttl_ms), Param::Int(int(mark_ms))],
+        let changed = self.conn.exec(
+            "UPDATE idkit_worker_leases SET token = token + 1, expires_ms = $1, \
+             mark_ms = CASE WHEN mark_ms > $2 THEN mark_ms ELSE $2 END, released = 0 \
+             WHERE namespace = $3 AND worker = $4 AND token = $5",
+            &[
+                Param::Int(now + self.ttl_ms),
+                Param::Int(int(mark_ms)),
+                Param::Text(&self.namespace),
+                Param::Int(self.worker),
+                Param::Int(self.token),
+            ],
         )?;
-        if regranted {
+        if changed == 1 {
             self.token += 1;
             Ok(uint(self.token))
         } else {
@@ -256,12 +242,17 @@ impl<C: Conn> Backend for SqlBackend<C> {
     }
 
     fn release(&mut self, mark_ms: u64) -> Result<(), LeaseError> {
-        let released = self.update_own(
-            "expires_ms = 0, mark_ms = $1, released = 1, holder = NULL",
-            "",
-            &[Param::Int(int(mark_ms))],
+        let changed = self.conn.exec(
+            "UPDATE idkit_worker_leases SET expires_ms = 0, mark_ms = $1, released = 1, \
+             holder = NULL WHERE namespace = $2 AND worker = $3 AND token = $4",
+            &[
+                Param::Int(int(mark_ms)),
+                Param::Text(&self.namespace),
+                Param::Int(self.worker),
+                Param::Int(self.token),
+            ],
         )?;
-        if released {
+        if changed == 1 {
             Ok(())
         } else {
             Err(self.why_not())
