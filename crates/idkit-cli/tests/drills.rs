@@ -293,8 +293,9 @@ fn sqlite() -> Backend {
     }
 }
 
-/// The outage of the server `script` (under `scripts/`) runs in the directory named by
-/// the environment variable `dir`: `stop` ends it, `restart-server` starts it again.
+/// An outage of the server that `scripts/<script_name>` runs in the directory named by the
+/// environment variable `dir`: the script's verb `stop` ends it, `restart-server` starts it
+/// again.
 fn outage(script_name: &'static str, stop: &'static str, dir: &str) -> Option<Outage> {
     let dir = env(dir);
     let dir2 = dir.clone();

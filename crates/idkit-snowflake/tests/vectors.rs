@@ -50,7 +50,9 @@ struct DecodeVector {
 impl DecodeVector {
     /// The id its scheme composes from its timestamp and fields, with the vector's name.
     fn compose(&self) -> u128 {
-        let parts: Vec<(&str, u128)> = (self.fields.iter())
+        let parts: Vec<(&str, u128)> = self
+            .fields
+            .iter()
             .map(|(k, v)| (k.as_str(), u128::from(*v)))
             .collect();
         spec(&self.scheme)
