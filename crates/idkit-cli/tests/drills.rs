@@ -293,17 +293,15 @@ fn sqlite() -> Backend {
     }
 }
 
-/// An outage of the server that `scripts/<script_name>` runs in the directory named by the
+/// An outage of the server that the script at `path` runs in the directory named by the
 /// environment variable `dir`: the script's verb `stop` ends it, `restart-server` starts it
 /// again.
-fn outage(script_name: &'static str, stop: &'static str, dir: &str) -> Option<Outage> {
+fn outage(path: &'static str, stop: &'static str, dir: &str) -> Option<Outage> {
     let dir = env(dir);
     let dir2 = dir.clone();
-    let path = format!("scripts/{script_name}");
-    let path2 = path.clone();
     Some((
-        Box::new(move || script(&[&path, stop, &dir])),
-        Box::new(move || script(&[&path2, "restart-server", &dir2])),
+        Box::new(move || script(&[path, stop, &dir])),
+        Box::new(move || script(&[path, "restart-server", &dir2])),
     ))
 }
 
@@ -312,7 +310,7 @@ fn postgres() -> Backend {
     Backend {
         name: "postgres",
         source: Box::new(move |ns| format!("{url}?namespace={ns}&ttl_ms={TTL_MS}&max_workers=4")),
-        outage: outage("pg-cluster.sh", "stop", "IDKIT_TEST_PG_DIR"),
+        outage: outage("scripts/pg-cluster.sh", "stop", "IDKIT_TEST_PG_DIR"),
     }
 }
 
@@ -322,7 +320,7 @@ fn mysql() -> Backend {
         name: "mysql",
         source: Box::new(move |ns| format!("{url}?namespace={ns}&ttl_ms={TTL_MS}&max_workers=4")),
         // kill -9: a graceful InnoDB shutdown takes a while, and an outage does not wait.
-        outage: outage("mariadb-server.sh", "kill", "IDKIT_TEST_MYSQL_DIR"),
+        outage: outage("scripts/mariadb-server.sh", "kill", "IDKIT_TEST_MYSQL_DIR"),
     }
 }
 
@@ -331,7 +329,7 @@ fn etcd() -> Backend {
     Backend {
         name: "etcd",
         source: Box::new(move |ns| format!("etcd://{endpoint}/{ns}?ttl_ms={TTL_MS}&max_workers=4")),
-        outage: outage("etcd-server.sh", "kill", "IDKIT_TEST_ETCD_DIR"),
+        outage: outage("scripts/etcd-server.sh", "kill", "IDKIT_TEST_ETCD_DIR"),
     }
 }
 
