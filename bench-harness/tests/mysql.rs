@@ -12,7 +12,7 @@ use bench_harness::{Config, Profile, run};
 
 mod common;
 
-use common::{assert_roundtrips, assert_run_counts, assert_writer_runs, quick_run, url};
+use common::{assert_roundtrips, assert_run_counts, assert_writer_runs, quick_run, read_csv, url};
 
 #[test]
 fn quick_profile_fills_every_innodb_column_and_carries_them_forward() {
@@ -149,25 +149,8 @@ fn quick_profile_fills_every_innodb_column_and_carries_them_forward() {
         "mysql_ids.csv",
         "mysql_shapes.csv",
     ] {
-        let csv = std::fs::read_to_string(dir.0.join("data").join(file)).unwrap();
-        let mut lines = csv.lines();
-        let columns = lines.next().unwrap().split(',').count();
-        let mut rows = 0;
-        for line in lines {
-            // Quoted fields hold commas; count outside quotes.
-            let mut n = 1;
-            let mut quoted = false;
-            for c in line.chars() {
-                match c {
-                    '"' => quoted = !quoted,
-                    ',' if !quoted => n += 1,
-                    _ => {}
-                }
-            }
-            assert_eq!(n, columns, "{file}: {line}");
-            rows += 1;
-        }
-        assert!(rows > 0, "{file}");
+        let (_, rows) = read_csv(&dir.0.join("data").join(file));
+        assert!(!rows.is_empty(), "{file}");
     }
     for chart in ["innodb_insert_curve", "innodb_splits_fill", "innodb_redo"] {
         assert!(

@@ -9,25 +9,7 @@ use bench_harness::{Config, Profile, run};
 
 mod common;
 
-use common::TempDir;
-
-fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text.lines();
-    let header = lines
-        .next()
-        .unwrap()
-        .split(',')
-        .map(str::to_owned)
-        .collect::<Vec<_>>();
-    let rows = lines
-        .map(|l| l.split(',').map(str::to_owned).collect::<Vec<_>>())
-        .collect::<Vec<_>>();
-    for row in &rows {
-        assert_eq!(row.len(), header.len(), "{}: {row:?}", path.display());
-    }
-    (header, rows)
-}
+use common::{TempDir, read_csv};
 
 fn column<'a>(header: &[String], rows: &'a [Vec<String>], name: &str) -> Vec<&'a str> {
     let i = header

@@ -2,7 +2,7 @@
 //! run into it with an engine's results read back from its kept file.
 #![allow(dead_code)] // each test file uses part of it
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use bench_harness::Params;
 use bench_harness::engine::roundtrip::RoundTrip;
@@ -24,6 +24,35 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// A CSV file's header and rows, split at the commas outside double quotes; every row has
+/// as many fields as the header.
+pub fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let split = |line: &str| {
+        let mut fields = vec![String::new()];
+        let mut quoted = false;
+        for c in line.chars() {
+            match c {
+                '"' => quoted = !quoted,
+                ',' if !quoted => {
+                    fields.push(String::new());
+                    continue;
+                }
+                _ => {}
+            }
+            fields.last_mut().unwrap().push(c);
+        }
+        fields
+    };
+    let mut lines = text.lines();
+    let header = split(lines.next().unwrap());
+    let rows: Vec<_> = lines.map(split).collect();
+    for row in &rows {
+        assert_eq!(row.len(), header.len(), "{}: {row:?}", path.display());
+    }
+    (header, rows)
 }
 
 /// The server URL `scripts/test.sh` puts in `var` after starting the server.

@@ -1,21 +1,14 @@
 //! End-to-end: run the built `idkit` binary and check its output and exit codes.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
-/// Runs `idkit` with a state directory of its own: tests run in parallel, and two
-/// processes holding one static worker id in one state directory (rightly) refuse each
-/// other.
+mod common;
+
+use common::idkit_cmd;
+
+/// Runs `idkit` with a state directory of its own.
 fn idkit(args: &[&str]) -> Output {
     idkit_cmd().args(args).output().expect("run idkit")
-}
-
-fn idkit_cmd() -> Command {
-    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("idkit-cli-state-{}-{n}", std::process::id()));
-    let mut command = Command::new(env!("CARGO_BIN_EXE_idkit"));
-    command.env("IDKIT_STATE_DIR", dir);
-    command
 }
 
 fn stdout(o: &Output) -> String {

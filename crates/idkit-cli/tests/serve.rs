@@ -21,15 +21,9 @@ fn http_get(addr: &str, path: &str) -> String {
     response
 }
 
-/// `idkit` with a state directory of its own (see cli.rs).
-fn idkit_cmd() -> Command {
-    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("idkit-serve-state-{}-{n}", std::process::id()));
-    let mut command = Command::new(env!("CARGO_BIN_EXE_idkit"));
-    command.env("IDKIT_STATE_DIR", dir);
-    command
-}
+mod common;
+
+use common::idkit_cmd;
 
 #[test]
 fn sigterm_lets_the_request_in_flight_finish() {

@@ -38,13 +38,5 @@ fn conformance() {
 /// every run; another seed gives others.
 #[test]
 fn seeded_generators_repeat_themselves() {
-    use idkit_core::IdScheme;
-    use idkit_core::random::SeededRandom;
-    let make = |seed| {
-        let clock = idkit_core::ManualClock::new(1_700_000_000_000);
-        let generator = idkit_ksuid::KsuidGenerator::with_source(clock, SeededRandom::new(seed));
-        generator.take(50).unwrap()
-    };
-    assert_eq!(make(1), make(1));
-    assert_ne!(make(1), make(2));
+    idkit_testkit::check_seeded(idkit_ksuid::KsuidGenerator::with_source, 50);
 }

@@ -4,7 +4,6 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use idkit_core::random::SeededRandom;
 use idkit_core::{Codec, IdScheme, ManualClock};
 use idkit_objectid::{ObjectId, ObjectIdCodec, ObjectIdGenerator};
 use proptest::prelude::*;
@@ -60,13 +59,8 @@ fn no_duplicates_across_threads() {
 
 #[test]
 fn seeded_generators_repeat_themselves() {
-    let make = |seed| {
-        let clock = ManualClock::new(1_700_000_000_000);
-        ObjectIdGenerator::with_source(clock, &SeededRandom::new(seed))
-            .unwrap()
-            .take(100)
-            .unwrap()
-    };
-    assert_eq!(make(1), make(1));
-    assert_ne!(make(1), make(2));
+    idkit_testkit::check_seeded(
+        |clock, random| ObjectIdGenerator::with_source(clock, &random).unwrap(),
+        100,
+    );
 }

@@ -17,55 +17,30 @@ use tonic::transport::Channel;
 
 mod common;
 
-use common::{configured, on_clock};
+use common::{Doors, configured, on_clock};
 
-/// Both front doors of one service on ephemeral loopback ports.
+/// Both front doors of one service, with a gRPC channel open to one.
 struct Running {
+    doors: Doors,
     grpc: Channel,
     grpc_uri: String,
     http: String,
-    stop: Option<tokio::sync::watch::Sender<bool>>,
-    tasks: Vec<tokio::task::JoinHandle<std::io::Result<()>>>,
 }
 
 impl Running {
     async fn start(service: Service) -> Self {
-        let service = Arc::new(service);
-        let (stop, stopped) = tokio::sync::watch::channel(false);
-        let on_stop = || {
-            let mut stopped = stopped.clone();
-            async move {
-                let _ = stopped.wait_for(|s| *s).await;
-            }
-        };
-        let grpc_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let grpc_addr = grpc_listener.local_addr().unwrap();
-        let http_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let http = format!("http://{}", http_listener.local_addr().unwrap());
-        let tasks = vec![
-            tokio::spawn(idkit_server::serve_grpc(
-                grpc_listener,
-                Arc::clone(&service),
-                on_stop(),
-            )),
-            tokio::spawn(idkit_server::serve(
-                http_listener,
-                Arc::clone(&service),
-                on_stop(),
-            )),
-        ];
-        let grpc_uri = format!("http://{grpc_addr}");
+        let doors = Doors::open(service).await;
+        let grpc_uri = format!("http://{}", doors.grpc);
         let grpc = Channel::from_shared(grpc_uri.clone())
             .unwrap()
             .connect()
             .await
             .unwrap();
         Self {
+            http: format!("http://{}", doors.http),
+            doors,
             grpc,
             grpc_uri,
-            http,
-            stop: Some(stop),
-            tasks,
         }
     }
 
@@ -102,11 +77,8 @@ impl Running {
             .unwrap()
     }
 
-    async fn stop(mut self) {
-        let _ = self.stop.take().unwrap().send(true);
-        for task in self.tasks.drain(..) {
-            task.await.unwrap().unwrap();
-        }
+    async fn stop(self) {
+        self.doors.stop().await;
     }
 }
 

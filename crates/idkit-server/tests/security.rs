@@ -14,15 +14,17 @@ use tokio_rustls::rustls::pki_types::pem::PemObject;
 use tonic::Code;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig};
 
+mod common;
+
+use common::Doors;
+
 const OLD_TOKEN: &str = "old-token-5f2a9c41d7e8b036";
 const NEW_TOKEN: &str = "new-token-0c8e27b9a4d1f653";
 
+/// Both doors with TLS and tokens, and the certificate a client trusts.
 struct Secured {
-    http: std::net::SocketAddr,
-    grpc: std::net::SocketAddr,
+    doors: Doors,
     ca_pem: String,
-    stop: tokio::sync::watch::Sender<bool>,
-    tasks: Vec<tokio::task::JoinHandle<std::io::Result<()>>>,
 }
 
 async fn start() -> Secured {
@@ -46,36 +48,9 @@ async fn start() -> Secured {
     ))
     .unwrap();
     config.identity.state_dir = Some(dir.join("state"));
-    let service = Arc::new(Service::new(&config).unwrap());
-    let (stop, stopped) = tokio::sync::watch::channel(false);
-    let on_stop = || {
-        let mut stopped = stopped.clone();
-        async move {
-            let _ = stopped.wait_for(|s| *s).await;
-        }
-    };
-    let http_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let grpc_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let http = http_listener.local_addr().unwrap();
-    let grpc = grpc_listener.local_addr().unwrap();
-    let tasks = vec![
-        tokio::spawn(idkit_server::serve(
-            http_listener,
-            Arc::clone(&service),
-            on_stop(),
-        )),
-        tokio::spawn(idkit_server::serve_grpc(
-            grpc_listener,
-            Arc::clone(&service),
-            on_stop(),
-        )),
-    ];
     Secured {
-        http,
-        grpc,
+        doors: Doors::open(Service::new(&config).unwrap()).await,
         ca_pem: cert.cert.pem(),
-        stop,
-        tasks,
     }
 }
 
@@ -94,7 +69,9 @@ impl Secured {
         .with_root_certificates(roots)
         .with_no_client_auth();
         let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
-        let tcp = tokio::net::TcpStream::connect(self.http).await.unwrap();
+        let tcp = tokio::net::TcpStream::connect(self.doors.http)
+            .await
+            .unwrap();
         let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
         let mut tls = connector.connect(name, tcp).await.unwrap();
         let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
@@ -119,7 +96,7 @@ impl Secured {
         let tls = ClientTlsConfig::new()
             .ca_certificate(Certificate::from_pem(&self.ca_pem))
             .domain_name("localhost");
-        let channel = Channel::from_shared(format!("https://localhost:{}", self.grpc.port()))
+        let channel = Channel::from_shared(format!("https://localhost:{}", self.doors.grpc.port()))
             .unwrap()
             .tls_config(tls)
             .unwrap()
@@ -130,10 +107,7 @@ impl Secured {
     }
 
     async fn stop(self) {
-        let _ = self.stop.send(true);
-        for task in self.tasks {
-            task.await.unwrap().unwrap();
-        }
+        self.doors.stop().await;
     }
 }
 
@@ -181,7 +155,7 @@ async fn both_doors_need_tls_and_a_token() {
     }
     // Health stays open.
     let mut health = tonic_health::pb::health_client::HealthClient::new(
-        Channel::from_shared(format!("https://localhost:{}", s.grpc.port()))
+        Channel::from_shared(format!("https://localhost:{}", s.doors.grpc.port()))
             .unwrap()
             .tls_config(
                 ClientTlsConfig::new()
@@ -201,7 +175,7 @@ async fn both_doors_need_tls_and_a_token() {
         .unwrap();
 
     // Plaintext against the TLS ports: refused, no panic, and both doors keep serving.
-    let mut plain = tokio::net::TcpStream::connect(s.http).await.unwrap();
+    let mut plain = tokio::net::TcpStream::connect(s.doors.http).await.unwrap();
     plain
         .write_all(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
         .await
@@ -209,7 +183,7 @@ async fn both_doors_need_tls_and_a_token() {
     let mut reply = Vec::new();
     let _ = plain.read_to_end(&mut reply).await;
     assert!(!reply.starts_with(b"HTTP/1.1 200"), "plaintext was served");
-    let plaintext_grpc = Channel::from_shared(format!("http://127.0.0.1:{}", s.grpc.port()))
+    let plaintext_grpc = Channel::from_shared(format!("http://127.0.0.1:{}", s.doors.grpc.port()))
         .unwrap()
         .connect()
         .await;

@@ -7,7 +7,9 @@
 //!   does not name its source (`# source: ...`).
 //! * [`check_sequence`], [`check_dyn`] and [`check_contention`] are the checks every scheme
 //!   passes: unique and increasing ids, text and byte round trips that agree with
-//!   [`SchemeInfo`](idkit_core::SchemeInfo), and no duplicate under contention.
+//!   [`SchemeInfo`](idkit_core::SchemeInfo), and no duplicate under contention;
+//!   `check_seeded` (feature `seeded`), that a generator on a manual clock and a seeded
+//!   source repeats itself.
 //! * [`cpu`] reads CPU time for the tests that check a waiting thread sleeps, and `range`
 //!   (feature `range`) gives them a range-allocator store that takes its time.
 
@@ -23,6 +25,8 @@ use std::path::Path;
 use std::sync::{Arc, Barrier};
 
 use idkit_core::{DynScheme, IdScheme};
+#[cfg(feature = "seeded")]
+use idkit_core::{ManualClock, random::SeededRandom};
 use serde::de::DeserializeOwned;
 
 /// Reads the TOML vector file `tests/data/<name>.toml` of the crate at `manifest_dir`
@@ -75,6 +79,29 @@ where
         );
     }
     ids
+}
+
+/// Checks that a generator made on a manual clock and a seeded random source is
+/// deterministic: two made with one seed issue the same `n` ids, one made with another
+/// seed others. `make` builds the generator from the clock (at 2023-11-14, Unix ms
+/// 1,700,000,000,000) and the source; a scheme that reads no clock ignores it.
+///
+/// # Panics
+///
+/// On a generation error, or ids that do not follow the seed.
+#[cfg(feature = "seeded")]
+pub fn check_seeded<G>(make: impl Fn(ManualClock, SeededRandom) -> G, n: usize)
+where
+    G: IdScheme,
+    G::Id: PartialEq + Debug,
+{
+    let ids = |seed| {
+        make(ManualClock::new(1_700_000_000_000), SeededRandom::new(seed))
+            .take(n)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}"))
+    };
+    assert_eq!(ids(1), ids(1), "one seed, other ids");
+    assert_ne!(ids(1), ids(2), "two seeds, the same ids");
 }
 
 /// Checks a scheme through its object-safe form: `n` ids whose canonical strings have the

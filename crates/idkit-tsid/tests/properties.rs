@@ -53,13 +53,8 @@ fn ids_increase_under_contention() {
 
 #[test]
 fn seeded_generators_repeat_themselves() {
-    let make = |seed| {
-        let clock = ManualClock::new(1_700_000_000_000);
-        TsidGenerator::with_parts(clock, SeededRandom::new(seed), 10, 1)
-            .unwrap()
-            .take(5_000)
-            .unwrap()
-    };
-    assert_eq!(make(1), make(1));
-    assert_ne!(make(1), make(2));
+    idkit_testkit::check_seeded(
+        |clock, random| TsidGenerator::with_parts(clock, random, 10, 1).unwrap(),
+        5_000,
+    );
 }

@@ -40,21 +40,6 @@ fn conformance() {
 /// every run; another seed gives others.
 #[test]
 fn seeded_generators_repeat_themselves() {
-    use idkit_core::IdScheme;
-    use idkit_core::random::SeededRandom;
-    let v7 = |seed| {
-        let clock = idkit_core::ManualClock::new(1_700_000_000_000);
-        idkit_uuid::UuidV7::with_source(clock, SeededRandom::new(seed))
-            .take(50)
-            .unwrap()
-    };
-    assert_eq!(v7(1), v7(1));
-    assert_ne!(v7(1), v7(2));
-    let v4 = |seed| {
-        idkit_uuid::UuidV4::with_source(SeededRandom::new(seed))
-            .take(50)
-            .unwrap()
-    };
-    assert_eq!(v4(1), v4(1));
-    assert_ne!(v4(1), v4(2));
+    idkit_testkit::check_seeded(UuidV7::with_source, 50);
+    idkit_testkit::check_seeded(|_, random| UuidV4::with_source(random), 50);
 }

@@ -1,6 +1,9 @@
 //! What the service's test suites share: configurations with their own state directories,
-//! and a service whose one Snowflake generator runs on a clock the test moves.
+//! a service whose one Snowflake generator runs on a clock the test moves, and both front
+//! doors of a service on loopback.
+#![allow(dead_code)] // each test file uses part of it
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use idkit_core::{Erased, ManualClock};
@@ -37,4 +40,50 @@ pub fn on_clock(clock: &Arc<ManualClock>) -> Service {
         10,
     )
     .unwrap()
+}
+
+/// Both front doors of one service, HTTP and gRPC, on ephemeral loopback ports, serving
+/// until [`Doors::stop`].
+pub struct Doors {
+    pub http: SocketAddr,
+    pub grpc: SocketAddr,
+    stop: tokio::sync::watch::Sender<bool>,
+    tasks: Vec<tokio::task::JoinHandle<std::io::Result<()>>>,
+}
+
+impl Doors {
+    /// Binds both ports and starts serving `service` on them.
+    pub async fn open(service: Service) -> Self {
+        let service = Arc::new(service);
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        let on_stop = || {
+            let mut stopped = stopped.clone();
+            async move {
+                let _ = stopped.wait_for(|s| *s).await;
+            }
+        };
+        let http_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let grpc_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        Self {
+            http: http_listener.local_addr().unwrap(),
+            grpc: grpc_listener.local_addr().unwrap(),
+            stop,
+            tasks: vec![
+                tokio::spawn(idkit_server::serve(
+                    http_listener,
+                    Arc::clone(&service),
+                    on_stop(),
+                )),
+                tokio::spawn(idkit_server::serve_grpc(grpc_listener, service, on_stop())),
+            ],
+        }
+    }
+
+    /// Signals both doors to stop and waits until each has ended, without an error.
+    pub async fn stop(self) {
+        let _ = self.stop.send(true);
+        for task in self.tasks {
+            task.await.unwrap().unwrap();
+        }
+    }
 }
