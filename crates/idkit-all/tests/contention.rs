@@ -12,7 +12,7 @@ use idkit_all::tsid::AtomicTsidGenerator;
 use idkit_all::typeid::{AtomicTypeIdGenerator, Prefix};
 use idkit_all::ulid::AtomicUlid;
 use idkit_all::uuid::AtomicUuidV7;
-use idkit_testkit::check_contention;
+use idkit_testkit::{check_contention, check_mixed_contention};
 
 #[test]
 fn uuid_v7_four_threads_two_million_ids() {
@@ -23,10 +23,10 @@ fn uuid_v7_four_threads_two_million_ids() {
 #[test]
 fn uuid_v7_batches_and_single_ids_on_a_ticker_clock() {
     let generator = Arc::new(AtomicUuidV7::with_clock(TickerClock::new()));
-    let a = Arc::clone(&generator);
-    let batcher = std::thread::spawn(move || check_contention(a, 2, 300_000, 64));
-    let singles = check_contention(generator, 2, 300_000, 1);
-    assert_eq!(singles + batcher.join().unwrap(), 1_200_000);
+    assert_eq!(
+        check_mixed_contention(generator, &[1, 1, 64, 64], 300_000),
+        1_200_000
+    );
 }
 
 #[test]

@@ -7,9 +7,5 @@ mod common;
 
 #[test]
 fn mysql_leases_pass_the_scenario() {
-    let url = std::env::var("IDKIT_TEST_MYSQL_URL").expect(
-        "IDKIT_TEST_MYSQL_URL is not set: run scripts/test.sh, which starts a MariaDB server",
-    );
-    let ns = common::unique("t");
-    common::scenario(&format!("{url}?namespace={ns}&ttl_ms=1500"));
+    common::sql_scenario("IDKIT_TEST_MYSQL_URL", "a MariaDB server");
 }

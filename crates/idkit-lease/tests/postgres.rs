@@ -8,9 +8,5 @@ mod common;
 
 #[test]
 fn postgres_leases_pass_the_scenario() {
-    let url = std::env::var("IDKIT_TEST_PG_URL").expect(
-        "IDKIT_TEST_PG_URL is not set: run scripts/test.sh, which starts a PostgreSQL cluster",
-    );
-    let ns = common::unique("t");
-    common::scenario(&format!("{url}?namespace={ns}&ttl_ms=1500"));
+    common::sql_scenario("IDKIT_TEST_PG_URL", "a PostgreSQL cluster");
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use idkit_core::{MonotonicClock, TickerClock};
 use idkit_snowflake::{Mastodon, Snowflake, Twitter};
-use idkit_testkit::check_contention;
+use idkit_testkit::{check_contention, check_mixed_contention};
 
 #[test]
 fn lock_free_twitter_four_threads_three_million_ids() {
@@ -32,10 +32,10 @@ fn lock_free_mixed_single_and_batch_callers() {
             .build_atomic()
             .unwrap(),
     );
-    let a = Arc::clone(&generator);
-    let batcher = std::thread::spawn(move || check_contention(a, 2, 300_000, 37));
-    let singles = check_contention(generator, 2, 300_000, 1);
-    assert_eq!(singles + batcher.join().unwrap(), 1_200_000);
+    assert_eq!(
+        check_mixed_contention(generator, &[1, 1, 37, 37], 300_000),
+        1_200_000
+    );
 }
 
 #[test]

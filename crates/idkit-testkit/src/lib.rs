@@ -7,7 +7,8 @@
 //!   does not name its source (`# source: ...`).
 //! * [`check_sequence`], [`check_dyn`] and [`check_contention`] are the checks every scheme
 //!   passes: unique and increasing ids, text and byte round trips that agree with
-//!   [`SchemeInfo`](idkit_core::SchemeInfo), and no duplicate under contention;
+//!   [`SchemeInfo`](idkit_core::SchemeInfo), and no duplicate under contention (with single-id
+//!   and batch callers at once, [`check_mixed_contention`]);
 //!   `check_seeded` (feature `seeded`), that a generator on a manual clock and a seeded
 //!   source repeats itself.
 //! * [`cpu`] reads CPU time for the tests that check a waiting thread sleeps, and `range`
@@ -178,9 +179,26 @@ where
     G: IdScheme + Send + Sync + 'static,
     G::Id: Ord + Hash + Debug + Default + Send + 'static,
 {
+    check_mixed_contention(generator, &vec![batch; threads], per_thread)
+}
+
+/// As [`check_contention`], with one thread for each entry of `batches`, taking its ids in
+/// batches of that size (1 means `next_id`): single-id and batch callers at once, their ids
+/// checked as one set.
+///
+/// # Panics
+///
+/// On a generation error, a decrease within a thread, or a duplicate.
+pub fn check_mixed_contention<G>(generator: Arc<G>, batches: &[usize], per_thread: usize) -> usize
+where
+    G: IdScheme + Send + Sync + 'static,
+    G::Id: Ord + Hash + Debug + Default + Send + 'static,
+{
+    let threads = batches.len();
     let barrier = Arc::new(Barrier::new(threads));
-    let handles: Vec<_> = (0..threads)
-        .map(|_| {
+    let handles: Vec<_> = batches
+        .iter()
+        .map(|&batch| {
             let generator = Arc::clone(&generator);
             let barrier = Arc::clone(&barrier);
             std::thread::spawn(move || {

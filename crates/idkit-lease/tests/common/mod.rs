@@ -23,6 +23,16 @@ pub fn unique(tag: &str) -> String {
     format!("{tag}-{}-{nanos}", std::process::id())
 }
 
+/// The scenario on a SQL server that `scripts/test.sh` started on loopback and whose URL it
+/// put in `var` (`what` names the server for the message when it did not): a namespace of
+/// its own, TTL 1.5 s. Without the variable the test fails; it never passes by skipping.
+pub fn sql_scenario(var: &str, what: &str) {
+    let url = std::env::var(var)
+        .unwrap_or_else(|_| panic!("{var} is not set: run scripts/test.sh, which starts {what}"));
+    let ns = unique("t");
+    scenario(&format!("{url}?namespace={ns}&ttl_ms=1500"));
+}
+
 fn generator(lease: &Lease) -> impl IdScheme<Id = u64> + use<> {
     Snowflake::builder(Twitter)
         .field("worker", lease.worker())

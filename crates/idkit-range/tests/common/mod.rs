@@ -7,6 +7,19 @@ use std::sync::Arc;
 
 use idkit_range::{IdScheme, RangeAllocator};
 
+/// A name of its own for each test run: `tag`, the process id and the time in nanoseconds
+/// (a store namespace, a scratch directory).
+pub fn namespace(tag: &str) -> String {
+    format!(
+        "{tag}-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    )
+}
+
 /// A scratch directory removed on drop.
 #[derive(Debug)]
 pub struct Scratch(pub PathBuf);
@@ -14,14 +27,7 @@ pub struct Scratch(pub PathBuf);
 impl Scratch {
     /// A new directory under the system temp dir.
     pub fn new(tag: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!(
-            "idkit-range-{tag}-{}-{}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos()
-        ));
+        let dir = std::env::temp_dir().join(format!("idkit-range-{}", namespace(tag)));
         std::fs::create_dir_all(&dir).unwrap();
         Self(dir)
     }

@@ -2,18 +2,6 @@
 //! `server_suite!` expands to them in the calling test file, given how to build the store,
 //! how to corrupt a namespace's counter, and how to stop and restart the server.
 
-/// A namespace of its own for each test run.
-pub fn namespace(tag: &str) -> String {
-    format!(
-        "{tag}-{}-{}",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos()
-    )
-}
-
 /// Expands to the shared tests. `$child` is this file's name for its child-process entry
 /// test (so the parent can run it in a new process); `$store` builds a store; `$corrupt`
 /// sets a namespace's counter to -500; `$server` takes "stop" or "restart-server".
@@ -24,10 +12,11 @@ macro_rules! server_suite {
         use std::sync::Arc;
         use std::time::{Duration, Instant};
 
-        use common::{assert_unique_and_increasing, collect_children, kill_after, run_threads};
+        use common::{
+            assert_unique_and_increasing, collect_children, kill_after, namespace, run_threads,
+        };
         use idkit_range::idkit_core::GenerateErrorKind;
         use idkit_range::{IdScheme, RangeAllocator};
-        use server_suite::namespace;
 
         fn allocator(ns: &str, block: u64) -> RangeAllocator {
             RangeAllocator::builder($store())
