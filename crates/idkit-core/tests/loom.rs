@@ -21,14 +21,7 @@ fn next(state: &AtomicMsCounter, now: u64, fresh: u64) -> (u64, u64) {
 }
 
 fn check(pairs: &[Vec<(u64, u64)>]) {
-    for per_thread in pairs {
-        assert!(per_thread.windows(2).all(|w| w[0] < w[1]), "{per_thread:?}");
-    }
-    let mut all: Vec<(u64, u64)> = pairs.iter().flatten().copied().collect();
-    let n = all.len();
-    all.sort_unstable();
-    all.dedup();
-    assert_eq!(all.len(), n, "a pair issued twice in {pairs:?}");
+    idkit_testkit::check_threads(pairs.to_vec());
 }
 
 #[test]

@@ -179,10 +179,7 @@ fn closing_the_fence_under_contention_stops_every_thread() {
     let closed_at = closed_at.load(Ordering::SeqCst);
     assert!(refused > 0, "the threads kept running after the close");
     assert!(all.iter().all(|&id| time_ms(id) <= closed_at + 1));
-    let n = all.len();
-    all.sort_unstable();
-    all.dedup();
-    assert_eq!(all.len(), n, "duplicates");
+    idkit_testkit::check_distinct(all);
 }
 
 /// After `close_and_drain` returns, the very next request is refused, even in the tick

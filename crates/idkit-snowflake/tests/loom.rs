@@ -32,14 +32,7 @@ fn shared() -> Arc<AtomicSnowflake<Custom<u64>, std::sync::Arc<ManualClock>>> {
 }
 
 fn check(ids: &[Vec<u64>]) {
-    let mut all: Vec<u64> = ids.iter().flatten().copied().collect();
-    for per_thread in ids {
-        assert!(per_thread.windows(2).all(|w| w[0] < w[1]), "{per_thread:?}");
-    }
-    let n = all.len();
-    all.sort_unstable();
-    all.dedup();
-    assert_eq!(all.len(), n, "duplicate id in {ids:?}");
+    idkit_testkit::check_threads(ids.to_vec());
 }
 
 #[test]

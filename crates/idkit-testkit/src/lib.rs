@@ -220,9 +220,23 @@ where
             })
         })
         .collect();
-    let mut all = HashSet::with_capacity(threads * per_thread);
-    for (t, handle) in handles.into_iter().enumerate() {
-        let ids = handle.join().expect("generator thread panicked");
+    let ids: Vec<Vec<G::Id>> = handles
+        .into_iter()
+        .map(|h| h.join().expect("generator thread panicked"))
+        .collect();
+    let total = check_threads(ids);
+    assert_eq!(total, threads * per_thread);
+    total
+}
+
+/// Checks the ids several threads took from one generator: each thread's in strictly
+/// increasing order, and no id twice across them. Returns how many there are.
+///
+/// # Panics
+///
+/// On an id not above the one before it in its thread, or an id taken twice.
+pub fn check_threads<T: Ord + Debug>(threads: Vec<Vec<T>>) -> usize {
+    for (t, ids) in threads.iter().enumerate() {
         for pair in ids.windows(2) {
             assert!(
                 pair[0] < pair[1],
@@ -231,11 +245,21 @@ where
                 pair[1]
             );
         }
-        for id in ids {
-            assert!(all.insert(id), "duplicate id {id:?} across threads");
-        }
     }
-    assert_eq!(all.len(), threads * per_thread);
+    check_distinct(threads.into_iter().flatten())
+}
+
+/// Checks that no id appears twice. Returns how many there are.
+///
+/// # Panics
+///
+/// On an id that appears twice.
+pub fn check_distinct<T: Ord + Debug>(ids: impl IntoIterator<Item = T>) -> usize {
+    let mut all: Vec<T> = ids.into_iter().collect();
+    all.sort_unstable();
+    if let Some(pair) = all.windows(2).find(|w| w[0] == w[1]) {
+        panic!("id {:?} issued twice", pair[0]);
+    }
     all.len()
 }
 
