@@ -4,7 +4,9 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
+use idkit_range::idkit_core::{GenerateError, GenerateErrorKind};
 use idkit_range::{IdScheme, RangeAllocator};
 
 /// A name of its own for each test run: `tag`, the process id and the time in nanoseconds
@@ -42,6 +44,44 @@ impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// The outage every store passes, on `a` (blocks of 100, prefetch at half): 60 ids, then
+/// the prefetch of the second block awaited; `down` takes the store away, and the 140 ids
+/// still leased are served; the next id is a typed `Unavailable` error; `up` brings the
+/// store back, and the allocator recovers by itself. Each wait gives up after `patience`.
+/// Every id is unique and increasing. Returns the error, for the store's own checks.
+pub fn outage(
+    a: &RangeAllocator,
+    patience: Duration,
+    down: impl FnOnce(),
+    up: impl FnOnce(),
+) -> GenerateError {
+    let mut issued: Vec<u64> = (0..60).map(|_| a.next_id().unwrap()).collect();
+    let deadline = Instant::now() + patience;
+    while a.stats().leases < 2 {
+        assert!(Instant::now() < deadline, "prefetch did not happen");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    down();
+    for _ in 0..140 {
+        issued.push(a.next_id().unwrap());
+    }
+    let err = a.next_id().unwrap_err();
+    assert_eq!(err.kind(), GenerateErrorKind::Unavailable, "{err:?}");
+    assert!(err.to_string().contains("range store unreachable"), "{err}");
+    up();
+    let deadline = Instant::now() + patience;
+    let next = loop {
+        match a.next_id() {
+            Ok(id) => break id,
+            Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => panic!("did not recover: {e}"),
+        }
+    };
+    issued.push(next);
+    assert_unique_and_increasing(&[issued]);
+    err
 }
 
 /// `threads` threads take `per` ids each from `allocators[i % len]`; returns each thread's

@@ -10,12 +10,12 @@ macro_rules! server_suite {
     (child: $child:ident, store: $store:expr, corrupt: $corrupt:expr, server: $server:expr) => {
         use std::process::Command;
         use std::sync::Arc;
-        use std::time::{Duration, Instant};
+        use std::time::Duration;
 
         use common::{
-            assert_unique_and_increasing, collect_children, kill_after, namespace, run_threads,
+            assert_unique_and_increasing, collect_children, kill_after, namespace, outage,
+            run_threads,
         };
-        use idkit_range::idkit_core::GenerateErrorKind;
         use idkit_range::{IdScheme, RangeAllocator};
 
         fn allocator(ns: &str, block: u64) -> RangeAllocator {
@@ -120,32 +120,12 @@ macro_rules! server_suite {
                 .wait(Duration::from_millis(500))
                 .build()
                 .unwrap();
-            let mut issued: Vec<u64> = (0..60).map(|_| a.next_id().unwrap()).collect();
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while a.stats().leases < 2 {
-                assert!(Instant::now() < deadline, "prefetch did not happen");
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            $server("stop");
-            for _ in 0..140 {
-                issued.push(a.next_id().unwrap());
-            }
-            let err = a.next_id().unwrap_err();
-            assert_eq!(err.kind(), GenerateErrorKind::Unavailable, "{err:?}");
-            assert!(err.to_string().contains("range store unreachable"), "{err}");
-            $server("restart-server");
-            let deadline = Instant::now() + Duration::from_secs(30);
-            let next = loop {
-                match a.next_id() {
-                    Ok(id) => break id,
-                    Err(_) if Instant::now() < deadline => {
-                        std::thread::sleep(Duration::from_millis(50))
-                    }
-                    Err(e) => panic!("did not recover: {e}"),
-                }
-            };
-            issued.push(next);
-            assert_unique_and_increasing(&[issued]);
+            outage(
+                &a,
+                Duration::from_secs(30),
+                || $server("stop"),
+                || $server("restart-server"),
+            );
         }
     };
 }
