@@ -340,3 +340,86 @@ macro_rules! conformance {
         }
     };
 }
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use idkit_core::{GenerateError, SchemeInfo};
+
+    use super::*;
+
+    /// One counter shared by every caller: a correct generator.
+    #[derive(Default)]
+    struct Shared(AtomicU64);
+
+    impl IdScheme for Shared {
+        type Id = u64;
+        fn next_id(&self) -> Result<u64, GenerateError> {
+            Ok(self.0.fetch_add(1, Ordering::Relaxed) + 1)
+        }
+        fn info(&self) -> SchemeInfo {
+            SchemeInfo::new("shared-counter", 64)
+        }
+    }
+
+    thread_local! {
+        static OWN: Cell<u64> = const { Cell::new(0) };
+    }
+
+    /// A counter per thread behind a shared handle: each thread's ids increase, and threads
+    /// issue the same ones.
+    struct PerThread;
+
+    impl IdScheme for PerThread {
+        type Id = u64;
+        fn next_id(&self) -> Result<u64, GenerateError> {
+            Ok(OWN.with(|c| {
+                c.set(c.get() + 1);
+                c.get()
+            }))
+        }
+        fn info(&self) -> SchemeInfo {
+            SchemeInfo::new("per-thread-counter", 64)
+        }
+    }
+
+    #[test]
+    fn a_decrease_within_a_thread_fails() {
+        let e = std::panic::catch_unwind(|| check_threads(vec![vec![1, 3, 2]])).unwrap_err();
+        assert_eq!(e.downcast_ref::<String>().unwrap(), "thread 0: 3 then 2");
+    }
+
+    #[test]
+    fn an_id_two_threads_took_fails() {
+        let e = std::panic::catch_unwind(|| check_threads(vec![vec![1, 2], vec![2, 3]]));
+        assert_eq!(
+            e.unwrap_err().downcast_ref::<String>().unwrap(),
+            "id 2 issued twice"
+        );
+        assert_eq!(check_threads(vec![vec![1, 3], vec![2, 4]]), 4);
+    }
+
+    #[test]
+    fn mixed_callers_are_checked_as_one_set() {
+        assert_eq!(
+            check_mixed_contention(Arc::new(Shared::default()), &[1, 1, 7, 7], 1_000),
+            4_000
+        );
+        // The single-id threads and the batch threads each see no duplicate among
+        // themselves; across them, every id repeats.
+        let across = std::panic::catch_unwind(|| {
+            check_mixed_contention(Arc::new(PerThread), &[1, 7], 1_000)
+        });
+        assert!(across.is_err());
+    }
+
+    #[cfg(feature = "seeded")]
+    #[test]
+    fn a_generator_that_ignores_its_seed_fails() {
+        let e = std::panic::catch_unwind(|| check_seeded(|_, _| Shared::default(), 10));
+        let message = e.unwrap_err().downcast_ref::<String>().unwrap().clone();
+        assert!(message.contains("two seeds, the same ids"), "{message}");
+    }
+}
