@@ -97,11 +97,7 @@ fn a_shared_tsid_with_a_small_counter_awaits_from_several_tasks() {
         }
         all
     });
-    let n = ids.len();
-    let mut unique = ids;
-    unique.sort_unstable();
-    unique.dedup();
-    assert_eq!(unique.len(), n, "duplicate id");
+    let n = idkit_testkit::check_distinct(ids);
     assert_eq!(n, 400);
     // 400 ids at 4 a millisecond: 100 ms at least, spent awaiting.
     assert!(

@@ -8,10 +8,9 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{
-    Scratch, assert_unique_and_increasing, collect_children, kill_after, outage, run_threads,
-};
+use common::{Scratch, collect_children, kill_after, outage, run_threads};
 use idkit_range::{IdScheme, RangeAllocator, RangeConfigError, SqliteStore};
+use idkit_testkit::check_threads;
 
 fn store(path: &std::path::Path) -> SqliteStore {
     SqliteStore::open(path, Duration::from_secs(10)).unwrap()
@@ -88,7 +87,7 @@ fn threads_sharing_one_allocator_never_collide() {
     let dir = Scratch::new("threads");
     let a = Arc::new(allocator(&dir.db(), 100));
     let seqs = run_threads(&[a], 4, 20_000);
-    assert_unique_and_increasing(&seqs);
+    check_threads(seqs);
 }
 
 #[test]
@@ -97,7 +96,7 @@ fn allocators_on_one_file_never_collide() {
     let all: Vec<Arc<RangeAllocator>> =
         (0..3).map(|_| Arc::new(allocator(&dir.db(), 64))).collect();
     let seqs = run_threads(&all, 6, 10_000);
-    assert_unique_and_increasing(&seqs);
+    check_threads(seqs);
 }
 
 #[test]
@@ -109,7 +108,7 @@ fn processes_on_one_file_never_collide() {
     let mine: Vec<u64> = (0..5_000).map(|_| parent.next_id().unwrap()).collect();
     let mut seqs = vec![mine];
     seqs.extend(collect_children(children, 5_000));
-    assert_unique_and_increasing(&seqs);
+    check_threads(seqs);
 }
 
 /// Several processes creating one new file at the same moment: each must get WAL mode and
@@ -127,7 +126,7 @@ fn processes_opening_one_new_file_at_once() {
             .map(|_| spawn_child_at(&dir.db(), 3, Some(start)))
             .collect();
         let seqs = collect_children(children, 3);
-        assert_unique_and_increasing(&seqs);
+        check_threads(seqs);
     }
 }
 
@@ -199,7 +198,7 @@ fn interleaved_stores_serve_odd_and_even_ids() {
     assert!(e.iter().all(|id| id % 2 == 0));
     assert!(o.iter().all(|id| id % 2 == 1));
     assert_eq!((e[0], o[0]), (2, 3));
-    assert_unique_and_increasing(&[e, o]);
+    check_threads(vec![e, o]);
 }
 
 #[test]

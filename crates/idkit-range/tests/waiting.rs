@@ -42,17 +42,14 @@ fn threads_waiting_on_a_slow_store_sleep() {
             })
         })
         .collect();
-    let mut all: Vec<u64> = handles
+    let all: Vec<u64> = handles
         .into_iter()
         .flat_map(|h| h.join().unwrap())
         .collect();
     let wall = started.elapsed();
     let cpu = process_cpu_time() - cpu_before;
 
-    let n = all.len();
-    all.sort_unstable();
-    all.dedup();
-    assert_eq!(all.len(), n, "duplicate id");
+    let n = idkit_testkit::check_distinct(all);
     let stats = RangeAllocator::stats(&allocator);
     // Blocks of 100 drained by 8 threads: most refills find the next block not leased yet.
     assert!(stats.waits >= 10, "threads never waited: {stats:?}");

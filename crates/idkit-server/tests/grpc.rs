@@ -23,31 +23,23 @@ use common::{Doors, configured, on_clock};
 struct Running {
     doors: Doors,
     grpc: Channel,
-    grpc_uri: String,
-    http: String,
 }
 
 impl Running {
     async fn start(service: Service) -> Self {
         let doors = Doors::open(service).await;
-        let grpc_uri = format!("http://{}", doors.grpc);
-        let grpc = Channel::from_shared(grpc_uri.clone())
+        let grpc = Channel::from_shared(format!("http://{}", doors.grpc))
             .unwrap()
             .connect()
             .await
             .unwrap();
-        Self {
-            http: format!("http://{}", doors.http),
-            doors,
-            grpc,
-            grpc_uri,
-        }
+        Self { doors, grpc }
     }
 
     /// A client whose receive window is HTTP/2's default 64 KiB (hyper's client asks
     /// for 2 MiB).
     async fn small_window_client(&self) -> IdServiceClient<Channel> {
-        let channel = Channel::from_shared(self.grpc_uri.clone())
+        let channel = Channel::from_shared(format!("http://{}", self.doors.grpc))
             .unwrap()
             .initial_stream_window_size(65_535)
             .initial_connection_window_size(65_535)
@@ -63,7 +55,7 @@ impl Running {
 
     /// Ids issued so far, per the HTTP door's metrics.
     async fn issued(&self, scheme: &str) -> u64 {
-        let text = reqwest::get(format!("{}/metrics", self.http))
+        let text = reqwest::get(format!("http://{}/metrics", self.doors.http))
             .await
             .unwrap()
             .text()

@@ -21,7 +21,6 @@ pub mod vectors;
 
 use std::collections::HashSet;
 use std::fmt::Debug;
-use std::hash::Hash;
 use std::path::Path;
 use std::sync::{Arc, Barrier};
 
@@ -177,7 +176,7 @@ pub fn check_contention<G>(
 ) -> usize
 where
     G: IdScheme + Send + Sync + 'static,
-    G::Id: Ord + Hash + Debug + Default + Send + 'static,
+    G::Id: Ord + Debug + Default + Send + 'static,
 {
     check_mixed_contention(generator, &vec![batch; threads], per_thread)
 }
@@ -192,7 +191,7 @@ where
 pub fn check_mixed_contention<G>(generator: Arc<G>, batches: &[usize], per_thread: usize) -> usize
 where
     G: IdScheme + Send + Sync + 'static,
-    G::Id: Ord + Hash + Debug + Default + Send + 'static,
+    G::Id: Ord + Debug + Default + Send + 'static,
 {
     let threads = batches.len();
     let barrier = Arc::new(Barrier::new(threads));

@@ -1,7 +1,6 @@
 //! Shared helpers for the range tests (included with `mod common;`).
 #![allow(dead_code)]
 
-use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -80,7 +79,7 @@ pub fn outage(
         }
     };
     issued.push(next);
-    assert_unique_and_increasing(&[issued]);
+    idkit_testkit::check_threads(vec![issued]);
     err
 }
 
@@ -159,18 +158,4 @@ pub fn collect_children(children: Vec<std::process::Child>, each: usize) -> Vec<
             ids
         })
         .collect()
-}
-
-/// No id twice in the union, and each sequence strictly increasing.
-pub fn assert_unique_and_increasing(sequences: &[Vec<u64>]) {
-    let mut seen = HashSet::new();
-    for (i, seq) in sequences.iter().enumerate() {
-        assert!(
-            seq.windows(2).all(|w| w[0] < w[1]),
-            "sequence {i} does not increase"
-        );
-        for id in seq {
-            assert!(seen.insert(*id), "duplicate id {id}");
-        }
-    }
 }
