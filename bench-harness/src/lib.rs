@@ -80,7 +80,7 @@ impl Config {
 }
 
 /// The database engines, in the report's order. An engine is one module implementing
-/// [`engine::Engine`] and one line here.
+/// [`engine::Engine`] and its part of the report (`report::Report`), and one line here.
 pub(crate) const ENGINES: &[&dyn engine::Listed] = &[&btree::Sqlite, &pg::Postgres, &mysql::InnoDb];
 
 /// The engines with a server as the `report` binary offers them: each engine's name (its

@@ -595,8 +595,9 @@ pub fn files<E: Engine>(results: &E::Results) -> Vec<(String, String)> {
 }
 
 /// An engine as one entry of the list of engines ([`crate::ENGINES`]): what the run, the
-/// data files and the charts do with every engine, without naming it.
-pub(crate) trait Listed: Sync {
+/// data files, the charts and the report ([`crate::report::Part`]) do with every engine,
+/// without naming it.
+pub(crate) trait Listed: crate::report::Part {
     /// [`Engine::NAME`].
     fn name(&self) -> &'static str;
     /// The help of its `--<name>-url` option ([`ByUrl::url_help`]); `None` for an engine
@@ -627,7 +628,7 @@ pub(crate) trait Measured: fmt::Debug {
     fn as_any(&self) -> &dyn Any;
 }
 
-impl<E: Engine + Sync + 'static> Listed for E {
+impl<E: crate::report::Report + Sync + 'static> Listed for E {
     fn name(&self) -> &'static str {
         E::NAME
     }
@@ -777,21 +778,18 @@ pub const CONCURRENT: [(&str, u32); 5] = [
     ("uuid-v4", 128),
 ];
 
-/// `n` UUIDv7 with random low bits, all of the current millisecond.
+/// `n` UUIDv7 with random low bits, all of the current millisecond: idkit's v7 layout with
+/// a fresh random 74-bit counter for every id.
 pub fn uuid_v7_random(n: usize) -> Vec<RawId> {
+    use idkit_all::uuid::V7Layout;
+    use idkit_core::time_ordered::{LAST_MS, Layout as _};
     let ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis());
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0) & LAST_MS);
     (0..n)
         .map(|_| {
-            let random: u128 = rand::random::<u128>() & ((1 << 74) - 1);
-            let (rand_a, rand_b) = (random >> 62, random & ((1 << 62) - 1));
-            let v = ((ms & ((1 << 48) - 1)) << 80)
-                | (0x7 << 76)
-                | (rand_a << 64)
-                | (0b10 << 62)
-                | rand_b;
-            RawId::from_bytes(&v.to_be_bytes()).unwrap_or_default()
+            let id = V7Layout::assemble(ms, rand::random::<u128>() & ((1 << 74) - 1));
+            RawId::from_bytes(id.as_bytes()).unwrap_or_default()
         })
         .collect()
 }
@@ -896,6 +894,35 @@ mod tests {
         let mut servers: Vec<S> = kib.iter().map(|&k| S(k, "")).collect();
         name_caches(&mut servers, |s| s.0, |s| &mut s.1)?;
         Ok(servers.into_iter().map(|s| (s.0, s.1)).collect())
+    }
+
+    /// RFC 9562, section 5.7: version 7 in bits 48 to 51, variant `10` in bits 64 and 65,
+    /// the Unix millisecond in the top 48 bits.
+    #[test]
+    fn random_v7_ids_are_v7_of_one_millisecond_with_random_low_bits() {
+        let ids = super::uuid_v7_random(1000);
+        let words: Vec<u128> = ids
+            .iter()
+            .map(|id| u128::from_be_bytes(id.as_bytes().try_into().unwrap()))
+            .collect();
+        for w in &words {
+            assert_eq!((w >> 76) & 0xf, 7, "version of {w:032x}");
+            assert_eq!((w >> 62) & 0b11, 0b10, "variant of {w:032x}");
+            assert_eq!(w >> 80, words[0] >> 80, "one millisecond");
+        }
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis();
+        assert!(
+            (words[0] >> 80).abs_diff(now) < 60_000,
+            "the clock's millisecond"
+        );
+        let mut sorted = words.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), words.len(), "random bits repeat");
+        assert_ne!(sorted, words, "made in order: a counter, not random bits");
     }
 
     #[test]

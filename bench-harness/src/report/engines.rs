@@ -72,68 +72,175 @@ pub(super) fn doubling_verdict(worst: f64) -> &'static str {
     }
 }
 
-/// An engine's words in the decision guide (`report/mod.rs`), from its own runs: after the
-/// line on 64-bit ids, Snowflake's own key against uuid-v4's; after the line on random keys,
-/// uuid-v4's against uuid-v7's; and lines of its own on many writers and on ids from the
-/// database. The runs are found here ([`guide_snowflake`], [`guide_random`],
-/// [`guide_writers`], [`guide_roundtrip`]), the same way for every engine.
-pub(super) trait Guide: Engine {
-    /// `; in <engine> ...`: `snowflake` (`snowflake-twitter`) against `v4`, own keys, small
-    /// cache.
+/// An engine's part of the report, in its own words over its own results: its sections, its
+/// column of the claims table and the numbered reasons under it, and its words in the
+/// decision guide. The runs they speak of are found once, for every engine, by [`Part`];
+/// `report/mod.rs` writes each part for every engine of the list (`ENGINES`), in its order.
+pub(crate) trait Report: Engine {
+    /// Its name above its column of the claims table and in the report's opening sentence.
+    const REPORT_NAME: &'static str;
+
+    /// Its insert-cost sections: tables, charts, and the prose that explains them.
+    fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String);
+    /// Its section on ids the database hands out, where it has one.
+    fn ids(_r: &Results<'_>, _md: &mut String) {}
+    /// Its section on the `created_at` question, where it has one.
+    fn created_at(_r: &Results<'_>, _md: &mut String) {}
+
+    /// The cell of "random keys split pages ten times as often".
+    fn splits_cell(v4: &RunOf<Self::Results>, v7: &RunOf<Self::Results>) -> String;
+    /// The cell of "fill drops from about 67% to about 50%".
+    fn fill_cell(v4: &RunOf<Self::Results>, v7: &RunOf<Self::Results>) -> String;
+    /// What the size cell compares, given v4's bytes over v7's (`ratio`); the verdict is
+    /// the same rule in every engine ([`size_cell`]).
+    fn size_measured(v4: &RunOf<Self::Results>, v7: &RunOf<Self::Results>, ratio: f64) -> String;
+    /// The cell of "insert throughput falls by 50% or more", from v4's rows per second
+    /// over v7's with the small cache and, where measured, the large one.
+    fn throughput_cell(small: f64, large: Option<f64>) -> String;
+    /// The numbered "why" list under the claims table.
+    fn reasons(r: &Results<'_>, md: &mut String, runs: &ClaimRuns<'_, RunOf<Self::Results>>);
+
+    /// `; in <engine> ...` after the guide's line on 64-bit ids: `snowflake`
+    /// (`snowflake-twitter`) against `v4`, own keys, small cache. The defaults here are for
+    /// an engine whose figures the guide's lines quote themselves (SQLite).
     fn snowflake_clause(
-        results: &Self::Results,
-        snowflake: &RunOf<Self::Results>,
-        v4: &RunOf<Self::Results>,
-    ) -> String;
-    /// `; in <engine> ...`: `v4` against `v7`, own keys, small cache.
-    fn random_clause(v4: &RunOf<Self::Results>, v7: &RunOf<Self::Results>) -> String;
-    /// The line on ids the database hands out one round trip at a time, where measured.
-    fn roundtrip_line(results: &Self::Results) -> Option<String>;
-    /// The line on uuid-v7 from `most` writers at once (`many`) against one writer's (`one`)
-    /// and uuid-v4's (`v4`).
+        _results: &Self::Results,
+        _snowflake: &RunOf<Self::Results>,
+        _v4: &RunOf<Self::Results>,
+    ) -> String {
+        String::new()
+    }
+    /// `; in <engine> ...` after the guide's line on random keys: `v4` against `v7`, own
+    /// keys, small cache.
+    fn random_clause(_v4: &RunOf<Self::Results>, _v7: &RunOf<Self::Results>) -> String {
+        String::new()
+    }
+    /// The guide's line on uuid-v7 from `most` writers at once (`many`) against one
+    /// writer's (`one`) and uuid-v4's (`v4`).
     fn writers_line(
-        most: usize,
-        one: &RunOf<Self::Results>,
-        many: &RunOf<Self::Results>,
-        v4: &RunOf<Self::Results>,
-    ) -> String;
-}
-
-/// `E`'s clause on Snowflake against uuid-v4, empty where either run is missing.
-pub(super) fn guide_snowflake<E: Guide>(r: &Results<'_>) -> String {
-    let results = r.engine::<E>();
-    results
-        .native("snowflake-twitter", "small")
-        .zip(results.native("uuid-v4", "small"))
-        .map_or(String::new(), |(s, v4)| {
-            E::snowflake_clause(&results, s, v4)
-        })
-}
-
-/// `E`'s clause on uuid-v4 against uuid-v7, empty where either run is missing.
-pub(super) fn guide_random<E: Guide>(r: &Results<'_>) -> String {
-    let results = r.engine::<E>();
-    v4_v7(&*results, "small").map_or(String::new(), |(v4, v7)| E::random_clause(v4, v7))
-}
-
-/// `E`'s line on many writers, where it has runs of uuid-v7 by one writer and by several and
-/// of uuid-v4 by one.
-pub(super) fn guide_writers<E: Guide>(r: &Results<'_>, md: &mut String) {
-    let results = r.engine::<E>();
-    let most = results.most_writers();
-    if let (Some(one), Some(many), Some(v4)) = (
-        results.live("uuid-v7", 1),
-        results.live("uuid-v7", most).filter(|_| most > 1),
-        results.live("uuid-v4", 1),
-    ) {
-        let _ = writeln!(md, "{}", E::writers_line(most, one, many, v4));
+        _most: usize,
+        _one: &RunOf<Self::Results>,
+        _many: &RunOf<Self::Results>,
+        _v4: &RunOf<Self::Results>,
+    ) -> Option<String> {
+        None
+    }
+    /// The guide's line on ids the database hands out one round trip at a time, where
+    /// measured.
+    fn roundtrip_line(_results: &Self::Results) -> Option<String> {
+        None
     }
 }
 
-/// `E`'s line on ids from the database, where it measured them.
-pub(super) fn guide_roundtrip<E: Guide>(r: &Results<'_>, md: &mut String) {
-    if let Some(line) = E::roundtrip_line(&r.engine::<E>()) {
-        let _ = writeln!(md, "{line}");
+/// An engine's part of the report, whichever engine: what `report/mod.rs` asks of each
+/// entry of the list of engines. Every [`Report`] is one; the runs each part speaks of are
+/// found here, the same way for every engine.
+pub(crate) trait Part: Sync {
+    /// [`Report::REPORT_NAME`].
+    fn report_name(&self) -> &'static str;
+    /// [`Report::btree`].
+    fn btree(&self, r: &Results<'_>, charts: &[ChartFile], md: &mut String);
+    /// [`Report::ids`].
+    fn ids(&self, r: &Results<'_>, md: &mut String);
+    /// [`Report::created_at`].
+    fn created_at(&self, r: &Results<'_>, md: &mut String);
+    /// Its cells of the claims table, in claim order; without its runs, the one cell it
+    /// shows instead: "not measured" and the `scripts/report.sh` flag that measures it.
+    fn claims(&self, r: &Results<'_>) -> Result<[String; 4], String>;
+    /// Its numbered "why" list under the claims table; nothing without its runs.
+    fn claim_reasons(&self, r: &Results<'_>, md: &mut String);
+    /// Its clause on Snowflake against uuid-v4, empty where either run is missing.
+    fn guide_snowflake(&self, r: &Results<'_>) -> String;
+    /// Its clause on uuid-v4 against uuid-v7, empty where either run is missing.
+    fn guide_random(&self, r: &Results<'_>) -> String;
+    /// Its line on many writers, where it has runs of uuid-v7 by one writer and by several
+    /// and of uuid-v4 by one.
+    fn guide_writers(&self, r: &Results<'_>, md: &mut String);
+    /// Its line on ids from the database, where it measured them.
+    fn guide_roundtrip(&self, r: &Results<'_>, md: &mut String);
+}
+
+impl<E: Report + Sync> Part for E {
+    fn report_name(&self) -> &'static str {
+        E::REPORT_NAME
+    }
+
+    fn btree(&self, r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
+        E::btree(r, charts, md);
+    }
+
+    fn ids(&self, r: &Results<'_>, md: &mut String) {
+        E::ids(r, md);
+    }
+
+    fn created_at(&self, r: &Results<'_>, md: &mut String) {
+        E::created_at(r, md);
+    }
+
+    fn claims(&self, r: &Results<'_>) -> Result<[String; 4], String> {
+        let results = r.engine::<E>();
+        let Some((v4, v7)) = v4_v7(&*results, "small") else {
+            let flag = E::BY_URL.map_or(String::new(), |u| {
+                format!(" (`scripts/report.sh {}`)", u.flag)
+            });
+            return Err(format!("not measured{flag}"));
+        };
+        let large = v4_v7(&*results, "large").map(|(a, b)| a.rows_per_sec / b.rows_per_sec);
+        let size_ratio = v4.file_bytes as f64 / v7.file_bytes.max(1) as f64;
+        Ok([
+            E::splits_cell(v4, v7),
+            E::fill_cell(v4, v7),
+            size_cell(&E::size_measured(v4, v7, size_ratio), size_ratio),
+            E::throughput_cell(v4.rows_per_sec / v7.rows_per_sec, large),
+        ])
+    }
+
+    fn claim_reasons(&self, r: &Results<'_>, md: &mut String) {
+        let results = r.engine::<E>();
+        let Some((v4, v7)) = v4_v7(&*results, "small") else {
+            return;
+        };
+        let runs = ClaimRuns {
+            v4,
+            v7,
+            large: v4_v7(&*results, "large"),
+            bigint: results.native("snowflake-twitter", "small"),
+        };
+        E::reasons(r, md, &runs);
+    }
+
+    fn guide_snowflake(&self, r: &Results<'_>) -> String {
+        let results = r.engine::<E>();
+        results
+            .native("snowflake-twitter", "small")
+            .zip(results.native("uuid-v4", "small"))
+            .map_or(String::new(), |(s, v4)| {
+                E::snowflake_clause(&results, s, v4)
+            })
+    }
+
+    fn guide_random(&self, r: &Results<'_>) -> String {
+        let results = r.engine::<E>();
+        v4_v7(&*results, "small").map_or(String::new(), |(v4, v7)| E::random_clause(v4, v7))
+    }
+
+    fn guide_writers(&self, r: &Results<'_>, md: &mut String) {
+        let results = r.engine::<E>();
+        let most = results.most_writers();
+        if let (Some(one), Some(many), Some(v4)) = (
+            results.live("uuid-v7", 1),
+            results.live("uuid-v7", most).filter(|_| most > 1),
+            results.live("uuid-v4", 1),
+        ) && let Some(line) = E::writers_line(most, one, many, v4)
+        {
+            let _ = writeln!(md, "{line}");
+        }
+    }
+
+    fn guide_roundtrip(&self, r: &Results<'_>, md: &mut String) {
+        if let Some(line) = E::roundtrip_line(&r.engine::<E>()) {
+            let _ = writeln!(md, "{line}");
+        }
     }
 }
 
@@ -191,27 +298,8 @@ pub(super) fn range_verdict(ids_per_sec: f64) -> &'static str {
     }
 }
 
-/// What an engine says in the claims table and in the numbered list under it. The runs it
-/// speaks of (uuid-v4 and uuid-v7 under their own key with each cache, 64-bit Snowflake
-/// ids as the engine's integer key) are found once, by [`claim_cells`] and
-/// [`claim_reasons`]; the rules that explain them are the engine's.
-pub(super) trait Claims: Engine {
-    /// The cell of "random keys split pages ten times as often".
-    fn splits_cell(v4: &RunOf<Self::Results>, v7: &RunOf<Self::Results>) -> String;
-    /// The cell of "fill drops from about 67% to about 50%".
-    fn fill_cell(v4: &RunOf<Self::Results>, v7: &RunOf<Self::Results>) -> String;
-    /// What the size cell compares, given v4's bytes over v7's (`ratio`); the verdict is
-    /// the same rule in every engine ([`size_cell`]).
-    fn size_measured(v4: &RunOf<Self::Results>, v7: &RunOf<Self::Results>, ratio: f64) -> String;
-    /// The cell of "insert throughput falls by 50% or more", from v4's rows per second
-    /// over v7's with the small cache and, where measured, the large one.
-    fn throughput_cell(small: f64, large: Option<f64>) -> String;
-    /// The numbered "why" list under the claims table.
-    fn reasons(r: &Results<'_>, md: &mut String, runs: &ClaimRuns<'_, RunOf<Self::Results>>);
-}
-
 /// The runs an engine's claims speak of.
-pub(super) struct ClaimRuns<'a, R> {
+pub(crate) struct ClaimRuns<'a, R> {
     /// uuid-v4 under its own key, small cache.
     pub v4: &'a R,
     /// uuid-v7 under its own key, small cache.
@@ -233,47 +321,6 @@ impl<S, O> ClaimRuns<'_, Run<S, O>> {
             )
         })
     }
-}
-
-/// Engine `E`'s cells of the claims table, in claim order; `None` without its runs.
-pub(super) fn claim_cells<E: Claims>(r: &Results<'_>) -> Option<[String; 4]> {
-    let results = r.engine::<E>();
-    let (v4, v7) = v4_v7(&*results, "small")?;
-    let large = v4_v7(&*results, "large").map(|(a, b)| a.rows_per_sec / b.rows_per_sec);
-    let size_ratio = v4.file_bytes as f64 / v7.file_bytes.max(1) as f64;
-    Some([
-        E::splits_cell(v4, v7),
-        E::fill_cell(v4, v7),
-        size_cell(&E::size_measured(v4, v7, size_ratio), size_ratio),
-        E::throughput_cell(v4.rows_per_sec / v7.rows_per_sec, large),
-    ])
-}
-
-/// Engine `E`'s column of the claims table: its cells, or, without its runs, "not measured"
-/// and the `scripts/report.sh` flag that measures it.
-pub(super) fn claim_column<E: Claims>(r: &Results<'_>) -> [String; 4] {
-    claim_cells::<E>(r).unwrap_or_else(|| {
-        let flag = E::BY_URL.map_or("", |u| u.flag);
-        [(); 4].map(|()| format!("not measured (`scripts/report.sh {flag}`)"))
-    })
-}
-
-/// Engine `E`'s numbered "why" list under the claims table; nothing without its runs.
-pub(super) fn claim_reasons<E: Claims>(r: &Results<'_>, md: &mut String) {
-    let results = r.engine::<E>();
-    let Some((v4, v7)) = v4_v7(&*results, "small") else {
-        return;
-    };
-    E::reasons(
-        r,
-        md,
-        &ClaimRuns {
-            v4,
-            v7,
-            large: v4_v7(&*results, "large"),
-            bigint: results.native("snowflake-twitter", "small"),
-        },
-    );
 }
 
 /// How an engine names its cache in the throughput verdict.

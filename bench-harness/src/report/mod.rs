@@ -4,19 +4,19 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::Error;
 use crate::btree::Sqlite;
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
 use crate::engine::{Engine, Stamp};
-use crate::mysql::InnoDb;
 use crate::output::Results;
-use crate::pg::Postgres;
+use crate::{ENGINES, Error};
 
 mod engines;
 mod mysql;
 mod postgres;
 mod sqlite;
+
+pub(crate) use engines::{Part, Report};
 
 fn rate(v: f64) -> String {
     if v >= 1e12 {
@@ -91,14 +91,10 @@ pub(crate) fn write(r: &Results<'_>, charts: &[ChartFile], path: &Path) -> Resul
     generation(r, charts, &mut md);
     properties(r, &mut md);
     collisions(r, &mut md);
-    sqlite::btree(r, charts, &mut md);
-    postgres::btree(r, charts, &mut md);
-    mysql::btree(r, charts, &mut md);
+    ENGINES.iter().for_each(|e| e.btree(r, charts, &mut md));
     verdicts(r, &mut md);
-    postgres::ids(r, &mut md);
-    mysql::ids(r, &mut md);
-    postgres::created_at(r, &mut md);
-    mysql::created_at(r, &mut md);
+    ENGINES.iter().for_each(|e| e.ids(r, &mut md));
+    ENGINES.iter().for_each(|e| e.created_at(r, &mut md));
     let leases = path
         .parent()
         .map(|dir| read_leases(&dir.join("data").join("leases.csv")))
@@ -208,15 +204,15 @@ fn header(r: &Results<'_>, md: &mut String) {
         md,
         "# idkit: unique-id schemes compared\n\n\
          Every scheme in the idkit registry, measured on one machine in one run: how fast ids \
-         are made, how they order and collide, and what they cost as B-tree keys in SQLite, \
-         PostgreSQL and InnoDB (MariaDB or MySQL). Every number below comes from this run, \
-         except where a section names its source (the PostgreSQL and InnoDB runs when no server \
-         was given, the worker-identity figures); \
-         `data/` holds them all, `charts/` draws them.\n\n\
+         are made, how they order and collide, and what they cost as B-tree keys in {}. Every \
+         number below comes from this run, except where a section names its source (an \
+         engine's runs carried forward when no server was given for it, the worker-identity \
+         figures); `data/` holds them all, `charts/` draws them.\n\n\
          ## Environment\n\n\
          | | |\n|---|---|\n\
          | CPU | {} |\n| cores | {} |\n| memory | {:.1} GiB |\n| OS | {} |\n| toolchain | {} |\n\
          | git revision | `{}` |\n| profile | `{}` |\n| command | `{}` |\n| date | {} |\n",
+        listed(ENGINES.iter().map(|e| e.report_name())),
         m.cpu,
         m.cores,
         m.memory_bytes as f64 / 1_073_741_824.0,
@@ -425,13 +421,14 @@ fn properties(r: &Results<'_>, md: &mut String) {
 
 fn verdicts(r: &Results<'_>, md: &mut String) {
     let p = r.params;
-    let Some(sqlite) = engines::claim_cells::<Sqlite>(r) else {
+    let columns: Vec<_> = ENGINES.iter().map(|e| e.claims(r)).collect();
+    if columns.iter().all(Result::is_err) {
         let _ = writeln!(
             md,
             "## The literature's claims\n\nuuid-v4 or uuid-v7 was not measured; no verdicts.\n"
         );
         return;
-    };
+    }
     let _ = writeln!(
         md,
         "## The literature's claims, tested\n\n\
@@ -443,16 +440,18 @@ fn verdicts(r: &Results<'_>, md: &mut String) {
          random against sequential UUIDs in PostgreSQL, and A. C.-C. Yao, \"On random 2-3 \
          trees\" (Acta Informatica, 1978), whose analysis puts the fill of a B-tree grown by \
          random inserts with middle splits at ln 2, about 69%. Here each claim meets random \
-         (uuid-v4) against time-ordered (uuid-v7) 16-byte keys in three engines, {} rows per \
+         (uuid-v4) against time-ordered (uuid-v7) 16-byte keys in {} engines, {} rows per \
          commit. Most of these claims were first made about MySQL, where InnoDB keeps the \
          table inside its primary key.\n\n\
-         | claim | SQLite | PostgreSQL | InnoDB (MySQL, MariaDB) |\n|---|---|---|---|",
-        p.commit_rows
+         | claim |{}\n|---|{}",
+        number_word(ENGINES.len()),
+        p.commit_rows,
+        ENGINES
+            .iter()
+            .map(|e| format!(" {} |", e.report_name()))
+            .collect::<String>(),
+        "---|".repeat(ENGINES.len())
     );
-    let servers = [
-        engines::claim_column::<Postgres>(r),
-        engines::claim_column::<InnoDb>(r),
-    ];
     let claims = [
         "\"Random UUID inserts cause up to 10x more page splits.\"",
         "\"B-tree fill drops from about 67% to about 50%.\"",
@@ -460,15 +459,29 @@ fn verdicts(r: &Results<'_>, md: &mut String) {
         "\"Insert throughput falls by 50% or more.\"",
     ];
     for (i, claim) in claims.iter().enumerate() {
-        let _ = writeln!(
-            md,
-            "| {claim} | {} | {} | {} |",
-            sqlite[i], servers[0][i], servers[1][i]
-        );
+        let cells = columns.iter().map(|c| match c {
+            Ok(cells) => format!(" {} |", cells[i]),
+            Err(none) => format!(" {none} |"),
+        });
+        let _ = writeln!(md, "| {claim} |{}", cells.collect::<String>());
     }
-    engines::claim_reasons::<Sqlite>(r, md);
-    engines::claim_reasons::<Postgres>(r, md);
-    engines::claim_reasons::<InnoDb>(r, md);
+    ENGINES.iter().for_each(|e| e.claim_reasons(r, md));
+}
+
+/// `one`, `two`, ... `five`; larger numbers in digits.
+fn number_word(n: usize) -> String {
+    let words = ["zero", "one", "two", "three", "four", "five"];
+    words.get(n).map_or(n.to_string(), |w| (*w).to_owned())
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn listed<'a>(items: impl Iterator<Item = &'a str>) -> String {
+    let items: Vec<&str> = items.collect();
+    match items.split_last() {
+        Some((last, [])) => (*last).to_owned(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
 }
 
 /// A count that may be tiny or astronomical.
@@ -545,7 +558,7 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
             "- **You need 64-bit ids, time-ordered, from many writers, and can hand out worker \
              ids:** a Snowflake layout (`snowflake-twitter`, `snowflake-discord`). Measured {} \
              per id (its cap is {} per worker); in SQLite {} inserts as an `INTEGER PRIMARY \
-             KEY` against {} for uuid-v4 as a blob, {} of uuid-v4's bytes per row{}{}. Guard \
+             KEY` against {} for uuid-v4 as a blob, {} of uuid-v4's bytes per row{}. Guard \
              the worker ids: two generators given the same one made {} duplicates in {} ids.",
             one("snowflake-twitter"),
             cap("snowflake-twitter"),
@@ -556,8 +569,10 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
                 .map_or("-".to_owned(), |(a, b)| pct(
                     a.bytes_per_row / b.bytes_per_row
                 )),
-            engines::guide_snowflake::<Postgres>(r),
-            engines::guide_snowflake::<InnoDb>(r),
+            ENGINES
+                .iter()
+                .map(|e| e.guide_snowflake(r))
+                .collect::<String>(),
             tw.collision_duplicates,
             tw.collision_ids
         );
@@ -613,18 +628,18 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
             md,
             "- **Keys are random today (uuid-v4):** it is the right choice only when ids must \
              not reveal creation time. As a key in SQLite it wrote {:.1} pages per commit \
-             against {} for uuid-v7 and kept leaves {} full (SQLite rebalances siblings){}{}.",
+             against {} for uuid-v7 and kept leaves {} full (SQLite rebalances siblings){}.",
             v4.pages_per_commit(),
             ins("uuid-v7").map_or("-".to_owned(), |x| format!("{:.1}", x.pages_per_commit())),
             pct(v4.leaf_fill),
-            engines::guide_random::<Postgres>(r),
-            engines::guide_random::<InnoDb>(r)
+            ENGINES
+                .iter()
+                .map(|e| e.guide_random(r))
+                .collect::<String>()
         );
     }
-    engines::guide_writers::<Postgres>(r, md);
-    engines::guide_writers::<InnoDb>(r, md);
-    engines::guide_roundtrip::<InnoDb>(r, md);
-    engines::guide_roundtrip::<Postgres>(r, md);
+    ENGINES.iter().for_each(|e| e.guide_writers(r, md));
+    ENGINES.iter().for_each(|e| e.guide_roundtrip(r, md));
     if !leases.is_empty() {
         let took = |source: &str| {
             leases

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::engines::{self, CacheWords, ClaimRuns, Claims, Guide};
+use super::engines::{self, CacheWords, ClaimRuns, Report};
 use super::{kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
@@ -39,7 +39,7 @@ const HEAD: &str = "| scheme | key column | buffer pool | writers | rows/s | byt
 
 /// `## B-tree insert cost in InnoDB`, `### Keys as they arrive (InnoDB)` and
 /// `### Every secondary index carries the key`.
-pub(super) fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
+fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
     let my = r.engine::<InnoDb>();
     let Some(first) = my.runs.first() else {
         let _ = writeln!(
@@ -305,8 +305,23 @@ fn secondary(r: &Results<'_>, md: &mut String) {
     );
 }
 
-/// InnoDB's cells of the claims table and the reasons under it.
-impl Claims for InnoDb {
+/// InnoDB's part of the report: its sections, its cells of the claims table and the reasons
+/// under them, and its words in the decision guide.
+impl Report for InnoDb {
+    const REPORT_NAME: &'static str = "InnoDB (MySQL, MariaDB)";
+
+    fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
+        btree(r, charts, md);
+    }
+
+    fn ids(r: &Results<'_>, md: &mut String) {
+        ids(r, md);
+    }
+
+    fn created_at(r: &Results<'_>, md: &mut String) {
+        created_at(r, md);
+    }
+
     fn splits_cell(v4s: &MyRun, v7s: &MyRun) -> String {
         let split_ratio = v4s.own.splits as f64 / v7s.own.splits.max(1) as f64;
         format!(
@@ -414,10 +429,7 @@ impl Claims for InnoDb {
             runs.large_rates()
         );
     }
-}
 
-/// InnoDB's words in the decision guide.
-impl Guide for InnoDb {
     fn snowflake_clause(my: &My, snowflake: &MyRun, v4: &MyRun) -> String {
         format!(
             "; in InnoDB {} as `BIGINT` against {} for uuid-v4 as `BINARY(16)`, and \
@@ -459,8 +471,8 @@ impl Guide for InnoDb {
         ))
     }
 
-    fn writers_line(most: usize, one: &MyRun, many: &MyRun, v4: &MyRun) -> String {
-        format!(
+    fn writers_line(most: usize, one: &MyRun, many: &MyRun, v4: &MyRun) -> Option<String> {
+        Some(format!(
             "- **Many writers into one InnoDB table:** uuid-v7 from {most} writers at once \
              filled the table's leaves to {} (one writer: {}; uuid-v4: {}) with {:.2} splits \
              per 1,000 rows (one writer: {:.2}) and {} of redo per 1,000 rows against \
@@ -472,12 +484,12 @@ impl Guide for InnoDb {
             one.splits_per_1k(),
             format_args!("{:.1} KiB", many.wal_per_1k() / 1024.0),
             format_args!("{:.1} KiB", v4.wal_per_1k() / 1024.0)
-        )
+        ))
     }
 }
 
 /// `## Ids from the database (InnoDB)`.
-pub(super) fn ids(r: &Results<'_>, md: &mut String) {
+fn ids(r: &Results<'_>, md: &mut String) {
     let my = r.engine::<InnoDb>();
     if my.roundtrip.is_empty() {
         return;
@@ -527,7 +539,7 @@ pub(super) fn ids(r: &Results<'_>, md: &mut String) {
 }
 
 /// `## A created_at index or a time-ordered key (InnoDB)`.
-pub(super) fn created_at(r: &Results<'_>, md: &mut String) {
+fn created_at(r: &Results<'_>, md: &mut String) {
     let my = r.engine::<InnoDb>();
     let (Some(v4i), Some(v7), Some(v4n)) = (
         my.shape(SETUPS[3]),

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::engines::{self, CacheWords, ClaimRuns, Claims, Guide};
+use super::engines::{self, CacheWords, ClaimRuns, Report};
 use super::{kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
@@ -36,7 +36,7 @@ const HEAD: &str = "| scheme | storage | shared_buffers | writers | rows/s | byt
                     |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
 
 /// `## B-tree insert cost in PostgreSQL` and `### Keys as they arrive`.
-pub(super) fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
+fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
     let pg = r.engine::<Postgres>();
     let Some(first) = pg.runs.first() else {
         let _ = writeln!(
@@ -165,8 +165,23 @@ fn arrival(r: &Results<'_>, md: &mut String) {
     }
 }
 
-/// PostgreSQL's cells of the claims table and the reasons under it.
-impl Claims for Postgres {
+/// PostgreSQL's part of the report: its sections, its cells of the claims table and the reasons
+/// under them, and its words in the decision guide.
+impl Report for Postgres {
+    const REPORT_NAME: &'static str = "PostgreSQL";
+
+    fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
+        btree(r, charts, md);
+    }
+
+    fn ids(r: &Results<'_>, md: &mut String) {
+        ids(r, md);
+    }
+
+    fn created_at(r: &Results<'_>, md: &mut String) {
+        created_at(r, md);
+    }
+
     fn splits_cell(v4s: &PgRun, v7s: &PgRun) -> String {
         let split_ratio = v4s.splits() as f64 / v7s.splits().max(1) as f64;
         let wal_ratio = v4s.wal_per_1k() / v7s.wal_per_1k().max(1.0);
@@ -276,10 +291,7 @@ impl Claims for Postgres {
             runs.large_rates()
         );
     }
-}
 
-/// PostgreSQL's words in the decision guide.
-impl Guide for Postgres {
     fn snowflake_clause(_: &Pg, snowflake: &PgRun, v4: &PgRun) -> String {
         format!(
             "; in PostgreSQL {} as `bigint` against {} for uuid-v4 as `uuid`",
@@ -320,8 +332,8 @@ impl Guide for Postgres {
         ))
     }
 
-    fn writers_line(most: usize, one: &PgRun, many: &PgRun, v4: &PgRun) -> String {
-        format!(
+    fn writers_line(most: usize, one: &PgRun, many: &PgRun, v4: &PgRun) -> Option<String> {
+        Some(format!(
             "- **Many writers into one PostgreSQL table:** time order survives only per \
              writer. uuid-v7 from {most} writers at once left the index {} dense (one writer: \
              {}; uuid-v4: {}), because nbtree splits every leaf but the rightmost in the \
@@ -335,12 +347,12 @@ impl Guide for Postgres {
             format_args!("{:.1} KiB", many.wal_per_1k() / 1024.0),
             format_args!("{:.1} KiB", v4.wal_per_1k() / 1024.0),
             (many.index_bytes as f64 / one.index_bytes.max(1) as f64 - 1.0) * 100.0
-        )
+        ))
     }
 }
 
 /// `## Ids from the database`: round trips, the range allocator, Instagram's function.
-pub(super) fn ids(r: &Results<'_>, md: &mut String) {
+fn ids(r: &Results<'_>, md: &mut String) {
     let pg = r.engine::<Postgres>();
     if pg.roundtrip.is_empty() {
         return;
@@ -428,7 +440,7 @@ pub(super) fn ids(r: &Results<'_>, md: &mut String) {
 }
 
 /// `## A created_at index or a time-ordered key (PostgreSQL)`.
-pub(super) fn created_at(r: &Results<'_>, md: &mut String) {
+fn created_at(r: &Results<'_>, md: &mut String) {
     let pg = r.engine::<Postgres>();
     let rows = &pg.created_at;
     let (Some(v4i), Some(v7), Some(v4n)) = (rows.first(), rows.get(1), rows.get(2)) else {

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::engines::{self, ClaimRuns, Claims};
+use super::engines::{self, ClaimRuns, Report};
 use super::{mib, pct, rate};
 use crate::btree::{BtreeRun, Sqlite, Storage};
 use crate::charts::ChartFile;
@@ -33,7 +33,7 @@ const BTREE_HEAD: &str = "| scheme | storage | cache | rows/commit | rows/s | by
 
 /// `## B-tree insert cost in SQLite`: each scheme's own key with both caches, in commits of
 /// the profile's size and in one transaction; the unique index and the text key.
-pub(super) fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
+fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
     let btree = r.engine::<Sqlite>();
     let p = r.params;
     let _ = writeln!(
@@ -99,9 +99,17 @@ fn throughput_verdict(small: f64, large: Option<f64>) -> &'static str {
     }
 }
 
-/// SQLite's cells of the claims table and the reasons under it: SQLite counts no splits
-/// (leaf pages stand for them) and weighs its cache misses and the one-transaction runs.
-impl Claims for Sqlite {
+/// SQLite's part of the report: its insert-cost section, and its cells of the claims table
+/// and the reasons under them (SQLite counts no splits: leaf pages stand for them; it weighs
+/// its cache misses and the one-transaction runs). The decision guide's lines quote its
+/// figures themselves, so it adds no words of its own there.
+impl Report for Sqlite {
+    const REPORT_NAME: &'static str = "SQLite";
+
+    fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
+        btree(r, charts, md);
+    }
+
     fn splits_cell(v4s: &BtreeRun, v7s: &BtreeRun) -> String {
         let split_ratio = split_ratio(v4s, v7s);
         format!(
