@@ -72,6 +72,9 @@ pub(super) fn doubling_verdict(worst: f64) -> &'static str {
     }
 }
 
+/// A section of the report: it writes its part of `md` from the results.
+pub(crate) type Section = fn(&Results<'_>, &mut String);
+
 /// An engine's part of the report, in its own words over its own results: its sections, its
 /// column of the claims table and the numbered reasons under it, and its words in the
 /// decision guide. The runs they speak of are found once, for every engine, by [`Part`];
@@ -81,11 +84,11 @@ pub(crate) trait Report: Engine {
     const REPORT_NAME: &'static str;
 
     /// Its insert-cost sections: tables, charts, and the prose that explains them.
-    fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String);
+    const BTREE: fn(&Results<'_>, &[ChartFile], &mut String);
     /// Its section on ids the database hands out, where it has one.
-    fn ids(_r: &Results<'_>, _md: &mut String) {}
+    const IDS: Option<Section> = None;
     /// Its section on the `created_at` question, where it has one.
-    fn created_at(_r: &Results<'_>, _md: &mut String) {}
+    const CREATED_AT: Option<Section> = None;
 
     /// The cell of "random keys split pages ten times as often".
     fn splits_cell(v4: &RunOf<Self::Results>, v7: &RunOf<Self::Results>) -> String;
@@ -138,11 +141,11 @@ pub(crate) trait Report: Engine {
 pub(crate) trait Part: Sync {
     /// [`Report::REPORT_NAME`].
     fn report_name(&self) -> &'static str;
-    /// [`Report::btree`].
+    /// [`Report::BTREE`].
     fn btree(&self, r: &Results<'_>, charts: &[ChartFile], md: &mut String);
-    /// [`Report::ids`].
+    /// [`Report::IDS`].
     fn ids(&self, r: &Results<'_>, md: &mut String);
-    /// [`Report::created_at`].
+    /// [`Report::CREATED_AT`].
     fn created_at(&self, r: &Results<'_>, md: &mut String);
     /// Its cells of the claims table, in claim order; without its runs, the one cell it
     /// shows instead: "not measured" and the `scripts/report.sh` flag that measures it.
@@ -166,15 +169,19 @@ impl<E: Report + Sync> Part for E {
     }
 
     fn btree(&self, r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
-        E::btree(r, charts, md);
+        E::BTREE(r, charts, md);
     }
 
     fn ids(&self, r: &Results<'_>, md: &mut String) {
-        E::ids(r, md);
+        if let Some(ids) = E::IDS {
+            ids(r, md);
+        }
     }
 
     fn created_at(&self, r: &Results<'_>, md: &mut String) {
-        E::created_at(r, md);
+        if let Some(created_at) = E::CREATED_AT {
+            created_at(r, md);
+        }
     }
 
     fn claims(&self, r: &Results<'_>) -> Result<[String; 4], String> {

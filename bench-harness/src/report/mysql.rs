@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::engines::{self, CacheWords, ClaimRuns, Report};
+use super::engines::{self, CacheWords, ClaimRuns, Report, Section};
 use super::{kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
@@ -310,17 +310,9 @@ fn secondary(r: &Results<'_>, md: &mut String) {
 impl Report for InnoDb {
     const REPORT_NAME: &'static str = "InnoDB (MySQL, MariaDB)";
 
-    fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
-        btree(r, charts, md);
-    }
-
-    fn ids(r: &Results<'_>, md: &mut String) {
-        ids(r, md);
-    }
-
-    fn created_at(r: &Results<'_>, md: &mut String) {
-        created_at(r, md);
-    }
+    const BTREE: fn(&Results<'_>, &[ChartFile], &mut String) = btree;
+    const IDS: Option<Section> = Some(ids);
+    const CREATED_AT: Option<Section> = Some(created_at);
 
     fn splits_cell(v4s: &MyRun, v7s: &MyRun) -> String {
         let split_ratio = v4s.own.splits as f64 / v7s.own.splits.max(1) as f64;

@@ -106,9 +106,7 @@ fn throughput_verdict(small: f64, large: Option<f64>) -> &'static str {
 impl Report for Sqlite {
     const REPORT_NAME: &'static str = "SQLite";
 
-    fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
-        btree(r, charts, md);
-    }
+    const BTREE: fn(&Results<'_>, &[ChartFile], &mut String) = btree;
 
     fn splits_cell(v4s: &BtreeRun, v7s: &BtreeRun) -> String {
         let split_ratio = split_ratio(v4s, v7s);
