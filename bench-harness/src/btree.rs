@@ -30,13 +30,6 @@ pub enum Storage {
 
 impl StorageName for Storage {
     fn name(self) -> &'static str {
-        Storage::name(self)
-    }
-}
-
-impl Storage {
-    /// The name used in the CSV files.
-    pub fn name(self) -> &'static str {
         match self {
             Self::IntegerPk => "integer_pk",
             Self::BlobPk => "blob_pk",
@@ -44,7 +37,9 @@ impl Storage {
             Self::TextPk => "text_pk",
         }
     }
+}
 
+impl Storage {
     /// The storage form that keys a table by the id itself.
     pub fn native(bits: u32) -> Self {
         if bits <= 64 {

@@ -34,13 +34,6 @@ pub enum MyStorage {
 
 impl StorageName for MyStorage {
     fn name(self) -> &'static str {
-        MyStorage::name(self)
-    }
-}
-
-impl MyStorage {
-    /// The name used in the CSV files.
-    pub fn name(self) -> &'static str {
         match self {
             Self::BigintPk => "bigint_pk",
             Self::BinaryPk => "binary_pk",
@@ -49,7 +42,9 @@ impl MyStorage {
             Self::AutoIncrementPk => "auto_increment_pk",
         }
     }
+}
 
+impl MyStorage {
     /// A scheme's own binary form: `BIGINT` up to 64 bits, else `BINARY(n)`.
     pub fn native(bits: u32) -> Self {
         if bits <= 64 {

@@ -32,13 +32,6 @@ pub enum PgStorage {
 
 impl StorageName for PgStorage {
     fn name(self) -> &'static str {
-        PgStorage::name(self)
-    }
-}
-
-impl PgStorage {
-    /// The name used in the CSV files.
-    pub fn name(self) -> &'static str {
         match self {
             Self::BigintPk => "bigint_pk",
             Self::UuidPk => "uuid_pk",
@@ -63,21 +56,6 @@ pub enum Keys {
 }
 
 impl Keys {
-    /// How many keys.
-    pub fn len(&self) -> usize {
-        match self {
-            Self::Bigint(v) => v.len(),
-            Self::Uuid(v) => v.len(),
-            Self::Bytea(v) => v.len(),
-            Self::Text(v) => v.len(),
-        }
-    }
-
-    /// True when there are none.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The column type these keys go into.
     pub fn form(&self) -> Form {
         match self {
@@ -350,7 +328,12 @@ impl ServerRun for Spec {
     }
 
     fn rows(keys: &Keys) -> usize {
-        keys.len()
+        match keys {
+            Keys::Bigint(v) => v.len(),
+            Keys::Uuid(v) => v.len(),
+            Keys::Bytea(v) => v.len(),
+            Keys::Text(v) => v.len(),
+        }
     }
 
     fn create(&self, client: &mut Client, keys: &Keys) -> Result<(String, (String, i64)), Error> {

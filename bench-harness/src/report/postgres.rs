@@ -8,6 +8,7 @@ use super::{kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
 use crate::engine::UUID_V7_RANDOM;
+use crate::engine::insert::StorageName as _;
 use crate::output::Results;
 use crate::pg::{Pg, PgRun, PgStorage, Postgres};
 

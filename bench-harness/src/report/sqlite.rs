@@ -7,6 +7,7 @@ use super::engines::{self, ClaimRuns, Report};
 use super::{mib, pct, rate};
 use crate::btree::{BtreeRun, Sqlite, Storage};
 use crate::charts::ChartFile;
+use crate::engine::insert::StorageName as _;
 use crate::output::Results;
 
 fn btree_row(md: &mut String, b: &BtreeRun) {
