@@ -779,7 +779,7 @@ pub const CONCURRENT: [(&str, u32); 5] = [
 ];
 
 /// `n` UUIDv7 with random low bits, all of the current millisecond: idkit's v7 layout with
-/// a fresh random 74-bit counter for every id.
+/// a fresh random counter (`rand_a` and `rand_b`) for every id.
 pub fn uuid_v7_random(n: usize) -> Vec<RawId> {
     use idkit_all::uuid::V7Layout;
     use idkit_core::time_ordered::{LAST_MS, Layout as _};
@@ -788,7 +788,8 @@ pub fn uuid_v7_random(n: usize) -> Vec<RawId> {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0) & LAST_MS);
     (0..n)
         .map(|_| {
-            let id = V7Layout::assemble(ms, rand::random::<u128>() & ((1 << 74) - 1));
+            let counter = rand::random::<u128>() >> (128 - V7Layout::COUNTER_BITS);
+            let id = V7Layout::assemble(ms, counter);
             RawId::from_bytes(id.as_bytes()).unwrap_or_default()
         })
         .collect()

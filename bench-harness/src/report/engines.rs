@@ -74,6 +74,8 @@ pub(super) fn doubling_verdict(worst: f64) -> &'static str {
 
 /// A section of the report: it writes its part of `md` from the results.
 pub(crate) type Section = fn(&Results<'_>, &mut String);
+/// A section that also shows charts (the chart files drawn for the report).
+pub(crate) type ChartedSection = fn(&Results<'_>, &[ChartFile], &mut String);
 
 /// An engine's part of the report, in its own words over its own results: its sections, its
 /// column of the claims table and the numbered reasons under it, and its words in the
@@ -84,7 +86,7 @@ pub(crate) trait Report: Engine {
     const REPORT_NAME: &'static str;
 
     /// Its insert-cost sections: tables, charts, and the prose that explains them.
-    const BTREE: fn(&Results<'_>, &[ChartFile], &mut String);
+    const BTREE: ChartedSection;
     /// Its section on ids the database hands out, where it has one.
     const IDS: Option<Section> = None;
     /// Its section on the `created_at` question, where it has one.

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::engines::{self, CacheWords, ClaimRuns, Report, Section};
+use super::engines::{self, CacheWords, ChartedSection, ClaimRuns, Report, Section};
 use super::{kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
@@ -310,7 +310,7 @@ fn secondary(r: &Results<'_>, md: &mut String) {
 impl Report for InnoDb {
     const REPORT_NAME: &'static str = "InnoDB (MySQL, MariaDB)";
 
-    const BTREE: fn(&Results<'_>, &[ChartFile], &mut String) = btree;
+    const BTREE: ChartedSection = btree;
     const IDS: Option<Section> = Some(ids);
     const CREATED_AT: Option<Section> = Some(created_at);
 

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::engines::{self, CacheWords, ClaimRuns, Report, Section};
+use super::engines::{self, CacheWords, ChartedSection, ClaimRuns, Report, Section};
 use super::{kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
@@ -171,7 +171,7 @@ fn arrival(r: &Results<'_>, md: &mut String) {
 impl Report for Postgres {
     const REPORT_NAME: &'static str = "PostgreSQL";
 
-    const BTREE: fn(&Results<'_>, &[ChartFile], &mut String) = btree;
+    const BTREE: ChartedSection = btree;
     const IDS: Option<Section> = Some(ids);
     const CREATED_AT: Option<Section> = Some(created_at);
 

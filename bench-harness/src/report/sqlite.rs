@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::engines::{self, ClaimRuns, Report};
+use super::engines::{self, ChartedSection, ClaimRuns, Report};
 use super::{mib, pct, rate};
 use crate::btree::{BtreeRun, Sqlite, Storage};
 use crate::charts::ChartFile;
@@ -107,7 +107,7 @@ fn throughput_verdict(small: f64, large: Option<f64>) -> &'static str {
 impl Report for Sqlite {
     const REPORT_NAME: &'static str = "SQLite";
 
-    const BTREE: fn(&Results<'_>, &[ChartFile], &mut String) = btree;
+    const BTREE: ChartedSection = btree;
 
     fn splits_cell(v4s: &BtreeRun, v7s: &BtreeRun) -> String {
         let split_ratio = split_ratio(v4s, v7s);
