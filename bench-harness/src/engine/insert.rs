@@ -17,6 +17,9 @@ use serde::{Deserialize, Serialize};
 use super::Label;
 use crate::Error;
 
+/// The table every insert run on a server writes, dropped before and after.
+pub const TABLE: &str = "idkit_bench";
+
 /// An engine's storage forms (`bigint_pk`, `uuid_pk`, ...) as the CSV files name them.
 pub trait StorageName: Copy {
     /// The name used in the CSV files.

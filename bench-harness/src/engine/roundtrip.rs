@@ -30,6 +30,12 @@ pub struct RoundTrip {
     pub duplicates: u64,
 }
 
+/// The profile's round trips: one client, then as many as its writers, each for its window.
+pub fn plan(params: &crate::Params) -> ([usize; 2], Duration) {
+    let window = Duration::from_millis(params.pg_roundtrip_ms);
+    ([1, params.pg_writers], window)
+}
+
 /// One client's work: given the moment to stop, the ids it got.
 pub type Work = Box<dyn FnOnce(Instant) -> Result<Vec<u64>, Error> + Send>;
 

@@ -12,7 +12,7 @@ use mysql::{Conn, Value};
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
-use crate::engine::insert::{CurvePoint, Ended, RunSpec, ServerRun, Sizes, StorageName};
+use crate::engine::insert::{CurvePoint, Ended, RunSpec, ServerRun, Sizes, StorageName, TABLE};
 use crate::engine::{Label, Run};
 
 /// How the id is stored.
@@ -209,9 +209,6 @@ pub struct Spec {
     /// `innodb_page_size`, bytes.
     pub page_size: u64,
 }
-
-/// The table every insert run writes, dropped before and after.
-pub const TABLE: &str = "idkit_bench";
 
 /// The page's room for records: 16 KiB less the file header and trailer, the index page
 /// header, the segment headers and the infimum and supremum records (128 bytes).

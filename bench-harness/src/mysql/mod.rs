@@ -88,6 +88,14 @@ impl My {
     pub fn shape(&self, setup: &str) -> Option<&shapes::ShapeRun> {
         self.shapes.iter().find(|s| s.setup == setup)
     }
+
+    /// The three shape runs from `SETUPS[first]` on (0: the three keys under the same
+    /// secondary indexes; 3: the `created_at` question), or `None` while any is missing.
+    pub fn trio(&self, first: usize) -> Option<[&shapes::ShapeRun; 3]> {
+        let [a, b, c] =
+            [0, 1, 2].map(|i| shapes::SETUPS.get(first + i).and_then(|s| self.shape(s)));
+        Some([a?, b?, c?])
+    }
 }
 
 /// The scheme whose canonical text is also measured as a key.
@@ -348,11 +356,7 @@ impl Engine for InnoDb {
         bar.inc(shapes::SETUPS.len() as u64);
 
         bar.set_message("ids one round trip at a time");
-        out.roundtrip = roundtrip::measure(
-            small,
-            &[1, params.pg_writers],
-            std::time::Duration::from_millis(params.pg_roundtrip_ms),
-        )?;
+        out.roundtrip = roundtrip::measure(small, params)?;
         bar.inc(1);
 
         progress.done(

@@ -7,19 +7,17 @@ use std::time::{Duration, Instant};
 use mysql::prelude::Queryable;
 
 use super::Server;
-use crate::Error;
 use crate::engine::roundtrip::{self, RoundTrip, Work};
+use crate::{Error, Params};
 
-/// `auto_increment` and `range_allocator` for `window` at each client count.
+/// `auto_increment` and `range_allocator` at each of the profile's client counts, for its
+/// window ([`roundtrip::plan`]).
 ///
 /// # Errors
 ///
 /// [`Error::MySql`], or the range allocator's error.
-pub fn measure(
-    server: &Server,
-    clients: &[usize],
-    window: Duration,
-) -> Result<Vec<RoundTrip>, Error> {
+pub fn measure(server: &Server, params: &Params) -> Result<Vec<RoundTrip>, Error> {
+    let (clients, window) = roundtrip::plan(params);
     let mut conn = server.connect()?;
     conn.query_drop("DROP TABLE IF EXISTS idkit_bench_ai")?;
     conn.query_drop(
@@ -27,7 +25,7 @@ pub fn measure(
          created_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)) ENGINE=InnoDB",
     )?;
     let mut out = Vec::new();
-    for &n in clients {
+    for n in clients {
         let mut work: Vec<Work> = Vec::new();
         for _ in 0..n {
             let mut conn = server.connect()?;

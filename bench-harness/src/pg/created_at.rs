@@ -7,10 +7,11 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use super::insert::{Keys, TABLE, wal_between, wal_mark};
+use super::insert::{Keys, wal_between, wal_mark};
 use super::{Server, count};
 use crate::Error;
 use crate::engine::Label;
+use crate::engine::insert::TABLE;
 
 /// One table of the comparison (a row of `pg_created_at.csv`).
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::count;
 use crate::Error;
 use crate::engine::Run;
-use crate::engine::insert::{CurvePoint, Ended, RunSpec, ServerRun, Sizes, StorageName};
+use crate::engine::insert::{CurvePoint, Ended, RunSpec, ServerRun, Sizes, StorageName, TABLE};
 
 type Range = std::ops::Range<usize>;
 
@@ -146,9 +146,6 @@ pub struct Spec {
     /// Rows between two `CHECKPOINT`s.
     pub checkpoint_rows: usize,
 }
-
-/// The table every run writes, dropped before and after.
-pub const TABLE: &str = "idkit_bench";
 
 /// Creates the table for `storage` with an id column of `form`'s type; returns the name of the
 /// id's index.

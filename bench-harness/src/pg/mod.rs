@@ -314,11 +314,7 @@ impl Engine for Postgres {
         )?);
 
         bar.set_message("ids one round trip at a time");
-        out.roundtrip = roundtrip::measure(
-            small,
-            &[1, params.pg_writers],
-            std::time::Duration::from_millis(params.pg_roundtrip_ms),
-        )?;
+        out.roundtrip = roundtrip::measure(small, params)?;
         bar.inc(1);
         bar.set_message("Instagram's in-database generator");
         out.in_database = Some(roundtrip::in_database(

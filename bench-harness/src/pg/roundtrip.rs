@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::{Server, count};
-use crate::Error;
 use crate::engine::Label;
 use crate::engine::roundtrip::{self, RoundTrip, Work};
+use crate::{Error, Params};
 
 /// Instagram's in-database generator (`idkit sql snowflake-instagram --shard 1`), one
 /// statement making `ids` ids.
@@ -43,16 +43,13 @@ const METHODS: [(&str, &str); 2] = [
     ("nextval", "SELECT nextval('idkit_bench_seq')"),
 ];
 
-/// Each method for `window` at each client count.
+/// Each method at each of the profile's client counts, for its window ([`roundtrip::plan`]).
 ///
 /// # Errors
 ///
 /// [`Error::Postgres`], or the range allocator's error.
-pub fn measure(
-    server: &Server,
-    clients: &[usize],
-    window: Duration,
-) -> Result<Vec<RoundTrip>, Error> {
+pub fn measure(server: &Server, params: &Params) -> Result<Vec<RoundTrip>, Error> {
+    let (clients, window) = roundtrip::plan(params);
     let mut client = server.connect()?;
     client.batch_execute(
         "DROP TABLE IF EXISTS idkit_bench_ai; \
@@ -61,7 +58,7 @@ pub fn measure(
          DROP SEQUENCE IF EXISTS idkit_bench_seq; CREATE SEQUENCE idkit_bench_seq",
     )?;
     let mut out = Vec::new();
-    for &n in clients {
+    for n in clients {
         for (method, sql) in METHODS {
             out.push(per_connection(server, method, sql, n, window)?);
         }

@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use super::{chart, pct, rate};
+use super::{chart, kib, pct, rate};
 use crate::charts::ChartFile;
 use crate::engine::roundtrip::RoundTrip;
 use crate::engine::{Engine, InsertResults, Run, RunOf, UUID_V7_RANDOM};
@@ -58,6 +58,17 @@ pub(super) fn arrival<R: InsertResults>(results: &R, writers: usize) -> Option<[
         results.live(UUID_V7_RANDOM, writers)?,
         results.live("uuid-v4", 1)?,
     ])
+}
+
+/// The log each of [`arrival`]'s runs wrote per 1,000 rows, in the engine's word for its log
+/// (`WAL`, `Redo`): `<word> per 1,000 rows: a and b for the counter, c and d without, e for
+/// uuid-v4`.
+pub(super) fn arrival_log<S, O>(word: &str, runs: [&Run<S, O>; 5]) -> String {
+    let [c1, cn, r1, rn, v4] = runs.map(|b| kib(b.wal_per_1k()));
+    format!(
+        "{word} per 1,000 rows: {c1} and {cn} for the counter, {r1} and {rn} without, {v4} for \
+         uuid-v4"
+    )
 }
 
 /// The verdict on "a created_at index doubles write costs", from the larger of the write

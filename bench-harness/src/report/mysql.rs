@@ -136,7 +136,7 @@ fn arrival(r: &Results<'_>, md: &mut String) {
     for b in &live {
         row(md, b);
     }
-    let Some([c1, cn, r1, rn, v4]) = engines::arrival(&*my, writers) else {
+    let Some(runs @ [c1, cn, r1, rn, v4]) = engines::arrival(&*my, writers) else {
         return;
     };
     let random_finding = if r1.leaf_fill < v4.leaf_fill {
@@ -160,8 +160,7 @@ fn arrival(r: &Results<'_>, md: &mut String) {
         "\n**What several writers do.** `uuid-v7` from one writer filled its leaves to {} with \
          {:.2} splits per 1,000 rows; from {writers} writers, to {} with {:.2}. Without a \
          counter, `{UUID_V7_RANDOM}` filled them to {} (one writer) and {} ({writers} \
-         writers), against uuid-v4's {}.{} Redo per 1,000 rows: {} and {} for the counter, {} \
-         and {} without, {} for uuid-v4. {}{random_finding}\n",
+         writers), against uuid-v4's {}.{} {}. {}{random_finding}\n",
         pct(c1.leaf_fill),
         c1.splits_per_1k(),
         pct(cn.leaf_fill),
@@ -174,11 +173,7 @@ fn arrival(r: &Results<'_>, md: &mut String) {
             pct(a.leaf_fill),
             pct(b.leaf_fill)
         )),
-        kib(c1.wal_per_1k()),
-        kib(cn.wal_per_1k()),
-        kib(r1.wal_per_1k()),
-        kib(rn.wal_per_1k()),
-        kib(v4.wal_per_1k()),
+        engines::arrival_log("Redo", runs),
         writers_finding(c1, cn, rn, v4)
     );
 }
@@ -262,11 +257,7 @@ fn shape_method(r: &Results<'_>) -> String {
 /// `### Every secondary index carries the key (InnoDB)`.
 fn secondary(r: &Results<'_>, md: &mut String) {
     let my = r.engine::<InnoDb>();
-    let (Some(narrow), Some(wide), Some(random)) = (
-        my.shape(SETUPS[0]),
-        my.shape(SETUPS[1]),
-        my.shape(SETUPS[2]),
-    ) else {
+    let Some([narrow, wide, random]) = my.trio(0) else {
         return;
     };
     let _ = writeln!(
@@ -533,11 +524,7 @@ fn ids(r: &Results<'_>, md: &mut String) {
 /// `## A created_at index or a time-ordered key (InnoDB)`.
 fn created_at(r: &Results<'_>, md: &mut String) {
     let my = r.engine::<InnoDb>();
-    let (Some(v4i), Some(v7), Some(v4n)) = (
-        my.shape(SETUPS[3]),
-        my.shape(SETUPS[4]),
-        my.shape(SETUPS[5]),
-    ) else {
+    let Some([v4i, v7, v4n]) = my.trio(3) else {
         return;
     };
     let _ = writeln!(

@@ -131,7 +131,7 @@ fn arrival(r: &Results<'_>, md: &mut String) {
     for b in &live {
         row(md, b);
     }
-    if let Some([c1, cn, r1, rn, v4]) = engines::arrival(&*pg, writers) {
+    if let Some(runs @ [c1, cn, r1, rn, v4]) = engines::arrival(&*pg, writers) {
         let _ = writeln!(
             md,
             "\nA leaf that splits anywhere but at the right edge splits in the middle, so \
@@ -139,8 +139,7 @@ fn arrival(r: &Results<'_>, md: &mut String) {
              writer filled its leaves to {} with {} splits; from {writers} writers, {} with {} \
              splits. Without a counter, `{UUID_V7_RANDOM}` filled them to {} (one writer) and \
              {} ({writers} writers), with {} and {} splits, against uuid-v4's {} and {} \
-             splits. WAL per 1,000 rows: {} and {} for the counter, {} and {} without, {} for \
-             uuid-v4{}.\n",
+             splits. {}{}.\n",
             pct(c1.leaf_fill),
             c1.splits(),
             pct(cn.leaf_fill),
@@ -151,11 +150,7 @@ fn arrival(r: &Results<'_>, md: &mut String) {
             rn.splits(),
             pct(v4.leaf_fill),
             v4.splits(),
-            kib(c1.wal_per_1k()),
-            kib(cn.wal_per_1k()),
-            kib(r1.wal_per_1k()),
-            kib(rn.wal_per_1k()),
-            kib(v4.wal_per_1k()),
+            engines::arrival_log("WAL", runs),
             if cn.wal_per_1k().max(rn.wal_per_1k()) < 0.75 * v4.wal_per_1k() {
                 ": keys out of order within a millisecond cost density, not the WAL that keys \
                  scattered over the whole tree cost"
