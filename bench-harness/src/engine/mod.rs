@@ -691,77 +691,41 @@ pub fn load<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, String> {
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// The servers at `urls` (none, one or two), each checked by `check` and named `small` and
-/// `large` by their caches ([`name_caches`]); more than two fail before any is reached.
+/// The servers at `urls` (none, one or two), each checked by `check`, sorted by their cache
+/// and named by it: a single server is `small` and takes every run; of two, the larger cache
+/// is `large`. More than two fail before any is reached.
 ///
 /// # Errors
 ///
 /// `check`'s error for an unreachable or unsuitable server; for more than two servers or
 /// two with the same cache, the engine's error for a server not fit for the runs
-/// (`setup_error`).
+/// (`setup_error`), in its own words ([`Engine::TITLE`], [`Engine::CACHE_SETTING`]).
 pub fn servers<E: Engine>(
     urls: &[String],
     check: fn(&str) -> Result<Server<E>, Error>,
     setup_error: fn(String) -> Error,
 ) -> Result<Vec<Server<E>>, Error> {
-    let misnamed = |e| setup_error(misnamed::<E>(e));
+    let (engine, cache) = (E::TITLE, E::CACHE_SETTING);
     if urls.len() > 2 {
-        return Err(misnamed(Misnamed::TooMany(urls.len())));
+        return Err(setup_error(format!(
+            "expected one or two {engine} servers (small and large {cache}), found {}",
+            urls.len()
+        )));
     }
     let mut servers = urls
         .iter()
         .map(|url| check(url))
         .collect::<Result<Vec<_>, _>>()?;
-    name_caches(&mut servers, |s| s.cache_kib, |s| &mut s.cache).map_err(misnamed)?;
+    servers.sort_by_key(|s| s.cache_kib);
+    if let [small, large] = &mut servers[..] {
+        if small.cache_kib == large.cache_kib {
+            return Err(setup_error(format!(
+                "the two {engine} servers have the same {cache}"
+            )));
+        }
+        large.cache = "large";
+    }
     Ok(servers)
-}
-
-/// [`Misnamed`] in engine `E`'s words.
-fn misnamed<E: Engine>(e: Misnamed) -> String {
-    let (engine, cache) = (E::TITLE, E::CACHE_SETTING);
-    match e {
-        Misnamed::TooMany(n) => {
-            format!("expected one or two {engine} servers (small and large {cache}), found {n}")
-        }
-        Misnamed::SameCache => format!("the two {engine} servers have the same {cache}"),
-    }
-}
-
-/// Why servers could not be named small and large.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Misnamed {
-    /// More than two servers were given (how many).
-    TooMany(usize),
-    /// Two servers have the same cache.
-    SameCache,
-}
-
-/// Sorts `servers` by their cache (`cache_kib`) and names them: a single server is `small`
-/// and takes every run; of two, the larger cache is `large`.
-///
-/// # Errors
-///
-/// [`Misnamed`] for more than two servers or two with the same cache ([`servers`] words it
-/// with its own setting's name.
-pub fn name_caches<S>(
-    servers: &mut [S],
-    cache_kib: impl Fn(&S) -> i64,
-    cache: impl Fn(&mut S) -> &mut &'static str,
-) -> Result<(), Misnamed> {
-    if servers.len() > 2 {
-        return Err(Misnamed::TooMany(servers.len()));
-    }
-    servers.sort_by_key(&cache_kib);
-    for server in servers.iter_mut() {
-        *cache(server) = "small";
-    }
-    if let [small, large] = servers {
-        if cache_kib(small) == cache_kib(large) {
-            return Err(Misnamed::SameCache);
-        }
-        *cache(large) = "large";
-    }
-    Ok(())
 }
 
 /// UUIDv7 as RFC 9562's first method makes it: the millisecond and 74 fresh random bits
@@ -886,15 +850,24 @@ impl<'de> Deserialize<'de> for Label {
 
 #[cfg(test)]
 mod tests {
-    use super::{Misnamed, name_caches};
+    use crate::pg::{Postgres, Server};
 
-    #[derive(Debug)]
-    struct S(i64, &'static str);
-
-    fn named(kib: &[i64]) -> Result<Vec<(i64, &'static str)>, Misnamed> {
-        let mut servers: Vec<S> = kib.iter().map(|&k| S(k, "")).collect();
-        name_caches(&mut servers, |s| s.0, |s| &mut s.1)?;
-        Ok(servers.into_iter().map(|s| (s.0, s.1)).collect())
+    /// The PostgreSQL servers whose URLs are their `shared_buffers` in KiB, named by
+    /// [`super::servers`] (nothing connects), as (KiB, name); or its error's message.
+    fn named(kib: &[i64]) -> Result<Vec<(i64, &'static str)>, String> {
+        let urls: Vec<String> = kib.iter().map(i64::to_string).collect();
+        let check = |url: &str| {
+            Ok(Server::new(
+                url,
+                url.parse().unwrap(),
+                "PostgreSQL",
+                "17".into(),
+                (),
+            ))
+        };
+        let servers = super::servers::<Postgres>(&urls, check, crate::Error::PgSetup);
+        let servers = servers.map_err(|e| e.to_string())?;
+        Ok(servers.iter().map(|s| (s.cache_kib, s.cache)).collect())
     }
 
     /// RFC 9562, section 5.7: version 7 in bits 48 to 51, variant `10` in bits 64 and 65,
@@ -968,7 +941,12 @@ mod tests {
             named(&[1024, 8]).unwrap(),
             vec![(8, "small"), (1024, "large")]
         );
-        assert_eq!(named(&[8, 8]).unwrap_err(), Misnamed::SameCache);
-        assert_eq!(named(&[1, 2, 3]).unwrap_err(), Misnamed::TooMany(3));
+        let same = named(&[8, 8]).unwrap_err();
+        assert!(
+            same.contains("the two PostgreSQL servers have the same shared_buffers"),
+            "{same}"
+        );
+        let many = named(&[1, 2, 3]).unwrap_err();
+        assert!(many.contains("found 3"), "{many}");
     }
 }

@@ -465,8 +465,8 @@ impl Report for InnoDb {
             pct(v4.leaf_fill),
             many.splits_per_1k(),
             one.splits_per_1k(),
-            format_args!("{:.1} KiB", many.wal_per_1k() / 1024.0),
-            format_args!("{:.1} KiB", v4.wal_per_1k() / 1024.0)
+            kib(many.wal_per_1k()),
+            kib(v4.wal_per_1k())
         ))
     }
 }

@@ -332,8 +332,8 @@ impl Report for Postgres {
             pct(many.leaf_fill),
             pct(one.leaf_fill),
             pct(v4.leaf_fill),
-            format_args!("{:.1} KiB", many.wal_per_1k() / 1024.0),
-            format_args!("{:.1} KiB", v4.wal_per_1k() / 1024.0),
+            kib(many.wal_per_1k()),
+            kib(v4.wal_per_1k()),
             (many.index_bytes as f64 / one.index_bytes.max(1) as f64 - 1.0) * 100.0
         ))
     }
