@@ -747,14 +747,12 @@ pub const CONCURRENT: [(&str, u32); 5] = [
 pub fn uuid_v7_random(n: usize) -> Vec<RawId> {
     use idkit_all::uuid::V7Layout;
     use idkit_core::time_ordered::{LAST_MS, Layout as _};
-    let ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0) & LAST_MS);
+    use idkit_core::{Clock as _, SystemClock};
+    let ms = SystemClock.now_ms() & LAST_MS;
     (0..n)
         .map(|_| {
             let counter = rand::random::<u128>() >> (128 - V7Layout::COUNTER_BITS);
-            let id = V7Layout::assemble(ms, counter);
-            RawId::from_bytes(id.as_bytes()).unwrap_or_default()
+            RawId::from_u128(V7Layout::assemble(ms, counter).as_u128())
         })
         .collect()
 }

@@ -199,13 +199,13 @@ impl<E: Report + Sync> Part for E {
 
     fn claims(&self, r: &Results<'_>) -> Result<[String; 4], String> {
         let results = r.engine::<E>();
-        let Some((v4, v7)) = v4_v7(&*results, "small") else {
+        let Some(ClaimRuns { v4, v7, large, .. }) = claim_runs(&*results) else {
             let flag = E::BY_URL.map_or(String::new(), |u| {
                 format!(" (`scripts/report.sh {}`)", u.flag)
             });
             return Err(format!("not measured{flag}"));
         };
-        let large = v4_v7(&*results, "large").map(|(a, b)| a.rows_per_sec / b.rows_per_sec);
+        let large = large.map(|(a, b)| a.rows_per_sec / b.rows_per_sec);
         let size_ratio = v4.file_bytes as f64 / v7.file_bytes.max(1) as f64;
         Ok([
             E::splits_cell(v4, v7),
@@ -216,17 +216,9 @@ impl<E: Report + Sync> Part for E {
     }
 
     fn claim_reasons(&self, r: &Results<'_>, md: &mut String) {
-        let results = r.engine::<E>();
-        let Some((v4, v7)) = v4_v7(&*results, "small") else {
-            return;
-        };
-        let runs = ClaimRuns {
-            v4,
-            v7,
-            large: v4_v7(&*results, "large"),
-            bigint: results.native("snowflake-twitter", "small"),
-        };
-        E::reasons(r, md, &runs);
+        if let Some(runs) = claim_runs(&*r.engine::<E>()) {
+            E::reasons(r, md, &runs);
+        }
     }
 
     fn guide_snowflake(&self, r: &Results<'_>) -> String {
@@ -328,6 +320,18 @@ pub(crate) struct ClaimRuns<'a, R> {
     pub large: Option<(&'a R, &'a R)>,
     /// 64-bit Snowflake ids under the engine's integer key, small cache.
     pub bigint: Option<&'a R>,
+}
+
+/// The runs an engine's claims speak of, found the same way for every engine; `None`
+/// without uuid-v4 and uuid-v7 under their own key with the small cache.
+fn claim_runs<R: InsertResults>(results: &R) -> Option<ClaimRuns<'_, RunOf<R>>> {
+    let (v4, v7) = v4_v7(results, "small")?;
+    Some(ClaimRuns {
+        v4,
+        v7,
+        large: v4_v7(results, "large"),
+        bigint: results.native("snowflake-twitter", "small"),
+    })
 }
 
 impl<S, O> ClaimRuns<'_, Run<S, O>> {
