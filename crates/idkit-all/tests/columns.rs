@@ -106,11 +106,13 @@ fn check_order<T: IdType + Debug>(
 }
 
 /// The checks shared by the drivers, given how to read back a negative `BIGINT` or a 3-byte
-/// binary value as `T` (each returns the driver's error).
+/// binary value as `T` (each returns the driver's error), and how writing an id fails
+/// (`write`, called with the id whose top bit is set where the scheme has one).
 fn check_bad_values<T: IdType>(
     name: &str,
     negative: impl FnOnce() -> Option<Box<dyn Error>>,
     short: impl FnOnce() -> Option<Box<dyn Error>>,
+    write: impl FnOnce(T) -> Box<dyn Error>,
     upstream: bool,
 ) {
     let is_int = (&BigInt(0) as &dyn std::any::Any)
@@ -125,6 +127,14 @@ fn check_bad_values<T: IdType>(
     // uuid::Uuid's impls are the drivers' own: their error is uuid's or the driver's.
     if !upstream {
         assert_eq!(column_kind(err.as_ref()), Some(kind), "{name}: {err}");
+    }
+    if let Some(id) = top_bit::<T>() {
+        let err = write(id);
+        assert_eq!(
+            column_kind(err.as_ref()),
+            Some(ColumnErrorKind::SignBit),
+            "{name}: {err}"
+        );
     }
 }
 
@@ -217,22 +227,19 @@ macro_rules! sqlx_suite {
                 .fetch_one(pool)
                 .await
                 .err();
+            // `bind` keeps only the message of an encoding error for `execute` to return;
+            // `try_bind` returns the typed error at once.
             check_bad_values::<T>(
                 name,
                 || negative.map(|e| Box::new(e) as Box<dyn Error>),
                 || short.map(|e| Box::new(e) as Box<dyn Error>),
+                |id| {
+                    let mut query = sqlx::query(sqlx::AssertSqlSafe(insert.as_str()));
+                    query.try_bind(id).unwrap_err()
+                },
                 upstream,
             );
             if let Some(id) = top_bit::<T>() {
-                // `bind` keeps only the message of an encoding error for `execute` to return;
-                // `try_bind` returns the typed error at once.
-                let mut query = sqlx::query(sqlx::AssertSqlSafe(insert.as_str()));
-                let err = query.try_bind(id).unwrap_err();
-                assert_eq!(
-                    column_kind(err.as_ref()),
-                    Some(ColumnErrorKind::SignBit),
-                    "{name}: {err}"
-                );
                 let err = sqlx::query(sqlx::AssertSqlSafe(insert.as_str()))
                     .bind(id)
                     .bind(-1)
@@ -348,15 +355,10 @@ fn pg<T>(
     };
     let negative = one("SELECT (-5)::bigint");
     let short = one("SELECT '\\x010203'::bytea");
-    check_bad_values::<T>(name, || negative, || short, upstream);
-    if let Some(id) = top_bit::<T>() {
-        let err = client.execute(&insert, &[&id, &-1i32]).unwrap_err();
-        assert_eq!(
-            column_kind(&err),
-            Some(ColumnErrorKind::SignBit),
-            "{name}: {err}"
-        );
-    }
+    let write = |id: T| -> Box<dyn Error> {
+        Box::new(client.execute(&insert, &[&id, &-1i32]).unwrap_err())
+    };
+    check_bad_values::<T>(name, || negative, || short, write, upstream);
     client.batch_execute(&format!("DROP TABLE {t}")).unwrap();
 }
 
@@ -403,17 +405,13 @@ fn sqlite<T>(
     };
     let negative = one("SELECT -5");
     let short = one("SELECT x'010203'");
-    check_bad_values::<T>(name, || negative, || short, upstream);
-    if let Some(id) = top_bit::<T>() {
-        let err = conn
-            .execute(&insert, rusqlite::params![id, -1])
-            .unwrap_err();
-        assert_eq!(
-            column_kind(&err),
-            Some(ColumnErrorKind::SignBit),
-            "{name}: {err}"
-        );
-    }
+    let write = |id: T| -> Box<dyn Error> {
+        Box::new(
+            conn.execute(&insert, rusqlite::params![id, -1])
+                .unwrap_err(),
+        )
+    };
+    check_bad_values::<T>(name, || negative, || short, write, upstream);
     conn.execute_batch(&format!("DROP TABLE {t}")).unwrap();
 }
 
