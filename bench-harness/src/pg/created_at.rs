@@ -60,8 +60,12 @@ pub fn measure(
     queries: usize,
 ) -> Result<Vec<CreatedAtRun>, Error> {
     let mut client = server.connect()?;
-    let latest_by_time = "SELECT * FROM idkit_bench ORDER BY created_at DESC LIMIT 50";
-    let latest_by_id = "SELECT * FROM idkit_bench ORDER BY id DESC LIMIT 50";
+    // Kept as each run's `Label`, as InnoDB's shape runs keep theirs.
+    let latest_by = |column: &str| -> &'static str {
+        let query = format!("SELECT * FROM {TABLE} ORDER BY {column} DESC LIMIT 50");
+        Box::leak(query.into_boxed_str())
+    };
+    let (latest_by_time, latest_by_id) = (latest_by("created_at"), latest_by("id"));
     let setups: [(&'static str, &Keys, bool, &'static str); 3] = [
         ("uuid-v4 + created_at index", v4, true, latest_by_time),
         ("uuid-v7", v7, false, latest_by_id),
