@@ -810,8 +810,9 @@ pub fn producer<K>(
     }))
 }
 
-/// A name in a result (scheme, cache, method...): `&'static str` when measured, leaked from
-/// the file when read back (the harness reads one small file per run).
+/// A name in a result (scheme, cache, method...): `&'static str` when measured, leaked
+/// ([`From<String>`]) when built as the run goes or read back from the file (a few dozen
+/// short strings per run).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Label(pub &'static str);
 
@@ -819,6 +820,13 @@ impl Label {
     /// The text.
     pub fn as_str(self) -> &'static str {
         self.0
+    }
+}
+
+impl From<String> for Label {
+    /// Leaks `text`: a label lives as long as the results it is part of.
+    fn from(text: String) -> Self {
+        Self(Box::leak(text.into_boxed_str()))
     }
 }
 
@@ -842,7 +850,7 @@ impl Serialize for Label {
 
 impl<'de> Deserialize<'de> for Label {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(Self(Box::leak(String::deserialize(d)?.into_boxed_str())))
+        String::deserialize(d).map(Self::from)
     }
 }
 

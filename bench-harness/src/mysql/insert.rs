@@ -410,7 +410,7 @@ impl ServerRun for Spec {
             wal: after.lsn_since(before),
         };
         let own = MyCounters {
-            sql_type: Label(Box::leak(sql_type.clone().into_boxed_str())),
+            sql_type: sql_type.clone().into(),
             splits,
             merges,
             reorgs,

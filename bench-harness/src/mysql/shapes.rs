@@ -170,12 +170,12 @@ fn run(
     Ok(ShapeRun {
         setup: Label(shape.setup),
         scheme: Label(scheme),
-        key_type: Label(Box::leak(keys.sql_type.clone().into_boxed_str())),
-        secondary: Label(if shape.secondary.is_empty() {
-            "-"
+        key_type: keys.sql_type.clone().into(),
+        secondary: if shape.secondary.is_empty() {
+            Label("-")
         } else {
-            Box::leak(shape.secondary.join(", ").into_boxed_str())
-        }),
+            shape.secondary.join(", ").into()
+        },
         rows: keys.rows,
         commit_rows,
         seconds,
@@ -189,7 +189,7 @@ fn run(
         query_us: times[times.len() / 2],
         queries: times.len(),
         query_rows_read: rows_read,
-        query: Label(Box::leak(query.into_boxed_str())),
+        query: query.into(),
     })
 }
 

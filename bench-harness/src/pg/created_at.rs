@@ -60,13 +60,13 @@ pub fn measure(
     queries: usize,
 ) -> Result<Vec<CreatedAtRun>, Error> {
     let mut client = server.connect()?;
-    // Kept as each run's `Label`, as InnoDB's shape runs keep theirs.
-    let latest_by = |column: &str| -> &'static str {
-        let query = format!("SELECT * FROM {TABLE} ORDER BY {column} DESC LIMIT 50");
-        Box::leak(query.into_boxed_str())
+    let latest_by = |column: &str| {
+        Label::from(format!(
+            "SELECT * FROM {TABLE} ORDER BY {column} DESC LIMIT 50"
+        ))
     };
     let (latest_by_time, latest_by_id) = (latest_by("created_at"), latest_by("id"));
-    let setups: [(&'static str, &Keys, bool, &'static str); 3] = [
+    let setups: [(&'static str, &Keys, bool, Label); 3] = [
         ("uuid-v4 + created_at index", v4, true, latest_by_time),
         ("uuid-v7", v7, false, latest_by_id),
         ("uuid-v4 without index", v4, false, latest_by_time),
@@ -118,7 +118,7 @@ pub fn measure(
             ),
             &[],
         )?;
-        let query_stmt = client.prepare(query)?;
+        let query_stmt = client.prepare(query.as_str())?;
         let mut times = Vec::with_capacity(queries);
         for _ in 0..queries {
             let t = Instant::now();
@@ -152,7 +152,7 @@ pub fn measure(
             query_us: times[times.len() / 2],
             queries,
             query_buffers: buffers,
-            query: Label(query),
+            query,
         });
     }
     client.batch_execute(&format!("DROP TABLE {TABLE}"))?;
