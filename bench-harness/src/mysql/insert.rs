@@ -60,8 +60,9 @@ impl MyStorage {
 pub struct Keys {
     /// The storage form.
     pub storage: MyStorage,
-    /// The column's SQL type.
-    pub sql_type: String,
+    /// The column's SQL type (a [`Label`], leaked once per set of keys: the runs that use
+    /// these keys carry it in their records).
+    pub sql_type: Label,
     /// Bytes of one key as InnoDB stores it (the mean, for text).
     pub key_bytes: f64,
     /// The values (empty for `AUTO_INCREMENT`, which binds none).
@@ -84,7 +85,7 @@ pub fn to_keys(
     let width = ids.first().map_or(16, |id| id.as_bytes().len());
     let (sql_type, key_bytes, values) = match storage {
         MyStorage::BigintPk => (
-            "BIGINT".to_owned(),
+            Label("BIGINT"),
             8.0,
             ids.iter()
                 .map(|id| {
@@ -97,7 +98,7 @@ pub fn to_keys(
                 .collect::<Result<_, _>>()?,
         ),
         MyStorage::BinaryPk => (
-            format!("BINARY({width})"),
+            format!("BINARY({width})").into(),
             width as f64,
             ids.iter()
                 .map(|id| Value::Bytes(id.as_bytes().to_vec()))
@@ -106,7 +107,7 @@ pub fn to_keys(
         // MariaDB's UUID column takes the canonical text from a client (a bound binary
         // string is read as text in the connection's character set) and stores 16 bytes.
         MyStorage::UuidPk => (
-            "UUID".to_owned(),
+            Label("UUID"),
             16.0,
             ids.iter()
                 .map(|id| format(id).map(|t| Value::Bytes(t.into_bytes())))
@@ -118,7 +119,7 @@ pub fn to_keys(
             let mean =
                 texts.iter().map(String::len).sum::<usize>() as f64 / ids.len().max(1) as f64;
             (
-                format!("VARCHAR({longest}) CHARACTER SET ascii COLLATE ascii_bin"),
+                format!("VARCHAR({longest}) CHARACTER SET ascii COLLATE ascii_bin").into(),
                 // One length byte in the record header.
                 mean + 1.0,
                 texts
@@ -127,7 +128,7 @@ pub fn to_keys(
                     .collect(),
             )
         }
-        MyStorage::AutoIncrementPk => ("BIGINT AUTO_INCREMENT".to_owned(), 8.0, Vec::new()),
+        MyStorage::AutoIncrementPk => (Label("BIGINT AUTO_INCREMENT"), 8.0, Vec::new()),
     };
     Ok(Keys {
         storage,
@@ -142,7 +143,7 @@ pub fn to_keys(
 pub fn auto_increment(n: usize) -> Keys {
     Keys {
         storage: MyStorage::AutoIncrementPk,
-        sql_type: "BIGINT AUTO_INCREMENT".to_owned(),
+        sql_type: Label("BIGINT AUTO_INCREMENT"),
         key_bytes: 8.0,
         values: Vec::new(),
         rows: n,
@@ -355,7 +356,7 @@ impl ServerRun for Spec {
     type Conn = Conn;
     type Keys = Keys;
     type Prepared = ();
-    type Table = (String, f64);
+    type Table = (Label, f64);
     type Mark = Mark;
     type Storage = MyStorage;
     type Record = MyRun;
@@ -368,9 +369,9 @@ impl ServerRun for Spec {
         keys.rows
     }
 
-    fn create(&self, conn: &mut Conn, keys: &Keys) -> Result<((String, f64), Mark), Error> {
+    fn create(&self, conn: &mut Conn, keys: &Keys) -> Result<((Label, f64), Mark), Error> {
         create_table(conn, keys)?;
-        Ok(((keys.sql_type.clone(), keys.key_bytes), mark(conn, true)?))
+        Ok(((keys.sql_type, keys.key_bytes), mark(conn, true)?))
     }
 
     fn prepare(_: &mut Conn, _: &Keys) -> Result<(), Error> {
@@ -389,7 +390,7 @@ impl ServerRun for Spec {
     fn finish(
         &self,
         conn: &mut Conn,
-        (sql_type, key_bytes): &(String, f64),
+        &(sql_type, key_bytes): &(Label, f64),
         before: &Mark,
         ended: &Ended<MyStorage>,
     ) -> Result<MyRun, Error> {
@@ -400,7 +401,7 @@ impl ServerRun for Spec {
         let page = self.page_size;
         let table_pages: u64 = stats.first().map_or(0, |s| s.2);
         let leaf_pages = stats.first().map_or(0, |s| s.1);
-        let record = record_bytes(*key_bytes, 0.0);
+        let record = record_bytes(key_bytes, 0.0);
         let sizes = Sizes {
             file: stats.iter().map(|s| s.2).sum::<u64>() * page,
             table: table_pages * page,
@@ -410,7 +411,7 @@ impl ServerRun for Spec {
             wal: after.lsn_since(before),
         };
         let own = MyCounters {
-            sql_type: sql_type.clone().into(),
+            sql_type,
             splits,
             merges,
             reorgs,

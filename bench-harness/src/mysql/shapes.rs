@@ -170,7 +170,7 @@ fn run(
     Ok(ShapeRun {
         setup: Label(shape.setup),
         scheme: Label(scheme),
-        key_type: keys.sql_type.clone().into(),
+        key_type: keys.sql_type,
         secondary: if shape.secondary.is_empty() {
             Label("-")
         } else {
