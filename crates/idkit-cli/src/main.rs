@@ -37,6 +37,7 @@ enum Command {
         json: bool,
     },
     /// Generate ids.
+    #[command(visible_alias = "generate")]
     Gen(GenArgs),
     /// Decode an id of a known scheme.
     Decode {

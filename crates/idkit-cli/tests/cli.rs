@@ -129,6 +129,15 @@ fn gen_with_defaults_and_flags_round_trips_through_decode() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["scheme"], "snowflake-instagram");
     assert_eq!(v["ids"].as_array().unwrap().len(), 2);
+    // `generate` is the same command as `gen`.
+    let o = idkit(&["generate", "twitter", "-n", "3", "--worker", "7"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for id in stdout(&o).lines() {
+        let d = idkit(&["decode", "twitter", id, "--json"]);
+        let v: serde_json::Value = serde_json::from_slice(&d.stdout).unwrap();
+        assert_eq!(v["fields"]["worker"], 7);
+    }
+    assert_eq!(stdout(&o).lines().count(), 3);
 }
 
 #[test]
