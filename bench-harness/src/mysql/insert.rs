@@ -128,7 +128,7 @@ pub fn to_keys(
                     .collect(),
             )
         }
-        MyStorage::AutoIncrementPk => (Label("BIGINT AUTO_INCREMENT"), 8.0, Vec::new()),
+        MyStorage::AutoIncrementPk => return Ok(auto_increment(ids.len())),
     };
     Ok(Keys {
         storage,
