@@ -1,5 +1,5 @@
 //! `idkit serve` as a process: start-up line, graceful shutdown on SIGTERM with a request in
-//! flight, and refusal of a bad configuration.
+//! flight, refusal of a bad configuration, and TLS and tokens from the command line.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -65,11 +65,7 @@ fn sigterm_lets_the_request_in_flight_finish() {
         std::thread::spawn(move || http_get(&addr, "/v1/sonyflake/next?count=5000"))
     };
     std::thread::sleep(Duration::from_millis(50));
-    let killed = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    sigterm(&child);
     let response = request.join().unwrap();
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
     let body = response.split("\r\n\r\n").nth(1).unwrap();
@@ -129,5 +125,173 @@ fn bad_configuration_stops_start_up_with_one_line() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid config"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Starts `idkit serve` for Twitter ids (worker 6) on HTTP and gRPC, with each flag of
+/// `files` naming a file in `dir`, and reads its start-up log until both front doors have
+/// logged where they listen (the two start at once, in either order): the process, the rest
+/// of its log, and every line read.
+fn serve_both_doors(
+    dir: &std::path::Path,
+    files: &[(&str, &str)],
+) -> (
+    std::process::Child,
+    BufReader<std::process::ChildStderr>,
+    Vec<String>,
+) {
+    let mut command = idkit_cmd();
+    command
+        .args(["serve", "--scheme", "twitter", "--worker", "6"])
+        .args(["--listen", "127.0.0.1:0", "--grpc-listen", "127.0.0.1:0"]);
+    for (flag, file) in files {
+        command.arg(flag).arg(dir.join(file));
+    }
+    let mut child = command.stderr(Stdio::piped()).spawn().unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut lines: Vec<String> = Vec::new();
+    while !(lines.iter().any(|l| l.contains("listening on"))
+        && lines.iter().any(|l| l.contains("gRPC (idkit.v1) on")))
+    {
+        let mut line = String::new();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "ended: {lines:?}");
+        lines.push(line);
+    }
+    (child, stderr, lines)
+}
+
+/// The address after `prefix` in the first log line that holds it.
+fn logged_address(lines: &[String], prefix: &str) -> String {
+    lines
+        .iter()
+        .find_map(|l| l.split(prefix).nth(1))
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no {prefix} in {lines:?}"))
+        .to_owned()
+}
+
+/// Asks `idkit serve` to stop with SIGTERM, as an orchestrator does.
+fn sigterm(child: &std::process::Child) {
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+}
+
+/// Stops `idkit serve` with SIGTERM and checks that it exits 0.
+fn terminate(mut child: std::process::Child) {
+    sigterm(&child);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status}");
+}
+
+/// One HTTP/1.1 request over TLS to `addr`, trusting only `ca_pem` for `localhost`.
+fn https_get(addr: &str, ca_pem: &str, path: &str, token: Option<&str>) -> String {
+    use std::sync::Arc;
+    use tokio_rustls::rustls;
+    use tokio_rustls::rustls::pki_types::pem::PemObject;
+    use tokio_rustls::rustls::pki_types::{CertificateDer, ServerName};
+
+    let mut roots = rustls::RootCertStore::empty();
+    roots
+        .add(CertificateDer::from_pem_slice(ca_pem.as_bytes()).unwrap())
+        .unwrap();
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    let name = ServerName::try_from("localhost").unwrap();
+    let connection = rustls::ClientConnection::new(Arc::new(config), name).unwrap();
+    let tcp = TcpStream::connect(addr).unwrap();
+    tcp.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut tls = rustls::StreamOwned::new(connection, tcp);
+    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    write!(
+        tls,
+        "GET {path} HTTP/1.1\r\nHost: localhost\r\n{auth}Connection: close\r\n\r\n"
+    )
+    .unwrap();
+    // What arrived is the answer, whether or not the server said close_notify after it.
+    let mut response = Vec::new();
+    let _ = tls.read_to_end(&mut response);
+    String::from_utf8_lossy(&response).into_owned()
+}
+
+#[test]
+fn tls_and_tokens_from_the_command_line_guard_the_service() {
+    const TOKEN: &str = "cli-token-8d3f61a0b5c2e497";
+    let dir = std::env::temp_dir().join(format!("idkit-serve-tls-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    std::fs::write(dir.join("cert.pem"), cert.cert.pem()).unwrap();
+    std::fs::write(dir.join("key.pem"), cert.signing_key.serialize_pem()).unwrap();
+    std::fs::write(dir.join("tokens"), format!("{TOKEN}\n")).unwrap();
+    let (child, _log, lines) = serve_both_doors(
+        &dir,
+        &[
+            ("--tls-cert", "cert.pem"),
+            ("--tls-key", "key.pem"),
+            ("--tokens-file", "tokens"),
+        ],
+    );
+    for door in ["listening on https://", "gRPC (idkit.v1) on"] {
+        let line = lines.iter().find(|l| l.contains(door)).unwrap();
+        assert!(line.contains("tls=true tokens=true"), "{line}");
+    }
+    assert!(!lines.iter().any(|l| l.contains("clear text")), "{lines:?}");
+    let addr = logged_address(&lines, "https://");
+
+    let response = https_get(&addr, &cert.cert.pem(), "/v1/twitter/next", Some(TOKEN));
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    let id: u64 = response
+        .split("\r\n\r\n")
+        .nth(1)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!((id >> 12) & 0x3ff, 6, "worker field of {id}");
+    let response = https_get(&addr, &cert.cert.pem(), "/v1/twitter/next", None);
+    assert!(response.starts_with("HTTP/1.1 401"), "{response}");
+    // Probes need neither a token nor a trusted client certificate, but they do need TLS.
+    let response = https_get(&addr, &cert.cert.pem(), "/healthz", None);
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+
+    terminate(child);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn tokens_without_tls_are_warned_about_on_each_door() {
+    let dir = std::env::temp_dir().join(format!("idkit-serve-clear-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("tokens"), "cli-token-2b7e90c4d1a6f358\n").unwrap();
+    let (child, mut stderr, mut lines) = serve_both_doors(&dir, &[("--tokens-file", "tokens")]);
+    // Each door warns right after its own line; read on until the later door's warning.
+    while lines.iter().filter(|l| l.contains("clear text")).count() < 2 {
+        let mut line = String::new();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "ended: {lines:?}");
+        lines.push(line);
+    }
+    for door in ["listening on http://", "gRPC (idkit.v1) on"] {
+        let line = lines.iter().find(|l| l.contains(door)).unwrap();
+        assert!(line.contains("tls=false tokens=true"), "{line}");
+    }
+    for door in ["HTTP on", "gRPC on"] {
+        let warning = lines
+            .iter()
+            .find(|l| l.contains(door) && l.contains("clear text"))
+            .unwrap_or_else(|| panic!("no warning for {door}: {lines:?}"));
+        assert!(warning.contains("WARN"), "{warning}");
+    }
+    let addr = logged_address(&lines, "http://");
+    let response = http_get(&addr, "/v1/twitter/next");
+    assert!(response.starts_with("HTTP/1.1 401"), "{response}");
+
+    terminate(child);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -80,7 +80,8 @@ const MAX_URI: usize = 2048;
 const MAX_BODY: u64 = 1024;
 
 /// Runs `service` on `listener` until `shutdown` completes, then lets in-flight requests
-/// finish. Logs one line saying what is served and where.
+/// finish. Logs one line saying what is served, where, and whether TLS and a token are on
+/// (and a warning when tokens are asked for without TLS).
 ///
 /// Each connection must send its request headers within the configured `header_timeout_ms`
 /// of opening (and of its previous answer), or it is closed; at most `max_connections` are
@@ -99,7 +100,10 @@ pub async fn serve(
     use std::sync::atomic::Ordering::Relaxed;
 
     let addr = listener.local_addr()?;
-    tracing::info!(listen = %addr, served = %service.description(), "idkit serve: listening on http://{addr}");
+    let (tls, tokens) = (service.tls.is_some(), service.tokens.is_some());
+    let url = if tls { "https" } else { "http" };
+    tracing::info!(listen = %addr, served = %service.description(), tls, tokens, "idkit serve: listening on {url}://{addr}");
+    service.warn_tokens_in_clear("HTTP", addr);
     let app = tower_layer::Layer::layer(
         &service.guard(),
         service.routes().with_state(Arc::clone(&service)),

@@ -336,6 +336,19 @@ impl Service {
         &self.description
     }
 
+    /// Warns at start-up when the front door on `addr` asks for bearer tokens but has no TLS:
+    /// every call would carry a token readable on the network. (Behind a proxy that
+    /// terminates TLS that is expected, and the warning says so.)
+    pub(crate) fn warn_tokens_in_clear(&self, door: &str, addr: std::net::SocketAddr) {
+        if self.tokens.is_some() && self.tls.is_none() {
+            tracing::warn!(
+                "idkit serve: {door} on {addr} asks for bearer tokens without TLS, so they \
+                 cross the network in clear text; set tls_cert and tls_key (--tls-cert, \
+                 --tls-key) unless a proxy in front terminates TLS"
+            );
+        }
+    }
+
     /// Names of the served schemes.
     pub fn scheme_names(&self) -> Vec<&'static str> {
         self.served.iter().map(|s| s.info.name).collect()

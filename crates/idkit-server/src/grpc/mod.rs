@@ -428,7 +428,8 @@ async fn follow_readiness(
 
 /// Runs the gRPC front door of `service` on `listener` until `shutdown` completes; then
 /// open streams end with UNAVAILABLE, in-flight calls finish, and it returns. Logs one line
-/// saying where it listens.
+/// saying where it listens and whether TLS and a token are on (and a warning when tokens are
+/// asked for without TLS).
 ///
 /// # Errors
 ///
@@ -439,7 +440,9 @@ pub async fn serve_grpc(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let addr = listener.local_addr()?;
-    tracing::info!(listen = %addr, "idkit serve: gRPC (idkit.v1) on {addr}");
+    let (tls, tokens) = (service.tls.is_some(), service.tokens.is_some());
+    tracing::info!(listen = %addr, tls, tokens, "idkit serve: gRPC (idkit.v1) on {addr}");
+    service.warn_tokens_in_clear("gRPC", addr);
     let (close, closing) = watch::channel(false);
     let routes = routes(&service, closing).await;
     let shutdown = async move {
