@@ -486,6 +486,9 @@ fn serve(args: ServeArgs, given: Options) -> Result<(), Failure> {
         )
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        // A log line that cannot be written (the reader of a piped stderr gone) is lost, and
+        // the service goes on: reporting the failure to that same stderr would panic.
+        .log_internal_errors(false)
         .init();
     let service = idkit_server::Service::new(&config).map_err(|e| match e {
         idkit_server::ConfigError::Invalid {

@@ -1,5 +1,6 @@
 //! `idkit serve` as a process: start-up line, graceful shutdown on SIGTERM with a request in
-//! flight, refusal of a bad configuration, and TLS and tokens from the command line.
+//! flight, refusal of a bad configuration, TLS and tokens from the command line, and a log
+//! pipe whose reader has gone.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -292,6 +293,23 @@ fn tokens_without_tls_are_warned_about_on_each_door() {
     let response = http_get(&addr, "/v1/twitter/next");
     assert!(response.starts_with("HTTP/1.1 401"), "{response}");
 
+    terminate(child);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_log_pipe_whose_reader_has_gone_does_not_stop_the_service() {
+    let dir = std::env::temp_dir().join(format!("idkit-serve-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (child, log, lines) = serve_both_doors(&dir, &[]);
+    let addr = logged_address(&lines, "http://");
+    // The log collector goes away: every later log line meets a broken pipe (EPIPE).
+    drop(log);
+    let response = http_get(&addr, "/v1/twitter/next?count=3");
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    let body = response.split("\r\n\r\n").nth(1).unwrap();
+    assert_eq!(body.lines().count(), 3, "{body}");
+    // Shutting down logs two lines into the broken pipe; the exit is still a clean one.
     terminate(child);
     let _ = std::fs::remove_dir_all(&dir);
 }
