@@ -210,6 +210,24 @@ enum Failure {
     Usage(String),
     /// Could not do it right now: exit 1.
     Runtime(String),
+    /// Standard output's reader has gone (`idkit gen ... | head`): it has what it wanted, so
+    /// the command stops quietly and exits 0.
+    ReaderGone,
+}
+
+/// What a failed write of the command's output means.
+fn output_failure(e: std::io::Error) -> Failure {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        Failure::ReaderGone
+    } else {
+        Failure::Runtime(format!("cannot write output: {e}"))
+    }
+}
+
+/// Writes one line to stderr; a stderr that cannot be written (its reader gone too) is no
+/// reason to panic, and there is nowhere else to say it.
+fn to_stderr(line: std::fmt::Arguments<'_>) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 fn main() -> ExitCode {
@@ -222,32 +240,31 @@ fn main() -> ExitCode {
         Err(e) => {
             use clap::error::ErrorKind;
             if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-                print!("{e}");
+                let _ = write!(std::io::stdout().lock(), "{e}");
                 return ExitCode::SUCCESS;
             }
             // clap's message, without its usage block: one line, as every other error.
             let text = e.to_string();
             let line = text.lines().next().unwrap_or("error: invalid arguments");
-            eprintln!("{line}");
+            to_stderr(format_args!("{line}"));
             return ExitCode::from(2);
         }
     };
     let mut out = std::io::stdout().lock();
     match run(cli.command, given, &mut out) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) | Err(Failure::ReaderGone) => ExitCode::SUCCESS,
         Err(Failure::Usage(message)) => {
-            eprintln!("error: {message}");
+            to_stderr(format_args!("error: {message}"));
             ExitCode::from(2)
         }
         Err(Failure::Runtime(message)) => {
-            eprintln!("error: {message}");
+            to_stderr(format_args!("error: {message}"));
             ExitCode::from(1)
         }
     }
 }
 
 fn run(command: Command, given: Options, out: &mut impl Write) -> Result<(), Failure> {
-    let io = |e: std::io::Error| Failure::Runtime(format!("cannot write output: {e}"));
     match command {
         Command::Schemes { json } => {
             let text = if json {
@@ -255,13 +272,13 @@ fn run(command: Command, given: Options, out: &mut impl Write) -> Result<(), Fai
             } else {
                 render::schemes_table()
             };
-            writeln!(out, "{text}").map_err(io)
+            writeln!(out, "{text}").map_err(output_failure)
         }
         Command::Gen(args) => generate(&args, &given, out),
         Command::Serve(args) => serve(args, given),
         Command::Sql(args) => {
             let text = sql(&args, &given).map_err(Failure::Usage)?;
-            write!(out, "{text}").map_err(io)
+            write!(out, "{text}").map_err(output_failure)
         }
         Command::Decode { scheme, id, json } => {
             let entry = registry::find(&scheme).map_err(|e| Failure::Usage(e.to_string()))?;
@@ -276,7 +293,7 @@ fn run(command: Command, given: Options, out: &mut impl Write) -> Result<(), Fai
             } else {
                 render::decoded_plain(entry.name(), &id, &decoded)
             };
-            writeln!(out, "{text}").map_err(io)
+            writeln!(out, "{text}").map_err(output_failure)
         }
         Command::Inspect { id, json } => {
             let found = inspect::inspect(&id).map_err(Failure::Usage)?;
@@ -300,7 +317,7 @@ fn run(command: Command, given: Options, out: &mut impl Write) -> Result<(), Fai
                     .collect::<Vec<_>>()
                     .join("\n\n")
             };
-            writeln!(out, "{text}").map_err(io)
+            writeln!(out, "{text}").map_err(output_failure)
         }
     }
 }
@@ -396,13 +413,12 @@ fn generate(args: &GenArgs, options: &Options, out: &mut impl Write) -> Result<(
         }
     })?;
     if let Some(warning) = &built.warning {
-        eprintln!("warning: {warning}");
+        to_stderr(format_args!("warning: {warning}"));
     }
     // Held until the ids are written; dropping it records what was issued and frees it.
     let _lease = built.lease;
     let scheme = built.scheme;
     let info = scheme.info();
-    let io = |e: std::io::Error| Failure::Runtime(format!("cannot write output: {e}"));
     let mut ids = Vec::new();
     let mut buf = vec![RawId::default(); 4096];
     let mut left = usize::try_from(args.count).unwrap_or(usize::MAX);
@@ -418,16 +434,16 @@ fn generate(args: &GenArgs, options: &Options, out: &mut impl Write) -> Result<(
             if args.json {
                 ids.push(serde_json::Value::String(text));
             } else {
-                writeln!(out, "{text}").map_err(io)?;
+                writeln!(out, "{text}").map_err(output_failure)?;
             }
         }
         left -= batch.len();
     }
     if args.json {
         let doc = serde_json::json!({ "scheme": entry.name(), "ids": ids });
-        writeln!(out, "{doc}").map_err(io)?;
+        writeln!(out, "{doc}").map_err(output_failure)?;
     }
-    out.flush().map_err(io)
+    out.flush().map_err(output_failure)
 }
 
 fn serve(args: ServeArgs, given: Options) -> Result<(), Failure> {

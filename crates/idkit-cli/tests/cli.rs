@@ -325,3 +325,42 @@ fn sql_refuses_what_it_cannot_express() {
         "invalid function name",
     );
 }
+
+#[test]
+fn a_reader_that_stops_early_ends_the_command_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    // `idkit gen ... | head -1`: the reader takes one id and closes the pipe while ids are
+    // still being written (20 MB of them, far beyond what a pipe holds).
+    let mut child = idkit_cmd()
+        .args(["gen", "twitter", "-n", "1000000", "--worker", "2"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.trim().parse::<u64>().is_ok(), "{first:?}");
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(stderr(&o), "");
+    assert!(o.status.success(), "{}", o.status);
+
+    // Any other failure to write is still an error.
+    let full = std::fs::File::options()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let o = idkit_cmd()
+        .args(["gen", "twitter", "-n", "100000", "--worker", "2"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with("error: cannot write output: No space left"),
+        "{}",
+        stderr(&o)
+    );
+}
