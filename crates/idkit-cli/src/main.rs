@@ -49,7 +49,7 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Serve ids over HTTP (see the idkit-server crate for the routes).
+    /// Serve ids over HTTP, and gRPC with --grpc-listen (see the idkit-server crate).
     Serve(ServeArgs),
     /// Print the PL/pgSQL function that makes ids of a Snowflake layout inside PostgreSQL
     /// (Instagram's design: time from clock_timestamp(), a cycling sequence, constant

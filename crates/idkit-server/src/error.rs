@@ -25,10 +25,7 @@ impl IntoResponse for ApiError {
         let (status, body) = match self {
             Self::UnknownScheme { name, known } => (
                 StatusCode::NOT_FOUND,
-                json!({
-                    "error": format!("unknown scheme {name:?}: expected one of {}", known.join(", ")),
-                    "known": known,
-                }),
+                json!({ "error": not_served(&name, &known), "known": known }),
             ),
             Self::BadRequest(message) => (StatusCode::BAD_REQUEST, json!({ "error": message })),
             Self::Unavailable { scheme, reason } => (
@@ -42,6 +39,23 @@ impl IntoResponse for ApiError {
             Self::TooLarge(status, message) => (status, json!({ "error": message })),
         };
         (status, axum::Json(body)).into_response()
+    }
+}
+
+/// What both front doors say of a scheme name this service does not serve: a scheme of the
+/// registry that this service was not configured with is "not served here", any other name
+/// unknown; either way, with the names it does serve.
+pub(crate) fn not_served(name: &str, known: &[&str]) -> String {
+    let known = known.join(", ");
+    match idkit_all::registry::find(name) {
+        Ok(entry) if entry.name() == name => {
+            format!("scheme {name:?} is not served here: expected one of {known}")
+        }
+        Ok(entry) => format!(
+            "scheme {name:?} ({}) is not served here: expected one of {known}",
+            entry.name()
+        ),
+        Err(_) => format!("unknown scheme {name:?}: expected one of {known}"),
     }
 }
 

@@ -19,8 +19,8 @@
 //!
 //! Answers are text (one id per line) unless the request's `Accept` names
 //! `application/json`; JSON ids are strings. Errors are always JSON,
-//! `{"error": "..."}`, with 400 for bad input, 404 for an unknown scheme or route, 413/414 for
-//! an oversized request, and 503 when a scheme cannot issue right now.
+//! `{"error": "..."}`, with 400 for bad input, 404 for a scheme not served or an unknown
+//! route, 413/414 for an oversized request, and 503 when a scheme cannot issue right now.
 //!
 //! ```
 //! use std::io::{Read, Write};

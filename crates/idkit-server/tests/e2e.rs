@@ -199,9 +199,21 @@ async fn bad_input_gets_typed_errors() {
         serde_json::json!(["snowflake-twitter", "ksuid"])
     );
     assert!(error(&json).contains("unknown scheme \"nope\""));
-    // A registered scheme that is not served is unknown here too.
-    let (status, _) = s.get("/v1/uuid-v4/next").await;
+    // A registered scheme that is not served is not found here either, and said to be so.
+    let (status, json) = s.get_json("/v1/uuid-v4/next").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+    assert!(
+        error(&json).contains(
+            "scheme \"uuid-v4\" is not served here: expected one of snowflake-twitter, ksuid"
+        ),
+        "{json}"
+    );
+    let (status, json) = s.get_json("/v1/discord/next").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert!(
+        error(&json).contains("scheme \"discord\" (snowflake-discord) is not served here"),
+        "{json}"
+    );
     let (status, _) = s.get("/v1/nope/decode/1").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 

@@ -341,6 +341,14 @@ async fn hostile_input_gets_a_status_and_the_server_keeps_serving() {
         unknown.message().contains("snowflake-twitter"),
         "{unknown:?}"
     );
+    let unserved = c.next(next_request("ulid", false)).await.unwrap_err();
+    assert_eq!(unserved.code(), Code::InvalidArgument);
+    assert!(
+        unserved
+            .message()
+            .starts_with("scheme \"ulid\" is not served here: expected one of"),
+        "{unserved:?}"
+    );
     for (count, expected) in [
         (0, Code::InvalidArgument),
         (1 << 63, Code::ResourceExhausted),

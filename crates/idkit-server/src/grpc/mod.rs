@@ -53,10 +53,9 @@ const HEALTH_PERIOD: Duration = Duration::from_millis(500);
 impl From<ApiError> for Status {
     fn from(e: ApiError) -> Self {
         match e {
-            ApiError::UnknownScheme { name, known } => Status::invalid_argument(format!(
-                "unknown scheme {name:?}: expected one of {}",
-                known.join(", ")
-            )),
+            ApiError::UnknownScheme { name, known } => {
+                Status::invalid_argument(crate::error::not_served(&name, &known))
+            }
             ApiError::BadRequest(message) => Status::invalid_argument(message),
             ApiError::Unavailable { scheme, reason } => {
                 Status::unavailable(format!("{scheme} cannot issue ids now: {reason}"))
