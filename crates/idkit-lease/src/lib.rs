@@ -89,3 +89,8 @@ pub use lease::{Lease, LeaseState, Status};
 pub use source::{
     DEFAULT_NAMESPACE, DEFAULT_TTL, IdentitySource, STATIC_WINDOW, default_state_dir,
 };
+
+/// The README's example, compiled with the doc tests so that it stays true to the code.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -53,3 +53,8 @@ pub use store::MySqlStore;
 #[cfg(feature = "postgres")]
 pub use store::PostgresStore;
 pub use store::{Lease, MAX_NAMESPACE, SqliteStore, Store, StoreError, check_namespace};
+
+/// The README's example, compiled with the doc tests so that it stays true to the code.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -19,6 +19,12 @@ pub mod cpu;
 pub mod range;
 pub mod vectors;
 
+/// The examples of the workspace's README (the crates' own READMEs are their crate docs),
+/// compiled and run with these doc tests so that they stay true to the code.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct WorkspaceReadmeDoctests;
+
 use std::collections::HashSet;
 use std::fmt::Debug;
 use std::path::Path;
