@@ -103,6 +103,15 @@ fn bad_configuration_stops_start_up_with_one_line() {
             "expected fail-fast, wait or logical",
         ),
         (vec!["--listen", "nowhere"], "is not an address"),
+        (
+            vec![
+                "--listen",
+                "127.0.0.1:8080",
+                "--grpc-listen",
+                "127.0.0.1:8080",
+            ],
+            "is listen's address too",
+        ),
         (vec!["--scheme", "nope"], "unknown scheme \"nope\""),
         (vec!["--workers", "0"], "workers: must be at least 1"),
     ] {

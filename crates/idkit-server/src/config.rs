@@ -212,19 +212,27 @@ impl Config {
     ///
     /// # Errors
     ///
-    /// [`ConfigError::Invalid`] when `grpc_listen` is not `host:port` with a numeric host.
+    /// [`ConfigError::Invalid`] when `grpc_listen` is not `host:port` with a numeric host, or
+    /// is `listen`'s own address (port 0, a free port for each, aside).
     pub fn grpc_listen_addr(&self) -> Result<Option<SocketAddr>, ConfigError> {
-        self.grpc_listen
-            .as_deref()
-            .map(|addr| {
-                addr.parse().map_err(|_| ConfigError::Invalid {
-                    key: "grpc_listen",
-                    message: format!(
-                        "{addr:?} is not an address: expected IP:PORT, e.g. 127.0.0.1:50051"
-                    ),
-                })
-            })
-            .transpose()
+        let Some(text) = self.grpc_listen.as_deref() else {
+            return Ok(None);
+        };
+        let invalid = |message: String| ConfigError::Invalid {
+            key: "grpc_listen",
+            message,
+        };
+        let addr: SocketAddr = text.parse().map_err(|_| {
+            invalid(format!(
+                "{text:?} is not an address: expected IP:PORT, e.g. 127.0.0.1:50051"
+            ))
+        })?;
+        if addr.port() != 0 && self.listen.parse() == Ok(addr) {
+            return Err(invalid(format!(
+                "{addr} is listen's address too: the HTTP and gRPC doors need a port each"
+            )));
+        }
+        Ok(Some(addr))
     }
 
     /// The listen address.

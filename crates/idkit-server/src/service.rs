@@ -98,9 +98,9 @@ impl Service {
     /// scheme, a value does not fit or is refused by a served scheme (an identity value too
     /// wide, an unknown rollback policy...), a scheme's store cannot be opened, `max_batch`
     /// is 0 or above [`MAX_BATCH_LIMIT`], `header_timeout_ms` or `max_connections` is out
-    /// of range, `listen` or `grpc_listen` is not an address, `tls_cert` and `tls_key` are
-    /// not both given or do not hold a certificate and its key, or `tokens_file` cannot be
-    /// read or holds no token or a weak one.
+    /// of range, `listen` or `grpc_listen` is not an address (or both are one, port 0 aside),
+    /// `tls_cert` and `tls_key` are not both given or do not hold a certificate and its key,
+    /// or `tokens_file` cannot be read or holds no token or a weak one.
     pub fn new(config: &Config) -> Result<Self, ConfigError> {
         config.listen_addr()?;
         config.grpc_listen_addr()?;

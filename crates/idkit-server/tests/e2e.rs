@@ -376,6 +376,14 @@ fn invalid_configuration_is_refused_with_a_reason() {
         "invalid config: listen: \"localhost\" is not an address: expected IP:PORT, e.g. 127.0.0.1:8080"
     );
     assert!(refuse("schemes = [\"nope\"]").contains("unknown scheme \"nope\""));
+    assert_eq!(
+        refuse("listen = \"127.0.0.1:8080\"\ngrpc_listen = \"127.0.0.1:8080\""),
+        "invalid config: grpc_listen: 127.0.0.1:8080 is listen's address too: the HTTP and \
+         gRPC doors need a port each"
+    );
+    // Port 0 picks a free port for each door.
+    let both_free = "listen = \"127.0.0.1:0\"\ngrpc_listen = \"127.0.0.1:0\"\nworker = 1";
+    assert!(Service::new(&config(both_free)).is_ok());
     assert!(refuse("max_batch = 0").contains("max_batch: 0 is out of range"));
     assert!(refuse("rollback = \"sometimes\"").contains("expected fail-fast, wait or logical"));
     assert!(refuse("schemes = [\"twitter\"]\nworker = 32").contains("worker must be at most 31"));
