@@ -44,6 +44,7 @@ enum Command {
         /// Scheme name or alias (see `idkit schemes`).
         scheme: String,
         /// The id, in the scheme's canonical form.
+        #[arg(allow_negative_numbers = true)]
         id: String,
         /// Print JSON.
         #[arg(long)]
@@ -58,6 +59,7 @@ enum Command {
     /// Guess an id's scheme from its shape and print every plausible decoding.
     Inspect {
         /// The id.
+        #[arg(allow_negative_numbers = true)]
         id: String,
         /// Print JSON.
         #[arg(long)]

@@ -235,6 +235,12 @@ fn bad_input_is_one_line_and_exit_2() {
         &["decode", "uuid-v7", "919108f7-52d1-4320-9bac-f847db4148a8"],
         "version 4, expected a version 7 uuid",
     );
+    // A negative number is read as an id (and refused as one), not as an unknown flag.
+    usage_error(
+        &["decode", "twitter", "-5"],
+        "\"-5\" is not a snowflake-twitter id: invalid character '-'",
+    );
+    usage_error(&["inspect", "-5"], "cannot tell the scheme of \"-5\"");
     usage_error(&["inspect", "hello"], "cannot tell the scheme");
     usage_error(&["frobnicate"], "unrecognized subcommand");
 }
