@@ -19,7 +19,7 @@ pub mod cpu;
 pub mod range;
 pub mod vectors;
 
-/// The examples of the workspace's README (the crates' own READMEs are their crate docs),
+/// The examples of the workspace's README (each crate's README is tested by that crate),
 /// compiled and run with these doc tests so that they stay true to the code.
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
