@@ -148,10 +148,10 @@ pub async fn serve(
                 Some(acceptor) => {
                     // The handshake has the headers' time limit: a client that opens a
                     // connection and says nothing is closed either way.
-                    match tokio::time::timeout(limits.header_timeout, acceptor.accept(stream)).await
-                    {
+                    let handshake = security::handshake(&acceptor, stream);
+                    match tokio::time::timeout(limits.header_timeout, handshake).await {
                         Ok(Ok(stream)) => connection.serve(stream).await,
-                        Ok(Err(_)) => {
+                        Ok(Err(())) => {
                             connections.tls_failures.fetch_add(1, Relaxed);
                         }
                         Err(_) => {

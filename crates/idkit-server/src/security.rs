@@ -177,6 +177,42 @@ impl Tls {
     }
 }
 
+/// The first byte of every TLS connection: a handshake record.
+const TLS_HANDSHAKE: u8 = 0x16;
+/// What a plain HTTP client on the TLS port is told (JSON, as every error).
+const PLAIN_ON_TLS: &str = r#"{"error":"this port speaks TLS: ask for https:// instead"}"#;
+
+/// The TLS handshake of one connection of the HTTP door. A client that speaks plain HTTP
+/// here (its first byte is not that of a TLS handshake record) is answered 400 in plain
+/// HTTP, rather than with the bytes of a TLS alert, and closed.
+///
+/// # Errors
+///
+/// `Err(())` for that plain HTTP client and for a failed handshake.
+pub(crate) async fn handshake(
+    acceptor: &tokio_rustls::TlsAcceptor,
+    mut stream: tokio::net::TcpStream,
+) -> Result<tokio_rustls::server::TlsStream<tokio::net::TcpStream>, ()> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let mut first = [0; 1];
+    if matches!(stream.peek(&mut first).await, Ok(1) if first[0] != TLS_HANDSHAKE) {
+        // What was sent is read first: closing on unread bytes would reset the connection
+        // under the answer.
+        let mut request = [0; 2048];
+        let _ = stream.read(&mut request).await;
+        let reply = format!(
+            "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nconnection: close\r\n\
+             content-length: {}\r\n\r\n{PLAIN_ON_TLS}",
+            PLAIN_ON_TLS.len()
+        );
+        let _ = stream.write_all(reply.as_bytes()).await;
+        let _ = stream.shutdown().await;
+        return Err(());
+    }
+    acceptor.accept(stream).await.map_err(drop)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -183,6 +183,15 @@ async fn both_doors_need_tls_and_a_token() {
     let mut reply = Vec::new();
     let _ = plain.read_to_end(&mut reply).await;
     assert!(!reply.starts_with(b"HTTP/1.1 200"), "plaintext was served");
+    // It is told why, in its own protocol, instead of getting the bytes of a TLS alert.
+    let reply = String::from_utf8_lossy(&reply);
+    assert!(reply.starts_with("HTTP/1.1 400 Bad Request\r\n"), "{reply}");
+    let body = reply.split("\r\n\r\n").nth(1).unwrap_or_default();
+    let json: serde_json::Value = serde_json::from_str(body).unwrap();
+    assert_eq!(
+        json["error"],
+        "this port speaks TLS: ask for https:// instead"
+    );
     let plaintext_grpc = Channel::from_shared(format!("http://127.0.0.1:{}", s.doors.grpc.port()))
         .unwrap()
         .connect()
