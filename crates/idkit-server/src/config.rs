@@ -227,7 +227,7 @@ impl Config {
                 "{text:?} is not an address: expected IP:PORT, e.g. 127.0.0.1:50051"
             ))
         })?;
-        if addr.port() != 0 && self.listen.parse() == Ok(addr) {
+        if addr.port() != 0 && self.listen_addr().is_ok_and(|listen| listen == addr) {
             return Err(invalid(format!(
                 "{addr} is listen's address too: the HTTP and gRPC doors need a port each"
             )));
