@@ -1,5 +1,6 @@
-//! Text and JSON forms of decoded ids and scheme facts, shared by the service and the
-//! `idkit` command line so both print the same thing.
+//! Text and JSON forms of decoded ids and scheme facts, and of input repeated in error
+//! messages, shared by the service and the `idkit` command line so both print the same
+//! thing.
 
 use crate::registry;
 use idkit_core::{Decoded, FieldValue, SchemeInfo, time};
@@ -71,4 +72,42 @@ pub fn schemes_json() -> String {
         .map(|e| info_json(&e.info(), e.aliases(), e.summary()))
         .collect();
     Value::Array(all).to_string()
+}
+
+/// Longest input, in characters, that an error message repeats whole.
+const QUOTE_WHOLE: usize = 64;
+/// How much of a longer input an error message repeats.
+const QUOTE_START: usize = 40;
+
+/// `text` as an error message repeats what a user gave: quoted and escaped, and for input
+/// longer than any id (say, a pasted file) its first characters and its length, so that
+/// the message stays one readable line.
+pub fn quoted(text: &str) -> String {
+    let len = text.chars().count();
+    if len <= QUOTE_WHOLE {
+        return format!("{text:?}");
+    }
+    let start: String = text.chars().take(QUOTE_START).collect();
+    format!("{start:?}... ({len} characters)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quoted;
+
+    #[test]
+    fn short_input_is_quoted_whole_and_long_input_by_its_start_and_length() {
+        assert_eq!(
+            quoted("01ARZ3NDEKTSV4RRFFQ69G5FAV"),
+            "\"01ARZ3NDEKTSV4RRFFQ69G5FAV\""
+        );
+        assert_eq!(quoted("a\tb"), "\"a\\tb\"");
+        let edge = "9".repeat(64);
+        assert_eq!(quoted(&edge), format!("\"{edge}\""));
+        let long = "é".repeat(65);
+        assert_eq!(
+            quoted(&long),
+            format!("\"{}\"... (65 characters)", "é".repeat(40))
+        );
+    }
 }

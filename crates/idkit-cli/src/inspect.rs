@@ -5,6 +5,8 @@ use idkit_all::registry::{self, Entry};
 use idkit_core::codec::hex;
 use idkit_core::{Alphabet, Clock, Decoded, RawId, SystemClock};
 
+use crate::render::quoted;
+
 /// One plausible reading of an id.
 pub struct Candidate {
     pub scheme: &'static str,
@@ -28,8 +30,27 @@ fn shape(id: &str) -> Result<(Vec<&'static Entry>, Option<RawId>), String> {
     let all_hex = !id.is_empty() && id.bytes().all(|b| b.is_ascii_hexdigit());
     let schemes = registry::schemes().iter().copied().map(|e| (e, e.info()));
     let (entries, raw): (Vec<&'static Entry>, _) = if all_digits {
-        let decimal = schemes.filter(|(_, i)| i.alphabet == Alphabet::DECIMAL);
-        (decimal.map(|(e, _)| e).collect(), None)
+        let decimal: Vec<_> = schemes
+            .filter(|(_, i)| i.alphabet == Alphabet::DECIMAL)
+            .collect();
+        let read: Vec<_> = decimal
+            .iter()
+            .filter(|(e, _)| e.codec().parse_raw(id).is_ok())
+            .map(|&(e, _)| e)
+            .collect();
+        // A number no decimal scheme reads is too long or too large for the widest of them.
+        if read.is_empty()
+            && let Some((widest, _)) = decimal.iter().max_by_key(|(_, i)| i.bits)
+            && let Err(e) = widest.codec().parse_raw(id)
+        {
+            return Err(format!(
+                "cannot tell the scheme of {}: no scheme written in decimal reads it \
+                 ({}, the widest: {e})",
+                quoted(id),
+                widest.name()
+            ));
+        }
+        (read, None)
     } else if all_hex && (len == 16 || len == 32) {
         let mut bytes = vec![0u8; len / 2];
         hex::decode_into(id, &mut bytes).map_err(|e| e.to_string())?;
@@ -50,8 +71,9 @@ fn shape(id: &str) -> Result<(Vec<&'static Entry>, Option<RawId>), String> {
             .map(|(name, i)| format!("{name} ({} {})", i.string_len, i.alphabet.name()))
             .collect();
         return Err(format!(
-            "cannot tell the scheme of {id:?}: expected a decimal integer, 16 or 32 hex \
+            "cannot tell the scheme of {}: expected a decimal integer, 16 or 32 hex \
              digits, or the canonical string of one of {}",
+            quoted(id),
             forms.join(", ")
         ));
     }

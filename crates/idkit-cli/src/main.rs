@@ -287,7 +287,11 @@ fn run(command: Command, given: Options, out: &mut impl Write) -> Result<(), Fai
             // The codec alone: decoding builds no generator and opens no store.
             let codec = entry.codec();
             let not_one = |e: idkit_core::ParseError| {
-                Failure::Usage(format!("{id:?} is not a {} id: {e}", entry.name()))
+                Failure::Usage(format!(
+                    "{} is not a {} id: {e}",
+                    render::quoted(&id),
+                    entry.name()
+                ))
             };
             let decoded = codec.decode_text(&id).map_err(not_one)?;
             let text = if json {
@@ -301,7 +305,8 @@ fn run(command: Command, given: Options, out: &mut impl Write) -> Result<(), Fai
             let found = inspect::inspect(&id).map_err(Failure::Usage)?;
             if found.is_empty() {
                 return Err(Failure::Usage(format!(
-                    "{id:?} has the shape of an id, but no scheme decodes it to a plausible time"
+                    "{} has the shape of an id, but no scheme decodes it to a plausible time",
+                    render::quoted(&id)
                 )));
             }
             let text = if json {

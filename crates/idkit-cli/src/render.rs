@@ -27,7 +27,7 @@ pub fn format_id(
     })
 }
 
-pub use idkit_all::render::{decoded_json, decoded_plain, schemes_json};
+pub use idkit_all::render::{decoded_json, decoded_plain, quoted, schemes_json};
 
 /// `idkit schemes`.
 pub fn schemes_table() -> String {

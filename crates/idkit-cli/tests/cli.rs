@@ -242,6 +242,25 @@ fn bad_input_is_one_line_and_exit_2() {
     );
     usage_error(&["inspect", "-5"], "cannot tell the scheme of \"-5\"");
     usage_error(&["inspect", "hello"], "cannot tell the scheme");
+    // A number one past the largest 128-bit value (2^128) is no id: the message says why,
+    // from the widest decimal scheme's own parse error, instead of "no plausible time".
+    usage_error(
+        &["inspect", "340282366920938463463374607431768211456"],
+        "no scheme written in decimal reads it (flake-boundary, the widest: number too large",
+    );
+    usage_error(
+        &["inspect", &format!("{}1", "0".repeat(42))],
+        "expected 1 to 39 characters, found 43",
+    );
+    // Input longer than any id is repeated by its start and length, not whole.
+    let pasted = "A".repeat(5000);
+    for args in [["decode", "ulid", &pasted], ["inspect", "--", &pasted]] {
+        usage_error(
+            &args,
+            &format!("\"{}\"... (5000 characters)", "A".repeat(40)),
+        );
+        assert!(stderr(&idkit(&args)).len() < 400, "{args:?}");
+    }
     usage_error(&["frobnicate"], "unrecognized subcommand");
 }
 

@@ -47,15 +47,16 @@ impl IntoResponse for ApiError {
 /// unknown; either way, with the names it does serve.
 pub(crate) fn not_served(name: &str, known: &[&str]) -> String {
     let known = known.join(", ");
+    let quoted = idkit_all::render::quoted(name);
     match idkit_all::registry::find(name) {
         Ok(entry) if entry.name() == name => {
-            format!("scheme {name:?} is not served here: expected one of {known}")
+            format!("scheme {quoted} is not served here: expected one of {known}")
         }
         Ok(entry) => format!(
-            "scheme {name:?} ({}) is not served here: expected one of {known}",
+            "scheme {quoted} ({}) is not served here: expected one of {known}",
             entry.name()
         ),
-        Err(_) => format!("unknown scheme {name:?}: expected one of {known}"),
+        Err(_) => format!("unknown scheme {quoted}: expected one of {known}"),
     }
 }
 

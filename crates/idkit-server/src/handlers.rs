@@ -166,8 +166,13 @@ pub(crate) async fn decode(
 ) -> Result<Response, ApiError> {
     let Path((name, id)) = path.map_err(|r| ApiError::BadRequest(r.body_text()))?;
     let served = &service.served[service.find(&name)?];
-    let malformed =
-        |e| ApiError::BadRequest(format!("malformed {} id {id:?}: {e}", served.info.name));
+    let malformed = |e| {
+        ApiError::BadRequest(format!(
+            "malformed {} id {}: {e}",
+            served.info.name,
+            render::quoted(&id)
+        ))
+    };
     let decoded = served.scheme.decode_text(&id).map_err(malformed)?;
     let canonical = served.scheme.canonical_text(&id).map_err(malformed)?;
     if json_out {

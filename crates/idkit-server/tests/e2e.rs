@@ -243,6 +243,24 @@ async fn bad_input_gets_typed_errors() {
             "{json}"
         );
     }
+    // An id or scheme name longer than any id is repeated by its start and length, not whole.
+    let long = "9".repeat(1500);
+    for (path, status_wanted) in [
+        (
+            format!("/v1/twitter/decode/{long}"),
+            StatusCode::BAD_REQUEST,
+        ),
+        (format!("/v1/{long}/next"), StatusCode::NOT_FOUND),
+    ] {
+        let (status, json) = s.get_json(&path).await;
+        assert_eq!(status, status_wanted, "{json}");
+        let message = error(&json);
+        assert!(
+            message.contains(&format!("\"{}\"... (1500 characters)", "9".repeat(40))),
+            "{message}"
+        );
+        assert!(message.len() < 300, "{message}");
+    }
     let (status, json) = s
         .get_json("/v1/ksuid/decode/0ujtsYcgvSTl8PAuAdqWYSMnLO")
         .await;

@@ -382,6 +382,28 @@ async fn hostile_input_gets_a_status_and_the_server_keeps_serving() {
         .await
         .unwrap_err();
     assert_eq!(bad_id.code(), Code::InvalidArgument);
+    // An id or scheme name longer than any id, yet within the request limit, is repeated in
+    // the status by its start and length: the message travels in the trailers, which
+    // clients may limit ("a default of 8 KiB each suggested", gRPC's PROTOCOL-HTTP2.md), and
+    // an 'é' is six bytes there once percent-encoded.
+    let long = "é".repeat(1500);
+    for (scheme, id) in [("uuid-v7", long.as_str()), (long.as_str(), "1")] {
+        let status = c
+            .decode(DecodeRequest {
+                scheme: scheme.into(),
+                id: id.into(),
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+        assert!(
+            status
+                .message()
+                .contains(&format!("\"{}\"... (1500 characters)", "é".repeat(40))),
+            "{status:?}"
+        );
+        assert!(status.message().len() < 400, "{status:?}");
+    }
     // Larger than any request of this service needs.
     let oversized = c
         .decode(DecodeRequest {

@@ -220,8 +220,9 @@ impl IdService for Door {
         let served = &self.service.served[self.service.find(&request.scheme)?];
         let malformed = |e: idkit_core::ParseError| {
             Status::invalid_argument(format!(
-                "malformed {} id {:?}: {e}",
-                served.info.name, request.id
+                "malformed {} id {}: {e}",
+                served.info.name,
+                idkit_all::render::quoted(&request.id)
             ))
         };
         let decoded = served.scheme.decode_text(&request.id).map_err(malformed)?;
