@@ -7,6 +7,8 @@
 # repository's .proto) calls `idkit serve --grpc-listen` and checks the ids it gets.
 # Installs Node.js from Debian when missing; the npm packages go to a temporary directory.
 set -euo pipefail
+. "$(dirname "$0")/usage.sh"
+takes_no_arguments "$@"
 cd "$(dirname "$0")/.."
 
 step() { printf '\n==> %s\n' "$*"; }

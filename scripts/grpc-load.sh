@@ -7,6 +7,8 @@
 #   scripts/grpc-load.sh               # 5 s per measurement
 #   SECONDS_PER_RUN=2 scripts/grpc-load.sh
 set -euo pipefail
+. "$(dirname "$0")/usage.sh"
+takes_no_arguments "$@"
 cd "$(dirname "$0")/.."
 
 step() { printf '\n==> %s\n' "$*"; }

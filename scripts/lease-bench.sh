@@ -4,6 +4,8 @@
 # from Debian when missing). Prints a Markdown table and writes reports/data/leases.csv,
 # which the report's "Worker identities" section and decision guide read.
 set -euo pipefail
+. "$(dirname "$0")/usage.sh"
+takes_no_arguments "$@"
 cd "$(dirname "$0")/.."
 cargo build --release -p bench-harness --bin lease_acquire
 PG_DIR=$(mktemp -d); PG_PORT=$((20000 + RANDOM % 20000))

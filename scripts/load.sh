@@ -12,6 +12,8 @@
 # the report takes each target's median round. Each run also records the server's CPU time
 # per request (from /proc), which depends far less on how wrk and the server share the cores.
 set -euo pipefail
+. "$(dirname "$0")/usage.sh"
+takes_no_arguments "$@"
 cd "$(dirname "$0")/.."
 
 DURATION="${DURATION:-10s}"

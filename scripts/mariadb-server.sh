@@ -13,6 +13,9 @@
 #   MARIADB_OPTS="--innodb-flush-log-at-trx-commit=1 --innodb-buffer-pool-size=8M" \
 #       scripts/mariadb-server.sh start DIR PORT
 set -euo pipefail
+. "$(dirname "$0")/usage.sh"
+help_if_asked "$@"
+[ $# -ge 2 ] || { script_usage >&2; exit 2; }
 
 cmd="$1"
 dir="$2"

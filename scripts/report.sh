@@ -20,6 +20,8 @@
 # --mysql Debian's mariadb-server. Without a server, the report keeps the PostgreSQL and
 # InnoDB figures of the last run that had one (reports/data/postgres.json, mysql.json), dated.
 set -euo pipefail
+. "$(dirname "$0")/usage.sh"
+help_if_asked "$@"
 cd "$(dirname "$0")/.."
 
 echo "==> building the report generator (release)"

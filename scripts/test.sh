@@ -11,6 +11,8 @@
 # to end, `cargo publish --workspace --dry-run`, and a smoke run of the
 # criterion benches.
 set -euo pipefail
+. "$(dirname "$0")/usage.sh"
+takes_no_arguments "$@"
 cd "$(dirname "$0")/.."
 
 # No incremental caches: a suite run builds each crate once per feature set, and the caches
@@ -24,6 +26,23 @@ step() {
 
 step "cargo fmt --check"
 cargo fmt --all --check
+
+step "the scripts' --help, and their refusal of arguments they do not take"
+# Before anything is built or started (scripts/usage.sh); the scripts run nothing else here.
+# Not this script itself: were its own check gone, it would run itself again, and again.
+for s in scripts/*.sh; do
+    case "$s" in scripts/usage.sh | scripts/test.sh) continue ;; esac
+    first=$(sed -n '2s/^# //p' "$s")
+    help=$("$s" --help)
+    [ "${help%%$'\n'*}" = "$first" ] || { echo "$s --help: not its usage" >&2; exit 1; }
+done
+refused() { # SCRIPT ARGS...: exit 2, having started nothing
+    local rc=0
+    "$@" 2>/dev/null || rc=$?
+    [ "$rc" = 2 ] || { echo "$* exited $rc, expected 2" >&2; exit 1; }
+}
+for s in scripts/{load,grpc-load,lease-bench,crosscheck}.sh; do refused "$s" --no-such-option; done
+for s in scripts/{pg-cluster,etcd-server,mariadb-server}.sh; do refused "$s"; done
 
 step "client libraries of Diesel's PostgreSQL and MySQL connections (Debian's, when missing)"
 # Only examples/orm's live tests link them (the crates' diesel features need neither), but
