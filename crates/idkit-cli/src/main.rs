@@ -426,10 +426,16 @@ fn generate(args: &GenArgs, options: &Options, out: &mut impl Write) -> Result<(
     let _lease = built.lease;
     let scheme = built.scheme;
     let info = scheme.info();
-    let mut ids = Vec::new();
     let mut buf = vec![RawId::default(); 4096];
     let mut left = usize::try_from(args.count).unwrap_or(usize::MAX);
     let mut out = std::io::BufWriter::new(out);
+    // JSON is written as it goes, as the lines are: `{"scheme":...,"ids":[...]}` on one
+    // line, in constant memory whatever the count.
+    let mut separator = "";
+    if args.json {
+        let scheme = serde_json::Value::from(entry.name());
+        write!(out, "{{\"scheme\":{scheme},\"ids\":[").map_err(output_failure)?;
+    }
     while left > 0 {
         let batch = &mut buf[..left.min(4096)];
         scheme
@@ -439,7 +445,9 @@ fn generate(args: &GenArgs, options: &Options, out: &mut impl Write) -> Result<(
             let text = render::format_id(scheme.as_ref(), id, args.format, info.bits)
                 .map_err(|e| Failure::Runtime(e.to_string()))?;
             if args.json {
-                ids.push(serde_json::Value::String(text));
+                let text = serde_json::Value::String(text);
+                write!(out, "{separator}{text}").map_err(output_failure)?;
+                separator = ",";
             } else {
                 writeln!(out, "{text}").map_err(output_failure)?;
             }
@@ -447,8 +455,7 @@ fn generate(args: &GenArgs, options: &Options, out: &mut impl Write) -> Result<(
         left -= batch.len();
     }
     if args.json {
-        let doc = serde_json::json!({ "scheme": entry.name(), "ids": ids });
-        writeln!(out, "{doc}").map_err(output_failure)?;
+        writeln!(out, "]}}").map_err(output_failure)?;
     }
     out.flush().map_err(output_failure)
 }

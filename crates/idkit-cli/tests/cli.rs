@@ -129,6 +129,21 @@ fn gen_with_defaults_and_flags_round_trips_through_decode() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["scheme"], "snowflake-instagram");
     assert_eq!(v["ids"].as_array().unwrap().len(), 2);
+    // Written as it is made, across the 4,096-id batches: still one JSON document, on one
+    // line, with every id once and in order.
+    let o = idkit(&["gen", "uuid-v7", "--json", "-n", "10000"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), 1);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["scheme"], "uuid-v7");
+    let ids: Vec<&str> = v["ids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|id| id.as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 10_000);
+    assert!(ids.windows(2).all(|w| w[0] < w[1]));
     // `generate` is the same command as `gen`.
     let o = idkit(&["generate", "twitter", "-n", "3", "--worker", "7"]);
     assert!(o.status.success(), "{}", stderr(&o));
