@@ -14,8 +14,7 @@
 #       scripts/mariadb-server.sh start DIR PORT
 set -euo pipefail
 . "$(dirname "$0")/usage.sh"
-help_if_asked "$@"
-[ $# -ge 2 ] || { script_usage >&2; exit 2; }
+needs_arguments 2 "$@"
 
 cmd="$1"
 dir="$2"

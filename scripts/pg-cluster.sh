@@ -11,8 +11,7 @@
 # Runs the server as the `postgres` user when invoked as root (initdb refuses root).
 set -euo pipefail
 . "$(dirname "$0")/usage.sh"
-help_if_asked "$@"
-[ $# -ge 2 ] || { script_usage >&2; exit 2; }
+needs_arguments 2 "$@"
 
 cmd="$1"
 dir="$2"
