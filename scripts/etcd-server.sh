@@ -55,6 +55,7 @@ launch() {
 
 case "$cmd" in
 start)
+    needs_arguments 3 "$@"
     mkdir -p "$dir"
     echo "$3" >"$dir/port"
     launch "$3"

@@ -53,6 +53,7 @@ run_server() {
 
 case "$cmd" in
 start)
+    needs_arguments 3 "$@"
     port="$3"
     mkdir -p "$dir"
     "$install_db" --no-defaults --datadir="$dir/data" "${user_opt[@]}" \

@@ -40,6 +40,7 @@ as_owner() {
 BIN=$(bin_dir)
 case "$cmd" in
 start)
+    needs_arguments 3 "$@"
     port="$3"
     mkdir -p "$dir"
     [ "$(id -u)" = 0 ] && chown postgres "$dir"

@@ -42,7 +42,12 @@ refused() { # SCRIPT ARGS...: exit 2, having started nothing
     [ "$rc" = 2 ] || { echo "$* exited $rc, expected 2" >&2; exit 1; }
 }
 for s in scripts/{load,grpc-load,lease-bench,crosscheck}.sh; do refused "$s" --no-such-option; done
-for s in scripts/{pg-cluster,etcd-server,mariadb-server}.sh; do refused "$s"; done
+no_dir=$(mktemp -u) # `start DIR` without a PORT: refused before DIR is made
+for s in scripts/{pg-cluster,etcd-server,mariadb-server}.sh; do
+    refused "$s"
+    refused "$s" start "$no_dir"
+done
+[ ! -e "$no_dir" ] || { echo "a server script made $no_dir without a port" >&2; exit 1; }
 
 step "client libraries of Diesel's PostgreSQL and MySQL connections (Debian's, when missing)"
 # Only examples/orm's live tests link them (the crates' diesel features need neither), but
