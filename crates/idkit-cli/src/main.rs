@@ -433,8 +433,8 @@ fn generate(args: &GenArgs, options: &Options, out: &mut impl Write) -> Result<(
     // line, in constant memory whatever the count.
     let mut separator = "";
     if args.json {
-        let scheme = serde_json::Value::from(entry.name());
-        write!(out, "{{\"scheme\":{scheme},\"ids\":[").map_err(output_failure)?;
+        let name = serde_json::Value::from(entry.name());
+        write!(out, "{{\"scheme\":{name},\"ids\":[").map_err(output_failure)?;
     }
     while left > 0 {
         let batch = &mut buf[..left.min(4096)];
