@@ -12,7 +12,8 @@
 //! - Adaptive blocks: a block that drained faster than half the target period doubles the
 //!   next one, slower than twice the period halves it, within `min_block..=max_block`.
 //! - Interleaving: ids are `counter * step + offset`, so stores with the same `step` and
-//!   different `offset`s never collide (Flickr's odd and even servers).
+//!   different `offset`s never collide (Flickr's odd and even servers). A store keeps each
+//!   namespace's interleave and refuses allocators of another ([`StoreError::Interleave`]).
 //!
 //! Failures: while the store is down, ids come from what is leased, and the background
 //! thread retries with backoff (10 ms doubling to 1 s). Once nothing is left, `next_id`
@@ -52,7 +53,9 @@ pub use idkit_core::{self, GenerateError, IdScheme};
 pub use store::MySqlStore;
 #[cfg(feature = "postgres")]
 pub use store::PostgresStore;
-pub use store::{Lease, MAX_NAMESPACE, SqliteStore, Store, StoreError, check_namespace};
+pub use store::{
+    Interleave, Lease, MAX_NAMESPACE, SqliteStore, Store, StoreError, check_namespace,
+};
 
 /// The README's example, compiled with the doc tests so that it stays true to the code.
 #[cfg(doctest)]

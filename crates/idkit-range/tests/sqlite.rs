@@ -202,6 +202,19 @@ fn interleaved_stores_serve_odd_and_even_ids() {
 }
 
 #[test]
+fn another_interleave_is_refused_a_kept_namespace() {
+    let dir = Scratch::new("interleave");
+    common::another_interleave_is_refused(|ns, step, offset| {
+        builder(store(&dir.db()))
+            .namespace(ns)
+            .block_size(10)
+            .interleave(step, offset)
+            .build()
+            .unwrap()
+    });
+}
+
+#[test]
 fn block_size_adapts_and_the_lease_records_it() {
     let dir = Scratch::new("adaptive");
     // Blocks drain far faster than the target: they grow to the maximum.

@@ -102,7 +102,10 @@ impl<S: Store> RangeBuilder<S> {
         self
     }
 
-    /// Interleaving: ids are `counter * step + offset` (default step 1, offset 0).
+    /// Interleaving: ids are `counter * step + offset` (default step 1, offset 0). The
+    /// store keeps the interleave of a namespace's first allocator; one built with another
+    /// leases nothing from that namespace, and its `next_id` fails naming both
+    /// ([`StoreError::Interleave`](crate::StoreError::Interleave)).
     #[must_use]
     pub fn interleave(mut self, step: u64, offset: u64) -> Self {
         self.step = step;

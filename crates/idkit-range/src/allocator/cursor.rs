@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use idkit_core::GenerateError;
 
-use crate::store::{Store, StoreError};
+use crate::store::{Interleave, Store, StoreError};
 
 use super::*;
 
@@ -219,6 +219,8 @@ impl Shared {
     /// fails, until the allocator is dropped.
     pub(super) fn lease_loop(&self) {
         let mut backoff = BACKOFF_MIN;
+        // The store agreed to this allocator's interleave (asked before the first lease).
+        let mut agreed = false;
         let mut c = self.lock();
         loop {
             while !c.shutdown && (!c.wanted || c.next_ready) {
@@ -232,7 +234,9 @@ impl Shared {
             }
             let size = c.block;
             drop(c);
-            let result = self.store.lease(&self.namespace, size);
+            let result = self
+                .agree(&mut agreed)
+                .and_then(|()| self.store.lease(&self.namespace, size));
             c = self.lock();
             match result {
                 Ok(lease) => {
@@ -295,6 +299,28 @@ impl Shared {
             }
             self.to_waiters.notify_all();
         }
+    }
+
+    /// Asks the store for the namespace's interleave until it answers once with this
+    /// allocator's ([`Store::interleave`]).
+    fn agree(&self, agreed: &mut bool) -> Result<(), StoreError> {
+        if *agreed {
+            return Ok(());
+        }
+        let asked = Interleave {
+            step: self.step,
+            offset: self.offset,
+        };
+        let kept = self.store.interleave(&self.namespace, asked)?;
+        if kept != asked {
+            return Err(StoreError::Interleave {
+                namespace: self.namespace.clone(),
+                kept,
+                asked,
+            });
+        }
+        *agreed = true;
+        Ok(())
     }
 
     /// The id of counter value `counter`, if it fits 64 bits.

@@ -44,6 +44,16 @@ pub enum StoreError {
     },
     /// The counter would pass the largest value the store holds (2^63 - 1).
     Exhausted,
+    /// The namespace is kept with another interleave than the allocator's: allocators that
+    /// map one counter to ids differently hand out the same ids, so the lease is refused.
+    Interleave {
+        /// The namespace.
+        namespace: String,
+        /// The interleave the store keeps for it (its first allocator's).
+        kept: Interleave,
+        /// The allocator's.
+        asked: Interleave,
+    },
 }
 
 impl fmt::Display for StoreError {
@@ -55,11 +65,38 @@ impl fmt::Display for StoreError {
                 "range store state of namespace {namespace:?} is corrupt: {found} (expected a counter >= 0)"
             ),
             Self::Exhausted => f.write_str("range store counter exhausted (2^63 - 1 reached)"),
+            Self::Interleave {
+                namespace,
+                kept,
+                asked,
+            } => write!(
+                f,
+                "namespace {namespace:?} of this range store is leased with interleave {kept}, \
+                 not {asked}: allocators of one namespace that interleave differently hand out \
+                 the same ids (give each interleave a namespace or a store of its own)"
+            ),
         }
     }
 }
 
 impl std::error::Error for StoreError {}
+
+/// How an allocator maps its namespace's counter to ids: `counter * step + offset`
+/// ([`RangeBuilder::interleave`](crate::RangeBuilder::interleave); step 1, offset 0 unless
+/// set). Stores of the same `step` and different `offset`s never hand out the same id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Interleave {
+    /// Ids per counter value: the number of stores that take turns (1: no interleaving).
+    pub step: u64,
+    /// Added to every id; below `step`.
+    pub offset: u64,
+}
+
+impl fmt::Display for Interleave {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "step {}, offset {}", self.step, self.offset)
+    }
+}
 
 /// A place that hands out blocks. Implementations must make `lease` atomic across every
 /// process and host that shares the store.
@@ -73,6 +110,25 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
     /// [`StoreError::Corrupt`] when the stored state is invalid, [`StoreError::Exhausted`]
     /// when the counter would overflow.
     fn lease(&self, namespace: &str, size: u64) -> Result<Lease, StoreError>;
+
+    /// Keeps `asked` as `namespace`'s interleave if the namespace has none yet, and returns
+    /// the one it keeps. An allocator asks before its first lease and leases only when the
+    /// answer is its own interleave: two allocators that share a namespace's counter but map
+    /// it to ids differently would hand out the same ids (the counter's value 25 is id 25 at
+    /// step 1 and id 51 at step 2, offset 1, which is counter 51 at step 1).
+    ///
+    /// The stores of this crate keep it in a table of their own, `idkit_range_interleave`.
+    /// This provided method keeps nothing and answers `asked`: a store that does not
+    /// override it leaves it to its users to give every allocator of a namespace the same
+    /// interleave.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Unreachable`] when the store cannot be used now.
+    fn interleave(&self, namespace: &str, asked: Interleave) -> Result<Interleave, StoreError> {
+        let _ = namespace;
+        Ok(asked)
+    }
 
     /// Where the store is, for messages.
     fn describe(&self) -> String;

@@ -5,7 +5,7 @@ use std::sync::Mutex;
 
 use mysql::prelude::Queryable;
 
-use super::{Lease, Store, StoreError, connection, lock, next_lease};
+use super::{Interleave, Lease, Store, StoreError, connection, lock, next_lease};
 
 /// The MySQL / MariaDB store (InnoDB). A lease is one statement that moves the namespace's
 /// counter and records the new value as the connection's `LAST_INSERT_ID`, then
@@ -39,6 +39,13 @@ const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS idkit_ranges (
     update_time TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3) ON UPDATE CURRENT_TIMESTAMP(3)
 ) ENGINE=InnoDB";
 
+/// Each namespace's interleave ([`Store::interleave`]), beside Leaf's table.
+const INTERLEAVE_SCHEMA: &str = "CREATE TABLE IF NOT EXISTS idkit_range_interleave (
+    biz_tag   VARCHAR(128) NOT NULL PRIMARY KEY,
+    step      BIGINT NOT NULL,
+    id_offset BIGINT NOT NULL
+) ENGINE=InnoDB";
+
 const LEASE: &str = "INSERT INTO idkit_ranges (biz_tag, max_id, step) VALUES (?, LAST_INSERT_ID(?), ?) \
      ON DUPLICATE KEY UPDATE max_id = LAST_INSERT_ID(max_id + VALUES(step)), step = VALUES(step)";
 
@@ -62,6 +69,8 @@ impl MySqlStore {
         let opts = mysql::Opts::from_url(&self.url).map_err(|e| unreachable(&e))?;
         let mut conn = mysql::Conn::new(opts).map_err(|e| unreachable(&e))?;
         conn.query_drop(SCHEMA).map_err(|e| unreachable(&e))?;
+        conn.query_drop(INTERLEAVE_SCHEMA)
+            .map_err(|e| unreachable(&e))?;
         Ok(conn)
     }
 }
@@ -102,6 +111,42 @@ impl Store for MySqlStore {
             }
             Err(e) => {
                 // The connection may be broken; the next lease reconnects.
+                *guard = None;
+                Err(StoreError::Unreachable(format!("mysql: {e}")))
+            }
+        }
+    }
+
+    fn interleave(&self, namespace: &str, asked: Interleave) -> Result<Interleave, StoreError> {
+        let mut guard = lock(&self.conn);
+        let conn = connection(&mut guard, || self.connect())?;
+        // The first allocator's row stays (the update changes nothing); a later one reads it.
+        let result = conn
+            .exec_drop(
+                "INSERT INTO idkit_range_interleave (biz_tag, step, id_offset) VALUES (?, ?, ?) \
+                 ON DUPLICATE KEY UPDATE biz_tag = biz_tag",
+                (
+                    namespace,
+                    asked.step.cast_signed(),
+                    asked.offset.cast_signed(),
+                ),
+            )
+            .and_then(|()| {
+                conn.exec_first::<(i64, i64), _, _>(
+                    "SELECT step, id_offset FROM idkit_range_interleave WHERE biz_tag = ?",
+                    (namespace,),
+                )
+            });
+        match result {
+            Ok(Some((step, offset))) => Ok(Interleave {
+                step: step.cast_unsigned(),
+                offset: offset.cast_unsigned(),
+            }),
+            Ok(None) => Err(StoreError::Unreachable(format!(
+                "mysql: no interleave row for namespace {namespace:?} after writing it"
+            ))),
+            Err(e) => {
+                // The connection may be broken; the next call reconnects.
                 *guard = None;
                 Err(StoreError::Unreachable(format!("mysql: {e}")))
             }

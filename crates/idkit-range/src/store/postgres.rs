@@ -2,7 +2,7 @@
 
 use std::sync::Mutex;
 
-use super::{Lease, Store, StoreError, connection, lock, next_lease};
+use super::{Interleave, Lease, Store, StoreError, connection, lock, next_lease};
 
 /// The PostgreSQL store: each lease is one `INSERT ... ON CONFLICT DO UPDATE ...
 /// RETURNING` statement, atomic for every host that shares the database.
@@ -24,6 +24,12 @@ const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS idkit_ranges (
     leased_at  TIMESTAMPTZ NOT NULL DEFAULT now()
 )";
 
+const INTERLEAVE_SCHEMA: &str = "CREATE TABLE IF NOT EXISTS idkit_range_interleave (
+    namespace TEXT PRIMARY KEY,
+    step      BIGINT NOT NULL,
+    id_offset BIGINT NOT NULL
+)";
+
 impl PostgresStore {
     /// A store reached with libpq-style `params` (`host=127.0.0.1 port=5432 user=ids`).
     /// Connects lazily: a store that is down now is not an error until a lease.
@@ -39,13 +45,18 @@ impl PostgresStore {
             .map_err(|e| StoreError::Unreachable(format!("postgres: {e}")))?;
         // Concurrent `CREATE TABLE IF NOT EXISTS` can race in PostgreSQL (a unique
         // violation in the catalog); the table then exists, which is all we need.
-        if let Err(e) = client.batch_execute(SCHEMA) {
-            let exists: Option<String> = client
-                .query_one("SELECT to_regclass('idkit_ranges')::text", &[])
-                .ok()
-                .and_then(|row| row.get(0));
-            if exists.is_none() {
-                return Err(StoreError::Unreachable(format!("postgres: {e}")));
+        for (table, schema) in [
+            ("idkit_ranges", SCHEMA),
+            ("idkit_range_interleave", INTERLEAVE_SCHEMA),
+        ] {
+            if let Err(e) = client.batch_execute(schema) {
+                let exists: Option<String> = client
+                    .query_one("SELECT to_regclass($1)::text", &[&table])
+                    .ok()
+                    .and_then(|row| row.get(0));
+                if exists.is_none() {
+                    return Err(StoreError::Unreachable(format!("postgres: {e}")));
+                }
             }
         }
         Ok(client)
@@ -76,6 +87,41 @@ impl Store for PostgresStore {
                     return Err(StoreError::Exhausted);
                 }
                 // A broken connection is dropped; the next lease reconnects.
+                if e.is_closed() || e.as_db_error().is_none() {
+                    *guard = None;
+                }
+                Err(StoreError::Unreachable(format!("postgres: {e}")))
+            }
+        }
+    }
+
+    fn interleave(&self, namespace: &str, asked: Interleave) -> Result<Interleave, StoreError> {
+        let mut guard = lock(&self.client);
+        let client = connection(&mut guard, || self.connect())?;
+        // Two statements: the second reads the row another host's first may have written
+        // while this one waited on it.
+        let result = client
+            .execute(
+                "INSERT INTO idkit_range_interleave (namespace, step, id_offset) \
+                 VALUES ($1, $2, $3) ON CONFLICT (namespace) DO NOTHING",
+                &[
+                    &namespace,
+                    &asked.step.cast_signed(),
+                    &asked.offset.cast_signed(),
+                ],
+            )
+            .and_then(|_| {
+                client.query_one(
+                    "SELECT step, id_offset FROM idkit_range_interleave WHERE namespace = $1",
+                    &[&namespace],
+                )
+            });
+        match result {
+            Ok(row) => Ok(Interleave {
+                step: row.get::<_, i64>(0).cast_unsigned(),
+                offset: row.get::<_, i64>(1).cast_unsigned(),
+            }),
+            Err(e) => {
                 if e.is_closed() || e.as_db_error().is_none() {
                     *guard = None;
                 }

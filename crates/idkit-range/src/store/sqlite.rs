@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 
-use super::{Lease, Store, StoreError, connection, lock, next_lease};
+use super::{Interleave, Lease, Store, StoreError, connection, lock, next_lease};
 
 /// The embedded store: one SQLite file in WAL mode; each lease is one `BEGIN IMMEDIATE`
 /// transaction, so processes on one host can share the file.
@@ -22,6 +22,11 @@ const SQLITE_SCHEMA: &str = "CREATE TABLE IF NOT EXISTS idkit_ranges (
     max_id     INTEGER NOT NULL,
     block_size INTEGER NOT NULL,
     leased_ms  INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS idkit_range_interleave (
+    namespace TEXT PRIMARY KEY,
+    step      INTEGER NOT NULL,
+    id_offset INTEGER NOT NULL
 )";
 
 impl SqliteStore {
@@ -46,9 +51,19 @@ impl SqliteStore {
         Ok(store)
     }
 
+    /// The store's error for `e`: unreachable, naming the file once (SQLite's message for a
+    /// file it cannot open names it already).
+    fn unreachable(&self, e: rusqlite::Error) -> StoreError {
+        let (path, message) = (self.path.display().to_string(), e.to_string());
+        StoreError::Unreachable(if message.contains(&path) {
+            message
+        } else {
+            format!("{path}: {message}")
+        })
+    }
+
     fn connect(&self) -> Result<Connection, StoreError> {
-        let unreachable =
-            |e: rusqlite::Error| StoreError::Unreachable(format!("{}: {e}", self.path.display()));
+        let unreachable = |e| self.unreachable(e);
         let conn = Connection::open(&self.path).map_err(unreachable)?;
         conn.busy_timeout(self.busy_timeout).map_err(unreachable)?;
         // Switching a new file to WAL needs every other connection out of it, and SQLite
@@ -92,8 +107,7 @@ impl Store for SqliteStore {
     fn lease(&self, namespace: &str, size: u64) -> Result<Lease, StoreError> {
         let mut guard = lock(&self.conn);
         let conn = connection(&mut guard, || self.connect())?;
-        let unreachable =
-            |e: rusqlite::Error| StoreError::Unreachable(format!("{}: {e}", self.path.display()));
+        let unreachable = |e| self.unreachable(e);
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(unreachable)?;
@@ -134,6 +148,34 @@ impl Store for SqliteStore {
         .map_err(unreachable)?;
         tx.commit().map_err(unreachable)?;
         Ok(lease)
+    }
+
+    fn interleave(&self, namespace: &str, asked: Interleave) -> Result<Interleave, StoreError> {
+        let mut guard = lock(&self.conn);
+        let conn = connection(&mut guard, || self.connect())?;
+        let unreachable = |e| self.unreachable(e);
+        // The first allocator's row stays: a later one only reads it.
+        conn.execute(
+            "INSERT INTO idkit_range_interleave(namespace, step, id_offset) VALUES (?1, ?2, ?3) \
+             ON CONFLICT(namespace) DO NOTHING",
+            rusqlite::params![
+                namespace,
+                asked.step.cast_signed(),
+                asked.offset.cast_signed()
+            ],
+        )
+        .map_err(unreachable)?;
+        conn.query_row(
+            "SELECT step, id_offset FROM idkit_range_interleave WHERE namespace = ?1",
+            [namespace],
+            |r| {
+                Ok(Interleave {
+                    step: r.get::<_, i64>(0)?.cast_unsigned(),
+                    offset: r.get::<_, i64>(1)?.cast_unsigned(),
+                })
+            },
+        )
+        .map_err(unreachable)
     }
 
     fn describe(&self) -> String {

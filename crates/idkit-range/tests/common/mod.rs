@@ -159,3 +159,40 @@ pub fn collect_children(children: Vec<std::process::Child>, each: usize) -> Vec<
         })
         .collect()
 }
+
+/// Allocators that map one namespace's counter to ids differently would hand out the same
+/// ids (at step 1 counter 51 is id 51; at step 2, offset 1, counter 25 is). On the store of
+/// `make(namespace, step, offset)`: an allocator of step 2, offset 1 on a namespace kept at
+/// step 1 fails with a typed `Unavailable` error naming both interleaves, while the first
+/// allocator and another of its interleave go on without a repeated id, and a namespace of
+/// its own takes the other interleave.
+pub fn another_interleave_is_refused(make: impl Fn(&str, u64, u64) -> RangeAllocator) {
+    let ns = namespace("interleave");
+    let first = make(&ns, 1, 0);
+    let mut ids: Vec<u64> = (0..100).map(|_| first.next_id().unwrap()).collect();
+    let other = make(&ns, 2, 1);
+    let err = other.next_id().unwrap_err();
+    assert_eq!(err.kind(), GenerateErrorKind::Unavailable, "{err}");
+    let text = err.to_string();
+    assert!(
+        text.contains(&format!(
+            "namespace {ns:?} of this range store is leased with interleave step 1, offset 0, \
+             not step 2, offset 1"
+        )),
+        "{text}"
+    );
+    // Asked again, it is refused again.
+    assert!(other.next_id().is_err());
+    let same = make(&ns, 1, 0);
+    for _ in 0..100 {
+        ids.push(same.next_id().unwrap());
+        ids.push(first.next_id().unwrap());
+    }
+    let mut sorted = ids.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(sorted.len(), ids.len(), "an id was handed out twice");
+    let own = make(&namespace("interleave-own"), 2, 1);
+    let odd: Vec<u64> = (0..100).map(|_| own.next_id().unwrap()).collect();
+    assert!(odd.iter().all(|id| id % 2 == 1), "{odd:?}");
+}

@@ -103,6 +103,19 @@ macro_rules! server_suite {
             assert!(err.contains("is corrupt"), "{err}");
         }
 
+        #[test]
+        fn another_interleave_is_refused_a_kept_namespace() {
+            common::another_interleave_is_refused(|ns, step, offset| {
+                RangeAllocator::builder($store())
+                    .namespace(ns)
+                    .block_size(10)
+                    .interleave(step, offset)
+                    .wait(Duration::from_secs(15))
+                    .build()
+                    .unwrap()
+            });
+        }
+
         /// Stops the server mid-run, checks the documented behaviour, starts it, checks
         /// recovery. It stops the server the other tests use, so scripts/test.sh runs it
         /// in an invocation of its own (`-- --ignored`).
