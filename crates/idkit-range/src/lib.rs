@@ -54,7 +54,7 @@ pub use store::MySqlStore;
 #[cfg(feature = "postgres")]
 pub use store::PostgresStore;
 pub use store::{
-    Interleave, Lease, MAX_NAMESPACE, SqliteStore, Store, StoreError, check_namespace,
+    Interleave, Lease, MAX_NAMESPACE, SqliteStore, Store, StoreError, check_lease, check_namespace,
 };
 
 /// The README's example, compiled with the doc tests so that it stays true to the code.

@@ -215,6 +215,12 @@ fn another_interleave_is_refused_a_kept_namespace() {
 }
 
 #[test]
+fn bad_requests_are_refused() {
+    let dir = Scratch::new("requests");
+    common::bad_requests_are_refused(&store(&dir.db()));
+}
+
+#[test]
 fn block_size_adapts_and_the_lease_records_it() {
     let dir = Scratch::new("adaptive");
     // Blocks drain far faster than the target: they grow to the maximum.

@@ -40,7 +40,8 @@ impl SlowStore {
 
 impl Store for SlowStore {
     /// Sleeps the store's delay, then the next `size` values (one namespace for all).
-    fn lease(&self, _namespace: &str, size: u64) -> Result<Lease, StoreError> {
+    fn lease(&self, namespace: &str, size: u64) -> Result<Lease, StoreError> {
+        idkit_range::check_lease(namespace, size)?;
         std::thread::sleep(self.delay);
         let mut counter = self
             .counter

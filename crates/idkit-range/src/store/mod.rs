@@ -44,6 +44,9 @@ pub enum StoreError {
     },
     /// The counter would pass the largest value the store holds (2^63 - 1).
     Exhausted,
+    /// The request is not one a store takes: a lease of 0 values, or a namespace that
+    /// [`check_namespace`] refuses. Asking again the same way fails again.
+    Invalid(String),
     /// The namespace is kept with another interleave than the allocator's: allocators that
     /// map one counter to ids differently hand out the same ids, so the lease is refused.
     Interleave {
@@ -65,6 +68,7 @@ impl fmt::Display for StoreError {
                 "range store state of namespace {namespace:?} is corrupt: {found} (expected a counter >= 0)"
             ),
             Self::Exhausted => f.write_str("range store counter exhausted (2^63 - 1 reached)"),
+            Self::Invalid(reason) => write!(f, "range store request refused: {reason}"),
             Self::Interleave {
                 namespace,
                 kept,
@@ -108,7 +112,8 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
     ///
     /// [`StoreError::Unreachable`] when the store cannot be used now,
     /// [`StoreError::Corrupt`] when the stored state is invalid, [`StoreError::Exhausted`]
-    /// when the counter would overflow.
+    /// when the counter would overflow, [`StoreError::Invalid`] for a `size` of 0 or a
+    /// namespace [`check_namespace`] refuses (the stores of this crate; see [`check_lease`]).
     fn lease(&self, namespace: &str, size: u64) -> Result<Lease, StoreError>;
 
     /// Keeps `asked` as `namespace`'s interleave if the namespace has none yet, and returns
@@ -124,7 +129,8 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
     ///
     /// # Errors
     ///
-    /// [`StoreError::Unreachable`] when the store cannot be used now.
+    /// [`StoreError::Unreachable`] when the store cannot be used now,
+    /// [`StoreError::Invalid`] for a namespace [`check_namespace`] refuses.
     fn interleave(&self, namespace: &str, asked: Interleave) -> Result<Interleave, StoreError> {
         let _ = namespace;
         Ok(asked)
@@ -153,6 +159,23 @@ pub fn check_namespace(namespace: &str) -> Result<(), String> {
         return Err("namespace contains a control character".to_owned());
     }
     Ok(())
+}
+
+/// What a store checks before it leases: `namespace` (as [`check_namespace`]) and `size`,
+/// returned as the database's integer.
+///
+/// # Errors
+///
+/// [`StoreError::Invalid`] for a refused namespace or a `size` of 0 (no block: its last
+/// value would come before its first), [`StoreError::Exhausted`] for a `size` past 2^63 - 1.
+pub fn check_lease(namespace: &str, size: u64) -> Result<i64, StoreError> {
+    check_namespace(namespace).map_err(StoreError::Invalid)?;
+    if size == 0 {
+        return Err(StoreError::Invalid(
+            "a lease of 0 values: a block holds at least one".to_owned(),
+        ));
+    }
+    i64::try_from(size).map_err(|_| StoreError::Exhausted)
 }
 
 /// The connection slot of a store, locked. A poisoned lock is taken over: the slot holds a

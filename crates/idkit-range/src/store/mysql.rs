@@ -5,7 +5,10 @@ use std::sync::Mutex;
 
 use mysql::prelude::Queryable;
 
-use super::{Interleave, Lease, Store, StoreError, connection, lock, next_lease};
+use super::{
+    Interleave, Lease, Store, StoreError, check_lease, check_namespace, connection, lock,
+    next_lease,
+};
 
 /// The MySQL / MariaDB store (InnoDB). A lease is one statement that moves the namespace's
 /// counter and records the new value as the connection's `LAST_INSERT_ID`, then
@@ -77,7 +80,7 @@ impl MySqlStore {
 
 impl Store for MySqlStore {
     fn lease(&self, namespace: &str, size: u64) -> Result<Lease, StoreError> {
-        let size_i = i64::try_from(size).map_err(|_| StoreError::Exhausted)?;
+        let size_i = check_lease(namespace, size)?;
         let mut guard = lock(&self.conn);
         let conn = connection(&mut guard, || self.connect())?;
         let result = conn
@@ -118,6 +121,7 @@ impl Store for MySqlStore {
     }
 
     fn interleave(&self, namespace: &str, asked: Interleave) -> Result<Interleave, StoreError> {
+        check_namespace(namespace).map_err(StoreError::Invalid)?;
         let mut guard = lock(&self.conn);
         let conn = connection(&mut guard, || self.connect())?;
         // The first allocator's row stays (the update changes nothing); a later one reads it.

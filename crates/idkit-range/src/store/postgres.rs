@@ -2,7 +2,10 @@
 
 use std::sync::Mutex;
 
-use super::{Interleave, Lease, Store, StoreError, connection, lock, next_lease};
+use super::{
+    Interleave, Lease, Store, StoreError, check_lease, check_namespace, connection, lock,
+    next_lease,
+};
 
 /// The PostgreSQL store: each lease is one `INSERT ... ON CONFLICT DO UPDATE ...
 /// RETURNING` statement, atomic for every host that shares the database.
@@ -65,7 +68,7 @@ impl PostgresStore {
 
 impl Store for PostgresStore {
     fn lease(&self, namespace: &str, size: u64) -> Result<Lease, StoreError> {
-        let size_i = i64::try_from(size).map_err(|_| StoreError::Exhausted)?;
+        let size_i = check_lease(namespace, size)?;
         let mut guard = lock(&self.client);
         let client = connection(&mut guard, || self.connect())?;
         let result = client.query_one(
@@ -96,6 +99,7 @@ impl Store for PostgresStore {
     }
 
     fn interleave(&self, namespace: &str, asked: Interleave) -> Result<Interleave, StoreError> {
+        check_namespace(namespace).map_err(StoreError::Invalid)?;
         let mut guard = lock(&self.client);
         let client = connection(&mut guard, || self.connect())?;
         // Two statements: the second reads the row another host's first may have written

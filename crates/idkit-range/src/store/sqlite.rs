@@ -6,7 +6,10 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 
-use super::{Interleave, Lease, Store, StoreError, connection, lock, next_lease};
+use super::{
+    Interleave, Lease, Store, StoreError, check_lease, check_namespace, connection, lock,
+    next_lease,
+};
 
 /// The embedded store: one SQLite file in WAL mode; each lease is one `BEGIN IMMEDIATE`
 /// transaction, so processes on one host can share the file.
@@ -105,6 +108,7 @@ fn is_busy(e: &rusqlite::Error) -> bool {
 
 impl Store for SqliteStore {
     fn lease(&self, namespace: &str, size: u64) -> Result<Lease, StoreError> {
+        check_lease(namespace, size)?;
         let mut guard = lock(&self.conn);
         let conn = connection(&mut guard, || self.connect())?;
         let unreachable = |e| self.unreachable(e);
@@ -151,6 +155,7 @@ impl Store for SqliteStore {
     }
 
     fn interleave(&self, namespace: &str, asked: Interleave) -> Result<Interleave, StoreError> {
+        check_namespace(namespace).map_err(StoreError::Invalid)?;
         let mut guard = lock(&self.conn);
         let conn = connection(&mut guard, || self.connect())?;
         let unreachable = |e| self.unreachable(e);

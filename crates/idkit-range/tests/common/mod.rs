@@ -196,3 +196,33 @@ pub fn another_interleave_is_refused(make: impl Fn(&str, u64, u64) -> RangeAlloc
     let odd: Vec<u64> = (0..100).map(|_| own.next_id().unwrap()).collect();
     assert!(odd.iter().all(|id| id % 2 == 1), "{odd:?}");
 }
+
+/// A store refuses, typed and before it touches its counter, a lease of 0 values (its last
+/// value would come before its first) and namespaces `check_namespace` refuses; a lease past
+/// 2^63 - 1 values is `Exhausted`; the namespace's counter is where it was.
+pub fn bad_requests_are_refused(store: &dyn idkit_range::Store) {
+    use idkit_range::StoreError;
+    let ns = namespace("requests");
+    let first = store.lease(&ns, 10).unwrap();
+    let invalid = |e: StoreError, what: &str| match e {
+        StoreError::Invalid(reason) => assert!(reason.contains(what), "{reason}"),
+        other => panic!("expected Invalid ({what}), got {other:?}"),
+    };
+    invalid(store.lease(&ns, 0).unwrap_err(), "a lease of 0 values");
+    invalid(store.lease("", 10).unwrap_err(), "namespace is empty");
+    invalid(
+        store.lease(&"n".repeat(129), 10).unwrap_err(),
+        "at most 128",
+    );
+    let asked = idkit_range::Interleave { step: 1, offset: 0 };
+    invalid(
+        store.interleave("a\nb", asked).unwrap_err(),
+        "control character",
+    );
+    assert_eq!(
+        store.lease(&ns, u64::MAX).unwrap_err(),
+        StoreError::Exhausted
+    );
+    let next = store.lease(&ns, 10).unwrap();
+    assert_eq!((first.last, next.first, next.last), (10, 11, 20));
+}

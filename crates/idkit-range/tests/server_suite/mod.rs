@@ -116,6 +116,11 @@ macro_rules! server_suite {
             });
         }
 
+        #[test]
+        fn bad_requests_are_refused() {
+            common::bad_requests_are_refused(&$store());
+        }
+
         /// Stops the server mid-run, checks the documented behaviour, starts it, checks
         /// recovery. It stops the server the other tests use, so scripts/test.sh runs it
         /// in an invocation of its own (`-- --ignored`).
