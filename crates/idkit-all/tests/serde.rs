@@ -74,7 +74,7 @@ fn every_scheme_round_trips_through_json_and_postcard() {
     // A plain TypeID's binary form is its UUID: the prefix comes back from a marker
     // (`typed_ids_carry_their_type`), so the plain one round-trips with the empty prefix.
     check::<TypeId>(&make(&TypeIdGenerator::new(Prefix::EMPTY)), 17);
-    let dir = tempdir();
+    let dir = idkit_testkit::Scratch::new("serde");
     let store = SqliteStore::open(dir.join("ids.db"), Duration::from_secs(5)).unwrap();
     let range = RangeAllocator::builder(store)
         .namespace("serde")
@@ -164,14 +164,4 @@ fn typed_ids_carry_their_type() {
         format!("\"{order}\"")
     );
     assert_eq!(std::mem::size_of_val(&order), 8);
-}
-
-fn tempdir() -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "idkit-serde-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }

@@ -17,6 +17,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use idkit_testkit::Scratch;
+
 /// Twitter's epoch (Unix ms).
 const EPOCH: u64 = 1_288_834_974_657;
 /// The lease TTL of every drill: short, so that drills wait seconds, not minutes.
@@ -266,6 +268,8 @@ struct Backend {
     source: Box<dyn Fn(&str) -> String>,
     /// Stops and restarts the coordination server (none for SQLite: a file).
     outage: Option<Outage>,
+    /// The backend's files (SQLite's database), removed with it.
+    _files: Option<Scratch>,
 }
 
 fn script(args: &[&str]) {
@@ -279,17 +283,18 @@ fn script(args: &[&str]) {
 }
 
 fn sqlite() -> Backend {
-    let dir = std::env::temp_dir().join(unique("idkit-drill-sqlite"));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("drill-sqlite");
+    let db = dir.join("ids.db");
     Backend {
         name: "sqlite",
         source: Box::new(move |ns| {
             format!(
-                "sqlite://{}/ids.db?namespace={ns}&ttl_ms={TTL_MS}&max_workers=4",
-                dir.display()
+                "sqlite://{}?namespace={ns}&ttl_ms={TTL_MS}&max_workers=4",
+                db.display()
             )
         }),
         outage: None,
+        _files: Some(dir),
     }
 }
 
@@ -311,6 +316,7 @@ fn postgres() -> Backend {
         name: "postgres",
         source: Box::new(move |ns| format!("{url}?namespace={ns}&ttl_ms={TTL_MS}&max_workers=4")),
         outage: outage("scripts/pg-cluster.sh", "stop", "IDKIT_TEST_PG_DIR"),
+        _files: None,
     }
 }
 
@@ -321,6 +327,7 @@ fn mysql() -> Backend {
         source: Box::new(move |ns| format!("{url}?namespace={ns}&ttl_ms={TTL_MS}&max_workers=4")),
         // kill -9: a graceful InnoDB shutdown takes a while, and an outage does not wait.
         outage: outage("scripts/mariadb-server.sh", "kill", "IDKIT_TEST_MYSQL_DIR"),
+        _files: None,
     }
 }
 
@@ -330,6 +337,7 @@ fn etcd() -> Backend {
         name: "etcd",
         source: Box::new(move |ns| format!("etcd://{endpoint}/{ns}?ttl_ms={TTL_MS}&max_workers=4")),
         outage: outage("scripts/etcd-server.sh", "kill", "IDKIT_TEST_ETCD_DIR"),
+        _files: None,
     }
 }
 
@@ -635,8 +643,8 @@ fn etcd_drills() {
 /// issues above it; a restart with the clock 5 s back refuses or waits per the policy.
 #[test]
 fn static_drills() {
-    let state = std::env::temp_dir().join(unique("idkit-drill-static"));
-    let state = state.to_str().unwrap().to_owned();
+    let dir = Scratch::new("drill-static");
+    let state = dir.path().to_str().unwrap().to_owned();
     let mut ledger = Ledger::default();
     let first = start(&["--worker", "7"], &state, None).unwrap();
     assert!(first.log().contains("worker id 7"), "{}", first.log());

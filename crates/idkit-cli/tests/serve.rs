@@ -25,6 +25,7 @@ fn http_get(addr: &str, path: &str) -> String {
 mod common;
 
 use common::idkit_cmd;
+use idkit_testkit::Scratch;
 
 #[test]
 fn sigterm_lets_the_request_in_flight_finish() {
@@ -234,14 +235,13 @@ fn https_get(addr: &str, ca_pem: &str, path: &str, token: Option<&str>) -> Strin
 #[test]
 fn tls_and_tokens_from_the_command_line_guard_the_service() {
     const TOKEN: &str = "cli-token-8d3f61a0b5c2e497";
-    let dir = std::env::temp_dir().join(format!("idkit-serve-tls-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("serve-tls");
     let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
     std::fs::write(dir.join("cert.pem"), cert.cert.pem()).unwrap();
     std::fs::write(dir.join("key.pem"), cert.signing_key.serialize_pem()).unwrap();
     std::fs::write(dir.join("tokens"), format!("{TOKEN}\n")).unwrap();
     let (child, _log, lines) = serve_both_doors(
-        &dir,
+        dir.path(),
         &[
             ("--tls-cert", "cert.pem"),
             ("--tls-key", "key.pem"),
@@ -272,15 +272,14 @@ fn tls_and_tokens_from_the_command_line_guard_the_service() {
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
 
     terminate(child);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn tokens_without_tls_are_warned_about_on_each_door() {
-    let dir = std::env::temp_dir().join(format!("idkit-serve-clear-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("serve-clear");
     std::fs::write(dir.join("tokens"), "cli-token-2b7e90c4d1a6f358\n").unwrap();
-    let (child, mut stderr, mut lines) = serve_both_doors(&dir, &[("--tokens-file", "tokens")]);
+    let (child, mut stderr, mut lines) =
+        serve_both_doors(dir.path(), &[("--tokens-file", "tokens")]);
     // Each door warns right after its own line; read on until the later door's warning.
     while lines.iter().filter(|l| l.contains("clear text")).count() < 2 {
         let mut line = String::new();
@@ -303,14 +302,12 @@ fn tokens_without_tls_are_warned_about_on_each_door() {
     assert!(response.starts_with("HTTP/1.1 401"), "{response}");
 
     terminate(child);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_log_pipe_whose_reader_has_gone_does_not_stop_the_service() {
-    let dir = std::env::temp_dir().join(format!("idkit-serve-pipe-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (child, log, lines) = serve_both_doors(&dir, &[]);
+    let dir = Scratch::new("serve-pipe");
+    let (child, log, lines) = serve_both_doors(dir.path(), &[]);
     let addr = logged_address(&lines, "http://");
     // The log collector goes away: every later log line meets a broken pipe (EPIPE).
     drop(log);
@@ -320,5 +317,4 @@ fn a_log_pipe_whose_reader_has_gone_does_not_stop_the_service() {
     assert_eq!(body.lines().count(), 3, "{body}");
     // Shutting down logs two lines into the broken pipe; the exit is still a clean one.
     terminate(child);
-    let _ = std::fs::remove_dir_all(&dir);
 }

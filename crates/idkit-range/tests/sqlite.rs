@@ -8,9 +8,9 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{Scratch, collect_children, kill_after, outage, run_threads};
+use common::{collect_children, kill_after, outage, run_threads};
 use idkit_range::{IdScheme, RangeAllocator, RangeConfigError, SqliteStore};
-use idkit_testkit::check_threads;
+use idkit_testkit::{Scratch, check_threads};
 
 fn store(path: &std::path::Path) -> SqliteStore {
     SqliteStore::open(path, Duration::from_secs(10)).unwrap()
@@ -84,27 +84,30 @@ fn spawn_child_at(db: &std::path::Path, count: usize, start: Option<u128>) -> st
 
 #[test]
 fn threads_sharing_one_allocator_never_collide() {
-    let dir = Scratch::new("threads");
-    let a = Arc::new(allocator(&dir.db(), 100));
+    let dir = Scratch::new("range-threads");
+    let a = Arc::new(allocator(&dir.join("ids.db"), 100));
     let seqs = run_threads(&[a], 4, 20_000);
     check_threads(seqs);
 }
 
 #[test]
 fn allocators_on_one_file_never_collide() {
-    let dir = Scratch::new("allocators");
-    let all: Vec<Arc<RangeAllocator>> =
-        (0..3).map(|_| Arc::new(allocator(&dir.db(), 64))).collect();
+    let dir = Scratch::new("range-allocators");
+    let all: Vec<Arc<RangeAllocator>> = (0..3)
+        .map(|_| Arc::new(allocator(&dir.join("ids.db"), 64)))
+        .collect();
     let seqs = run_threads(&all, 6, 10_000);
     check_threads(seqs);
 }
 
 #[test]
 fn processes_on_one_file_never_collide() {
-    let dir = Scratch::new("processes");
-    let children: Vec<_> = (0..4).map(|_| spawn_child(&dir.db(), 5_000)).collect();
+    let dir = Scratch::new("range-processes");
+    let children: Vec<_> = (0..4)
+        .map(|_| spawn_child(&dir.join("ids.db"), 5_000))
+        .collect();
     // The parent draws at the same time.
-    let parent = allocator(&dir.db(), 50);
+    let parent = allocator(&dir.join("ids.db"), 50);
     let mine: Vec<u64> = (0..5_000).map(|_| parent.next_id().unwrap()).collect();
     let mut seqs = vec![mine];
     seqs.extend(collect_children(children, 5_000));
@@ -116,14 +119,14 @@ fn processes_on_one_file_never_collide() {
 #[test]
 fn processes_opening_one_new_file_at_once() {
     for round in 0..10 {
-        let dir = Scratch::new(&format!("open-{round}"));
+        let dir = Scratch::new(&format!("range-open-{round}"));
         let start = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap()
             .as_millis()
             + 300;
         let children: Vec<_> = (0..8)
-            .map(|_| spawn_child_at(&dir.db(), 3, Some(start)))
+            .map(|_| spawn_child_at(&dir.join("ids.db"), 3, Some(start)))
             .collect();
         let seqs = collect_children(children, 3);
         check_threads(seqs);
@@ -132,12 +135,12 @@ fn processes_opening_one_new_file_at_once() {
 
 #[test]
 fn a_killed_process_leaves_gaps_never_reused_ids() {
-    let dir = Scratch::new("kill");
+    let dir = Scratch::new("range-kill");
     // Killed mid-block: 1,234 is not a multiple of the block size of 50.
-    let issued = kill_after(spawn_child(&dir.db(), 10_000_000), 1_234);
+    let issued = kill_after(spawn_child(&dir.join("ids.db"), 10_000_000), 1_234);
     let dead_max = *issued.iter().max().unwrap();
 
-    let fresh = allocator(&dir.db(), 50);
+    let fresh = allocator(&dir.join("ids.db"), 50);
     let new_ids: Vec<u64> = (0..2_000).map(|_| fresh.next_id().unwrap()).collect();
     assert!(new_ids.iter().all(|id| !issued.contains(id)));
     // Stronger: the store had moved past every block the dead process leased.
@@ -146,15 +149,15 @@ fn a_killed_process_leaves_gaps_never_reused_ids() {
 
 #[test]
 fn outage_serves_leased_ids_then_fails_typed_then_recovers() {
-    let dir = Scratch::new("outage");
-    let a = builder(SqliteStore::open(dir.db(), Duration::from_millis(50)).unwrap())
+    let dir = Scratch::new("range-outage");
+    let a = builder(SqliteStore::open(dir.join("ids.db"), Duration::from_millis(50)).unwrap())
         .block_size(100)
         .max_block(100)
         .prefetch_at(0.5)
         .build()
         .unwrap();
     // The outage: another connection holds the write lock.
-    let blocker = rusqlite::Connection::open(dir.db()).unwrap();
+    let blocker = rusqlite::Connection::open(dir.join("ids.db")).unwrap();
     let err = outage(
         &a,
         Duration::from_secs(10),
@@ -167,18 +170,18 @@ fn outage_serves_leased_ids_then_fails_typed_then_recovers() {
 
 #[test]
 fn corrupt_state_is_refused() {
-    let dir = Scratch::new("corrupt");
+    let dir = Scratch::new("range-corrupt");
     {
-        let a = allocator(&dir.db(), 10);
+        let a = allocator(&dir.join("ids.db"), 10);
         a.next_id().unwrap();
     }
-    let conn = rusqlite::Connection::open(dir.db()).unwrap();
+    let conn = rusqlite::Connection::open(dir.join("ids.db")).unwrap();
     for bad in ["'seven'", "-5", "1.5"] {
         conn.execute_batch(&format!(
             "UPDATE idkit_ranges SET max_id = {bad} WHERE namespace = 'orders'"
         ))
         .unwrap();
-        let a = builder(store(&dir.db()))
+        let a = builder(store(&dir.join("ids.db")))
             .namespace("orders")
             .build()
             .unwrap();
@@ -190,9 +193,15 @@ fn corrupt_state_is_refused() {
 
 #[test]
 fn interleaved_stores_serve_odd_and_even_ids() {
-    let (d1, d2) = (Scratch::new("odd"), Scratch::new("even"));
-    let even = builder(store(&d1.db())).interleave(2, 0).build().unwrap();
-    let odd = builder(store(&d2.db())).interleave(2, 1).build().unwrap();
+    let (d1, d2) = (Scratch::new("range-odd"), Scratch::new("range-even"));
+    let even = builder(store(&d1.join("ids.db")))
+        .interleave(2, 0)
+        .build()
+        .unwrap();
+    let odd = builder(store(&d2.join("ids.db")))
+        .interleave(2, 1)
+        .build()
+        .unwrap();
     let e: Vec<u64> = (0..3_000).map(|_| even.next_id().unwrap()).collect();
     let o: Vec<u64> = (0..3_000).map(|_| odd.next_id().unwrap()).collect();
     assert!(e.iter().all(|id| id % 2 == 0));
@@ -203,9 +212,9 @@ fn interleaved_stores_serve_odd_and_even_ids() {
 
 #[test]
 fn another_interleave_is_refused_a_kept_namespace() {
-    let dir = Scratch::new("interleave");
+    let dir = Scratch::new("range-interleave");
     common::another_interleave_is_refused(|ns, step, offset| {
-        builder(store(&dir.db()))
+        builder(store(&dir.join("ids.db")))
             .namespace(ns)
             .block_size(10)
             .interleave(step, offset)
@@ -216,15 +225,15 @@ fn another_interleave_is_refused_a_kept_namespace() {
 
 #[test]
 fn bad_requests_are_refused() {
-    let dir = Scratch::new("requests");
-    common::bad_requests_are_refused(&store(&dir.db()));
+    let dir = Scratch::new("range-requests");
+    common::bad_requests_are_refused(&store(&dir.join("ids.db")));
 }
 
 #[test]
 fn block_size_adapts_and_the_lease_records_it() {
-    let dir = Scratch::new("adaptive");
+    let dir = Scratch::new("range-adaptive");
     // Blocks drain far faster than the target: they grow to the maximum.
-    let fast = builder(store(&dir.db()))
+    let fast = builder(store(&dir.join("ids.db")))
         .namespace("fast")
         .block_size(10)
         .max_block(640)
@@ -238,7 +247,7 @@ fn block_size_adapts_and_the_lease_records_it() {
     // Blocks drain slower than twice the target (64 ids every 3 ms, the target 1 ms):
     // they shrink to the minimum and stay there. Blocks hold at least 64 ids, the most a
     // thread takes at once, so every block spans several of those pauses.
-    let slow = builder(store(&dir.db()))
+    let slow = builder(store(&dir.join("ids.db")))
         .namespace("slow")
         .block_size(256)
         .min_block(128)
@@ -253,7 +262,7 @@ fn block_size_adapts_and_the_lease_records_it() {
         }
     }
     assert_eq!(slow.stats().block_size, 128);
-    let conn = rusqlite::Connection::open(dir.db()).unwrap();
+    let conn = rusqlite::Connection::open(dir.join("ids.db")).unwrap();
     let recorded: i64 = conn
         .query_row(
             "SELECT block_size FROM idkit_ranges WHERE namespace = 'fast'",
@@ -266,11 +275,11 @@ fn block_size_adapts_and_the_lease_records_it() {
 
 #[test]
 fn bad_configuration_is_refused_when_built() {
-    let dir = Scratch::new("config");
+    let dir = Scratch::new("range-config");
     let build = |f: &dyn Fn(
         idkit_range::RangeBuilder<SqliteStore>,
     ) -> idkit_range::RangeBuilder<SqliteStore>| {
-        f(builder(store(&dir.db()))).build().map(drop)
+        f(builder(store(&dir.join("ids.db")))).build().map(drop)
     };
     let msg = |r: Result<(), RangeConfigError>| r.unwrap_err().to_string();
     assert!(msg(build(&|b| b.block_size(0))).contains("block_size: 0 is out of range"));

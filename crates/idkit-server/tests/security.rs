@@ -8,6 +8,7 @@ use std::sync::Arc;
 use idkit_server::grpc::proto::NextRequest;
 use idkit_server::grpc::proto::id_service_client::IdServiceClient;
 use idkit_server::{Config, Service};
+use idkit_testkit::Scratch;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_rustls::rustls;
 use tokio_rustls::rustls::pki_types::pem::PemObject;
@@ -25,11 +26,12 @@ const NEW_TOKEN: &str = "new-token-0c8e27b9a4d1f653";
 struct Secured {
     doors: Doors,
     ca_pem: String,
+    /// The certificate, key and tokens files, removed with the service.
+    _files: Scratch,
 }
 
 async fn start() -> Secured {
-    let dir = std::env::temp_dir().join(format!("idkit-security-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("security");
     let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
     let cert_path = dir.join("cert.pem");
     let key_path = dir.join("key.pem");
@@ -51,6 +53,7 @@ async fn start() -> Secured {
     Secured {
         doors: Doors::open(Service::new(&config).unwrap()).await,
         ca_pem: cert.cert.pem(),
+        _files: dir,
     }
 }
 
@@ -226,8 +229,7 @@ async fn both_doors_need_tls_and_a_token() {
 
 #[test]
 fn half_a_tls_configuration_or_a_weak_token_is_refused() {
-    let dir = std::env::temp_dir().join(format!("idkit-security-cfg-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("security-cfg");
     let weak = dir.join("weak");
     std::fs::write(&weak, "secret\n").unwrap();
     for (toml, key) in [

@@ -11,13 +11,17 @@
 //!   and batch callers at once, [`check_mixed_contention`]);
 //!   `check_seeded` (feature `seeded`), that a generator on a manual clock and a seeded
 //!   source repeats itself.
+//! * [`Scratch`] is a test's own directory, removed when dropped.
 //! * [`cpu`] reads CPU time for the tests that check a waiting thread sleeps, and `range`
 //!   (feature `range`) gives them a range-allocator store that takes its time.
 
 pub mod cpu;
 #[cfg(feature = "range")]
 pub mod range;
+mod scratch;
 pub mod vectors;
+
+pub use scratch::Scratch;
 
 /// The examples of the workspace's README (each crate's README is tested by that crate),
 /// compiled and run with these doc tests so that they stay true to the code.

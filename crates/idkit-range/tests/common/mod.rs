@@ -1,7 +1,6 @@
 //! Shared helpers for the range tests (included with `mod common;`).
 #![allow(dead_code)]
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -19,30 +18,6 @@ pub fn namespace(tag: &str) -> String {
             .unwrap()
             .as_nanos()
     )
-}
-
-/// A scratch directory removed on drop.
-#[derive(Debug)]
-pub struct Scratch(pub PathBuf);
-
-impl Scratch {
-    /// A new directory under the system temp dir.
-    pub fn new(tag: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("idkit-range-{}", namespace(tag)));
-        std::fs::create_dir_all(&dir).unwrap();
-        Self(dir)
-    }
-
-    /// The database file inside it.
-    pub fn db(&self) -> PathBuf {
-        self.0.join("ids.db")
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// The outage every store passes, on `a` (blocks of 100, prefetch at half): 60 ids, then

@@ -12,13 +12,16 @@ use idkit_snowflake::{RollbackPolicy, Snowflake, SnowflakeCodec, Twitter};
 
 /// A configuration whose static worker ids keep their state files in a directory of its
 /// own: tests run in parallel, and two services holding one static worker id in one state
-/// directory would (rightly) refuse each other.
+/// directory would (rightly) refuse each other. The directories are under Cargo's
+/// `target/tmp` (a service may outlive the configuration), not the system's temp directory.
 pub fn config(toml: &str) -> Config {
     static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let mut config = Config::from_toml(toml).unwrap();
-    config.identity.state_dir =
-        Some(std::env::temp_dir().join(format!("idkit-server-state-{}-{n}", std::process::id())));
+    config.identity.state_dir = Some(
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("idkit-server-state-{}-{n}", std::process::id())),
+    );
     config
 }
 
