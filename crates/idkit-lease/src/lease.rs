@@ -176,12 +176,17 @@ impl Lease {
     ///
     /// # Errors
     ///
-    /// `Invalid` for a static worker id not below `slots`; `AllTaken`, `Held`,
+    /// `Invalid` for `slots` 0 or a static worker id not below `slots`; `AllTaken`, `Held`,
     /// `Unreachable` as the backend reports them (for the grant, or for the renewal after
     /// such a wait); `Invalid` for a source whose backend this build lacks (a cargo
     /// feature).
     pub fn acquire(source: &IdentitySource, scope: &str, slots: u64) -> Result<Self, LeaseError> {
         let started = Instant::now();
+        if slots == 0 {
+            return Err(LeaseError::invalid(format!(
+                "{scope} has no worker ids to lease (slots 0)"
+            )));
+        }
         let slots = source.max_workers.map_or(slots, |n| n.min(slots));
         let holder = holder_name();
         let (mut backend, timing) = open(source, scope, slots)?;

@@ -77,14 +77,24 @@ impl IdentitySource {
     /// # Errors
     ///
     /// [`LeaseErrorKind::Invalid`](crate::LeaseErrorKind::Invalid) naming what is malformed:
-    /// an unknown scheme, a worker id that is not a number, an empty path or host, an
-    /// unknown or malformed parameter, a TTL under one second.
+    /// an unknown scheme, a worker id that is not a number (or one past 2^64 - 1), an empty
+    /// path or host, an unknown or malformed parameter, a TTL under one second.
     pub fn parse(text: &str) -> Result<Self, LeaseError> {
         let bad = |why: &str| {
             LeaseError::invalid(format!(
                 "identity {text:?}: {why} (expected static:N, sqlite:///PATH, \
                  postgres://..., mysql://..., or etcd://HOST:PORT/PREFIX)"
             ))
+        };
+        // A whole number; one past u64 is named as too large, not as no number.
+        let number = |v: &str, what: &str| -> Result<u64, LeaseError> {
+            v.parse().map_err(|e: std::num::ParseIntError| {
+                bad(&if *e.kind() == std::num::IntErrorKind::PosOverflow {
+                    format!("{what} {v} is past the largest, {}", u64::MAX)
+                } else {
+                    format!("{what} is not a number")
+                })
+            })
         };
         let (scheme, rest) = text.split_once(':').ok_or_else(|| bad("no scheme"))?;
         let (body, query) = match rest.split_once('?') {
@@ -104,14 +114,14 @@ impl IdentitySource {
             match k {
                 "namespace" if !v.is_empty() => namespace = Some(v.to_owned()),
                 "ttl_ms" => {
-                    let ms: u64 = v.parse().map_err(|_| bad("ttl_ms is not a number"))?;
+                    let ms = number(v, "ttl_ms")?;
                     if ms < 1000 {
                         return Err(bad("ttl_ms must be at least 1000"));
                     }
                     ttl = Duration::from_millis(ms);
                 }
                 "max_workers" => {
-                    let n: u64 = v.parse().map_err(|_| bad("max_workers is not a number"))?;
+                    let n = number(v, "max_workers")?;
                     if n == 0 {
                         return Err(bad("max_workers must be at least 1"));
                     }
@@ -125,9 +135,7 @@ impl IdentitySource {
         }
         let kind = match scheme {
             "static" => {
-                let worker = body
-                    .parse()
-                    .map_err(|_| bad("the worker id is not a number"))?;
+                let worker = number(body, "the worker id")?;
                 Kind::Static {
                     worker,
                     state_dir: Some(default_state_dir()),
@@ -347,6 +355,25 @@ mod tests {
             let err = IdentitySource::parse(bad).unwrap_err();
             assert_eq!(err.kind(), crate::LeaseErrorKind::Invalid, "{bad}");
             assert!(err.to_string().contains(bad), "{err}");
+        }
+        // A number too large is named as one; something else as no number.
+        for (bad, says) in [
+            (
+                "static:18446744073709551616",
+                "the worker id 18446744073709551616 is past the largest, 18446744073709551615",
+            ),
+            ("static:-1", "the worker id is not a number"),
+            (
+                "etcd://h:1/p?ttl_ms=99999999999999999999",
+                "ttl_ms 99999999999999999999 is past the largest",
+            ),
+            (
+                "etcd://h:1/p?max_workers=four",
+                "max_workers is not a number",
+            ),
+        ] {
+            let err = IdentitySource::parse(bad).unwrap_err().to_string();
+            assert!(err.contains(says), "{bad}: {err}");
         }
     }
 }

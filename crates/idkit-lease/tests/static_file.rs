@@ -49,6 +49,14 @@ fn a_static_worker_id_is_held_once_and_restarts_above_its_mark() {
     let e = Lease::acquire(&too_big, "snowflake-twitter", 1024).unwrap_err();
     assert_eq!(e.kind(), LeaseErrorKind::Invalid);
     assert!(e.to_string().contains("0 to 1023"), "{e}");
+    // A scope of no worker ids has nothing to lease (no 0 - 1 worker id to name).
+    let e = Lease::acquire(&too_big, "snowflake-twitter", 0).unwrap_err();
+    assert_eq!(e.kind(), LeaseErrorKind::Invalid);
+    assert!(
+        e.to_string()
+            .contains("snowflake-twitter has no worker ids to lease (slots 0)"),
+        "{e}"
+    );
 
     let g = Snowflake::builder(Twitter)
         .field("worker", 5)
