@@ -43,9 +43,12 @@ enum Command {
     Decode {
         /// Scheme name or alias (see `idkit schemes`).
         scheme: String,
-        /// The id, in the scheme's canonical form.
+        /// The id, in the scheme's canonical form or in --format.
         #[arg(allow_negative_numbers = true)]
         id: String,
+        /// The form the id is written in, as `idkit gen --format` writes it.
+        #[arg(long, value_enum, default_value_t = Format::Canonical)]
+        format: Format,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -190,7 +193,7 @@ struct ServeArgs {
     identity: IdentityArgs,
 }
 
-/// How `gen` writes ids.
+/// How `gen` writes ids, and `decode --format` reads them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     /// The scheme's own string.
@@ -282,22 +285,40 @@ fn run(command: Command, given: Options, out: &mut impl Write) -> Result<(), Fai
             let text = sql(&args, &given).map_err(Failure::Usage)?;
             write!(out, "{text}").map_err(output_failure)
         }
-        Command::Decode { scheme, id, json } => {
+        Command::Decode {
+            scheme,
+            id,
+            format,
+            json,
+        } => {
             let entry = registry::find(&scheme).map_err(|e| Failure::Usage(e.to_string()))?;
             // The codec alone: decoding builds no generator and opens no store.
             let codec = entry.codec();
+            let form = match format {
+                Format::Canonical => String::new(),
+                other => other
+                    .to_possible_value()
+                    .map_or(String::new(), |v| format!(" in {}", v.get_name())),
+            };
             let not_one = |e: idkit_core::ParseError| {
                 Failure::Usage(format!(
-                    "{} is not a {} id: {e}",
+                    "{} is not a {} id{form}: {e}",
                     render::quoted(&id),
                     entry.name()
                 ))
             };
-            let decoded = codec.decode_text(&id).map_err(not_one)?;
-            let text = if json {
-                render::decoded_json(entry.name(), &id, &decoded).to_string()
+            // Another form is read as bytes, then named by its canonical string.
+            let (canonical, decoded) = if format == Format::Canonical {
+                (id.clone(), codec.decode_text(&id).map_err(not_one)?)
             } else {
-                render::decoded_plain(entry.name(), &id, &decoded)
+                let raw = render::parse_id(&id, format, entry.info().bits).map_err(not_one)?;
+                let decoded = codec.decode_raw(&raw).map_err(not_one)?;
+                (codec.format_raw(&raw).map_err(not_one)?, decoded)
+            };
+            let text = if json {
+                render::decoded_json(entry.name(), &canonical, &decoded).to_string()
+            } else {
+                render::decoded_plain(entry.name(), &canonical, &decoded)
             };
             writeln!(out, "{text}").map_err(output_failure)
         }

@@ -1,7 +1,7 @@
 //! Text and JSON for schemes, ids and decoded ids.
 
 use idkit_all::registry;
-use idkit_core::codec::{base62, crockford, hex, radix_encode};
+use idkit_core::codec::{base62, crockford, hex, radix_decode, radix_encode};
 use idkit_core::{DynScheme, ParseError, RawId, time};
 
 use crate::Format;
@@ -25,6 +25,38 @@ pub fn format_id(
         ),
         Format::Base62 => base62::encode(bytes, base62::width_for(bytes.len())),
     })
+}
+
+/// Reads `text` written in `format` as [`format_id`] writes it, as the bytes of an id of
+/// `bits` bits: decimal in any number of digits, hex, base32 and base62 in the exact width
+/// [`format_id`] writes. Crockford base32 takes lower case and its aliases (`I`, `L` as `1`,
+/// `O` as `0`). Whether the bytes are an id of the scheme is the scheme's to say.
+///
+/// # Errors
+///
+/// [`ParseError`] for a length, character or value that `format` does not allow;
+/// [`Format::Canonical`] is the scheme's own to read, and is refused here.
+pub fn parse_id(text: &str, format: Format, bits: u32) -> Result<RawId, ParseError> {
+    let mut bytes = vec![0u8; usize::try_from(bits / 8).unwrap_or(0)];
+    let exact = |width: usize| {
+        let found = text.chars().count();
+        if found == width {
+            Ok(())
+        } else {
+            Err(ParseError::invalid_length(width, width, found))
+        }
+    };
+    match format {
+        Format::Canonical => return Err(ParseError::invalid("the canonical form is the scheme's")),
+        Format::Decimal => radix_decode(text, b"0123456789", "decimal digits 0-9", &mut bytes)?,
+        Format::Hex => hex::decode_into(text, &mut bytes)?,
+        Format::Base32 => {
+            exact(usize::try_from(bits.div_ceil(5)).unwrap_or(0))?;
+            crockford::decode_bytes(text, crockford::Aliases::Crockford, &mut bytes)?;
+        }
+        Format::Base62 => base62::decode(text, base62::width_for(bytes.len()), &mut bytes)?,
+    }
+    RawId::from_bytes(&bytes)
 }
 
 pub use idkit_all::render::{decoded_json, decoded_plain, quoted, schemes_json};

@@ -173,6 +173,114 @@ fn gen_formats() {
     assert_eq!(dec, "1");
 }
 
+/// `decode --format` reads what `gen --format` writes, for every scheme and form, and names
+/// the id by its canonical string.
+#[test]
+fn decode_reads_every_form_gen_writes() {
+    let json = |args: &[&str]| -> serde_json::Value {
+        let o = idkit(args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        serde_json::from_str(&stdout(&o)).unwrap()
+    };
+    for scheme in schemes() {
+        for format in ["decimal", "hex", "base32", "base62"] {
+            let o = idkit(&["gen", scheme, "--format", format]);
+            let id = stdout(&o).trim().to_owned();
+            let read = json(&["decode", scheme, "--format", format, &id, "--json"]);
+            let canonical = read["id"].as_str().unwrap();
+            assert_eq!(
+                json(&["decode", scheme, canonical, "--json"]),
+                read,
+                "{scheme} {format} {id}"
+            );
+        }
+    }
+}
+
+/// Forms that are the same text by the schemes' specs: a ULID and a TSID are Crockford
+/// base32 (ulid/spec's README; tsid-creator's README), a KSUID base62 (segmentio/ksuid's
+/// README), an ObjectId hex; a UUID's hex is its string without the hyphens (RFC 9562,
+/// section 4), and a Snowflake id's decimal is its canonical string.
+#[test]
+fn decode_formats_agree_with_the_specs() {
+    let canonical_of = |scheme: &str, format: &str, id: &str| -> String {
+        let o = idkit(&["decode", scheme, "--format", format, id, "--json"]);
+        assert!(o.status.success(), "{scheme} {format} {id}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        v["id"].as_str().unwrap().to_owned()
+    };
+    // ulid/spec's example; Crockford's aliases and lower case read as the same id.
+    let ulid = "01ARZ3NDEKTSV4RRFFQ69G5FAV";
+    assert_eq!(canonical_of("ulid", "base32", ulid), ulid);
+    assert_eq!(
+        canonical_of("ulid", "base32", "o1arz3ndektsv4rrffq69g5fav"),
+        ulid
+    );
+    // odan/tsid's README (a port of tsid-creator): the number and the string of one TSID.
+    let tsid = "0ARYZVZXW377R";
+    assert_eq!(canonical_of("tsid", "base32", tsid), tsid);
+    assert_eq!(canonical_of("tsid", "decimal", "388400145978465528"), tsid);
+    // segmentio/ksuid's README example.
+    let ksuid = "0ujtsYcgvSTl8PAuAdqWYSMnLOv";
+    assert_eq!(canonical_of("ksuid", "base62", ksuid), ksuid);
+    let oid = "507f1f77bcf86cd799439011";
+    assert_eq!(canonical_of("objectid", "hex", oid), oid);
+    // RFC 9562, appendix A.6's UUIDv7.
+    let v7 = "017f22e2-79b0-7cc3-98c4-dc0c0c07398f";
+    let hex = v7.replace('-', "");
+    assert_eq!(canonical_of("uuid-v7", "hex", &hex), v7);
+    let value = u128::from_str_radix(&hex, 16).unwrap().to_string();
+    assert_eq!(canonical_of("uuid-v7", "decimal", &value), v7);
+    // Discord's documented example.
+    let discord = "175928847299117063";
+    let as_hex = format!("{:016x}", discord.parse::<u64>().unwrap());
+    assert_eq!(canonical_of("discord", "hex", &as_hex), discord);
+    assert_eq!(canonical_of("discord", "decimal", discord), discord);
+}
+
+#[test]
+fn decode_names_the_form_it_could_not_read() {
+    usage_error(
+        &["decode", "twitter", "--format", "hex", "1d820c909680000"],
+        "is not a snowflake-twitter id in hex: invalid length: expected 16 characters, found 15",
+    );
+    usage_error(
+        &[
+            "decode",
+            "twitter",
+            "--format",
+            "decimal",
+            "18446744073709551616",
+        ],
+        "the maximum is 18446744073709551615",
+    );
+    usage_error(
+        &[
+            "decode",
+            "ulid",
+            "--format",
+            "base32",
+            "01ARZ3NDEKTSV4RRFFQ69G5FAU",
+        ],
+        "invalid character 'U' at position 25",
+    );
+    usage_error(
+        &[
+            "decode",
+            "ksuid",
+            "--format",
+            "base62",
+            "0ujtsYcgvSTl8PAuAdqWYSMnLO",
+        ],
+        "in base62: invalid length",
+    );
+    // The bytes are read; whether they are an id of the scheme is still the scheme's to say.
+    usage_error(
+        &["decode", "twitter", "--format", "hex", "9d820c9096800000"],
+        "bit 63 is set",
+    );
+}
+
 #[test]
 fn inspect_guesses_the_scheme_from_the_shape() {
     let o = idkit(&["inspect", "175928847299117063", "--json"]);

@@ -109,13 +109,47 @@ pub fn decode_u64(text: &str, aliases: Aliases) -> Result<u64, ParseError> {
     Ok(u64::try_from(v).unwrap_or(u64::MAX))
 }
 
+/// Reads a number of any width written in this alphabet (as
+/// [`radix_encode`](super::radix_encode) writes it with [`ALPHABET`]) into `out` as
+/// big-endian bytes, zero-padded, under `aliases`.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_core::codec::crockford::{decode_bytes, Aliases};
+/// let mut out = [0u8; 2];
+/// decode_bytes("80", Aliases::Strict, &mut out).unwrap();
+/// assert_eq!(out, [0x01, 0x00]);
+/// decode_bytes("8o", Aliases::Crockford, &mut out).unwrap();
+/// assert_eq!(out, [0x01, 0x00]);
+/// ```
+///
+/// # Errors
+///
+/// As [`radix_decode`](super::radix_decode): no digits, a character outside the alphabet
+/// (after `aliases`), or a number wider than `out`.
+pub fn decode_bytes(text: &str, aliases: Aliases, out: &mut [u8]) -> Result<(), ParseError> {
+    let alphabet = if aliases == Aliases::StrictLower {
+        ALPHABET_LOWER
+    } else {
+        ALPHABET
+    };
+    let digit = |b| digit(b, aliases).map(usize::from);
+    super::radix_decode_by(text, alphabet, digit, expected(aliases), out)
+}
+
+/// The alphabet as errors name it.
+fn expected(aliases: Aliases) -> &'static str {
+    match aliases {
+        Aliases::StrictLower => "lower-case crockford base32 (0-9 a-z without i l o u)",
+        _ => "crockford base32 (0-9 A-Z without I L O U)",
+    }
+}
+
 /// Parses `len` characters holding a value of `value_bits` bits (at most 128): the first
 /// character may hold only the bits left above `5 * (len - 1)`.
 fn decode(text: &str, len: usize, value_bits: usize, aliases: Aliases) -> Result<u128, ParseError> {
-    let expected = match aliases {
-        Aliases::StrictLower => "lower-case crockford base32 (0-9 a-z without i l o u)",
-        _ => "crockford base32 (0-9 A-Z without I L O U)",
-    };
+    let expected = expected(aliases);
     let bytes = ascii_len(text, len, len)?;
     let top_bits = value_bits - 5 * (len - 1);
     let top_max = (1u8 << top_bits) - 1;

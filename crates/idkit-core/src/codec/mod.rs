@@ -46,6 +46,81 @@ pub fn radix_encode(bytes: &[u8], alphabet: &[u8], min_width: usize) -> String {
     out.iter().rev().map(|&b| char::from(b)).collect()
 }
 
+/// Reads `text`, a number written with the digits of `alphabet` (most significant first, as
+/// [`radix_encode`] writes it), into `out` as big-endian bytes, zero-padded: the inverse of
+/// [`radix_encode`]. Any number of digits is read, leading zero digits included; `expected`
+/// names the alphabet in an error.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_core::codec::radix_decode;
+/// let mut out = [0u8; 2];
+/// radix_decode("256", b"0123456789", "decimal digits 0-9", &mut out).unwrap();
+/// assert_eq!(out, [0x01, 0x00]);
+/// assert!(radix_decode("65536", b"0123456789", "decimal digits 0-9", &mut out).is_err());
+/// ```
+///
+/// # Errors
+///
+/// [`ParseError::empty()`] for no digits, [`ParseErrorKind::InvalidChar`](crate::ParseErrorKind::InvalidChar)
+/// (naming `expected`) for a character not in `alphabet`, and
+/// [`ParseErrorKind::Overflow`](crate::ParseErrorKind::Overflow) (naming the largest value
+/// `out` holds, in `alphabet`'s digits) when the number needs more than `out.len()` bytes.
+///
+/// # Panics
+///
+/// Panics if `alphabet` has fewer than 2 or more than 256 digits.
+pub fn radix_decode(
+    text: &str,
+    alphabet: &[u8],
+    expected: &'static str,
+    out: &mut [u8],
+) -> Result<(), ParseError> {
+    let digit = |c: u8| alphabet.iter().position(|&a| a == c);
+    radix_decode_by(text, alphabet, digit, expected, out)
+}
+
+/// [`radix_decode`] with `digit` telling each character's value (an alphabet with aliases).
+pub(crate) fn radix_decode_by(
+    text: &str,
+    alphabet: &[u8],
+    digit: impl Fn(u8) -> Option<usize>,
+    expected: &'static str,
+    out: &mut [u8],
+) -> Result<(), ParseError> {
+    assert!(
+        (2..=256).contains(&alphabet.len()),
+        "alphabet of {} digits",
+        alphabet.len()
+    );
+    if text.is_empty() {
+        return Err(ParseError::empty());
+    }
+    let base = u32::try_from(alphabet.len()).unwrap_or(256);
+    out.fill(0);
+    for (i, &c) in text.as_bytes().iter().enumerate() {
+        // A byte of a multi-byte character is in no alphabet here, and the first such byte
+        // starts its character: every byte before it was a digit.
+        let d = digit(c).ok_or_else(|| bad_char(text, i, expected))?;
+        // out = out * base + d, from the least significant byte up.
+        let mut carry = u32::try_from(d).unwrap_or(u32::MAX);
+        for b in out.iter_mut().rev() {
+            let acc = u32::from(*b) * base + carry;
+            *b = u8::try_from(acc & 0xff).unwrap_or(0);
+            carry = acc >> 8;
+        }
+        if carry != 0 {
+            return Err(ParseError::overflow(radix_encode(
+                &vec![0xff; out.len()],
+                alphabet,
+                1,
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Appends `bytes`, an encoder's ASCII output, to `out` in one copy.
 fn push_ascii(out: &mut String, bytes: &[u8]) {
     match core::str::from_utf8(bytes) {
@@ -72,4 +147,63 @@ fn bad_char(text: &str, at: usize, expected: &'static str) -> ParseError {
     let index = text[..at].chars().count();
     let ch = text[at..].chars().next().unwrap_or('\u{fffd}');
     ParseError::invalid_char(ch, index, expected)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{base62, crockford, radix_decode, radix_encode};
+    use crate::ParseErrorKind;
+
+    const DECIMAL: &[u8] = b"0123456789";
+
+    proptest::proptest! {
+        /// What radix_encode writes, radix_decode reads back, in any base and padding.
+        #[test]
+        fn decode_inverts_encode(
+            bytes in proptest::collection::vec(proptest::num::u8::ANY, 1..33),
+            pad in 1usize..60,
+        ) {
+            for alphabet in [DECIMAL, &b"01"[..], &crockford::ALPHABET[..], &base62::ALPHABET[..]] {
+                let text = radix_encode(&bytes, alphabet, pad);
+                let mut out = vec![0xaa; bytes.len()];
+                radix_decode(&text, alphabet, "digits", &mut out).unwrap();
+                proptest::prop_assert_eq!(&out, &bytes);
+            }
+        }
+    }
+
+    #[test]
+    fn the_largest_value_fits_and_one_more_overflows() {
+        let mut out = [0u8; 8];
+        radix_decode("18446744073709551615", DECIMAL, "digits", &mut out).unwrap();
+        assert_eq!(u64::from_be_bytes(out), u64::MAX);
+        let e = radix_decode("18446744073709551616", DECIMAL, "digits", &mut out).unwrap_err();
+        assert_eq!(e.kind(), ParseErrorKind::Overflow);
+        assert!(e.to_string().contains("18446744073709551615"), "{e}");
+        // Leading zeros cost nothing.
+        radix_decode(
+            &format!("{}1", "0".repeat(100)),
+            DECIMAL,
+            "digits",
+            &mut out,
+        )
+        .unwrap();
+        assert_eq!(u64::from_be_bytes(out), 1);
+    }
+
+    #[test]
+    fn bad_input_is_named() {
+        let mut out = [0u8; 4];
+        let empty = radix_decode("", DECIMAL, "decimal digits", &mut out).unwrap_err();
+        assert_eq!(empty.kind(), ParseErrorKind::Empty);
+        let e = radix_decode("12x4", DECIMAL, "decimal digits", &mut out).unwrap_err();
+        assert_eq!(e.kind(), ParseErrorKind::InvalidChar);
+        assert!(e.to_string().contains("'x' at position 2"), "{e}");
+        assert!(e.to_string().contains("decimal digits"), "{e}");
+        // The position counts characters, not bytes.
+        let e = radix_decode("1é2", DECIMAL, "decimal digits", &mut out).unwrap_err();
+        assert!(e.to_string().contains("'é' at position 1"), "{e}");
+        assert!(radix_decode("-1", DECIMAL, "decimal digits", &mut out).is_err());
+        assert!(radix_decode(" 1", DECIMAL, "decimal digits", &mut out).is_err());
+    }
 }
