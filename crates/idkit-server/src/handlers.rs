@@ -69,7 +69,8 @@ fn form_decode(s: &str) -> Option<std::borrow::Cow<'_, str>> {
     String::from_utf8(out).ok().map(std::borrow::Cow::Owned)
 }
 
-/// `count` from the query: absent means one id. Keys and values are percent-decoded.
+/// `count` from the query: absent means one id. Keys and values are percent-decoded; any
+/// other key is refused, so that a misspelt `?n=5` does not quietly give one id.
 pub(crate) fn parse_count(query: Option<&str>, max: u32) -> Result<Option<usize>, ApiError> {
     let mut count = None;
     for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
@@ -81,7 +82,9 @@ pub(crate) fn parse_count(query: Option<&str>, max: u32) -> Result<Option<usize>
         };
         let key = form_decode(key).ok_or_else(|| malformed(key))?;
         if key != "count" {
-            continue;
+            return Err(ApiError::BadRequest(format!(
+                "unknown query parameter {key:?}: this route takes only count, 1 to {max}"
+            )));
         }
         let value = &*form_decode(value).ok_or_else(|| malformed(value))?;
         if count.is_some() {
@@ -145,7 +148,7 @@ pub(crate) async fn next(
             None => json!({ "scheme": scheme, "id": strings[0] }),
             Some(_) => json!({ "scheme": scheme, "ids": strings }),
         };
-        return Ok(axum::Json(body).into_response());
+        return Ok(fresh(axum::Json(body).into_response()));
     }
     let width = usize::try_from(served.info.string_len).unwrap_or(0) + 1;
     let mut body = String::with_capacity(ids.len() * width);
@@ -156,7 +159,19 @@ pub(crate) async fn next(
             .map_err(format_error(scheme))?;
         body.push('\n');
     }
-    Ok(text(body))
+    Ok(fresh(text(body)))
+}
+
+/// Marks new ids as never to be stored by a cache (`Cache-Control: no-store`, RFC 9111
+/// section 5.2.2.5): a 200 to a GET may otherwise be cached heuristically (section 4.2.2),
+/// and a proxy or browser cache that answered a second client from it would hand out the
+/// same ids twice.
+fn fresh(mut response: Response) -> Response {
+    response.headers_mut().insert(
+        axum::http::header::CACHE_CONTROL,
+        axum::http::HeaderValue::from_static("no-store"),
+    );
+    response
 }
 
 pub(crate) async fn decode(

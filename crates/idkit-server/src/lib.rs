@@ -18,8 +18,9 @@
 //! | `GET /metrics` | Prometheus text format |
 //!
 //! Answers are text (one id per line) unless the request's `Accept` names
-//! `application/json`; JSON ids are strings. Errors are always JSON,
-//! `{"error": "..."}`, with 400 for bad input, 404 for a scheme not served or an unknown
+//! `application/json`; JSON ids are strings, and new ids carry `Cache-Control: no-store`.
+//! Errors are always JSON, `{"error": "..."}`, with 400 for bad input (a query parameter
+//! other than `count` among it), 404 for a scheme not served or an unknown
 //! route, 413/414 for an oversized request, and 503 when a scheme cannot issue right now.
 //!
 //! ```

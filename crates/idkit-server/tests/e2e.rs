@@ -180,6 +180,30 @@ async fn every_route_in_text_and_json() {
     assert!(metrics.contains("# TYPE idkit_request_duration_seconds histogram"));
     assert!(value("idkit_request_duration_seconds_count") >= 10.0);
     assert!(value("idkit_requests_total{code=\"2xx\"}") >= 10.0);
+
+    // New ids are never to be stored by a cache, which could hand them to a second client;
+    // a decoding may be.
+    for accept in ["text/plain", "application/json"] {
+        let r = s
+            .client
+            .get(format!("{}/v1/uuid-v7/next?count=2", s.base))
+            .header("Accept", accept)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+        assert_eq!(r.headers()["cache-control"], "no-store", "{accept}");
+    }
+    let r = s.send(reqwest::Method::GET, "/v1/twitter/next").await;
+    assert_eq!(r.headers()["cache-control"], "no-store");
+    let r = s
+        .send(
+            reqwest::Method::GET,
+            "/v1/twitter/decode/175928847299117063",
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    assert!(r.headers().get("cache-control").is_none());
     s.stop().await;
 }
 
@@ -227,6 +251,11 @@ async fn bad_input_gets_typed_errors() {
         ("count=101", "out of range"),
         ("count=99999999999999999999999", "out of range"),
         ("count=2&count=3", "more than once"),
+        (
+            "n=5",
+            "unknown query parameter \"n\": this route takes only count, 1 to 100",
+        ),
+        ("count=2&pad=x", "unknown query parameter \"pad\""),
     ] {
         let (status, json) = s.get_json(&format!("/v1/twitter/next?{query}")).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{query}");
