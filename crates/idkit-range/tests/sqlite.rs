@@ -210,6 +210,45 @@ fn interleaved_stores_serve_odd_and_even_ids() {
     check_threads(vec![e, o]);
 }
 
+/// Near 2^64 an interleave's ids run out before the store's counter does: every id that fits
+/// is handed out once and in order, from a block cut short where it passes 2^64 - 1, and then
+/// the namespace is spent, and said to be (before, a block that passed the end was dropped
+/// whole and the error blamed the store's counter).
+#[test]
+fn an_interleave_hands_out_its_last_ids_then_says_they_are_spent() {
+    let dir = Scratch::new("range-last-ids");
+    let step = 1 << 62;
+    for (offset, block) in [(0, 1), (5, 3), (5, 10)] {
+        let path = dir.join(format!("ids-{offset}-{block}.db"));
+        let make = || {
+            builder(store(&path))
+                .block_size(block)
+                .max_block(block)
+                .interleave(step, offset)
+                .build()
+                .unwrap()
+        };
+        // Counters 1, 2 and 3: counter 4's id would be 2^64 + offset.
+        let want = [1, 2, 3].map(|c| c * step + offset);
+        let a = make();
+        let ids: Vec<u64> = std::iter::from_fn(|| a.next_id().ok()).take(10).collect();
+        assert_eq!(ids, want, "offset {offset}, block {block}");
+        let e = a.next_id().unwrap_err();
+        assert_eq!(e.kind(), idkit_core::GenerateErrorKind::Unavailable);
+        let spent = format!(
+            "has handed out its last id, {}: at interleave step {step}, offset {offset} the \
+             next would pass 2^64 - 1",
+            want[2]
+        );
+        assert!(e.to_string().contains(&spent), "{e}");
+        // Asked again, and by a batch from a new allocator: refused the same way.
+        assert!(a.next_id().unwrap_err().to_string().contains(&spent));
+        let mut batch = [0u64; 2];
+        let e = make().fill(&mut batch).unwrap_err();
+        assert!(e.to_string().contains(&spent), "{e}");
+    }
+}
+
 #[test]
 fn another_interleave_is_refused_a_kept_namespace() {
     let dir = Scratch::new("range-interleave");

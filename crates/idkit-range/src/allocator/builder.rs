@@ -105,7 +105,9 @@ impl<S: Store> RangeBuilder<S> {
     /// Interleaving: ids are `counter * step + offset` (default step 1, offset 0). The
     /// store keeps the interleave of a namespace's first allocator; one built with another
     /// leases nothing from that namespace, and its `next_id` fails naming both
-    /// ([`StoreError::Interleave`](crate::StoreError::Interleave)).
+    /// ([`StoreError::Interleave`](crate::StoreError::Interleave)). The ids end where
+    /// `counter * step + offset` would pass 2^64 - 1
+    /// ([`StoreError::IdsSpent`](crate::StoreError::IdsSpent)).
     #[must_use]
     pub fn interleave(mut self, step: u64, offset: u64) -> Self {
         self.step = step;

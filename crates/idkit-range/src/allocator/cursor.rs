@@ -253,28 +253,34 @@ impl Shared {
                         }
                     }
                     c.last_lease = Some(now);
-                    match self.first_id(lease.first) {
-                        Some(first_id) => {
-                            let current = self.cursor.load(Ordering::Acquire) >> OFFSET_BITS;
-                            let next = (current + 1) & ((1 << (64 - OFFSET_BITS)) - 1);
-                            let len = lease.len();
-                            #[allow(
-                                clippy::cast_possible_truncation,
-                                clippy::cast_sign_loss,
-                                clippy::cast_precision_loss
-                            )]
-                            let prefetch = ((len as f64) * self.prefetch_at) as u64;
-                            let prefetch = prefetch.min(len.saturating_sub(1));
-                            let last_ok = self.first_id(lease.last).is_some();
-                            let len = if last_ok { len } else { 0 };
-                            self.slots[usize::from(next % 2 == 1)]
-                                .publish(next, first_id, len, prefetch);
-                            c.next_ready = len > 0;
-                            if len == 0 {
-                                c.last_error = Some(StoreError::Exhausted);
-                            }
-                        }
-                        None => c.last_error = Some(StoreError::Exhausted),
+                    // A block that passes the last counter whose id fits 64 bits is cut
+                    // there; one that starts past it leaves the namespace's ids spent.
+                    let last = self.last_counter().min(lease.last);
+                    if lease.first <= last {
+                        // At most the last id that fits.
+                        let first_id = lease.first * self.step + self.offset;
+                        let current = self.cursor.load(Ordering::Acquire) >> OFFSET_BITS;
+                        let next = (current + 1) & ((1 << (64 - OFFSET_BITS)) - 1);
+                        let len = last - lease.first + 1;
+                        #[allow(
+                            clippy::cast_possible_truncation,
+                            clippy::cast_sign_loss,
+                            clippy::cast_precision_loss
+                        )]
+                        let prefetch = ((len as f64) * self.prefetch_at) as u64;
+                        let prefetch = prefetch.min(len.saturating_sub(1));
+                        self.slots[usize::from(next % 2 == 1)]
+                            .publish(next, first_id, len, prefetch);
+                        c.next_ready = true;
+                    } else {
+                        c.last_error = Some(StoreError::IdsSpent {
+                            namespace: self.namespace.clone(),
+                            interleave: Interleave {
+                                step: self.step,
+                                offset: self.offset,
+                            },
+                            last_id: self.last_counter() * self.step + self.offset,
+                        });
                     }
                     c.wanted = false;
                 }
@@ -323,8 +329,9 @@ impl Shared {
         Ok(())
     }
 
-    /// The id of counter value `counter`, if it fits 64 bits.
-    pub(super) fn first_id(&self, counter: u64) -> Option<u64> {
-        counter.checked_mul(self.step)?.checked_add(self.offset)
+    /// The last counter value whose id, `counter * step + offset`, fits 64 bits (the builder
+    /// keeps `offset < step`).
+    fn last_counter(&self) -> u64 {
+        (u64::MAX - self.offset) / self.step
     }
 }

@@ -139,8 +139,11 @@ impl RangeAllocator {
             }
             let count = n.min(entry.left);
             let first = entry.next;
-            entry.next += count * entry.step;
             entry.left -= count;
+            // Past the last id there may be no 64-bit id: move on only to one still held.
+            if entry.left > 0 {
+                entry.next += count * entry.step;
+            }
             Some((first, count))
         })
     }

@@ -57,6 +57,17 @@ pub enum StoreError {
         /// The allocator's.
         asked: Interleave,
     },
+    /// The namespace's ids are spent at the allocator's interleave: the store leased counter
+    /// values past the last one whose id, `counter * step + offset`, fits 64 bits. The
+    /// allocator's, not a store's: the store's counter may go on.
+    IdsSpent {
+        /// The namespace.
+        namespace: String,
+        /// The allocator's interleave.
+        interleave: Interleave,
+        /// The largest id at that interleave, the last one handed out.
+        last_id: u64,
+    },
 }
 
 impl fmt::Display for StoreError {
@@ -78,6 +89,15 @@ impl fmt::Display for StoreError {
                 "namespace {namespace:?} of this range store is leased with interleave {kept}, \
                  not {asked}: allocators of one namespace that interleave differently hand out \
                  the same ids (give each interleave a namespace or a store of its own)"
+            ),
+            Self::IdsSpent {
+                namespace,
+                interleave,
+                last_id,
+            } => write!(
+                f,
+                "namespace {namespace:?} has handed out its last id, {last_id}: at interleave \
+                 {interleave} the next would pass 2^64 - 1"
             ),
         }
     }
