@@ -472,6 +472,11 @@ fn sql_refuses_what_it_cannot_express() {
         &["sql", "instagram", "--shard", "1", "--function", "x;drop"],
         "invalid function name",
     );
+    // 10 bits of milliseconds from 1970: the function would refuse every call.
+    usage_error(
+        &["sql", "custom", "--layout", "time:10,sequence:10"],
+        "custom's time ran out at 1970-01-01T00:00:01.023Z",
+    );
 }
 
 #[test]

@@ -68,7 +68,7 @@ pub enum ConfigError {
     UnknownField {
         /// The name given.
         name: String,
-        /// The fields that can be set, comma-separated.
+        /// The fields that can be set, comma-separated (empty when the layout has none).
         settable: String,
     },
     /// A field value does not fit its width.
@@ -131,6 +131,9 @@ impl fmt::Display for ConfigError {
                 f,
                 "wrong word size: expected a {expected}-bit layout, found {found} bits"
             ),
+            Self::UnknownField { name, settable } if settable.is_empty() => {
+                write!(f, "unknown field {name:?}: this layout has no field to set")
+            }
             Self::UnknownField { name, settable } => {
                 write!(f, "unknown field {name:?}: expected one of {settable}")
             }

@@ -49,6 +49,14 @@ pub enum SqlError {
         /// The name given.
         name: String,
     },
+    /// The layout's time field, below the sign bit, ended before now: the function would
+    /// refuse every call.
+    TimeRanOut {
+        /// The layout.
+        layout: String,
+        /// The last Unix millisecond the function could give an id in.
+        last_ms: u64,
+    },
 }
 
 impl fmt::Display for SqlError {
@@ -66,6 +74,12 @@ impl fmt::Display for SqlError {
                 f,
                 "invalid function name {name:?}: expected letters, digits and _, \
                  not starting with a digit, optionally schema.name"
+            ),
+            Self::TimeRanOut { layout, last_ms } => write!(
+                f,
+                "{layout}'s time ran out at {}: the function could make no id (widen the time \
+                 field, lengthen the tick or move the epoch)",
+                idkit_core::time::format_rfc3339_ms(*last_ms)
             ),
         }
     }
@@ -94,7 +108,9 @@ impl std::error::Error for SqlError {
 /// - [`SqlError::WordTooWide`] for a 128-bit layout;
 /// - [`SqlError::MissingValue`] when a constant field has no value;
 /// - [`SqlError::Field`] for a value of a field the layout lacks, or wider than its field;
-/// - [`SqlError::BadName`] when `function` is not a plain identifier.
+/// - [`SqlError::BadName`] when `function` is not a plain identifier;
+/// - [`SqlError::TimeRanOut`] when the layout's time, below the sign bit, ended before the
+///   system clock's now.
 pub fn plpgsql(
     layout: &LayoutSpec,
     values: &[(&str, u64)],
@@ -122,6 +138,17 @@ pub fn plpgsql(
     let sequence = layout.sequence();
     // The largest tick whose id stays below the sign bit.
     let max_tick = time.max().min((u64::MAX >> 1) >> time.shift);
+    let last_ms = layout
+        .tick_start_ms(max_tick)
+        .and_then(|start| start.checked_add(layout.tick_ms() - 1));
+    if let Some(last_ms) = last_ms
+        && last_ms < idkit_core::Clock::now_ms(&idkit_core::SystemClock)
+    {
+        return Err(SqlError::TimeRanOut {
+            layout: layout.name().to_owned(),
+            last_ms,
+        });
+    }
     let mut parts = vec![format!("(ticks << {})", time.shift)];
     let mut set = Vec::new();
     for field in &constants {
@@ -147,8 +174,12 @@ pub fn plpgsql(
     } else {
         format!("tick of {} ms", layout.tick_ms())
     };
-    let fields = std::iter::once(format!("time {}", time.bits))
-        .chain(layout.fields().map(|f| format!("{} {}", f.name, f.bits)))
+    // Most significant first, as the layout declares them.
+    let mut in_order: Vec<_> = std::iter::once(time).chain(layout.fields()).collect();
+    in_order.sort_by_key(|f| core::cmp::Reverse(f.shift));
+    let fields = in_order
+        .iter()
+        .map(|f| format!("{} {}", f.name, f.bits))
         .collect::<Vec<_>>()
         .join(", ");
 
@@ -238,6 +269,54 @@ mod tests {
         assert!(text.contains("RETURN (ticks << 24) | (7::bigint << 0) | (seq << 16);"));
         assert!(text.contains(") / 10;"));
         assert!(text.contains("per tick of 10 ms"));
+    }
+
+    #[test]
+    fn the_header_lists_the_fields_from_the_top_bit() {
+        let text = plpgsql(preset("sonyflake").unwrap(), &[("machine", 7)], "sf").unwrap();
+        assert!(
+            text.starts_with(
+                "-- Ids of the layout sonyflake (64 bits: time 39, sequence 8, machine 16;"
+            ),
+            "{text}"
+        );
+        let top = LayoutSpec::builder("seq-first", 64)
+            .sequence(22)
+            .time(41)
+            .build()
+            .unwrap();
+        let text = plpgsql(&top, &[], "f").unwrap();
+        assert!(text.contains("(64 bits: sequence 22, time 41;"), "{text}");
+        assert!(
+            text.contains("RETURN (ticks << 0) | (seq << 41);"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_layout_whose_time_ran_out_is_refused() {
+        // 10 bits of milliseconds from 1970: 1,024 ms.
+        let short = LayoutSpec::builder("short", 64)
+            .time(10)
+            .sequence(10)
+            .build()
+            .unwrap();
+        let e = plpgsql(&short, &[], "f").unwrap_err();
+        assert_eq!(
+            e,
+            SqlError::TimeRanOut {
+                layout: "short".into(),
+                last_ms: 1023
+            }
+        );
+        assert!(
+            e.to_string()
+                .starts_with("short's time ran out at 1970-01-01T00:00:01.023Z"),
+            "{e}"
+        );
+        // Discord's 42 bits end in 2154, but below the sign bit (41) in 2084.
+        let discord = preset("snowflake-discord").unwrap();
+        assert!(plpgsql(discord, &[("worker", 1), ("process", 2)], "d").is_ok());
     }
 
     #[test]

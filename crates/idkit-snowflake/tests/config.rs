@@ -106,7 +106,7 @@ fn invalid_generator_settings() {
         msg(Snowflake::builder(idkit_snowflake::Mastodon)
             .field("worker", 1)
             .build()),
-        "unknown field \"worker\": expected one of no fields (this layout has none to set)"
+        "unknown field \"worker\": this layout has no field to set"
     );
     assert_eq!(
         msg(Snowflake::builder(Twitter)

@@ -310,18 +310,14 @@ impl LayoutSpec {
         Ok(field)
     }
 
-    /// The constant fields' names, comma-separated, for error messages.
+    /// The constant fields' names, comma-separated, for error messages (empty without any).
     fn settable(&self) -> String {
         let names: Vec<_> = self
             .fields()
             .filter(|f| f.kind == FieldKind::Fixed)
             .map(|f| f.name)
             .collect();
-        if names.is_empty() {
-            "no fields (this layout has none to set)".into()
-        } else {
-            names.join(", ")
-        }
+        names.join(", ")
     }
 
     /// Milliseconds per tick.
