@@ -77,14 +77,14 @@ pub fn measure(
         for (variant, ns) in snowflake_modes(entry.name(), params)?.unwrap_or_default() {
             out.rows.push(row(entry.name(), variant, 1, 1e9 / ns, cap));
         }
-        let shared = entry.build(&entry.with_identity(0)?)?;
+        let shared = build(*entry, 0)?;
         for &threads in params.threads {
             let rate = aggregate_rate(entry.name(), &vec![&shared; threads], params)?;
             out.rows
                 .push(row(entry.name(), "shared", threads, rate, cap));
         }
         let own: Vec<Scheme> = (0..params.threads.iter().copied().max().unwrap_or(1))
-            .map(|n| Ok(entry.build(&identity(*entry, n)?)?))
+            .map(|n| build(*entry, u64::try_from(n).unwrap_or(u64::MAX)))
             .collect::<Result<_, Error>>()?;
         for &threads in params.threads.iter().filter(|&&t| t > 1) {
             let mine: Vec<&Scheme> = own.iter().take(threads).collect();
@@ -113,18 +113,29 @@ pub fn measure(
     Ok(out)
 }
 
-/// Options giving generator number `n` its own identity; a scheme without identity fields
-/// gets default options for every `n`.
+/// Generator number `n` of `entry`: its own identity (a scheme without identity fields gets
+/// default options for every `n`), and for `range` the report's own store,
+/// [`RANGE_STORE`] in the temporary directory, never the user's default store.
 ///
 /// # Errors
 ///
-/// [`BuildError::Config`](idkit_all::registry::BuildError) when `n` does not fit the identity.
-pub fn identity(entry: &Entry, n: usize) -> Result<idkit_all::registry::Options, Error> {
-    if entry.identity_fields().is_empty() {
-        return Ok(idkit_all::registry::Options::default());
+/// [`BuildError::Config`](idkit_all::registry::BuildError) when `n` does not fit the
+/// identity; the scheme's error when it cannot be built (its store cannot be opened).
+pub fn build(entry: &Entry, n: u64) -> Result<Scheme, Error> {
+    let mut options = if entry.identity_fields().is_empty() {
+        idkit_all::registry::Options::default()
+    } else {
+        entry.with_identity(n)?
+    };
+    if entry.options().iter().any(|o| o.name == "range-store") {
+        let store = std::env::temp_dir().join(RANGE_STORE);
+        options.set_option("range-store", store.to_string_lossy());
     }
-    Ok(entry.with_identity(u64::try_from(n).unwrap_or(u64::MAX))?)
+    Ok(entry.build(&options)?)
 }
+
+/// The file of the range allocator's store in the report's runs.
+pub const RANGE_STORE: &str = "idkit-report-range.sqlite3";
 
 fn row(
     scheme: &'static str,

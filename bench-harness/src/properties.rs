@@ -89,7 +89,7 @@ fn measure_one(entry: &Entry, params: &Params) -> Result<PropRow, Error> {
     let info = entry.info();
 
     // Size: from generated ids, not from the scheme's own facts.
-    let probe = entry.build(&entry.with_identity(0)?)?;
+    let probe = crate::generation::build(entry, 0)?;
     let (mut len_min, mut len_max, mut bytes) = (usize::MAX, 0, 0);
     for _ in 0..1_000 {
         let id = probe.next_raw().map_err(Error::generate(name))?;
@@ -103,10 +103,10 @@ fn measure_one(entry: &Entry, params: &Params) -> Result<PropRow, Error> {
     let generators = |count: usize| -> Result<Vec<Scheme>, Error> {
         if store {
             // Generators of a store-coordinated scheme draw from one store.
-            return Ok(vec![entry.build(&entry.with_identity(0)?)?]);
+            return Ok(vec![crate::generation::build(entry, 0)?]);
         }
-        (0..count)
-            .map(|n| Ok(entry.build(&crate::generation::identity(entry, n)?)?))
+        (0..u64::try_from(count).unwrap_or(u64::MAX))
+            .map(|n| crate::generation::build(entry, n))
             .collect()
     };
 
@@ -139,8 +139,8 @@ fn measure_one(entry: &Entry, params: &Params) -> Result<PropRow, Error> {
         _ => "independent",
     };
     let pair = [
-        entry.build(&entry.with_identity(0)?)?,
-        entry.build(&entry.with_identity(0)?)?,
+        crate::generation::build(entry, 0)?,
+        crate::generation::build(entry, 0)?,
     ];
     let pair_ids = run_tagged(name, &pick(&pair, 2), params.collision_ids, None)?;
 

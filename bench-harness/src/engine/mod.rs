@@ -764,7 +764,7 @@ pub fn uuid_v7_random(n: usize) -> Vec<RawId> {
 ///
 /// The scheme's error when it cannot be built or cannot make the ids.
 pub fn made_before(entry: &Entry, n: usize) -> Result<(Scheme, Vec<RawId>), Error> {
-    let scheme = entry.build(&entry.with_identity(0)?)?;
+    let scheme = crate::generation::build(entry, 0)?;
     let mut ids = vec![RawId::default(); n];
     scheme
         .fill_raw(&mut ids)
@@ -794,12 +794,7 @@ pub fn producer<K>(
         .iter()
         .find(|e| e.name() == scheme)
         .ok_or_else(|| setup(format!("{scheme} is not in the registry")))?;
-    let identity = if entry.identity().is_empty() {
-        0
-    } else {
-        worker
-    };
-    let generator = entry.build(&entry.with_identity(identity)?)?;
+    let generator = crate::generation::build(*entry, worker)?;
     let name = entry.name();
     Ok(Box::new(move |n| {
         let mut ids = vec![RawId::default(); n];

@@ -388,34 +388,87 @@ fn bad_input_is_one_line_and_exit_2() {
 }
 
 /// Reading an id needs only the scheme's codec: `decode` and `inspect` build no generator,
-/// so `range` opens no SQLite store and leaves no file in the temporary directory.
+/// so `range` opens no SQLite store and leaves no file in the state or temporary directory.
 #[test]
 fn decode_and_inspect_create_no_file() {
-    let dir = std::env::temp_dir().join(format!("idkit-no-files-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = idkit_testkit::Scratch::new("idkit-no-files");
+    let idkit_in = |args: &[&str]| {
+        idkit_cmd()
+            .args(args)
+            .env("TMPDIR", dir.path())
+            .env("IDKIT_STATE_DIR", dir.path())
+            .output()
+            .unwrap()
+    };
     for args in [
         &["decode", "range", "42"][..],
         &["decode", "auto-increment", "42", "--json"],
         &["inspect", "175928847299117063"],
         &["inspect", "42", "--json"],
     ] {
-        let o = idkit_cmd().args(args).env("TMPDIR", &dir).output().unwrap();
+        let o = idkit_in(args);
         assert!(o.status.success(), "{args:?}: {}", stderr(&o));
-        let left: Vec<_> = std::fs::read_dir(&dir)
+        let left: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name())
             .collect();
         assert!(left.is_empty(), "{args:?} created {left:?}");
     }
-    // The same directory does receive the store when a range id is generated.
-    let o = idkit_cmd()
-        .args(["gen", "range"])
-        .env("TMPDIR", &dir)
-        .output()
-        .unwrap();
+    // The state directory does receive the store when a range id is generated.
+    let o = idkit_in(&["gen", "range"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(dir.join("idkit-range.sqlite3").exists());
-    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The range scheme's default store is in idkit's state directory, which a reboot leaves
+/// alone. A counter in the temporary directory (the default of earlier versions) is not
+/// quietly left behind for a new one that would repeat its ids: the command refuses, naming
+/// both files, and once the file is moved the counter goes on.
+#[test]
+fn the_default_range_store_outlives_the_temporary_directory() {
+    let (tmp, state) = (
+        idkit_testkit::Scratch::new("idkit-old-tmp"),
+        idkit_testkit::Scratch::new("idkit-new-state"),
+    );
+    let gen_range = |state_dir: &std::path::Path| {
+        idkit_cmd()
+            .args(["gen", "range", "-n", "3"])
+            .env("TMPDIR", tmp.path())
+            .env("IDKIT_STATE_DIR", state_dir)
+            .output()
+            .unwrap()
+    };
+    // A store in the temporary directory, as earlier versions made by default.
+    let o = gen_range(tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let first: Vec<u64> = stdout(&o).lines().map(|l| l.parse().unwrap()).collect();
+    let o = gen_range(state.path());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("idkit-range.sqlite3 holds a range counter"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("{}", state.join("idkit-range.sqlite3").display())),
+        "{err}"
+    );
+    assert!(!state.join("idkit-range.sqlite3").exists());
+    assert!(err.contains("with its -wal and -shm files"), "{err}");
+    // SQLite's log holds the latest leases until a checkpoint: it moves with the file.
+    for file in [
+        "idkit-range.sqlite3",
+        "idkit-range.sqlite3-wal",
+        "idkit-range.sqlite3-shm",
+    ] {
+        if tmp.join(file).exists() {
+            std::fs::rename(tmp.join(file), state.join(file)).unwrap();
+        }
+    }
+    let o = gen_range(state.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let next: Vec<u64> = stdout(&o).lines().map(|l| l.parse().unwrap()).collect();
+    assert!(next[0] > first[2], "{first:?} then {next:?}");
 }
 
 #[test]

@@ -57,6 +57,7 @@ pub mod nonblocking;
 pub mod random;
 mod raw;
 mod scheme;
+pub mod state;
 pub mod time;
 #[cfg(feature = "rand")]
 pub mod time_ordered;

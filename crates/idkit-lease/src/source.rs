@@ -272,23 +272,10 @@ fn hide_password(text: &str) -> String {
 
 /// The platform's directory for a program's state: `$XDG_STATE_HOME/idkit`, else
 /// `~/.local/state/idkit` on Unix; `%LOCALAPPDATA%\idkit` on Windows;
-/// `~/Library/Application Support/idkit` on macOS. `IDKIT_STATE_DIR` overrides it.
+/// `~/Library/Application Support/idkit` on macOS. `IDKIT_STATE_DIR` overrides it
+/// ([`idkit_core::state::state_dir`], which the `range` scheme's default store shares).
 pub fn default_state_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("IDKIT_STATE_DIR").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    let home = || std::env::var_os("HOME").map(PathBuf::from);
-    let base = if cfg!(windows) {
-        std::env::var_os("LOCALAPPDATA").map(PathBuf::from)
-    } else if cfg!(target_os = "macos") {
-        home().map(|h| h.join("Library").join("Application Support"))
-    } else {
-        std::env::var_os("XDG_STATE_HOME")
-            .filter(|d| !d.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| home().map(|h| h.join(".local").join("state")))
-    };
-    base.unwrap_or_else(std::env::temp_dir).join("idkit")
+    idkit_core::state::state_dir()
 }
 
 #[cfg(test)]

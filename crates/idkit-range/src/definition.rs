@@ -1,7 +1,7 @@
 //! The registry definition of `range`: its store (a SQLite file, or a PostgreSQL or MySQL
 //! URL) as its one option.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use idkit_core::codec::decimal::DecimalCodec;
@@ -22,19 +22,53 @@ pub static DEFINITION: RangeDef = RangeDef;
 const OPTIONS: &[OptionSpec] = &[OptionSpec {
     name: "range-store",
     value: "PATH|URL",
-    help: "the range allocator's store: a SQLite file (default: idkit-range.sqlite3 in the \
-           system temporary directory, shared by every process of this host that uses the \
-           default), or postgres://... or mysql://... shared by many hosts",
+    help: "the range allocator's store: a SQLite file (default: idkit-range.sqlite3 in \
+           idkit's state directory, $IDKIT_STATE_DIR or ~/.local/state/idkit, shared by every \
+           process of this host that uses the default), or postgres://... or mysql://... \
+           shared by many hosts",
 }];
 
+/// The default store's file name, in idkit's state directory
+/// ([`idkit_core::state::state_dir`]).
+pub const DEFAULT_STORE: &str = "idkit-range.sqlite3";
+
 impl RangeDef {
-    /// The store file `options` name, or the default.
+    /// The store file `options` name, or the default: [`DEFAULT_STORE`] in idkit's state
+    /// directory, which outlives a reboot (a counter that starts again reissues ids).
     pub fn store_path(options: &Options) -> PathBuf {
         options.get("range-store").map_or_else(
-            || std::env::temp_dir().join("idkit-range.sqlite3"),
+            || idkit_core::state::state_dir().join(DEFAULT_STORE),
             PathBuf::from,
         )
     }
+}
+
+/// Makes the default store's directory, and refuses to start a new counter there while the
+/// default store of earlier versions, in the temporary directory, holds one: ids from a new
+/// counter would repeat the ones it handed out.
+///
+/// # Errors
+///
+/// [`BuildErrorKind::Unavailable`] naming both files, or the directory that cannot be made.
+fn prepare_default(path: &Path) -> Result<(), BuildError> {
+    let unavailable = |message| BuildError::new(BuildErrorKind::Unavailable, "range", message);
+    let old = std::env::temp_dir().join(DEFAULT_STORE);
+    if old != path && old.exists() && !path.exists() {
+        return Err(unavailable(format!(
+            "{} holds a range counter: the default store of earlier versions, in the \
+             temporary directory, which a reboot may empty. The default is now {}; move the \
+             file there with its -wal and -shm files (SQLite's log holds the latest leases), \
+             with no process using them, so that its counter goes on, or name a store with \
+             range-store",
+            old.display(),
+            path.display()
+        )));
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| unavailable(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    Ok(())
 }
 
 impl SchemeDef for RangeDef {
@@ -73,7 +107,11 @@ impl SchemeDef for RangeDef {
             #[cfg(not(feature = "postgres"))]
             return Err(needs(url, "postgres"));
         }
-        let store = SqliteStore::open(Self::store_path(options), Duration::from_secs(5))
+        let path = Self::store_path(options);
+        if options.get("range-store").is_none() {
+            prepare_default(&path)?;
+        }
+        let store = SqliteStore::open(path, Duration::from_secs(5))
             .map_err(|e| BuildError::new(BuildErrorKind::Unavailable, "range", e.to_string()))?;
         allocator(store)
     }
