@@ -239,7 +239,7 @@ fn header(r: &Results<'_>, md: &mut String) {
          service, not a benchmark loop). The ids are sorted and compared with creation order. Uniqueness: {ug} generators with distinct worker ids, \
          {ui} ids each; then two generators built with the same worker id (or, for a \
          store-coordinated scheme, two instances built separately: two in-process counters for \
-         `auto-increment`, two allocators on the same default SQLite file for `range`), {ci} ids \
+         `auto-increment`, two allocators on the same SQLite file for `range`), {ci} ids \
          each. Store-coordinated \
          schemes run their generators from one shared store, as they are deployed.\n\
          - **SQLite.** rusqlite with its bundled SQLite {sqlite}. Each run opens a new file, \

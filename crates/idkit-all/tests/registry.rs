@@ -33,8 +33,14 @@ fn every_scheme_is_registered_and_conforms() {
             );
         }
     }
+    // range with a store of its own, not the user's default one.
+    let dir = idkit_testkit::Scratch::new("registry-range");
     for entry in schemes() {
-        let scheme = entry.build(&Options::default()).unwrap();
+        let mut options = Options::default();
+        if entry.options().iter().any(|o| o.name == "range-store") {
+            options.set_option("range-store", dir.join("ids.db").to_string_lossy());
+        }
+        let scheme = entry.build(&options).unwrap();
         assert_eq!(scheme.info().name, entry.name());
         assert_eq!(entry.info(), scheme.info());
         idkit_testkit::check_dyn(scheme.as_ref(), 5_000);
