@@ -1,7 +1,7 @@
 //! Fixed-width base62 over big-endian bytes, alphabet `0-9A-Za-z` (KSUID's), so that for a
 //! fixed width the string order is the numeric order.
 
-use super::{ascii_len, bad_char};
+use super::ascii_len;
 use crate::error::ParseError;
 
 /// The alphabet, in ASCII order.
@@ -76,23 +76,9 @@ pub fn encode(bytes: &[u8], width: usize) -> String {
 /// [`ParseErrorKind::InvalidLength`](crate::ParseErrorKind::InvalidLength), [`ParseErrorKind::InvalidChar`](crate::ParseErrorKind::InvalidChar), or [`ParseErrorKind::Overflow`](crate::ParseErrorKind::Overflow)
 /// when the value does not fit in `out.len()` bytes.
 pub fn decode(text: &str, width: usize, out: &mut [u8]) -> Result<(), ParseError> {
-    const EXPECTED: &str = "base62 (0-9 A-Z a-z)";
-    let bytes = ascii_len(text, width, width)?;
-    out.fill(0);
-    for (i, &c) in bytes.iter().enumerate() {
-        let d = digit(c).ok_or_else(|| bad_char(text, i, EXPECTED))?;
-        // out = out * 62 + d, from the least significant byte up.
-        let mut carry = u32::from(d);
-        for b in out.iter_mut().rev() {
-            let acc = u32::from(*b) * 62 + carry;
-            *b = u8::try_from(acc & 0xff).unwrap_or(0);
-            carry = acc >> 8;
-        }
-        if carry != 0 {
-            return Err(ParseError::overflow(encode(&vec![0xff; out.len()], width)));
-        }
-    }
-    Ok(())
+    ascii_len(text, width, width)?;
+    let digit = |c| digit(c).map(usize::from);
+    super::radix_decode_by(text, ALPHABET, digit, "base62 (0-9 A-Z a-z)", width, out)
 }
 
 fn digit(c: u8) -> Option<u8> {

@@ -135,7 +135,7 @@ pub fn decode_bytes(text: &str, aliases: Aliases, out: &mut [u8]) -> Result<(), 
         ALPHABET
     };
     let digit = |b| digit(b, aliases).map(usize::from);
-    super::radix_decode_by(text, alphabet, digit, expected(aliases), out)
+    super::radix_decode_by(text, alphabet, digit, expected(aliases), 1, out)
 }
 
 /// The alphabet as errors name it.

@@ -78,15 +78,17 @@ pub fn radix_decode(
     out: &mut [u8],
 ) -> Result<(), ParseError> {
     let digit = |c: u8| alphabet.iter().position(|&a| a == c);
-    radix_decode_by(text, alphabet, digit, expected, out)
+    radix_decode_by(text, alphabet, digit, expected, 1, out)
 }
 
-/// [`radix_decode`] with `digit` telling each character's value (an alphabet with aliases).
+/// [`radix_decode`] with `digit` telling each character's value (an alphabet with aliases),
+/// and the largest value in an overflow's message padded to `max_width` digits.
 pub(crate) fn radix_decode_by(
     text: &str,
     alphabet: &[u8],
     digit: impl Fn(u8) -> Option<usize>,
     expected: &'static str,
+    max_width: usize,
     out: &mut [u8],
 ) -> Result<(), ParseError> {
     assert!(
@@ -114,7 +116,7 @@ pub(crate) fn radix_decode_by(
             return Err(ParseError::overflow(radix_encode(
                 &vec![0xff; out.len()],
                 alphabet,
-                1,
+                max_width,
             )));
         }
     }
