@@ -107,7 +107,8 @@ impl<S: Store> RangeBuilder<S> {
     /// leases nothing from that namespace, and its `next_id` fails naming both
     /// ([`StoreError::Interleave`](crate::StoreError::Interleave)). The ids end where
     /// `counter * step + offset` would pass 2^64 - 1
-    /// ([`StoreError::IdsSpent`](crate::StoreError::IdsSpent)).
+    /// ([`StoreError::IdsSpent`](crate::StoreError::IdsSpent)); from then on `next_id`
+    /// fails at once, asking the store nothing.
     #[must_use]
     pub fn interleave(mut self, step: u64, offset: u64) -> Self {
         self.step = step;

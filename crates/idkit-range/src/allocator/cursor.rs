@@ -138,9 +138,12 @@ impl Shared {
     }
 
     /// Asks the leasing thread for the next block, unless it has it or was asked already:
-    /// one notification per request, however many threads find the block spent.
+    /// one notification per request, however many threads find the block spent. Once the
+    /// interleave's ids are spent it asks no more: the store's counter only grows, so every
+    /// later block would start past the last id too.
     fn ask_leaser(&self, c: &mut Control) {
-        if !c.next_ready && !c.wanted {
+        let spent = matches!(c.last_error, Some(StoreError::IdsSpent { .. }));
+        if !c.next_ready && !c.wanted && !spent {
             c.wanted = true;
             self.to_leaser.notify_one();
         }
