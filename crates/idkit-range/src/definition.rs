@@ -35,11 +35,32 @@ pub const DEFAULT_STORE: &str = "idkit-range.sqlite3";
 impl RangeDef {
     /// The store file `options` name, or the default: [`DEFAULT_STORE`] in idkit's state
     /// directory, which outlives a reboot (a counter that starts again reissues ids).
-    pub fn store_path(options: &Options) -> PathBuf {
-        options.get("range-store").map_or_else(
-            || idkit_core::state::state_dir().join(DEFAULT_STORE),
-            PathBuf::from,
-        )
+    ///
+    /// # Errors
+    ///
+    /// [`BuildErrorKind::Unavailable`] for the default when idkit has no state directory
+    /// that outlives a reboot ([`idkit_core::state::lasting_state_dir`]: no
+    /// `IDKIT_STATE_DIR`, `XDG_STATE_HOME` or home directory, as for a system service): the
+    /// temporary directory may be emptied at boot, or at every restart of a service with a
+    /// private one.
+    pub fn store_path(options: &Options) -> Result<PathBuf, BuildError> {
+        if let Some(path) = options.get("range-store") {
+            return Ok(PathBuf::from(path));
+        }
+        let dir = idkit_core::state::lasting_state_dir().ok_or_else(|| {
+            BuildError::new(
+                BuildErrorKind::Unavailable,
+                "range",
+                format!(
+                    "no place for the default store that outlives a reboot: neither \
+                     IDKIT_STATE_DIR, XDG_STATE_HOME nor a home directory is set, and the \
+                     temporary directory may be emptied at boot (a counter that starts again \
+                     reissues ids); set IDKIT_STATE_DIR, or name a store with range-store \
+                     (for example /var/lib/idkit/{DEFAULT_STORE})"
+                ),
+            )
+        })?;
+        Ok(dir.join(DEFAULT_STORE))
     }
 }
 
@@ -107,7 +128,7 @@ impl SchemeDef for RangeDef {
             #[cfg(not(feature = "postgres"))]
             return Err(needs(url, "postgres"));
         }
-        let path = Self::store_path(options);
+        let path = Self::store_path(options)?;
         if options.get("range-store").is_none() {
             prepare_default(&path)?;
         }
