@@ -33,6 +33,10 @@ pub fn decoded_plain(scheme: &str, id: &str, decoded: &Decoded) -> String {
         "timestamp",
         match decoded.timestamp_ms {
             Some(ms) => format!("{} ({ms})", time::format_rfc3339_ms(ms)),
+            // A TypeID holds any UUID; only a UUIDv7 carries a time.
+            None if registry::find(scheme).is_ok_and(|e| e.info().time_precision_ms.is_some()) => {
+                "none (this id carries no time)".to_owned()
+            }
             None => "none (this scheme has no time field)".to_owned(),
         },
     ));
@@ -93,7 +97,25 @@ pub fn quoted(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::quoted;
+    use super::{decoded_plain, quoted};
+    use crate::registry;
+
+    /// The TypeID spec's `nil` example (typeid/spec, `valid.yml`: the nil UUID, no prefix)
+    /// is a TypeID without a time; a UUIDv4 is of a scheme without one.
+    #[test]
+    fn an_id_without_a_time_says_whether_its_scheme_has_one() {
+        let plain = |scheme: &str, id: &str| {
+            let decoded = registry::find(scheme).unwrap().codec().decode_text(id);
+            decoded_plain(scheme, id, &decoded.unwrap())
+        };
+        let typeid = plain("typeid", "00000000000000000000000000");
+        assert!(
+            typeid.contains("timestamp  none (this id carries no time)"),
+            "{typeid}"
+        );
+        let v4 = plain("uuid-v4", "f81d4fae-7dec-41d0-a765-00a0c91e6bf6");
+        assert!(v4.contains("none (this scheme has no time field)"), "{v4}");
+    }
 
     #[test]
     fn short_input_is_quoted_whole_and_long_input_by_its_start_and_length() {

@@ -307,9 +307,11 @@ fn run(command: Command, given: Options, out: &mut impl Write) -> Result<(), Fai
                     entry.name()
                 ))
             };
-            // Another form is read as bytes, then named by its canonical string.
+            // The id is named by its canonical string, whatever form was given (a ULID in
+            // lower case is printed in upper case), as the service's decode names it.
             let (canonical, decoded) = if format == Format::Canonical {
-                (id.clone(), codec.decode_text(&id).map_err(not_one)?)
+                let decoded = codec.decode_text(&id).map_err(not_one)?;
+                (codec.canonical_text(&id).map_err(not_one)?, decoded)
             } else {
                 let raw = render::parse_id(&id, format, entry.info().bits).map_err(not_one)?;
                 let decoded = codec.decode_raw(&raw).map_err(not_one)?;

@@ -238,6 +238,26 @@ fn decode_formats_agree_with_the_specs() {
     assert_eq!(canonical_of("discord", "decimal", discord), discord);
 }
 
+/// A canonical string given in another spelling is printed in its canonical one, as the
+/// service's decode prints it: a ULID in lower case (Crockford's base32 reads either case;
+/// ulid/spec's canonical form is upper case), a UUID in upper case (RFC 9562, section 4:
+/// case-insensitive on input, lower case on output).
+#[test]
+fn decode_prints_the_canonical_spelling() {
+    let id_of = |scheme: &str, id: &str| -> String {
+        let o = idkit(&["decode", scheme, id, "--json"]);
+        assert!(o.status.success(), "{scheme} {id}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        v["id"].as_str().unwrap().to_owned()
+    };
+    let ulid = "01ARZ3NDEKTSV4RRFFQ69G5FAV";
+    assert_eq!(id_of("ulid", &ulid.to_lowercase()), ulid);
+    let v7 = "017f22e2-79b0-7cc3-98c4-dc0c0c07398f";
+    assert_eq!(id_of("uuid-v7", &v7.to_uppercase()), v7);
+    let plain = stdout(&idkit(&["decode", "uuid-v7", &v7.to_uppercase()]));
+    assert!(plain.contains(&format!("id         {v7}\n")), "{plain}");
+}
+
 #[test]
 fn decode_names_the_form_it_could_not_read() {
     usage_error(
@@ -469,6 +489,49 @@ fn the_default_range_store_outlives_the_temporary_directory() {
     assert!(o.status.success(), "{}", stderr(&o));
     let next: Vec<u64> = stdout(&o).lines().map(|l| l.parse().unwrap()).collect();
     assert!(next[0] > first[2], "{first:?} then {next:?}");
+}
+
+/// A process with no state directory that outlives a reboot (no `IDKIT_STATE_DIR`,
+/// `XDG_STATE_HOME` or home directory, as a system service may run) is refused the default
+/// range store rather than given one in the temporary directory, which a reboot, or the
+/// restart of a service with a private one, empties; a store it names is used.
+#[test]
+fn without_a_lasting_state_directory_range_needs_a_store_named() {
+    let (tmp, named) = (
+        idkit_testkit::Scratch::new("idkit-homeless-tmp"),
+        idkit_testkit::Scratch::new("idkit-homeless-store"),
+    );
+    let homeless = |extra: &[&str]| {
+        idkit_cmd()
+            .args(["gen", "range"])
+            .args(extra)
+            .env_remove("IDKIT_STATE_DIR")
+            .env_remove("XDG_STATE_HOME")
+            .env_remove("HOME")
+            .env("TMPDIR", tmp.path())
+            .output()
+            .unwrap()
+    };
+    let o = homeless(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("no place for the default store that outlives a reboot"),
+        "{err}"
+    );
+    assert!(
+        err.contains("set IDKIT_STATE_DIR, or name a store with range-store"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_dir(tmp.path()).unwrap().count(),
+        0,
+        "nothing made in TMPDIR"
+    );
+    let store = named.join("ids.sqlite3");
+    let o = homeless(&["--range-store", store.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).trim(), "1");
 }
 
 #[test]
