@@ -282,10 +282,29 @@ pub fn check_distinct<T: Ord + Debug>(ids: impl IntoIterator<Item = T>) -> usize
 ///
 /// On the first check that fails.
 pub fn check_definition(def: &dyn idkit_core::SchemeDef, n: usize) {
+    check_definition_with(def, n, &idkit_core::definition::Options::default());
+}
+
+/// [`check_definition`] with the options `base` in every build: for a scheme whose default
+/// reaches outside the test (the `range` scheme's default store is the user's counter, in
+/// the user's state directory).
+///
+/// # Panics
+///
+/// On the first check that fails.
+pub fn check_definition_with(
+    def: &dyn idkit_core::SchemeDef,
+    n: usize,
+    base: &idkit_core::definition::Options,
+) {
     use idkit_core::definition::Options;
+    let with_base = |mut options: Options| {
+        options.options.extend(base.options.iter().cloned());
+        options
+    };
     let name = def.name();
     assert!(def.is_called(name) && def.is_called(&name.to_ascii_uppercase()));
-    let scheme = def.build(&Options::default()).expect("build with defaults");
+    let scheme = def.build(base).expect("build with defaults");
     assert_eq!(scheme.info(), def.info(), "{name}: published facts");
     assert_eq!(scheme.info().name, name);
     check_dyn(scheme.as_ref(), n);
@@ -303,20 +322,24 @@ pub fn check_definition(def: &dyn idkit_core::SchemeDef, n: usize) {
         );
     }
     let unknown = def
-        .build(&Options::default().field("no-such-field", 1))
+        .build(&with_base(Options::default().field("no-such-field", 1)))
         .expect_err("an unknown field is refused");
     assert!(unknown.to_string().starts_with(name), "{unknown}");
     let unknown = def
-        .build(&Options::default().option("no-such-option", "x"))
+        .build(&with_base(Options::default().option("no-such-option", "x")))
         .expect_err("an unknown option is refused");
     assert!(unknown.to_string().contains("no-such-option"), "{unknown}");
     let identity = def.identity();
     for field in &identity {
-        def.build(&Options::default().field(field.name, field.max()))
-            .unwrap_or_else(|e| panic!("{name}: {} = max: {e}", field.name));
+        def.build(&with_base(
+            Options::default().field(field.name, field.max()),
+        ))
+        .unwrap_or_else(|e| panic!("{name}: {} = max: {e}", field.name));
         if field.bits < 64 {
             let err = def
-                .build(&Options::default().field(field.name, field.max() + 1))
+                .build(&with_base(
+                    Options::default().field(field.name, field.max() + 1),
+                ))
                 .err();
             assert!(err.is_some(), "{name}: {} = max + 1 accepted", field.name);
         }
@@ -325,7 +348,8 @@ pub fn check_definition(def: &dyn idkit_core::SchemeDef, n: usize) {
     if bits < 64 {
         let last = (1u64 << bits) - 1;
         assert_eq!(def.identity_count(), last + 1, "{name}: identity count");
-        def.build(&def.with_identity(last).unwrap()).unwrap();
+        def.build(&with_base(def.with_identity(last).unwrap()))
+            .unwrap();
         assert!(def.with_identity(last + 1).is_err());
         // identity_of reads back what with_identity spread over the fields.
         for n in [0, last / 3, last] {

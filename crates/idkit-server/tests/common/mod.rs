@@ -12,16 +12,26 @@ use idkit_snowflake::{RollbackPolicy, Snowflake, SnowflakeCodec, Twitter};
 
 /// A configuration whose static worker ids keep their state files in a directory of its
 /// own: tests run in parallel, and two services holding one static worker id in one state
-/// directory would (rightly) refuse each other. The directories are under Cargo's
-/// `target/tmp` (a service may outlive the configuration), not the system's temp directory.
+/// directory would (rightly) refuse each other. The `range` scheme, when served without a
+/// store, gets one in the same directory (its default is the user's own counter). The
+/// directories are under Cargo's `target/tmp` (a service may outlive the configuration),
+/// not the system's temp directory.
 pub fn config(toml: &str) -> Config {
     static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let mut config = Config::from_toml(toml).unwrap();
-    config.identity.state_dir = Some(
-        std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("idkit-server-state-{}-{n}", std::process::id())),
-    );
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("idkit-server-state-{}-{n}", std::process::id()));
+    let serves_range = config.schemes.is_empty()
+        || (config.schemes.iter())
+            .any(|s| idkit_all::registry::find(s).is_ok_and(|e| e.name() == "range"));
+    if serves_range && config.settings.get("range-store").is_none() {
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = dir.join("range.sqlite3");
+        config.settings =
+            std::mem::take(&mut config.settings).option("range-store", store.to_string_lossy());
+    }
+    config.identity.state_dir = Some(dir);
     config
 }
 
