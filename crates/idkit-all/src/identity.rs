@@ -116,12 +116,18 @@ pub fn build(
         }
         None => IdentitySource::fixed(entry.identity_of(&options)),
     };
+    // State files in the temporary directory (no state directory that outlives a reboot):
+    // the lock still keeps a second process off, but a reboot may take the mark with it.
+    let mut transient = None;
     let source = if source.static_worker().is_none() {
         source
     } else if config.no_state_file {
         source.with_state_dir(None)
     } else {
         let dir = config.state_dir.clone().unwrap_or_else(default_state_dir);
+        if config.state_dir.is_none() && idkit_core::state::lasting_state_dir().is_none() {
+            transient = Some(dir.clone());
+        }
         source.with_state_dir(Some(&dir))
     };
     let rest = options.options.clone();
@@ -144,9 +150,19 @@ pub fn build(
     options.options = rest;
     options.guard = Some(lease.guard());
     let scheme = entry.build(&options)?;
+    let warning = transient.map(|dir| {
+        format!(
+            "{name}: the state files of worker id {} are in {}, which a reboot may empty (no \
+             IDKIT_STATE_DIR, XDG_STATE_HOME or home directory is set): after one, nothing \
+             stops a restart with the clock behind from reissuing ids; set IDKIT_STATE_DIR or \
+             name a state directory",
+            lease.worker(),
+            dir.display()
+        )
+    });
     Ok(Built {
         scheme,
         lease: Some(lease),
-        warning: None,
+        warning,
     })
 }

@@ -532,6 +532,50 @@ fn without_a_lasting_state_directory_range_needs_a_store_named() {
     let o = homeless(&["--range-store", store.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stdout(&o).trim(), "1");
+    // A static worker id's state files go to the temporary directory, with a warning: the
+    // lock still holds, but a reboot may take the mark.
+    let o = idkit_cmd()
+        .args(["gen", "twitter", "--worker", "3"])
+        .env_remove("IDKIT_STATE_DIR")
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("HOME")
+        .env("TMPDIR", tmp.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let warning = stderr(&o);
+    assert!(
+        warning.contains(&format!(
+            "warning: snowflake-twitter: the state files of worker id 3 are in {}, which a \
+             reboot may empty",
+            tmp.join("idkit").display()
+        )),
+        "{warning}"
+    );
+    assert!(
+        tmp.join("idkit")
+            .join("snowflake-twitter-worker-3.mark")
+            .exists()
+    );
+}
+
+/// idkit's state directory follows the XDG Base Directory Specification (0.8): a relative
+/// `XDG_STATE_HOME` is invalid and ignored, and `~/.local/state` is used.
+#[test]
+fn a_relative_xdg_state_home_is_ignored() {
+    let home = idkit_testkit::Scratch::new("idkit-xdg-home");
+    let o = idkit_cmd()
+        .args(["gen", "range"])
+        .env_remove("IDKIT_STATE_DIR")
+        .env("XDG_STATE_HOME", "relative-state")
+        .env("HOME", home.path())
+        .current_dir(home.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let store = home.join(".local/state/idkit/idkit-range.sqlite3");
+    assert!(store.exists(), "no store at {}", store.display());
+    assert!(!home.join("relative-state").exists());
 }
 
 #[test]

@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-/// The platform's directory for idkit's state: `$XDG_STATE_HOME/idkit`, else
+/// The platform's directory for idkit's state: `$XDG_STATE_HOME/idkit` (an absolute path), else
 /// `~/.local/state/idkit` on Unix; `%LOCALAPPDATA%\idkit` on Windows;
 /// `~/Library/Application Support/idkit` on macOS. `IDKIT_STATE_DIR` overrides it; without
 /// a home directory it is `idkit` in the temporary directory (see [`lasting_state_dir`]).
@@ -46,9 +46,11 @@ pub fn lasting_state_dir() -> Option<PathBuf> {
     } else if cfg!(target_os = "macos") {
         home().map(|h| h.join("Library").join("Application Support"))
     } else {
+        // The XDG Base Directory Specification (0.8): a relative path in these variables is
+        // invalid and ignored.
         std::env::var_os("XDG_STATE_HOME")
-            .filter(|d| !d.is_empty())
             .map(PathBuf::from)
+            .filter(|d| d.is_absolute())
             .or_else(|| home().map(|h| h.join(".local").join("state")))
     };
     base.map(|b| b.join("idkit"))
