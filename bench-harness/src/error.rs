@@ -61,7 +61,7 @@ impl fmt::Display for Error {
             Self::Sqlite(e) => write!(f, "sqlite: {e}"),
             Self::Io { path, source } => write!(f, "{}: {source}", path.display()),
             Self::Chart(e) => write!(f, "drawing a chart: {e}"),
-            Self::Postgres(e) => write!(f, "postgres: {e}"),
+            Self::Postgres(e) => write!(f, "postgres: {}", idkit_core::with_causes(e)),
             Self::PgSetup(e) => write!(f, "postgres: {e}"),
             Self::MySql(e) => write!(f, "mysql: {e}"),
             Self::MySqlSetup(e) => write!(f, "mysql: {e}"),

@@ -582,3 +582,77 @@ impl fmt::Display for ComposeError {
 }
 
 impl std::error::Error for ComposeError {}
+
+/// `error`'s message followed by those of the errors that caused it, joined by `": "`: one
+/// line that says what failed and why. Some errors name only what failed (the `postgres`
+/// crate says "error connecting to server" and keeps "Connection refused" as its source); a
+/// cause whose message the line already holds is not repeated.
+///
+/// ```
+/// # use std::fmt;
+/// #[derive(Debug)]
+/// struct Connect(std::io::Error);
+/// impl fmt::Display for Connect {
+///     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+///         f.write_str("error connecting to server")
+///     }
+/// }
+/// impl std::error::Error for Connect {
+///     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+///         Some(&self.0)
+///     }
+/// }
+/// let e = Connect(std::io::Error::other("Connection refused"));
+/// assert_eq!(e.to_string(), "error connecting to server");
+/// assert_eq!(idkit_core::with_causes(&e), "error connecting to server: Connection refused");
+/// ```
+pub fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut line = error.to_string();
+    let mut cause = error.source();
+    while let Some(e) = cause {
+        let text = e.to_string();
+        if !text.is_empty() && !line.contains(&text) {
+            line.push_str(": ");
+            line.push_str(&text);
+        }
+        cause = e.source();
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt;
+
+    /// An error that names only what failed, its cause kept as its source.
+    #[derive(Debug)]
+    struct Failed(&'static str, Option<Box<dyn std::error::Error + 'static>>);
+
+    impl fmt::Display for Failed {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl std::error::Error for Failed {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            self.1.as_deref()
+        }
+    }
+
+    #[test]
+    fn causes_follow_the_message_once_each() {
+        let refused = Failed("Connection refused (os error 111)", None);
+        let connect = Failed("error connecting to server", Some(Box::new(refused)));
+        let io = Failed("io", Some(Box::new(connect)));
+        assert_eq!(
+            super::with_causes(&io),
+            "io: error connecting to server: Connection refused (os error 111)"
+        );
+        // A message that already holds its cause's keeps it once.
+        let inner = Failed("timed out", None);
+        let outer = Failed("lease failed: timed out", Some(Box::new(inner)));
+        assert_eq!(super::with_causes(&outer), "lease failed: timed out");
+        assert_eq!(super::with_causes(&Failed("alone", None)), "alone");
+    }
+}

@@ -66,6 +66,7 @@ pub use clock::{Clock, ManualClock, MonotonicClock, SystemClock, TickerClock};
 pub use definition::{BuildError, BuildErrorKind, Options, PlainDef, SchemeDef};
 pub use error::{
     ComposeError, ComposeErrorKind, GenerateError, GenerateErrorKind, ParseError, ParseErrorKind,
+    with_causes,
 };
 pub use raw::{MAX_ID_BYTES, RawId};
 pub use scheme::{

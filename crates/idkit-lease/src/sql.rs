@@ -409,17 +409,23 @@ mod pg {
 
     pub(crate) type PostgresBackend = SqlBackend<Redial<postgres::Client>>;
 
+    /// A PostgreSQL error as one line, with its causes: the crate's own message names only
+    /// what failed ("error connecting to server") and keeps the reason in its source.
+    fn failure(e: &postgres::Error) -> String {
+        format!("postgres: {}", idkit_core::with_causes(e))
+    }
+
     impl Dial for postgres::Client {
         fn dial(address: &str) -> Result<Self, LeaseError> {
             let mut config: postgres::Config = address
                 .parse()
-                .map_err(|e| LeaseError::invalid(format!("postgres: {e}")))?;
+                .map_err(|e| LeaseError::invalid(failure(&e)))?;
             if config.get_connect_timeout().is_none() {
                 config.connect_timeout(std::time::Duration::from_secs(2));
             }
             let mut client = config
                 .connect(postgres::NoTls)
-                .map_err(|e| LeaseError::unreachable(format!("postgres: {e}")))?;
+                .map_err(|e| LeaseError::unreachable(failure(&e)))?;
             // Concurrent CREATE TABLE IF NOT EXISTS can race in the catalog; the table
             // then exists, which is all we need.
             if let Err(e) = client.batch_execute(&schema("TEXT", "")) {
@@ -428,7 +434,7 @@ mod pg {
                     .ok()
                     .and_then(|row| row.get(0));
                 if exists.is_none() {
-                    return Err(LeaseError::unreachable(format!("postgres: {e}")));
+                    return Err(LeaseError::unreachable(failure(&e)));
                 }
             }
             Ok(client)
@@ -444,7 +450,7 @@ mod pg {
             if e.is_closed() || e.as_db_error().is_none() {
                 self.conn = None;
             }
-            LeaseError::unreachable(format!("postgres: {e}"))
+            LeaseError::unreachable(failure(e))
         }
     }
 
@@ -496,6 +502,32 @@ mod pg {
                 .iter()
                 .map(|r| (0..r.len()).map(|i| r.get::<_, i64>(i)).collect())
                 .collect())
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::Dial;
+
+        /// A refused connection says why: the postgres crate's error names only what failed
+        /// ("error connecting to server") and keeps the reason in its source.
+        #[test]
+        fn a_refused_connection_says_why() {
+            // A loopback port nothing listens on any longer.
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .unwrap()
+                .port();
+            let url = format!("postgres://idkit@127.0.0.1:{port}/idkit");
+            let Err(e) = postgres::Client::dial(&url) else {
+                panic!("connected to {url}");
+            };
+            let e = e.to_string();
+            assert!(
+                e.starts_with("postgres: error connecting to server: "),
+                "{e}"
+            );
+            assert!(e.to_lowercase().contains("refused"), "{e}");
         }
     }
 }

@@ -33,6 +33,12 @@ const INTERLEAVE_SCHEMA: &str = "CREATE TABLE IF NOT EXISTS idkit_range_interlea
     id_offset BIGINT NOT NULL
 )";
 
+/// A PostgreSQL error as one line, with its causes: the crate's own message names only
+/// what failed ("error connecting to server") and keeps the reason in its source.
+fn failure(e: &postgres::Error) -> String {
+    format!("postgres: {}", idkit_core::with_causes(e))
+}
+
 impl PostgresStore {
     /// A store reached with libpq-style `params` (`host=127.0.0.1 port=5432 user=ids`).
     /// Connects lazily: a store that is down now is not an error until a lease.
@@ -45,7 +51,7 @@ impl PostgresStore {
 
     fn connect(&self) -> Result<postgres::Client, StoreError> {
         let mut client = postgres::Client::connect(&self.params, postgres::NoTls)
-            .map_err(|e| StoreError::Unreachable(format!("postgres: {e}")))?;
+            .map_err(|e| StoreError::Unreachable(failure(&e)))?;
         // Concurrent `CREATE TABLE IF NOT EXISTS` can race in PostgreSQL (a unique
         // violation in the catalog); the table then exists, which is all we need.
         for (table, schema) in [
@@ -58,7 +64,7 @@ impl PostgresStore {
                     .ok()
                     .and_then(|row| row.get(0));
                 if exists.is_none() {
-                    return Err(StoreError::Unreachable(format!("postgres: {e}")));
+                    return Err(StoreError::Unreachable(failure(&e)));
                 }
             }
         }
@@ -93,7 +99,7 @@ impl Store for PostgresStore {
                 if e.is_closed() || e.as_db_error().is_none() {
                     *guard = None;
                 }
-                Err(StoreError::Unreachable(format!("postgres: {e}")))
+                Err(StoreError::Unreachable(failure(&e)))
             }
         }
     }
@@ -129,12 +135,34 @@ impl Store for PostgresStore {
                 if e.is_closed() || e.as_db_error().is_none() {
                     *guard = None;
                 }
-                Err(StoreError::Unreachable(format!("postgres: {e}")))
+                Err(StoreError::Unreachable(failure(&e)))
             }
         }
     }
 
     fn describe(&self) -> String {
         "postgres".to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Store, StoreError};
+
+    /// A refused connection says why: the postgres crate's error names only what failed
+    /// ("error connecting to server") and keeps the reason in its source.
+    #[test]
+    fn a_refused_connection_says_why() {
+        // A loopback port nothing listens on any longer.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .unwrap()
+            .port();
+        let store = super::PostgresStore::new(&format!("host=127.0.0.1 port={port} user=idkit"));
+        let e = store.lease("orders", 10).unwrap_err();
+        assert!(matches!(e, StoreError::Unreachable(_)), "{e:?}");
+        let e = e.to_string();
+        assert!(e.contains("postgres: error connecting to server: "), "{e}");
+        assert!(e.to_lowercase().contains("refused"), "{e}");
     }
 }
