@@ -501,10 +501,9 @@ fn without_a_lasting_state_directory_range_needs_a_store_named() {
         idkit_testkit::Scratch::new("idkit-homeless-tmp"),
         idkit_testkit::Scratch::new("idkit-homeless-store"),
     );
-    let homeless = |extra: &[&str]| {
+    let homeless = |args: &[&str]| {
         idkit_cmd()
-            .args(["gen", "range"])
-            .args(extra)
+            .args(args)
             .env_remove("IDKIT_STATE_DIR")
             .env_remove("XDG_STATE_HOME")
             .env_remove("HOME")
@@ -512,7 +511,7 @@ fn without_a_lasting_state_directory_range_needs_a_store_named() {
             .output()
             .unwrap()
     };
-    let o = homeless(&[]);
+    let o = homeless(&["gen", "range"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let err = stderr(&o);
     assert!(
@@ -529,19 +528,12 @@ fn without_a_lasting_state_directory_range_needs_a_store_named() {
         "nothing made in TMPDIR"
     );
     let store = named.join("ids.sqlite3");
-    let o = homeless(&["--range-store", store.to_str().unwrap()]);
+    let o = homeless(&["gen", "range", "--range-store", store.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stdout(&o).trim(), "1");
     // A static worker id's state files go to the temporary directory, with a warning: the
     // lock still holds, but a reboot may take the mark.
-    let o = idkit_cmd()
-        .args(["gen", "twitter", "--worker", "3"])
-        .env_remove("IDKIT_STATE_DIR")
-        .env_remove("XDG_STATE_HOME")
-        .env_remove("HOME")
-        .env("TMPDIR", tmp.path())
-        .output()
-        .unwrap();
+    let o = homeless(&["gen", "twitter", "--worker", "3"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let warning = stderr(&o);
     assert!(

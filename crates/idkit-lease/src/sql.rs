@@ -513,11 +513,7 @@ mod pg {
         /// ("error connecting to server") and keeps the reason in its source.
         #[test]
         fn a_refused_connection_says_why() {
-            // A loopback port nothing listens on any longer.
-            let port = std::net::TcpListener::bind("127.0.0.1:0")
-                .and_then(|l| l.local_addr())
-                .unwrap()
-                .port();
+            let port = idkit_testkit::closed_port();
             let url = format!("postgres://idkit@127.0.0.1:{port}/idkit");
             let Err(e) = postgres::Client::dial(&url) else {
                 panic!("connected to {url}");

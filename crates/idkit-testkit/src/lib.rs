@@ -272,6 +272,17 @@ pub fn check_distinct<T: Ord + Debug>(ids: impl IntoIterator<Item = T>) -> usize
     all.len()
 }
 
+/// A loopback port that nothing listens on: bound, read and let go, so that a connection to
+/// it is refused at once (for tests of what a client says when its server is not there).
+///
+/// # Panics
+///
+/// When no loopback port can be bound.
+pub fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+    listener.local_addr().expect("its address").port()
+}
+
 /// The checks every scheme's definition passes: the scheme it builds with default settings
 /// has the facts the definition publishes and passes [`check_dyn`]; its ids read the same
 /// through the generator-free codec; a setting it does not take is refused; each identity

@@ -153,11 +153,7 @@ mod tests {
     /// ("error connecting to server") and keeps the reason in its source.
     #[test]
     fn a_refused_connection_says_why() {
-        // A loopback port nothing listens on any longer.
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .unwrap()
-            .port();
+        let port = idkit_testkit::closed_port();
         let store = super::PostgresStore::new(&format!("host=127.0.0.1 port={port} user=idkit"));
         let e = store.lease("orders", 10).unwrap_err();
         assert!(matches!(e, StoreError::Unreachable(_)), "{e:?}");
