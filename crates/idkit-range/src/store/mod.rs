@@ -235,6 +235,33 @@ pub(crate) fn next_lease(
     Ok((Lease { first, last }, new_max))
 }
 
+/// How long one connection attempt of a server store may take when its address does not
+/// say: a host that drops packets would otherwise hold the leasing thread for the system's
+/// TCP timeout (about two minutes on Linux) on every attempt.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+pub(crate) const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// A loopback server that never answers: its listen queue is full (connections it never
+/// accepts), so the kernel drops each new connection request, as a host behind a network
+/// that drops packets. Its port, and the connections that fill the queue.
+#[cfg(all(
+    test,
+    target_os = "linux",
+    any(feature = "postgres", feature = "mysql")
+))]
+pub(crate) fn unanswered_port() -> (u16, std::net::TcpListener, Vec<std::net::TcpStream>) {
+    use std::net::{TcpListener, TcpStream};
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let held: Vec<TcpStream> = (0..1024)
+        .map_while(|_| {
+            TcpStream::connect_timeout(&addr, std::time::Duration::from_millis(500)).ok()
+        })
+        .collect();
+    assert!(held.len() < 1024, "the listen queue never filled");
+    (addr.port(), listener, held)
+}
+
 #[cfg(feature = "postgres")]
 mod postgres;
 mod sqlite;

@@ -58,7 +58,10 @@ const OUT_OF_RANGE: [u16; 2] = [1690, 1264];
 
 impl MySqlStore {
     /// A store reached at `url` (`mysql://user:password@host:3306/database`). Connects
-    /// lazily: a store that is down now is not an error until a lease.
+    /// lazily: a store that is down now is not an error until a lease. A connection attempt
+    /// gives up after 2 s unless `url` sets `tcp_connect_timeout_ms`: a host that drops
+    /// packets would otherwise hold the leasing thread for the system's TCP timeout (about
+    /// two minutes on Linux) on every attempt.
     pub fn new(url: &str) -> Self {
         Self {
             url: url.to_owned(),
@@ -70,6 +73,10 @@ impl MySqlStore {
         let unreachable =
             |e: &dyn std::fmt::Display| StoreError::Unreachable(format!("mysql: {e}"));
         let opts = mysql::Opts::from_url(&self.url).map_err(|e| unreachable(&e))?;
+        let timeout = opts
+            .get_tcp_connect_timeout()
+            .unwrap_or(super::CONNECT_TIMEOUT);
+        let opts = mysql::OptsBuilder::from_opts(opts).tcp_connect_timeout(Some(timeout));
         let mut conn = mysql::Conn::new(opts).map_err(|e| unreachable(&e))?;
         conn.query_drop(SCHEMA).map_err(|e| unreachable(&e))?;
         conn.query_drop(INTERLEAVE_SCHEMA)
@@ -159,5 +166,25 @@ impl Store for MySqlStore {
 
     fn describe(&self) -> String {
         "mysql".to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Store, StoreError};
+
+    /// A server that never answers: the client's connect would wait for the system's TCP
+    /// timeout (about two minutes on Linux); the store gives up after its connect timeout.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_server_that_never_answers_is_given_up_on() {
+        let (port, _listener, _held) = crate::store::unanswered_port();
+        let store = super::MySqlStore::new(&format!("mysql://idkit@127.0.0.1:{port}/idkit"));
+        let started = std::time::Instant::now();
+        let e = store.lease("orders", 10).unwrap_err();
+        let took = started.elapsed();
+        assert!(matches!(e, StoreError::Unreachable(_)), "{e:?}");
+        // The connect timeout is 2 s; the system's would be two minutes.
+        assert!(took.as_secs() < 60, "gave up after {took:?}: {e}");
     }
 }

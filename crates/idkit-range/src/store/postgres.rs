@@ -3,8 +3,8 @@
 use std::sync::Mutex;
 
 use super::{
-    Interleave, Lease, Store, StoreError, check_lease, check_namespace, connection, lock,
-    next_lease,
+    CONNECT_TIMEOUT, Interleave, Lease, Store, StoreError, check_lease, check_namespace,
+    connection, lock, next_lease,
 };
 
 /// The PostgreSQL store: each lease is one `INSERT ... ON CONFLICT DO UPDATE ...
@@ -40,8 +40,11 @@ fn failure(e: &postgres::Error) -> String {
 }
 
 impl PostgresStore {
-    /// A store reached with libpq-style `params` (`host=127.0.0.1 port=5432 user=ids`).
-    /// Connects lazily: a store that is down now is not an error until a lease.
+    /// A store reached with libpq-style `params` (`host=127.0.0.1 port=5432 user=ids`) or a
+    /// `postgres://` URL. Connects lazily: a store that is down now is not an error until a
+    /// lease. A connection attempt gives up after 2 s unless `params` set `connect_timeout`:
+    /// a host that drops packets would otherwise hold the leasing thread for the system's
+    /// TCP timeout (about two minutes on Linux) on every attempt.
     pub fn new(params: &str) -> Self {
         Self {
             params: params.to_owned(),
@@ -50,8 +53,13 @@ impl PostgresStore {
     }
 
     fn connect(&self) -> Result<postgres::Client, StoreError> {
-        let mut client = postgres::Client::connect(&self.params, postgres::NoTls)
-            .map_err(|e| StoreError::Unreachable(failure(&e)))?;
+        let mut config: postgres::Config = (self.params.parse())
+            .map_err(|e: postgres::Error| StoreError::Unreachable(failure(&e)))?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        let mut client =
+            (config.connect(postgres::NoTls)).map_err(|e| StoreError::Unreachable(failure(&e)))?;
         // Concurrent `CREATE TABLE IF NOT EXISTS` can race in PostgreSQL (a unique
         // violation in the catalog); the table then exists, which is all we need.
         for (table, schema) in [
@@ -160,5 +168,21 @@ mod tests {
         let e = e.to_string();
         assert!(e.contains("postgres: error connecting to server: "), "{e}");
         assert!(e.to_lowercase().contains("refused"), "{e}");
+    }
+
+    /// A server that never answers: the client's connect would wait for the system's TCP
+    /// timeout (about two minutes on Linux); the store gives up after its connect timeout.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_server_that_never_answers_is_given_up_on() {
+        let (port, _listener, _held) = crate::store::unanswered_port();
+        let store = super::PostgresStore::new(&format!("host=127.0.0.1 port={port} user=idkit"));
+        let started = std::time::Instant::now();
+        let e = store.lease("orders", 10).unwrap_err();
+        let took = started.elapsed();
+        assert!(matches!(e, StoreError::Unreachable(_)), "{e:?}");
+        // The connect timeout is 2 s; the system's would be two minutes.
+        assert!(took.as_secs() < 60, "gave up after {took:?}: {e}");
+        assert!(e.to_string().contains("error connecting to server"), "{e}");
     }
 }
