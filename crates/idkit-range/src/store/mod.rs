@@ -241,25 +241,37 @@ pub(crate) fn next_lease(
 #[cfg(any(feature = "postgres", feature = "mysql"))]
 pub(crate) const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// A loopback server that never answers: its listen queue is full (connections it never
-/// accepts), so the kernel drops each new connection request, as a host behind a network
-/// that drops packets. Its port, and the connections that fill the queue.
+/// Checks that the store `at(port)` gives up a server that never answers: a loopback
+/// listener whose listen queue is full (connections it never accepts), so that the kernel
+/// drops each new connection request, as for a host behind a network that drops packets.
+/// The client's connect would wait for the system's TCP timeout (about two minutes on
+/// Linux); the lease must fail [`StoreError::Unreachable`] well within a minute. Returns
+/// the error.
 #[cfg(all(
     test,
     target_os = "linux",
     any(feature = "postgres", feature = "mysql")
 ))]
-pub(crate) fn unanswered_port() -> (u16, std::net::TcpListener, Vec<std::net::TcpStream>) {
+pub(crate) fn gives_up_a_silent_server<S: Store>(at: impl Fn(u16) -> S) -> StoreError {
     use std::net::{TcpListener, TcpStream};
+    use std::time::{Duration, Instant};
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     let held: Vec<TcpStream> = (0..1024)
-        .map_while(|_| {
-            TcpStream::connect_timeout(&addr, std::time::Duration::from_millis(500)).ok()
-        })
+        .map_while(|_| TcpStream::connect_timeout(&addr, Duration::from_millis(500)).ok())
         .collect();
     assert!(held.len() < 1024, "the listen queue never filled");
-    (addr.port(), listener, held)
+    let store = at(addr.port());
+    let started = Instant::now();
+    let e = store.lease("orders", 10).unwrap_err();
+    let took = started.elapsed();
+    assert!(matches!(e, StoreError::Unreachable(_)), "{e:?}");
+    // The stores' connect timeout is 2 s; the system's would be two minutes.
+    assert!(
+        took < Duration::from_secs(60),
+        "gave up after {took:?}: {e}"
+    );
+    e
 }
 
 #[cfg(feature = "postgres")]
