@@ -551,6 +551,35 @@ fn without_a_lasting_state_directory_range_needs_a_store_named() {
     );
 }
 
+/// `--range-store` takes a SQLite file as `--identity` does, `sqlite:///PATH`, as well as its
+/// path; an empty one is refused (SQLite would open a private temporary database: a counter
+/// that starts again at every run).
+#[test]
+fn range_store_takes_a_sqlite_url_and_refuses_an_empty_one() {
+    let dir = idkit_testkit::Scratch::new("idkit-range-url");
+    let file = dir.join("ids.sqlite3");
+    let url = format!("sqlite://{}", file.display());
+    let ids = |store: &str| {
+        let o = idkit(&["gen", "range", "-n", "2", "--range-store", store]);
+        assert!(o.status.success(), "{store}: {}", stderr(&o));
+        stdout(&o)
+            .lines()
+            .map(|l| l.parse().unwrap())
+            .collect::<Vec<u64>>()
+    };
+    let first = ids(&url);
+    assert!(file.exists(), "{url} made no {}", file.display());
+    // The same counter, named by its path.
+    let next = ids(file.to_str().unwrap());
+    assert!(next[0] > first[1], "{first:?} then {next:?}");
+    for empty in ["", "sqlite://"] {
+        usage_error(
+            &["gen", "range", "--range-store", empty],
+            "range-store names no store: expected a SQLite file, sqlite:///PATH",
+        );
+    }
+}
+
 /// idkit's state directory follows the XDG Base Directory Specification (0.8): a relative
 /// `XDG_STATE_HOME` is invalid and ignored, and `~/.local/state` is used.
 #[test]

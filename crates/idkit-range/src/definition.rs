@@ -22,10 +22,10 @@ pub static DEFINITION: RangeDef = RangeDef;
 const OPTIONS: &[OptionSpec] = &[OptionSpec {
     name: "range-store",
     value: "PATH|URL",
-    help: "the range allocator's store: a SQLite file (default: idkit-range.sqlite3 in \
-           idkit's state directory, $IDKIT_STATE_DIR or ~/.local/state/idkit, shared by every \
-           process of this host that uses the default), or postgres://... or mysql://... \
-           shared by many hosts",
+    help: "the range allocator's store: a SQLite file or sqlite:///PATH (default: \
+           idkit-range.sqlite3 in idkit's state directory, $IDKIT_STATE_DIR or \
+           ~/.local/state/idkit, shared by every process of this host that uses the default), \
+           or postgres://... or mysql://... shared by many hosts",
 }];
 
 /// The default store's file name, in idkit's state directory
@@ -33,18 +33,30 @@ const OPTIONS: &[OptionSpec] = &[OptionSpec {
 pub const DEFAULT_STORE: &str = "idkit-range.sqlite3";
 
 impl RangeDef {
-    /// The store file `options` name, or the default: [`DEFAULT_STORE`] in idkit's state
+    /// The store file `options` name (a path, or `sqlite:///PATH`), or the default: [`DEFAULT_STORE`] in idkit's state
     /// directory, which outlives a reboot (a counter that starts again reissues ids).
     ///
     /// # Errors
     ///
-    /// [`BuildErrorKind::Unavailable`] for the default when idkit has no state directory
+    /// [`BuildErrorKind::InvalidValue`] for a `range-store` that names no file (empty, or
+    /// `sqlite://` alone); [`BuildErrorKind::Unavailable`] for the default when idkit has no
+    /// state directory
     /// that outlives a reboot ([`idkit_core::state::lasting_state_dir`]: no
     /// `IDKIT_STATE_DIR`, `XDG_STATE_HOME` or home directory, as for a system service): the
     /// temporary directory may be emptied at boot, or at every restart of a service with a
     /// private one.
     pub fn store_path(options: &Options) -> Result<PathBuf, BuildError> {
         if let Some(path) = options.get("range-store") {
+            // `sqlite:///PATH`, as `--identity` takes a SQLite file, is the file PATH.
+            let path = path.strip_prefix("sqlite://").unwrap_or(path);
+            if path.is_empty() {
+                // SQLite would open a private temporary database: a counter of its own.
+                return Err(BuildError::invalid(
+                    "range",
+                    "range-store names no store: expected a SQLite file, sqlite:///PATH, \
+                     postgres://... or mysql://...",
+                ));
+            }
             return Ok(PathBuf::from(path));
         }
         let dir = idkit_core::state::lasting_state_dir().ok_or_else(|| {
