@@ -20,8 +20,8 @@
 //! kind. [`ManualClock`] waits by moving itself forward, so tests never sleep.
 
 use std::fmt::Debug;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// A source of Unix-millisecond timestamps.
@@ -274,25 +274,56 @@ fn start_ticker() {
         let anchor_ms = wall_ms();
         let anchor = Instant::now();
         TICKER_NOW_MS.store(anchor_ms, Ordering::Relaxed);
-        // One thread per process, for the life of the process: it wakes once a
-        // millisecond, which costs far less than a clock read per id at millions of ids
-        // per second.
-        let spawned = std::thread::Builder::new()
-            .name("idkit-ticker".into())
-            .spawn(move || {
-                loop {
-                    let elapsed = advance(anchor_ms, anchor).saturating_sub(anchor_ms);
-                    // Sleep to the next millisecond boundary, not for a fixed 1 ms, so the
-                    // ticker does not drift behind by the scheduler's overshoot.
-                    let next = Duration::from_millis(elapsed + 1);
-                    std::thread::sleep(next.saturating_sub(anchor.elapsed()));
-                }
-            });
-        if let Err(e) = spawned {
+        if let Err(e) = spawn_ticker(anchor_ms, anchor) {
             panic!("idkit: cannot start the ticker thread: {e}");
         }
         (anchor_ms, anchor)
     });
+}
+
+/// The process the ticker thread runs in (0 before it starts): a forked child finds its
+/// parent's here and has no ticker thread.
+static TICKER_PROCESS: AtomicU32 = AtomicU32::new(0);
+
+/// Starts the ticker thread of this process on the anchor.
+fn spawn_ticker(anchor_ms: u64, anchor: Instant) -> std::io::Result<()> {
+    // One thread per process, for the life of the process: it wakes once a millisecond,
+    // which costs far less than a clock read per id at millions of ids per second.
+    std::thread::Builder::new()
+        .name("idkit-ticker".into())
+        .spawn(move || {
+            loop {
+                let elapsed = advance(anchor_ms, anchor).saturating_sub(anchor_ms);
+                // Sleep to the next millisecond boundary, not for a fixed 1 ms, so the
+                // ticker does not drift behind by the scheduler's overshoot.
+                let next = Duration::from_millis(elapsed + 1);
+                std::thread::sleep(next.saturating_sub(anchor.elapsed()));
+            }
+        })?;
+    TICKER_PROCESS.store(std::process::id(), Ordering::Relaxed);
+    Ok(())
+}
+
+/// Starts a ticker thread in a child process made by `fork`, which has its parent's ticker
+/// time but not its thread (only the thread that called `fork` is copied); nothing when the
+/// ticker was never started or already runs in this process. See [`crate::after_fork`].
+///
+/// # Errors
+///
+/// The operating system refused to start the thread.
+pub(crate) fn restart_ticker_after_fork() -> std::io::Result<()> {
+    static RESTART: Mutex<()> = Mutex::new(());
+    let _one_at_a_time = RESTART.lock().unwrap_or_else(PoisonError::into_inner);
+    match TICKER_ANCHOR.get() {
+        Some(&(anchor_ms, anchor))
+            if TICKER_PROCESS.load(Ordering::Relaxed) != std::process::id() =>
+        {
+            // The parent's last reading may be old: bring the time up to now first.
+            advance(anchor_ms, anchor);
+            spawn_ticker(anchor_ms, anchor)
+        }
+        _ => Ok(()),
+    }
 }
 
 /// A monotonic millisecond clock read from memory: a background thread (one per process,
@@ -308,9 +339,9 @@ fn start_ticker() {
 ///
 /// It is the default clock of every idkit generator: a read costs about a nanosecond against
 /// about 20 for [`MonotonicClock`] (`bench-harness`'s `scaling` group), for one thread per
-/// process that wakes once a millisecond. A forked child process has no ticker thread (only
-/// the thread that called `fork` survives): its ticker time advances only when a generator
-/// waits; give generators in such a process a [`MonotonicClock`].
+/// process that wakes once a millisecond. A child process made by `fork` has no ticker
+/// thread (only the thread that called `fork` is copied), so its time would stand still:
+/// [`crate::after_fork`] starts one there.
 ///
 /// # Panics
 ///

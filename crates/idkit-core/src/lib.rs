@@ -28,6 +28,7 @@
 //!   `fill_raw` await a spent sequence's next tick, or a range store's next block, on
 //!   tokio's timer instead of blocking an executor thread; generators wait through
 //!   [`nonblocking::wait_for`], which is where the waits are deferred.
+//! * [`after_fork`]: what a child process made by `fork` calls before it makes ids.
 //! * [`codec`]: decimal, hex, Crockford base32 and base62, all strict.
 //! * [`id`] and [`column`](mod@column): id types where applications keep them: [`id::IdType`], typed
 //!   [`id::Id<M, T>`](id::Id), serde and every database driver's impls written once over
@@ -73,3 +74,45 @@ pub use scheme::{
     Alphabet, Codec, CodecOnly, Compose, Coordination, Decoded, DynCodec, DynScheme, Erased,
     FieldValue, GeneratorStats, IdScheme, SchemeInfo,
 };
+
+/// Makes a child process made by `fork` (without `exec`) safe for ids: call it in the child
+/// before the child makes any, then build the child's generators anew.
+///
+/// The child starts as a copy of its parent's memory with one thread, the one that called
+/// `fork`. Two things idkit keeps for the whole process come across wrong:
+///
+/// * the thread's random generator (`idkit_core::random`, feature `rand`) is the parent's, so the
+///   child would draw the bits the parent draws next: the same UUIDv4s, KSUIDs, and counter
+///   starts of UUIDv7, ULID and TypeID. RFC 9562, section 6.9, asks for a CSPRNG "properly
+///   reseeded upon state changes, such as process forks". `after_fork` drops it; the next
+///   draw seeds a new one from the operating system.
+/// * the ticker thread behind [`TickerClock`], every generator's default clock, is not
+///   copied, so the child's time would stand still. `after_fork` starts one in the child.
+///
+/// Generators made before the fork still hold the parent's state: the millisecond and
+/// counter they are at (a UUIDv7 or ULID generator would repeat the parent's ids of that
+/// millisecond), a Snowflake generator's worker id, a range allocator's leased block (and
+/// not its leasing thread). The child makes its own, with a worker id of its own where the
+/// scheme has one.
+///
+/// idkit cannot notice a fork by itself: that would take a system call per id (`getpid`) or
+/// a fork handler registered through unsafe code, which idkit does not use. In a process
+/// that did not fork, `after_fork` only reseeds the calling thread's generator.
+///
+/// # Errors
+///
+/// The operating system refused to start the ticker thread (only where one ran before the
+/// fork); ids on [`TickerClock`] would then carry the time of the fork.
+///
+/// # Examples
+///
+/// ```
+/// // In the child, right after fork() returned 0:
+/// idkit_core::after_fork()?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn after_fork() -> std::io::Result<()> {
+    #[cfg(feature = "rand")]
+    random::forget_this_thread();
+    clock::restart_ticker_after_fork()
+}

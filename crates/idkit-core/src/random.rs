@@ -1,6 +1,7 @@
 //! The random source of idkit's random schemes (UUID, ULID, KSUID): a ChaCha8 generator (a
 //! user-space CSPRNG) per thread, seeded from the operating system once, when the thread
-//! first asks. After that no id costs a system call.
+//! first asks. After that no id costs a system call. A child process made by `fork` starts
+//! with a copy of it: call [`crate::after_fork`] there first.
 //!
 //! Why ChaCha8 rather than the ChaCha12 of `rand`'s `ChaCha8Rng` and `ThreadRng`: no attack
 //! reaches beyond 7 rounds, 8 rounds is the margin Aumasson's "Too Much Crypto" (2019)
@@ -157,6 +158,13 @@ fn with_rng<T>(f: impl FnOnce(&mut ChaCha8Rng) -> T) -> Result<T, GenerateError>
             }
         }
     })
+}
+
+/// Drops this thread's generator, so that its next draw seeds a new one from the operating
+/// system: in a child process made by `fork`, whose copy of the parent's generator would
+/// draw the parent's next bits. See [`crate::after_fork`].
+pub(crate) fn forget_this_thread() {
+    RNG.with(|cell| cell.borrow_mut().take());
 }
 
 /// Seeds a generator from the operating system: once per thread, off the hot path.
