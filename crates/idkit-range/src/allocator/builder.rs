@@ -204,9 +204,15 @@ impl<S: Store> RangeBuilder<S> {
         // Epoch 0 is an empty block: the first draw switches to epoch 1 once leased.
         shared.slots[0].publish(0, 0, 0, 0);
         let worker = Arc::clone(&shared);
+        let (leaser_done, leaser_gone) = std::sync::mpsc::channel::<()>();
         std::thread::Builder::new()
             .name("idkit-range-lease".to_owned())
-            .spawn(move || worker.lease_loop())
+            .spawn(move || {
+                worker.lease_loop();
+                // Let go of the store first: the allocator's drop waits for the second.
+                drop(worker);
+                drop(leaser_done);
+            })
             .map_err(|e| RangeConfigError::Invalid {
                 setting: "thread",
                 message: format!("cannot start the leasing thread: {e}"),
@@ -214,6 +220,7 @@ impl<S: Store> RangeBuilder<S> {
         Ok(RangeAllocator {
             shared,
             key: KEYS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            leaser_gone: Mutex::new(leaser_gone),
         })
     }
 }

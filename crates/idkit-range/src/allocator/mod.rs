@@ -5,7 +5,8 @@
 use std::cell::RefCell;
 use std::fmt;
 
-use std::sync::Arc;
+use std::sync::mpsc::Receiver;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use idkit_core::{Alphabet, Coordination, GenerateError, IdScheme, SchemeInfo};
@@ -63,11 +64,16 @@ pub struct RangeStats {
 ///
 /// Each thread takes up to 64 ids from the shared cursor at once and hands them out from a
 /// thread-local cache, so threads do not contend per id. Ids a thread has cached but not
-/// used when it exits, or when the allocator is dropped, become gaps.
+/// used when it exits, or when the allocator is dropped, become gaps. Dropping it closes
+/// its store before `drop` returns (waiting at most the configured `wait` for a lease in
+/// flight).
 pub struct RangeAllocator {
     shared: Arc<Shared>,
     /// Distinguishes this allocator in the thread-local caches.
     key: u64,
+    /// Disconnected once the leasing thread has let go of the store: dropping the allocator
+    /// waits for it.
+    leaser_gone: Mutex<Receiver<()>>,
 }
 
 /// One thread's cached run of ids of one allocator: `next`, `next + step`, ... (`left` of
@@ -171,8 +177,18 @@ impl RangeAllocator {
 }
 
 impl Drop for RangeAllocator {
+    /// Stops the leasing thread and waits until it has let go of the store (at most the
+    /// configured wait, for a lease in flight), so that the store closes with the allocator:
+    /// a SQLite file is checkpointed and its `-wal` file removed before `drop` returns,
+    /// rather than while the process exits.
     fn drop(&mut self) {
         self.shared.shut_down();
+        let gone = self
+            .leaser_gone
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
+        // Disconnected (or timed out, with a lease still in flight): either way, done.
+        let _ = gone.recv_timeout(self.shared.wait);
     }
 }
 
