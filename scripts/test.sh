@@ -83,8 +83,13 @@ trap 'scripts/pg-cluster.sh stop "$PG_DIR" >/dev/null 2>&1 || true; rm -rf "$PG_
 export IDKIT_TEST_PG="host=127.0.0.1 port=$PG_PORT user=postgres"
 export IDKIT_TEST_PG_DIR="$PG_DIR"
 cargo test -p idkit-range --features live-tests --test postgres
-# The outage test stops and restarts the server, so it runs on its own.
-cargo test -p idkit-range --features live-tests --test postgres -- --ignored
+# The outage test stops and restarts the server and the partition test drops packets to it
+# (iptables, installed when missing), so they run on their own, one after the other.
+if ! command -v iptables >/dev/null; then
+    echo "==> installing iptables (Debian package)"
+    (apt-get install -y iptables || (apt-get update && apt-get install -y iptables)) >/dev/null
+fi
+cargo test -p idkit-range --features live-tests --test postgres -- --ignored --test-threads 1
 
 step "worker-id leases against real PostgreSQL, MariaDB and etcd servers, and the drills"
 # Installs Debian's etcd-server and faketime when missing; a throwaway etcd on loopback.
@@ -132,8 +137,8 @@ cargo run -q -p idkit-example-orm --example sea_orm
 
 step "range allocator against the real MariaDB server (Leaf's segment table)"
 cargo test -p idkit-range --features live-tests --test mysql
-# The outage test stops and restarts the server, so it runs on its own.
-cargo test -p idkit-range --features live-tests --test mysql -- --ignored
+# The outage and partition tests, on their own, one after the other (as for PostgreSQL).
+cargo test -p idkit-range --features live-tests --test mysql -- --ignored --test-threads 1
 
 step "the example service (examples/axum-sqlx) end to end on PostgreSQL and SQLite"
 cargo test -p idkit-example-axum-sqlx --features live-tests

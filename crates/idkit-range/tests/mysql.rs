@@ -17,8 +17,12 @@ fn url() -> String {
     )
 }
 
+/// The store over TCP: on loopback the mysql crate would otherwise move to the server's Unix
+/// socket (`prefer_socket`), where the partition test's dropped packets never reach it.
 fn store() -> MySqlStore {
-    MySqlStore::new(&url())
+    let url = url();
+    let sep = if url.contains('?') { '&' } else { '?' };
+    MySqlStore::new(&format!("{url}{sep}prefer_socket=false"))
 }
 
 fn corrupt(ns: &str) {
@@ -40,7 +44,27 @@ fn server(action: &str) {
     assert!(status.success(), "mariadb-server.sh {action} failed");
 }
 
-server_suite!(child: mysql_child_process_entry, store: store, corrupt: corrupt, server: server);
+/// The server's port, from `IDKIT_TEST_MYSQL_URL` (`mysql://user@127.0.0.1:PORT/db`).
+fn port() -> u16 {
+    let url = url();
+    let authority = url
+        .split('/')
+        .nth(2)
+        .expect("IDKIT_TEST_MYSQL_URL names no host");
+    let port = authority
+        .rsplit(':')
+        .next()
+        .expect("IDKIT_TEST_MYSQL_URL names no port");
+    port.parse().expect("IDKIT_TEST_MYSQL_URL's port")
+}
+
+server_suite!(
+    child: mysql_child_process_entry,
+    store: store,
+    corrupt: corrupt,
+    server: server,
+    port: port
+);
 
 /// Two allocators on two connections take blocks at once from one namespace: the blocks
 /// never overlap (the statement and `LAST_INSERT_ID` on one connection), checked on the

@@ -37,4 +37,20 @@ fn cluster(action: &str) {
     assert!(status.success(), "pg-cluster.sh {action} failed");
 }
 
-server_suite!(child: pg_child_process_entry, store: store, corrupt: corrupt, server: cluster);
+/// The server's port, from `IDKIT_TEST_PG`'s `port=`.
+fn port() -> u16 {
+    let params = params();
+    let port = params
+        .split_whitespace()
+        .find_map(|kv| kv.strip_prefix("port="))
+        .expect("IDKIT_TEST_PG names no port");
+    port.parse().expect("IDKIT_TEST_PG's port")
+}
+
+server_suite!(
+    child: pg_child_process_entry,
+    store: store,
+    corrupt: corrupt,
+    server: cluster,
+    port: port
+);

@@ -61,7 +61,9 @@ impl MySqlStore {
     /// lazily: a store that is down now is not an error until a lease. A connection attempt
     /// gives up after 2 s unless `url` sets `tcp_connect_timeout_ms`: a host that drops
     /// packets would otherwise hold the leasing thread for the system's TCP timeout (about
-    /// two minutes on Linux) on every attempt.
+    /// two minutes on Linux) on every attempt. A connection whose host stops acknowledging
+    /// what it sent is given up after 10 s unless `url` sets `tcp_user_timeout_ms`
+    /// (otherwise about 15 minutes of retransmissions on Linux).
     pub fn new(url: &str) -> Self {
         Self {
             url: url.to_owned(),
@@ -76,7 +78,12 @@ impl MySqlStore {
         let timeout = opts
             .get_tcp_connect_timeout()
             .unwrap_or(super::CONNECT_TIMEOUT);
-        let opts = mysql::OptsBuilder::from_opts(opts).tcp_connect_timeout(Some(timeout));
+        let stalled = opts
+            .get_tcp_user_timeout_ms()
+            .unwrap_or_else(|| u32::try_from(super::STALL_TIMEOUT.as_millis()).unwrap_or(u32::MAX));
+        let opts = mysql::OptsBuilder::from_opts(opts)
+            .tcp_connect_timeout(Some(timeout))
+            .tcp_user_timeout_ms(Some(stalled));
         let mut conn = mysql::Conn::new(opts).map_err(|e| unreachable(&e))?;
         conn.query_drop(SCHEMA).map_err(|e| unreachable(&e))?;
         conn.query_drop(INTERLEAVE_SCHEMA)

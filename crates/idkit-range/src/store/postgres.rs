@@ -3,8 +3,8 @@
 use std::sync::Mutex;
 
 use super::{
-    CONNECT_TIMEOUT, Interleave, Lease, Store, StoreError, check_lease, check_namespace,
-    connection, lock, next_lease,
+    CONNECT_TIMEOUT, Interleave, Lease, STALL_TIMEOUT, Store, StoreError, check_lease,
+    check_namespace, connection, lock, next_lease,
 };
 
 /// The PostgreSQL store: each lease is one `INSERT ... ON CONFLICT DO UPDATE ...
@@ -44,7 +44,9 @@ impl PostgresStore {
     /// `postgres://` URL. Connects lazily: a store that is down now is not an error until a
     /// lease. A connection attempt gives up after 2 s unless `params` set `connect_timeout`:
     /// a host that drops packets would otherwise hold the leasing thread for the system's
-    /// TCP timeout (about two minutes on Linux) on every attempt.
+    /// TCP timeout (about two minutes on Linux) on every attempt. A connection whose host
+    /// stops acknowledging what it sent is given up after 10 s unless `params` set
+    /// `tcp_user_timeout` (otherwise about 15 minutes of retransmissions on Linux).
     pub fn new(params: &str) -> Self {
         Self {
             params: params.to_owned(),
@@ -57,6 +59,9 @@ impl PostgresStore {
             .map_err(|e: postgres::Error| StoreError::Unreachable(failure(&e)))?;
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        if config.get_tcp_user_timeout().is_none() {
+            config.tcp_user_timeout(STALL_TIMEOUT);
         }
         let mut client =
             (config.connect(postgres::NoTls)).map_err(|e| StoreError::Unreachable(failure(&e)))?;

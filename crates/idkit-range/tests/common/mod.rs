@@ -58,6 +58,96 @@ pub fn outage(
     err
 }
 
+/// Packets to a server's `port` on loopback dropped, unanswered, while this lives: the
+/// server as its clients see it when its host dies or the network between splits. Needs
+/// root and iptables (scripts/test.sh installs it).
+pub struct Partition {
+    port: u16,
+}
+
+impl Partition {
+    pub fn new(port: u16) -> Self {
+        let status = iptables("-I", port);
+        assert!(
+            status.success(),
+            "iptables -I failed ({status}): the partition test needs root"
+        );
+        Self { port }
+    }
+}
+
+impl Drop for Partition {
+    fn drop(&mut self) {
+        let status = iptables("-D", self.port);
+        if !status.success() {
+            eprintln!(
+                "iptables -D failed ({status}): packets to {} still dropped",
+                self.port
+            );
+        }
+    }
+}
+
+fn iptables(action: &str, port: u16) -> std::process::ExitStatus {
+    let port = port.to_string();
+    std::process::Command::new("iptables")
+        .args([
+            action, "INPUT", "-i", "lo", "-p", "tcp", "--dport", &port, "-j", "DROP",
+        ])
+        .status()
+        .unwrap_or_else(|e| panic!("iptables: {e} (scripts/test.sh installs it)"))
+}
+
+/// A partition every server store survives, on `a` (blocks of 10, a wait of 1 s) over the
+/// server at `port`: once `a` has leased twice over an open connection, packets to the
+/// server are dropped and `a`'s leased ids are drained, so that its next lease goes out
+/// unanswered. The leasing thread must give that lease up within 30 s (the stores give up
+/// after 10 s without an acknowledgement; the system's retransmissions would take about 15
+/// minutes); then packets flow again and `a` recovers by itself. Every id is unique and
+/// increasing. Returns how long after the partition the lease was given up.
+pub fn partition(a: &RangeAllocator, port: u16) -> Duration {
+    let mut issued = vec![a.next_id().unwrap()];
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while a.stats().leases < 2 {
+        assert!(
+            Instant::now() < deadline,
+            "the second block was never leased"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let cut = Partition::new(port);
+    let started = Instant::now();
+    let err = loop {
+        match a.next_id() {
+            Ok(id) => issued.push(id),
+            Err(e) => break e,
+        }
+        // Twenty ids were leased before the partition; many more mean it cut nothing off.
+        assert!(issued.len() < 1_000, "leases went on through the partition");
+    };
+    assert_eq!(err.kind(), GenerateErrorKind::Unavailable, "{err:?}");
+    while a.stats().store_errors == 0 {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the lease sent into the partition was not given up in 30 s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let gave_up = started.elapsed();
+    drop(cut);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let next = loop {
+        match a.next_id() {
+            Ok(id) => break id,
+            Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => panic!("did not recover after the partition: {e}"),
+        }
+    };
+    issued.push(next);
+    idkit_testkit::check_threads(vec![issued]);
+    gave_up
+}
+
 /// `threads` threads take `per` ids each from `allocators[i % len]`; returns each thread's
 /// ids in order.
 pub fn run_threads(
