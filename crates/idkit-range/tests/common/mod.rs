@@ -45,6 +45,13 @@ pub fn outage(
     assert_eq!(err.kind(), GenerateErrorKind::Unavailable, "{err:?}");
     assert!(err.to_string().contains("range store unreachable"), "{err}");
     up();
+    recovers(a, issued, patience);
+    err
+}
+
+/// Waits up to `patience` for `a`'s next id once its store is back, and checks it and
+/// every id `issued` before unique and increasing.
+fn recovers(a: &RangeAllocator, mut issued: Vec<u64>, patience: Duration) {
     let deadline = Instant::now() + patience;
     let next = loop {
         match a.next_id() {
@@ -55,7 +62,6 @@ pub fn outage(
     };
     issued.push(next);
     idkit_testkit::check_threads(vec![issued]);
-    err
 }
 
 /// Packets to a server's `port` on loopback dropped, unanswered, while this lives: the
@@ -135,16 +141,7 @@ pub fn partition(a: &RangeAllocator, port: u16) -> Duration {
     }
     let gave_up = started.elapsed();
     drop(cut);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let next = loop {
-        match a.next_id() {
-            Ok(id) => break id,
-            Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
-            Err(e) => panic!("did not recover after the partition: {e}"),
-        }
-    };
-    issued.push(next);
-    idkit_testkit::check_threads(vec![issued]);
+    recovers(a, issued, Duration::from_secs(30));
     gave_up
 }
 
