@@ -402,6 +402,15 @@ where
 #[cfg(feature = "postgres")]
 pub(crate) use pg::PostgresBackend;
 
+/// How long a server connection may leave what it sent unacknowledged before it is given up
+/// (`TCP_USER_TIMEOUT`), unless its address says (`tcp_user_timeout`, `tcp_user_timeout_ms`):
+/// once the server's host dies or the network splits, a renewal in flight would otherwise
+/// wait out the system's retransmissions, about 15 minutes on Linux, and the lease could
+/// neither learn that it is unproven nor be granted again, even after a failover. A server
+/// that is slow but up acknowledges at once.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+const STALL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 #[cfg(feature = "postgres")]
 mod pg {
     use super::{Conn, Dial, Param, Redial, SqlBackend, schema};
@@ -422,6 +431,9 @@ mod pg {
                 .map_err(|e| LeaseError::invalid(failure(&e)))?;
             if config.get_connect_timeout().is_none() {
                 config.connect_timeout(std::time::Duration::from_secs(2));
+            }
+            if config.get_tcp_user_timeout().is_none() {
+                config.tcp_user_timeout(super::STALL_TIMEOUT);
             }
             let mut client = config
                 .connect(postgres::NoTls)
@@ -547,8 +559,12 @@ mod my {
         fn dial(address: &str) -> Result<Self, LeaseError> {
             let opts = mysql::Opts::from_url(address)
                 .map_err(|e| LeaseError::invalid(format!("mysql: {e}")))?;
+            let stalled = opts.get_tcp_user_timeout_ms().unwrap_or_else(|| {
+                u32::try_from(super::STALL_TIMEOUT.as_millis()).unwrap_or(u32::MAX)
+            });
             let opts = mysql::OptsBuilder::from_opts(opts)
                 .tcp_connect_timeout(Some(std::time::Duration::from_secs(2)))
+                .tcp_user_timeout_ms(Some(stalled))
                 // Affected rows count the rows matched, as in PostgreSQL and SQLite: a
                 // renewal that writes the same expiry still says it found its row.
                 .additional_capabilities(mysql::consts::CapabilityFlags::CLIENT_FOUND_ROWS);

@@ -283,6 +283,53 @@ pub fn closed_port() -> u16 {
     listener.local_addr().expect("its address").port()
 }
 
+/// Packets to a server's `port` on loopback dropped, unanswered, while this lives: the
+/// server as its clients see it when its host dies or the network between splits (an
+/// `iptables` rule on `INPUT`, taken out again on drop).
+///
+/// # Panics
+///
+/// When `iptables` is missing or refuses the rule (it needs root; `scripts/test.sh`
+/// installs it).
+#[derive(Debug)]
+pub struct Partition {
+    port: u16,
+}
+
+impl Partition {
+    /// Starts dropping packets to `port`.
+    pub fn new(port: u16) -> Self {
+        let status = iptables("-I", port);
+        assert!(
+            status.success(),
+            "iptables -I failed ({status}): a partition needs root"
+        );
+        Self { port }
+    }
+}
+
+impl Drop for Partition {
+    fn drop(&mut self) {
+        let status = iptables("-D", self.port);
+        if !status.success() {
+            eprintln!(
+                "iptables -D failed ({status}): packets to {} are still dropped",
+                self.port
+            );
+        }
+    }
+}
+
+fn iptables(action: &str, port: u16) -> std::process::ExitStatus {
+    let port = port.to_string();
+    std::process::Command::new("iptables")
+        .args([
+            action, "INPUT", "-i", "lo", "-p", "tcp", "--dport", &port, "-j", "DROP",
+        ])
+        .status()
+        .unwrap_or_else(|e| panic!("iptables: {e} (scripts/test.sh installs it)"))
+}
+
 /// The checks every scheme's definition passes: the scheme it builds with default settings
 /// has the facts the definition publishes and passes [`check_dyn`]; its ids read the same
 /// through the generator-free codec; a setting it does not take is refused; each identity

@@ -5,7 +5,7 @@
 
 #![allow(dead_code)]
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use idkit_core::{Clock, IdScheme};
 use idkit_lease::{IdentitySource, Lease, LeaseErrorKind, LeaseState};
@@ -31,6 +31,58 @@ pub fn sql_scenario(var: &str, what: &str) {
         .unwrap_or_else(|_| panic!("{var} is not set: run scripts/test.sh, which starts {what}"));
     let ns = unique("t");
     scenario(&format!("{url}?namespace={ns}&ttl_ms=1500"));
+}
+
+/// A lease from the SQL server at `var`'s URL (`extra` added to its query; TTL 1.5 s) whose
+/// server stops answering: once the lease has renewed over an open connection, packets to
+/// the server's port are dropped. The renewal then in flight must be given up within 30 s,
+/// the lease no longer held (the backends give a connection up after 10 s without an
+/// acknowledgement; the system's retransmissions would take about 15 minutes); once packets
+/// flow again, the lease is held again. Returns how long after the partition the renewal
+/// was given up.
+pub fn sql_partition(var: &str, what: &str, extra: &str) -> Duration {
+    let url = std::env::var(var)
+        .unwrap_or_else(|_| panic!("{var} is not set: run scripts/test.sh, which starts {what}"));
+    let authority = url.split('/').nth(2).expect("the URL names no host");
+    let port: u16 = (authority.rsplit(':').next())
+        .and_then(|port| port.parse().ok())
+        .expect("the URL names no port");
+    let ns = unique("partition");
+    let source =
+        IdentitySource::parse(&format!("{url}?namespace={ns}&ttl_ms=1500{extra}")).unwrap();
+    let lease = Lease::acquire(&source, "snowflake-twitter", 4).unwrap();
+    let until = |done: &dyn Fn() -> bool, within: Duration, what: &str| {
+        let started = Instant::now();
+        while !done() {
+            assert!(started.elapsed() < within, "{what}: {:?}", lease.status());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        started.elapsed()
+    };
+    until(
+        &|| lease.status().renewals >= 1,
+        Duration::from_secs(10),
+        "never renewed",
+    );
+    let cut = idkit_testkit::Partition::new(port);
+    let gave_up = until(
+        &|| lease.status().failures >= 1,
+        Duration::from_secs(30),
+        "the renewal sent into the partition was not given up in 30 s",
+    );
+    assert_ne!(
+        lease.status().state,
+        LeaseState::Held,
+        "{:?}",
+        lease.status()
+    );
+    drop(cut);
+    until(
+        &|| lease.status().state == LeaseState::Held,
+        Duration::from_secs(30),
+        "not held again after the partition",
+    );
+    gave_up
 }
 
 fn generator(lease: &Lease) -> impl IdScheme<Id = u64> + use<> {

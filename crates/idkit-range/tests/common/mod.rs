@@ -64,46 +64,6 @@ fn recovers(a: &RangeAllocator, mut issued: Vec<u64>, patience: Duration) {
     idkit_testkit::check_threads(vec![issued]);
 }
 
-/// Packets to a server's `port` on loopback dropped, unanswered, while this lives: the
-/// server as its clients see it when its host dies or the network between splits. Needs
-/// root and iptables (scripts/test.sh installs it).
-pub struct Partition {
-    port: u16,
-}
-
-impl Partition {
-    pub fn new(port: u16) -> Self {
-        let status = iptables("-I", port);
-        assert!(
-            status.success(),
-            "iptables -I failed ({status}): the partition test needs root"
-        );
-        Self { port }
-    }
-}
-
-impl Drop for Partition {
-    fn drop(&mut self) {
-        let status = iptables("-D", self.port);
-        if !status.success() {
-            eprintln!(
-                "iptables -D failed ({status}): packets to {} still dropped",
-                self.port
-            );
-        }
-    }
-}
-
-fn iptables(action: &str, port: u16) -> std::process::ExitStatus {
-    let port = port.to_string();
-    std::process::Command::new("iptables")
-        .args([
-            action, "INPUT", "-i", "lo", "-p", "tcp", "--dport", &port, "-j", "DROP",
-        ])
-        .status()
-        .unwrap_or_else(|e| panic!("iptables: {e} (scripts/test.sh installs it)"))
-}
-
 /// A partition every server store survives, on `a` (blocks of 10, a wait of 1 s) over the
 /// server at `port`: once `a` has leased twice over an open connection, packets to the
 /// server are dropped and `a`'s leased ids are drained, so that its next lease goes out
@@ -121,7 +81,7 @@ pub fn partition(a: &RangeAllocator, port: u16) -> Duration {
         );
         std::thread::sleep(Duration::from_millis(5));
     }
-    let cut = Partition::new(port);
+    let cut = idkit_testkit::Partition::new(port);
     let started = Instant::now();
     let err = loop {
         match a.next_id() {
