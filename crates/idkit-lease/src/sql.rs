@@ -402,6 +402,12 @@ where
 #[cfg(feature = "postgres")]
 pub(crate) use pg::PostgresBackend;
 
+/// How long one connection attempt to a server may take: a host that drops packets would
+/// otherwise hold the renewing thread for the system's TCP timeout (about two minutes on
+/// Linux) on every attempt.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// How long a server connection may leave what it sent unacknowledged before it is given up
 /// (`TCP_USER_TIMEOUT`), unless its address says (`tcp_user_timeout`, `tcp_user_timeout_ms`):
 /// once the server's host dies or the network splits, a renewal in flight would otherwise
@@ -430,7 +436,7 @@ mod pg {
                 .parse()
                 .map_err(|e| LeaseError::invalid(failure(&e)))?;
             if config.get_connect_timeout().is_none() {
-                config.connect_timeout(std::time::Duration::from_secs(2));
+                config.connect_timeout(super::CONNECT_TIMEOUT);
             }
             if config.get_tcp_user_timeout().is_none() {
                 config.tcp_user_timeout(super::STALL_TIMEOUT);
@@ -563,7 +569,7 @@ mod my {
                 u32::try_from(super::STALL_TIMEOUT.as_millis()).unwrap_or(u32::MAX)
             });
             let opts = mysql::OptsBuilder::from_opts(opts)
-                .tcp_connect_timeout(Some(std::time::Duration::from_secs(2)))
+                .tcp_connect_timeout(Some(super::CONNECT_TIMEOUT))
                 .tcp_user_timeout_ms(Some(stalled))
                 // Affected rows count the rows matched, as in PostgreSQL and SQLite: a
                 // renewal that writes the same expiry still says it found its row.

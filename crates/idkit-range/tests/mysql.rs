@@ -46,16 +46,7 @@ fn server(action: &str) {
 
 /// The server's port, from `IDKIT_TEST_MYSQL_URL` (`mysql://user@127.0.0.1:PORT/db`).
 fn port() -> u16 {
-    let url = url();
-    let authority = url
-        .split('/')
-        .nth(2)
-        .expect("IDKIT_TEST_MYSQL_URL names no host");
-    let port = authority
-        .rsplit(':')
-        .next()
-        .expect("IDKIT_TEST_MYSQL_URL names no port");
-    port.parse().expect("IDKIT_TEST_MYSQL_URL's port")
+    idkit_testkit::url_port(&url())
 }
 
 server_suite!(

@@ -320,6 +320,21 @@ impl Drop for Partition {
     }
 }
 
+/// The port of a server URL (`scheme://user@host:PORT/...`), for [`Partition::new`].
+///
+/// # Panics
+///
+/// When the URL names no host or no port.
+pub fn url_port(url: &str) -> u16 {
+    let authority = url
+        .split('/')
+        .nth(2)
+        .unwrap_or_else(|| panic!("{url} names no host"));
+    (authority.rsplit(':').next())
+        .and_then(|port| port.parse().ok())
+        .unwrap_or_else(|| panic!("{url} names no port"))
+}
+
 fn iptables(action: &str, port: u16) -> std::process::ExitStatus {
     let port = port.to_string();
     std::process::Command::new("iptables")

@@ -43,10 +43,7 @@ pub fn sql_scenario(var: &str, what: &str) {
 pub fn sql_partition(var: &str, what: &str, extra: &str) -> Duration {
     let url = std::env::var(var)
         .unwrap_or_else(|_| panic!("{var} is not set: run scripts/test.sh, which starts {what}"));
-    let authority = url.split('/').nth(2).expect("the URL names no host");
-    let port: u16 = (authority.rsplit(':').next())
-        .and_then(|port| port.parse().ok())
-        .expect("the URL names no port");
+    let port = idkit_testkit::url_port(&url);
     let ns = unique("partition");
     let source =
         IdentitySource::parse(&format!("{url}?namespace={ns}&ttl_ms=1500{extra}")).unwrap();
