@@ -402,7 +402,8 @@ where
 #[cfg(feature = "postgres")]
 pub(crate) use pg::PostgresBackend;
 
-/// How long one connection attempt to a server may take: a host that drops packets would
+/// How long one connection attempt to a server may take, unless its address says
+/// (`connect_timeout`, `tcp_connect_timeout_ms`): a host that drops packets would
 /// otherwise hold the renewing thread for the system's TCP timeout (about two minutes on
 /// Linux) on every attempt.
 #[cfg(any(feature = "postgres", feature = "mysql"))]
@@ -561,21 +562,29 @@ mod my {
     /// ER_DUP_ENTRY: the row another holder inserted first.
     const DUPLICATE: u16 = 1062;
 
+    /// The connection options of `address`, with the timeouts it does not set itself
+    /// (`tcp_connect_timeout_ms`, `tcp_user_timeout_ms`) at the crate's defaults.
+    fn options(address: &str) -> Result<mysql::OptsBuilder, LeaseError> {
+        let opts = mysql::Opts::from_url(address)
+            .map_err(|e| LeaseError::invalid(format!("mysql: {e}")))?;
+        let connect = opts
+            .get_tcp_connect_timeout()
+            .unwrap_or(super::CONNECT_TIMEOUT);
+        let stalled = opts
+            .get_tcp_user_timeout_ms()
+            .unwrap_or_else(|| u32::try_from(super::STALL_TIMEOUT.as_millis()).unwrap_or(u32::MAX));
+        Ok(mysql::OptsBuilder::from_opts(opts)
+            .tcp_connect_timeout(Some(connect))
+            .tcp_user_timeout_ms(Some(stalled))
+            // Affected rows count the rows matched, as in PostgreSQL and SQLite: a
+            // renewal that writes the same expiry still says it found its row.
+            .additional_capabilities(mysql::consts::CapabilityFlags::CLIENT_FOUND_ROWS))
+    }
+
     impl Dial for mysql::Conn {
         fn dial(address: &str) -> Result<Self, LeaseError> {
-            let opts = mysql::Opts::from_url(address)
-                .map_err(|e| LeaseError::invalid(format!("mysql: {e}")))?;
-            let stalled = opts.get_tcp_user_timeout_ms().unwrap_or_else(|| {
-                u32::try_from(super::STALL_TIMEOUT.as_millis()).unwrap_or(u32::MAX)
-            });
-            let opts = mysql::OptsBuilder::from_opts(opts)
-                .tcp_connect_timeout(Some(super::CONNECT_TIMEOUT))
-                .tcp_user_timeout_ms(Some(stalled))
-                // Affected rows count the rows matched, as in PostgreSQL and SQLite: a
-                // renewal that writes the same expiry still says it found its row.
-                .additional_capabilities(mysql::consts::CapabilityFlags::CLIENT_FOUND_ROWS);
-            let mut conn =
-                Self::new(opts).map_err(|e| LeaseError::unreachable(format!("mysql: {e}")))?;
+            let mut conn = Self::new(options(address)?)
+                .map_err(|e| LeaseError::unreachable(format!("mysql: {e}")))?;
             conn.query_drop(schema("VARCHAR(255)", " ENGINE=InnoDB"))
                 .map_err(|e| LeaseError::unreachable(format!("mysql: {e}")))?;
             Ok(conn)
@@ -702,6 +711,29 @@ mod my {
                     mysql::Value::Bytes(b"x".to_vec())
                 ]
             );
+        }
+
+        #[test]
+        fn timeouts_the_address_sets_are_kept_and_the_others_defaulted() {
+            let defaulted = mysql::Opts::from(options("mysql://u@h:3306/db").unwrap());
+            assert_eq!(
+                defaulted.get_tcp_connect_timeout(),
+                Some(super::super::CONNECT_TIMEOUT)
+            );
+            assert_eq!(defaulted.get_tcp_user_timeout_ms(), Some(10_000));
+
+            let set = mysql::Opts::from(
+                options("mysql://u@h:3306/db?tcp_connect_timeout_ms=7000&tcp_user_timeout_ms=3000")
+                    .unwrap(),
+            );
+            assert_eq!(
+                set.get_tcp_connect_timeout(),
+                Some(std::time::Duration::from_secs(7))
+            );
+            assert_eq!(set.get_tcp_user_timeout_ms(), Some(3000));
+
+            let bad = options("mysql://u@h:3306/db?tcp_connect_timeout_ms=soon").unwrap_err();
+            assert!(bad.to_string().contains("mysql: "), "{bad}");
         }
     }
 }

@@ -286,11 +286,6 @@ pub fn closed_port() -> u16 {
 /// Packets to a server's `port` on loopback dropped, unanswered, while this lives: the
 /// server as its clients see it when its host dies or the network between splits (an
 /// `iptables` rule on `INPUT`, taken out again on drop).
-///
-/// # Panics
-///
-/// When `iptables` is missing or refuses the rule (it needs root; `scripts/test.sh`
-/// installs it).
 #[derive(Debug)]
 pub struct Partition {
     port: u16,
@@ -298,6 +293,11 @@ pub struct Partition {
 
 impl Partition {
     /// Starts dropping packets to `port`.
+    ///
+    /// # Panics
+    ///
+    /// When `iptables` is missing or refuses the rule (it needs root; `scripts/test.sh`
+    /// installs it).
     pub fn new(port: u16) -> Self {
         let status = iptables("-I", port);
         assert!(
