@@ -139,7 +139,8 @@ cargo run -q -p idkit-example-orm --example sea_orm
 
 step "range allocator against the real MariaDB server (Leaf's segment table)"
 cargo test -p idkit-range --features live-tests --test mysql
-# The outage and partition tests, on their own, one after the other (as for PostgreSQL).
+# The outage and partition tests, and the locked row (it sets a global of the server), on their
+# own, one after the other (as for PostgreSQL).
 cargo test -p idkit-range --features live-tests --test mysql -- --ignored --test-threads 1
 
 step "the example service (examples/axum-sqlx) end to end on PostgreSQL and SQLite"

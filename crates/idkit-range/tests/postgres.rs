@@ -54,3 +54,60 @@ server_suite!(
     server: cluster,
     port: port
 );
+
+/// An allocator on `store` that leases blocks of 10 and waits 1 s for one.
+fn small_blocks(store: PostgresStore, ns: &str) -> RangeAllocator {
+    RangeAllocator::builder(store)
+        .namespace(ns)
+        .block_size(10)
+        .max_block(10)
+        .wait(Duration::from_secs(1))
+        .build()
+        .unwrap()
+}
+
+/// Another connection with the namespace's row locked in a transaction left open; dropped,
+/// it closes its connection and the server rolls the transaction back.
+fn row_locked(ns: &str) -> postgres::Client {
+    let mut holder = postgres::Client::connect(&params(), postgres::NoTls).unwrap();
+    holder.batch_execute("BEGIN").unwrap();
+    let locked = holder
+        .execute(
+            "SELECT 1 FROM idkit_ranges WHERE namespace = $1 FOR UPDATE",
+            &[&ns],
+        )
+        .unwrap();
+    assert_eq!(locked, 1, "the namespace has no row to lock");
+    holder
+}
+
+/// Another connection holds the namespace's row locked while a lease is out: PostgreSQL
+/// waits for such a lock for ever by default (`lock_timeout` 0), so the store sets 10 s on
+/// its connection. The lease is given up then, the allocator's next id fails at once naming
+/// the lock, and once the transaction ends the allocator recovers by itself.
+#[test]
+fn a_lease_behind_a_locked_row_is_given_up_then_recovered() {
+    let ns = namespace("locked");
+    let a = small_blocks(store(), &ns);
+    let (took, named) = common::cut_off(&a, || row_locked(&ns));
+    assert!(named.to_string().contains("lock timeout"), "{named}");
+    assert!(
+        took >= Duration::from_secs(9),
+        "given up after {took:?}: {named}"
+    );
+    eprintln!("the lease behind the locked row was given up after {took:?}: {named}");
+}
+
+/// A `lock_timeout` the connection parameters set is kept (here 1 s, through `options`).
+#[test]
+fn a_lock_timeout_the_parameters_set_is_kept() {
+    let ns = namespace("locked-1s");
+    let store = PostgresStore::new(&format!("{} options='-c lock_timeout=1s'", params()));
+    let a = small_blocks(store, &ns);
+    let (took, named) = common::cut_off(&a, || row_locked(&ns));
+    assert!(named.to_string().contains("lock timeout"), "{named}");
+    assert!(
+        took < Duration::from_secs(9),
+        "given up after {took:?}: {named}"
+    );
+}

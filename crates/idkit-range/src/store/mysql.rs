@@ -63,7 +63,9 @@ impl MySqlStore {
     /// packets would otherwise hold the leasing thread for the system's TCP timeout (about
     /// two minutes on Linux) on every attempt. A connection whose host stops acknowledging
     /// what it sent is given up after 10 s unless `url` sets `tcp_user_timeout_ms`
-    /// (otherwise about 15 minutes of retransmissions on Linux).
+    /// (otherwise about 15 minutes of retransmissions on Linux). A lease waits for the
+    /// namespace's row while another connection holds it locked for the server's
+    /// `innodb_lock_wait_timeout` (50 s by default), then fails and is retried.
     pub fn new(url: &str) -> Self {
         Self {
             url: url.to_owned(),

@@ -33,6 +33,10 @@ const INTERLEAVE_SCHEMA: &str = "CREATE TABLE IF NOT EXISTS idkit_range_interlea
     id_offset BIGINT NOT NULL
 )";
 
+/// The session's `lock_timeout` when nothing has set one (0, no limit): 10 s.
+const LOCK_TIMEOUT: &str = "SELECT set_config('lock_timeout', '10s', false) \
+                            WHERE current_setting('lock_timeout') = '0'";
+
 /// A PostgreSQL error as one line, with its causes: the crate's own message names only
 /// what failed ("error connecting to server") and keeps the reason in its source.
 fn failure(e: &postgres::Error) -> String {
@@ -46,7 +50,11 @@ impl PostgresStore {
     /// a host that drops packets would otherwise hold the leasing thread for the system's
     /// TCP timeout (about two minutes on Linux) on every attempt. A connection whose host
     /// stops acknowledging what it sent is given up after 10 s unless `params` set
-    /// `tcp_user_timeout` (otherwise about 15 minutes of retransmissions on Linux).
+    /// `tcp_user_timeout` (otherwise about 15 minutes of retransmissions on Linux). A lease
+    /// waits at most 10 s for the namespace's row while another connection holds it locked
+    /// (a transaction left open on `idkit_ranges`), then fails and is retried, unless the
+    /// server, the role or `params` (`options=-c lock_timeout=...`) set `lock_timeout`
+    /// (PostgreSQL's default, 0, waits for ever).
     pub fn new(params: &str) -> Self {
         Self {
             params: params.to_owned(),
@@ -65,6 +73,12 @@ impl PostgresStore {
         }
         let mut client =
             (config.connect(postgres::NoTls)).map_err(|e| StoreError::Unreachable(failure(&e)))?;
+        // Bound the wait for a row another connection holds locked, unless a lock_timeout
+        // is set already: the allocator then hands out nothing and names nothing, for as
+        // long as the other transaction stays open.
+        client
+            .batch_execute(LOCK_TIMEOUT)
+            .map_err(|e| StoreError::Unreachable(failure(&e)))?;
         // Concurrent `CREATE TABLE IF NOT EXISTS` can race in PostgreSQL (a unique
         // violation in the catalog); the table then exists, which is all we need.
         for (table, schema) in [

@@ -65,13 +65,21 @@ fn recovers(a: &RangeAllocator, mut issued: Vec<u64>, patience: Duration) {
 }
 
 /// A partition every server store survives, on `a` (blocks of 10, a wait of 1 s) over the
-/// server at `port`: once `a` has leased twice over an open connection, packets to the
-/// server are dropped and `a`'s leased ids are drained, so that its next lease goes out
-/// unanswered. The leasing thread must give that lease up within 30 s (the stores give up
-/// after 10 s without an acknowledgement; the system's retransmissions would take about 15
-/// minutes); then packets flow again and `a` recovers by itself. Every id is unique and
-/// increasing. Returns how long after the partition the lease was given up.
+/// server at `port` (`cut_off` with packets to the server dropped): the stores give up a
+/// lease without an acknowledgement after 10 s, where the system's retransmissions would
+/// take about 15 minutes. Returns how long after the partition the lease was given up.
 pub fn partition(a: &RangeAllocator, port: u16) -> Duration {
+    cut_off(a, || idkit_testkit::Partition::new(port)).0
+}
+
+/// A lease cut off from its store, on `a` (blocks of 10, a wait of 1 s): once `a` has leased
+/// twice over an open connection, `cut` starts what holds the next lease up (what it
+/// returns ends it when dropped), and `a`'s leased ids are drained, so that its next lease
+/// goes out into it. The leasing thread must give that lease up within 30 s and `a`'s next
+/// id fail at once, naming the store's error; then the cut ends and `a` recovers by itself.
+/// Every id is unique and increasing. Returns how long after the cut the lease was given
+/// up, and that error.
+pub fn cut_off<G>(a: &RangeAllocator, cut: impl FnOnce() -> G) -> (Duration, GenerateError) {
     let mut issued = vec![a.next_id().unwrap()];
     let deadline = Instant::now() + Duration::from_secs(30);
     while a.stats().leases < 2 {
@@ -81,28 +89,30 @@ pub fn partition(a: &RangeAllocator, port: u16) -> Duration {
         );
         std::thread::sleep(Duration::from_millis(5));
     }
-    let cut = idkit_testkit::Partition::new(port);
+    let cut = cut();
     let started = Instant::now();
     let err = loop {
         match a.next_id() {
             Ok(id) => issued.push(id),
             Err(e) => break e,
         }
-        // Twenty ids were leased before the partition; many more mean it cut nothing off.
-        assert!(issued.len() < 1_000, "leases went on through the partition");
+        // Twenty ids were leased before the cut; many more mean it held nothing up.
+        assert!(issued.len() < 1_000, "leases went on through the cut");
     };
     assert_eq!(err.kind(), GenerateErrorKind::Unavailable, "{err:?}");
     while a.stats().store_errors == 0 {
         assert!(
             started.elapsed() < Duration::from_secs(30),
-            "the lease sent into the partition was not given up in 30 s"
+            "the lease sent into the cut was not given up in 30 s"
         );
         std::thread::sleep(Duration::from_millis(20));
     }
     let gave_up = started.elapsed();
+    let named = a.next_id().unwrap_err();
+    assert_eq!(named.kind(), GenerateErrorKind::Unavailable, "{named:?}");
     drop(cut);
     recovers(a, issued, Duration::from_secs(30));
-    gave_up
+    (gave_up, named)
 }
 
 /// `threads` threads take `per` ids each from `allocators[i % len]`; returns each thread's
