@@ -425,6 +425,11 @@ mod pg {
 
     pub(crate) type PostgresBackend = SqlBackend<Redial<postgres::Client>>;
 
+    /// The session's `lock_timeout` when nothing has set one (PostgreSQL's 0, no limit):
+    /// 10 s.
+    const LOCK_TIMEOUT: &str = "SELECT set_config('lock_timeout', '10s', false) \
+                                WHERE current_setting('lock_timeout') = '0'";
+
     /// A PostgreSQL error as one line, with its causes: the crate's own message names only
     /// what failed ("error connecting to server") and keeps the reason in its source.
     fn failure(e: &postgres::Error) -> String {
@@ -444,6 +449,12 @@ mod pg {
             }
             let mut client = config
                 .connect(postgres::NoTls)
+                .map_err(|e| LeaseError::unreachable(failure(&e)))?;
+            // Bound the wait for a row another connection holds locked, unless a
+            // lock_timeout is set already: a grant would otherwise wait, silent, for as long
+            // as the other transaction stays open.
+            client
+                .batch_execute(LOCK_TIMEOUT)
                 .map_err(|e| LeaseError::unreachable(failure(&e)))?;
             // Concurrent CREATE TABLE IF NOT EXISTS can race in the catalog; the table
             // then exists, which is all we need.
