@@ -149,13 +149,7 @@ fn a_lease_behind_a_locked_row_is_given_up_then_recovered() {
         .query_drop("SET GLOBAL innodb_lock_wait_timeout = 2")
         .unwrap();
     let ns = namespace("locked");
-    let a = RangeAllocator::builder(store())
-        .namespace(&ns)
-        .block_size(10)
-        .max_block(10)
-        .wait(Duration::from_secs(1))
-        .build()
-        .unwrap();
+    let a = common::small_blocks(store(), &ns);
     let (took, named) = common::cut_off(&a, || {
         let mut holder = mysql::Conn::new(mysql::Opts::from_url(&url()).unwrap()).unwrap();
         holder.query_drop("BEGIN").unwrap();

@@ -55,17 +55,6 @@ server_suite!(
     port: port
 );
 
-/// An allocator on `store` that leases blocks of 10 and waits 1 s for one.
-fn small_blocks(store: PostgresStore, ns: &str) -> RangeAllocator {
-    RangeAllocator::builder(store)
-        .namespace(ns)
-        .block_size(10)
-        .max_block(10)
-        .wait(Duration::from_secs(1))
-        .build()
-        .unwrap()
-}
-
 /// Another connection with the namespace's row locked in a transaction left open; dropped,
 /// it closes its connection and the server rolls the transaction back.
 fn row_locked(ns: &str) -> postgres::Client {
@@ -88,7 +77,7 @@ fn row_locked(ns: &str) -> postgres::Client {
 #[test]
 fn a_lease_behind_a_locked_row_is_given_up_then_recovered() {
     let ns = namespace("locked");
-    let a = small_blocks(store(), &ns);
+    let a = common::small_blocks(store(), &ns);
     let (took, named) = common::cut_off(&a, || row_locked(&ns));
     assert!(named.to_string().contains("lock timeout"), "{named}");
     assert!(
@@ -103,7 +92,7 @@ fn a_lease_behind_a_locked_row_is_given_up_then_recovered() {
 fn a_lock_timeout_the_parameters_set_is_kept() {
     let ns = namespace("locked-1s");
     let store = PostgresStore::new(&format!("{} options='-c lock_timeout=1s'", params()));
-    let a = small_blocks(store, &ns);
+    let a = common::small_blocks(store, &ns);
     let (took, named) = common::cut_off(&a, || row_locked(&ns));
     assert!(named.to_string().contains("lock timeout"), "{named}");
     assert!(

@@ -64,7 +64,18 @@ fn recovers(a: &RangeAllocator, mut issued: Vec<u64>, patience: Duration) {
     idkit_testkit::check_threads(vec![issued]);
 }
 
-/// A partition every server store survives, on `a` (blocks of 10, a wait of 1 s) over the
+/// The allocator `cut_off` takes: namespace `ns` on `store`, blocks of 10, a wait of 1 s.
+pub fn small_blocks(store: impl idkit_range::Store, ns: &str) -> RangeAllocator {
+    RangeAllocator::builder(store)
+        .namespace(ns)
+        .block_size(10)
+        .max_block(10)
+        .wait(Duration::from_secs(1))
+        .build()
+        .unwrap()
+}
+
+/// A partition every server store survives, on `a` ([`small_blocks`]) over the
 /// server at `port` (`cut_off` with packets to the server dropped): the stores give up a
 /// lease without an acknowledgement after 10 s, where the system's retransmissions would
 /// take about 15 minutes. Returns how long after the partition the lease was given up.
@@ -72,7 +83,7 @@ pub fn partition(a: &RangeAllocator, port: u16) -> Duration {
     cut_off(a, || idkit_testkit::Partition::new(port)).0
 }
 
-/// A lease cut off from its store, on `a` (blocks of 10, a wait of 1 s): once `a` has leased
+/// A lease cut off from its store, on `a` ([`small_blocks`]): once `a` has leased
 /// twice over an open connection, `cut` starts what holds the next lease up (what it
 /// returns ends it when dropped), and `a`'s leased ids are drained, so that its next lease
 /// goes out into it. The leasing thread must give that lease up within 30 s and `a`'s next

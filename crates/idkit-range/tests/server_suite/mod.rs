@@ -150,13 +150,7 @@ macro_rules! server_suite {
         #[test]
         #[ignore = "drops packets to the shared server (root, iptables); scripts/test.sh runs it with --ignored"]
         fn a_lease_cut_off_by_a_partition_is_given_up_then_recovered() {
-            let a = RangeAllocator::builder($store())
-                .namespace(&namespace("partition"))
-                .block_size(10)
-                .max_block(10)
-                .wait(Duration::from_secs(1))
-                .build()
-                .unwrap();
+            let a = common::small_blocks($store(), &namespace("partition"));
             let took = common::partition(&a, $port());
             eprintln!("the lease sent into the partition was given up after {took:?}");
         }
