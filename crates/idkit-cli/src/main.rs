@@ -179,11 +179,12 @@ struct ServeArgs {
     /// Most ids one request may ask for.
     #[arg(long)]
     max_batch: Option<u32>,
-    /// Close a connection whose request headers have not arrived within this many ms
-    /// (default 5000).
+    /// Close a connection whose request headers (on the gRPC door: its TLS handshake and
+    /// HTTP/2 preface) have not arrived within this many ms (default 5000).
     #[arg(long)]
     header_timeout_ms: Option<u64>,
-    /// Most connections open at once (default 1000; keep it below `ulimit -n`).
+    /// Most connections open at once, over both doors (default 1000; keep it below
+    /// `ulimit -n`).
     #[arg(long)]
     max_connections: Option<usize>,
     /// Runtime worker threads (default: one per core).

@@ -62,8 +62,8 @@ pub struct Config {
     /// Address to listen on, `host:port` (default `127.0.0.1:8080`).
     pub listen: String,
     /// Address of the gRPC front door (`idkit.v1`), `host:port`; none by default. A port of
-    /// its own: the HTTP door speaks HTTP/1.1 through its own accept loop (header timeouts,
-    /// the connection cap), and gRPC needs HTTP/2.
+    /// its own: the HTTP door speaks HTTP/1.1 and gRPC needs HTTP/2. Both take the
+    /// connection limits below.
     pub grpc_listen: Option<String>,
     /// TLS on both front doors: a PEM certificate chain and its PEM private key (both or
     /// neither; default: plaintext).
@@ -80,11 +80,13 @@ pub struct Config {
     /// Most ids one `?count=` request may ask for (default 10,000; at most 1,000,000).
     pub max_batch: u32,
     /// A connection whose request headers have not all arrived this many ms after it
-    /// opened (or after its previous answer) is closed (default 5,000; 100 to 600,000).
+    /// opened (or after its previous answer) is closed; on the gRPC door, one that has not
+    /// finished its TLS handshake and sent HTTP/2's connection preface by then (default
+    /// 5,000; 100 to 600,000).
     pub header_timeout_ms: u64,
-    /// Most connections open at once; one more is closed as soon as it is accepted
-    /// (default 1,000; 1 to 1,000,000). Keep it below the process's file-descriptor limit
-    /// (`ulimit -n`).
+    /// Most connections open at once, over both doors; one more is closed as soon as it is
+    /// accepted (default 1,000; 1 to 1,000,000). Keep it below the process's
+    /// file-descriptor limit (`ulimit -n`).
     pub max_connections: usize,
     /// Runtime worker threads for `idkit serve` (default: one per core). When clients run
     /// on the same cores, fewer workers cut the latency tail.

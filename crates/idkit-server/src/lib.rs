@@ -86,7 +86,8 @@ const MAX_BODY: u64 = 1024;
 ///
 /// Each connection must send its request headers within the configured `header_timeout_ms`
 /// of opening (and of its previous answer), or it is closed; at most `max_connections` are
-/// open at once, and one more is closed as soon as it is accepted. `/metrics` counts both.
+/// open at once over both doors ([`serve_grpc`]'s count too), and one more is closed as soon
+/// as it is accepted. `/metrics` counts both.
 /// (A [`Service::router`] mounted in another server has that server's limits.)
 ///
 /// # Errors
@@ -111,29 +112,18 @@ pub async fn serve(
     );
     let limits = service.limits;
     let connections = Arc::clone(&service.connections);
-    let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let tls = service.tls.as_ref().map(security::Tls::acceptor);
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let stream = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
-                Err(e) => {
-                    tracing::warn!("idkit serve: accept failed: {e}; retrying");
-                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
+            stream = accepted(&listener, "HTTP") => stream,
             () = &mut shutdown => break,
         };
-        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
-            connections.refused.fetch_add(1, Relaxed);
+        let Some(slot) = connections.admit() else {
             drop(stream);
             continue;
         };
-        connections.accepted.fetch_add(1, Relaxed);
-        connections.open.fetch_add(1, Relaxed);
         let _ = stream.set_nodelay(true);
         let connection = Connection {
             app: app.clone(),
@@ -161,7 +151,6 @@ pub async fn serve(
                     }
                 }
             }
-            connections.open.fetch_sub(1, Relaxed);
             drop(slot);
         });
     }
@@ -169,6 +158,20 @@ pub async fn serve(
     graceful.shutdown().await;
     tracing::info!("idkit serve: stopped; in-flight requests finished");
     Ok(())
+}
+
+/// The next connection `listener` accepts, for either door. A failed `accept` (say, out
+/// of file descriptors) is logged and tried again after a pause.
+async fn accepted(listener: &tokio::net::TcpListener, door: &str) -> tokio::net::TcpStream {
+    loop {
+        match listener.accept().await {
+            Ok((stream, _)) => return stream,
+            Err(e) => {
+                tracing::warn!("idkit serve: {door} accept failed: {e}; retrying");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+        }
+    }
 }
 
 /// One accepted connection of the HTTP door, to be served over plain TCP or TLS.

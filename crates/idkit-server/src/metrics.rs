@@ -316,10 +316,12 @@ mod tests {
     }
 }
 
-/// Connections accepted by [`serve`](crate::serve): how many are open, and how many were
-/// closed for the limits.
-#[derive(Debug, Default)]
+/// The connections of both front doors: the `max_connections` slots they share, how many
+/// are open, and how many were closed for the limits.
+#[derive(Debug)]
 pub(crate) struct Connections {
+    /// Free slots: `max_connections` less the connections open.
+    slots: tokio::sync::Semaphore,
     pub open: AtomicU64,
     pub accepted: AtomicU64,
     pub refused: AtomicU64,
@@ -329,6 +331,32 @@ pub(crate) struct Connections {
 }
 
 impl Connections {
+    /// `max` slots, nothing counted yet.
+    pub fn new(max: usize) -> Self {
+        Self {
+            slots: tokio::sync::Semaphore::new(max),
+            open: AtomicU64::new(0),
+            accepted: AtomicU64::new(0),
+            refused: AtomicU64::new(0),
+            header_timeouts: AtomicU64::new(0),
+            tls_failures: AtomicU64::new(0),
+        }
+    }
+
+    /// A slot for a connection either door just accepted, counted as accepted and open
+    /// until the slot is dropped; `None`, counted as refused, when every slot is taken (the
+    /// caller closes the connection at once).
+    pub fn admit(self: &Arc<Self>) -> Option<Slot> {
+        let Ok(permit) = self.slots.try_acquire() else {
+            self.refused.fetch_add(1, Relaxed);
+            return None;
+        };
+        permit.forget();
+        self.accepted.fetch_add(1, Relaxed);
+        self.open.fetch_add(1, Relaxed);
+        Some(Slot(Arc::clone(self)))
+    }
+
     pub fn write(&self, out: &mut String) {
         let families = [
             (
@@ -352,7 +380,7 @@ impl Connections {
             (
                 "idkit_header_timeouts_total",
                 "counter",
-                "Connections closed because their request headers did not arrive within header_timeout_ms.",
+                "Connections closed because their request headers (gRPC: TLS handshake and HTTP/2 preface) did not arrive within header_timeout_ms.",
                 &self.header_timeouts,
             ),
             (
@@ -369,5 +397,17 @@ impl Connections {
                 value.load(Relaxed)
             );
         }
+    }
+}
+
+/// One connection's slot ([`Connections::admit`]): dropping it frees the slot and counts
+/// the connection closed.
+#[derive(Debug)]
+pub(crate) struct Slot(Arc<Connections>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.open.fetch_sub(1, Relaxed);
+        self.0.slots.add_permits(1);
     }
 }

@@ -96,12 +96,14 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.iter().zip(b).fold(0u8, |diff, (x, y)| diff | (x ^ y)) == 0
 }
 
-/// A certificate chain and its private key, read and checked at start-up.
+/// A certificate chain and its private key, read and checked at start-up, as each door's
+/// rustls configuration.
 #[derive(Clone)]
 pub(crate) struct Tls {
-    cert_pem: Vec<u8>,
-    key_pem: Vec<u8>,
+    /// The HTTP door's: HTTP/1.1.
     config: Arc<tokio_rustls::rustls::ServerConfig>,
+    /// The gRPC door's: HTTP/2.
+    grpc: Arc<tokio_rustls::rustls::ServerConfig>,
 }
 
 impl fmt::Debug for Tls {
@@ -111,7 +113,7 @@ impl fmt::Debug for Tls {
 }
 
 impl Tls {
-    /// Reads the PEM files and builds the HTTP door's rustls configuration (HTTP/1.1).
+    /// Reads the PEM files and builds both doors' rustls configurations.
     ///
     /// # Errors
     ///
@@ -155,11 +157,12 @@ impl Tls {
                 key: "tls_key",
                 message: format!("{} does not fit {}: {e}", key.display(), cert.display()),
             })?;
+        let mut grpc = config.clone();
+        grpc.alpn_protocols = vec![b"h2".to_vec()];
         config.alpn_protocols = vec![b"http/1.1".to_vec()];
         Ok(Self {
-            cert_pem,
-            key_pem,
             config: Arc::new(config),
+            grpc: Arc::new(grpc),
         })
     }
 
@@ -168,12 +171,9 @@ impl Tls {
         tokio_rustls::TlsAcceptor::from(Arc::clone(&self.config))
     }
 
-    /// The gRPC door's configuration (tonic negotiates HTTP/2).
-    pub(crate) fn grpc(&self) -> tonic::transport::ServerTlsConfig {
-        tonic::transport::ServerTlsConfig::new().identity(tonic::transport::Identity::from_pem(
-            &self.cert_pem,
-            &self.key_pem,
-        ))
+    /// The gRPC door's acceptor (HTTP/2 by ALPN).
+    pub(crate) fn grpc_acceptor(&self) -> tokio_rustls::TlsAcceptor {
+        tokio_rustls::TlsAcceptor::from(Arc::clone(&self.grpc))
     }
 }
 

@@ -259,8 +259,8 @@ impl Service {
             max_batch: config.max_batch,
             requests: Arc::default(),
             description,
+            connections: Arc::new(Connections::new(limits.max_connections)),
             limits,
-            connections: Arc::default(),
             tokens,
             tls,
         })
@@ -292,6 +292,7 @@ impl Service {
             }
             served.push(Served::new(scheme, &[], ""));
         }
+        let limits = Limits::of(&Config::default())?;
         let description = format!(
             "schemes: {}; max batch: {max_batch}",
             served
@@ -305,8 +306,8 @@ impl Service {
             max_batch,
             requests: Arc::default(),
             description,
-            limits: Limits::of(&Config::default())?,
-            connections: Arc::default(),
+            limits,
+            connections: Arc::new(Connections::new(limits.max_connections)),
             tokens: None,
             tls: None,
         })

@@ -635,3 +635,121 @@ async fn health_follows_a_worker_id_lease_lost_and_regained() {
     s.stop().await;
     let _ = std::fs::remove_file(&db);
 }
+
+/// The value of an unlabelled metric, per the HTTP door (asked again for up to 5 s while
+/// the door refuses the connection: every slot may be taken).
+async fn metric(s: &Running, name: &str) -> u64 {
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    let text = loop {
+        match reqwest::get(format!("http://{}/metrics", s.doors.http)).await {
+            Ok(reply) => break reply.text().await.unwrap(),
+            Err(e) if std::time::Instant::now() > deadline => panic!("{e}"),
+            Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+        }
+    };
+    text.lines()
+        .find_map(|l| l.strip_prefix(&format!("{name} ")))
+        .unwrap_or_else(|| panic!("no {name} in /metrics"))
+        .parse()
+        .unwrap()
+}
+
+/// True when the server closes `stream` (end of file or a reset) within 5 s, having sent
+/// nothing.
+async fn closed_unanswered(stream: &mut tokio::net::TcpStream) -> bool {
+    use tokio::io::AsyncReadExt;
+    let mut buf = [0u8; 64];
+    match tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await {
+        Ok(Ok(n)) => n == 0,
+        Ok(Err(_)) => true,
+        Err(_) => false,
+    }
+}
+
+/// True when a new connection to the gRPC door at `addr` gets HTTP/2's SETTINGS back
+/// for its preface within 5 s; false when it is closed unanswered.
+async fn http2_answers(addr: std::net::SocketAddr) -> bool {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let _ = stream
+        .write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00")
+        .await;
+    let mut frame = [0u8; 9];
+    match tokio::time::timeout(Duration::from_secs(5), stream.read_exact(&mut frame)).await {
+        // A frame header: length (3 bytes), then the type, 4 for SETTINGS.
+        Ok(Ok(_)) => frame[3] == 4,
+        Ok(Err(_)) => false,
+        Err(_) => panic!("neither served nor closed within 5 s"),
+    }
+}
+
+/// Both doors serving `snowflake-twitter` with `limits` (TOML), their first gRPC channel
+/// checked with a call.
+async fn serving_twitter(limits: &str) -> Running {
+    let s = Running::start(configured(&format!(
+        "schemes = [\"snowflake-twitter\"]\nworker = 3\n{limits}"
+    )))
+    .await;
+    s.client()
+        .next(next_request("twitter", false))
+        .await
+        .unwrap();
+    s
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn silent_connections_are_closed_and_the_cap_spans_both_doors() {
+    use tokio::io::AsyncWriteExt;
+    let s = serving_twitter("header_timeout_ms = 500\nmax_connections = 4").await;
+
+    // A client that opens a connection and says nothing, and one that stops halfway
+    // through HTTP/2's preface: each is closed after header_timeout_ms, and counted.
+    let mut silent = tokio::net::TcpStream::connect(s.doors.grpc).await.unwrap();
+    let mut halfway = tokio::net::TcpStream::connect(s.doors.grpc).await.unwrap();
+    halfway.write_all(b"PRI * HTTP/2.0\r\n").await.unwrap();
+    assert!(closed_unanswered(&mut silent).await);
+    assert!(closed_unanswered(&mut halfway).await);
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while metric(&s, "idkit_header_timeouts_total").await < 2
+        && std::time::Instant::now() < deadline
+    {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(metric(&s, "idkit_header_timeouts_total").await, 2);
+    // The channel opened first sent its preface in time and still serves.
+    s.client()
+        .next(next_request("twitter", false))
+        .await
+        .unwrap();
+
+    s.stop().await;
+
+    // The slots span both doors: a gRPC channel and two HTTP connections that have not sent
+    // their headers yet (the timeout is long here) fill three, and the next connection to
+    // either door is closed at once, unanswered.
+    let s = serving_twitter("header_timeout_ms = 20000\nmax_connections = 3").await;
+    let mut waiting = Vec::new();
+    for _ in 0..2 {
+        waiting.push(tokio::net::TcpStream::connect(s.doors.http).await.unwrap());
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!http2_answers(s.doors.grpc).await, "the gRPC door is full");
+    let mut http = tokio::net::TcpStream::connect(s.doors.http).await.unwrap();
+    http.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .ok();
+    assert!(closed_unanswered(&mut http).await, "the HTTP door is full");
+    // A slot freed, a new connection to the gRPC door is served; so are the scrapes.
+    waiting.pop();
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while !http2_answers(s.doors.grpc).await {
+        assert!(std::time::Instant::now() < deadline, "no slot came free");
+    }
+    drop(waiting);
+    assert!(metric(&s, "idkit_connections_refused_total").await >= 2);
+    s.client()
+        .next(next_request("twitter", false))
+        .await
+        .unwrap();
+    s.stop().await;
+}

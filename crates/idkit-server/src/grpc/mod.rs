@@ -19,6 +19,8 @@ use tonic::{Request, Response, Status};
 
 use crate::{ApiError, Service};
 
+mod incoming;
+
 /// The messages, the client and the server trait generated from `idkit.v1`.
 #[allow(
     missing_docs,
@@ -426,10 +428,22 @@ async fn follow_readiness(
     report_readiness(&service, &reporter, true).await;
 }
 
+/// How often the gRPC door pings a connection that has been quiet, and how long it waits
+/// for the answer before it closes the connection.
+const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(60);
+const KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(20);
+
 /// Runs the gRPC front door of `service` on `listener` until `shutdown` completes; then
 /// open streams end with UNAVAILABLE, in-flight calls finish, and it returns. Logs one line
 /// saying where it listens and whether TLS and a token are on (and a warning when tokens are
 /// asked for without TLS).
+///
+/// Its connections take the same limits as [`serve`](crate::serve)'s: at most
+/// `max_connections` are open at once over both doors, one more is closed as soon as it is
+/// accepted, and each must finish its TLS handshake (when TLS is on) and send HTTP/2's
+/// connection preface within `header_timeout_ms`, or it is closed. `/metrics` counts them
+/// with the HTTP door's. A connection quiet for 60 s is pinged, and closed when the ping
+/// is not answered within 20 s (its peer is gone).
 ///
 /// # Errors
 ///
@@ -449,20 +463,14 @@ pub async fn serve_grpc(
         shutdown.await;
         let _ = close.send(true);
     };
-    let mut server = tonic::transport::Server::builder();
-    if let Some(tls) = &service.tls {
-        server = server
-            .tls_config(tls.grpc())
-            .map_err(std::io::Error::other)?;
-    }
-    server
+    // TLS, the connection cap and the opening's time limit are `incoming`'s.
+    tonic::transport::Server::builder()
+        // A connection idle between calls is normal for gRPC; one whose peer is gone (its
+        // host lost, no FIN or RST) would hold its slot for good without a ping.
+        .http2_keepalive_interval(Some(KEEPALIVE_INTERVAL))
+        .http2_keepalive_timeout(Some(KEEPALIVE_TIMEOUT))
         .add_routes(routes)
-        // No Nagle: a reply of a few kilobytes would otherwise wait for the client's
-        // delayed ACK (40 ms a batch here).
-        .serve_with_incoming_shutdown(
-            tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true)),
-            shutdown,
-        )
+        .serve_with_incoming_shutdown(incoming::admitted(listener, &service), shutdown)
         .await
         .map_err(std::io::Error::other)?;
     tracing::info!("idkit serve: gRPC stopped; in-flight calls finished");
