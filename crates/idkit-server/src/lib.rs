@@ -73,7 +73,7 @@ pub use service::Service;
 
 use error::{ApiError, format_error};
 use handlers::{decode, healthz, identity_status, next, not_found, readyz, schemes};
-use metrics::{Connections, Requests, SchemeCounters, error_kind, metrics_text};
+use metrics::{Connections, GrpcCalls, Requests, SchemeCounters, error_kind, metrics_text};
 
 /// Longest request path and query accepted, bytes.
 const MAX_URI: usize = 2048;

@@ -36,50 +36,65 @@ pub(crate) struct SchemeCounters {
     pub errors: [AtomicU64; GenerateErrorKind::ALL.len()],
 }
 
-/// Service-wide request counters.
+/// A latency histogram over [`BUCKETS`].
 #[derive(Debug, Default)]
-pub(crate) struct Requests {
-    /// Requests per bucket alone (the last one: above every bound); summed when written,
-    /// so a request costs one add here.
+struct Latency {
+    /// Answers per bucket alone (the last one: above every bound); summed when written,
+    /// so an answer costs one add here.
     buckets: [AtomicU64; BUCKETS.len() + 1],
     sum_nanos: AtomicU64,
-    by_class: [AtomicU64; 5],
 }
 
-impl Requests {
-    pub fn observe(&self, elapsed: Duration, status: u16) {
+impl Latency {
+    fn observe(&self, elapsed: Duration) {
         let secs = elapsed.as_secs_f64();
         let bucket = BUCKETS.partition_point(|bound| *bound < secs);
         self.buckets[bucket].fetch_add(1, Relaxed);
         let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
         self.sum_nanos.fetch_add(nanos, Relaxed);
-        let class = usize::from(status / 100).clamp(1, 5) - 1;
-        self.by_class[class].fetch_add(1, Relaxed);
     }
 
-    pub fn write(&self, out: &mut String) {
-        let _ = writeln!(
-            out,
-            "# HELP idkit_request_duration_seconds Time to answer a request.\n\
-             # TYPE idkit_request_duration_seconds histogram"
-        );
+    /// The histogram as the family `name`, described by `help`.
+    fn write(&self, out: &mut String, name: &str, help: &str) {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} histogram");
         let mut cumulative = 0;
         for (bound, bucket) in BUCKETS.iter().zip(&self.buckets) {
             cumulative += bucket.load(Relaxed);
-            let _ = writeln!(
-                out,
-                "idkit_request_duration_seconds_bucket{{le=\"{bound}\"}} {cumulative}"
-            );
+            let _ = writeln!(out, "{name}_bucket{{le=\"{bound}\"}} {cumulative}");
         }
         // The count is the buckets' total, so `+Inf` is never below a finite bucket.
         let count = cumulative + self.buckets[BUCKETS.len()].load(Relaxed);
         let sum = self.sum_nanos.load(Relaxed) as f64 / 1e9;
         let _ = writeln!(
             out,
-            "idkit_request_duration_seconds_bucket{{le=\"+Inf\"}} {count}\n\
-             idkit_request_duration_seconds_sum {sum}\n\
-             idkit_request_duration_seconds_count {count}\n\
-             # HELP idkit_requests_total Requests answered, by status class.\n\
+            "{name}_bucket{{le=\"+Inf\"}} {count}\n{name}_sum {sum}\n{name}_count {count}"
+        );
+    }
+}
+
+/// Service-wide request counters of the HTTP door.
+#[derive(Debug, Default)]
+pub(crate) struct Requests {
+    latency: Latency,
+    by_class: [AtomicU64; 5],
+}
+
+impl Requests {
+    pub fn observe(&self, elapsed: Duration, status: u16) {
+        self.latency.observe(elapsed);
+        let class = usize::from(status / 100).clamp(1, 5) - 1;
+        self.by_class[class].fetch_add(1, Relaxed);
+    }
+
+    pub fn write(&self, out: &mut String) {
+        self.latency.write(
+            out,
+            "idkit_request_duration_seconds",
+            "Time to answer a request.",
+        );
+        let _ = writeln!(
+            out,
+            "# HELP idkit_requests_total Requests answered, by status class.\n\
              # TYPE idkit_requests_total counter"
         );
         for (i, n) in self.by_class.iter().enumerate() {
@@ -89,6 +104,76 @@ impl Requests {
                 i + 1,
                 n.load(Relaxed)
             );
+        }
+    }
+}
+
+/// The id service's methods on the gRPC door, as the `method` label shows them.
+pub(crate) const GRPC_METHODS: [&str; 6] =
+    ["Next", "Batch", "Stream", "Decode", "Schemes", "Identity"];
+
+/// gRPC's status codes by number, as the `code` label shows them (the names of the gRPC
+/// status code list).
+const GRPC_CODES: [&str; 17] = [
+    "OK",
+    "CANCELLED",
+    "UNKNOWN",
+    "INVALID_ARGUMENT",
+    "DEADLINE_EXCEEDED",
+    "NOT_FOUND",
+    "ALREADY_EXISTS",
+    "PERMISSION_DENIED",
+    "RESOURCE_EXHAUSTED",
+    "FAILED_PRECONDITION",
+    "ABORTED",
+    "OUT_OF_RANGE",
+    "UNIMPLEMENTED",
+    "INTERNAL",
+    "UNAVAILABLE",
+    "DATA_LOSS",
+    "UNAUTHENTICATED",
+];
+
+/// Calls to the gRPC door's id service: the time to each answer's start (its response
+/// headers; for `Stream`, the stream's start) and its status, by method.
+#[derive(Debug, Default)]
+pub(crate) struct GrpcCalls {
+    latency: Latency,
+    by_code: [[AtomicU64; GRPC_CODES.len()]; GRPC_METHODS.len()],
+}
+
+impl GrpcCalls {
+    /// Counts a call of `GRPC_METHODS[method]` answered with `code` after `elapsed`.
+    pub fn observe(&self, method: usize, code: tonic::Code, elapsed: Duration) {
+        self.latency.observe(elapsed);
+        let code = usize::try_from(i32::from(code)).unwrap_or(2);
+        if let Some(n) = self.by_code[method].get(code) {
+            n.fetch_add(1, Relaxed);
+        }
+    }
+
+    /// The histogram, and a count per method and status seen so far.
+    pub fn write(&self, out: &mut String) {
+        self.latency.write(
+            out,
+            "idkit_grpc_call_duration_seconds",
+            "Time to start answering a call of the gRPC door (for Stream, to the stream's start).",
+        );
+        let _ = writeln!(
+            out,
+            "# HELP idkit_grpc_calls_total Calls of the gRPC door's id service, by method and status code.\n\
+             # TYPE idkit_grpc_calls_total counter"
+        );
+        for (method, codes) in GRPC_METHODS.iter().zip(&self.by_code) {
+            for (code, n) in GRPC_CODES.iter().zip(codes) {
+                let n = n.load(Relaxed);
+                if n > 0 {
+                    let _ = writeln!(
+                        out,
+                        "idkit_grpc_calls_total{{method=\"{method}\",code=\"{code}\"}} {n}"
+                    );
+                }
+            }
         }
     }
 }
@@ -241,6 +326,7 @@ pub(crate) async fn metrics_text(State(service): State<Arc<Service>>) -> Respons
     );
     write_leases(&mut out, &service);
     service.requests.write(&mut out);
+    service.grpc_calls.write(&mut out);
     service.connections.write(&mut out);
     if let Some(tokens) = &service.tokens {
         let _ = writeln!(

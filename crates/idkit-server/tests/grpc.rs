@@ -55,16 +55,29 @@ impl Running {
 
     /// Ids issued so far, per the HTTP door's metrics.
     async fn issued(&self, scheme: &str) -> u64 {
-        let text = reqwest::get(format!("http://{}/metrics", self.doors.http))
+        self.metric(&format!("idkit_ids_issued_total{{scheme=\"{scheme}\"}}"))
             .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        let prefix = format!("idkit_ids_issued_total{{scheme=\"{scheme}\"}} ");
+    }
+
+    /// The text of `/metrics` (asked again for up to 5 s while the HTTP door refuses the
+    /// connection: every slot may be taken).
+    async fn metrics(&self) -> String {
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        loop {
+            match reqwest::get(format!("http://{}/metrics", self.doors.http)).await {
+                Ok(reply) => return reply.text().await.unwrap(),
+                Err(e) if std::time::Instant::now() > deadline => panic!("{e}"),
+                Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+            }
+        }
+    }
+
+    /// The value of one series of `/metrics`: its name and labels.
+    async fn metric(&self, series: &str) -> u64 {
+        let text = self.metrics().await;
         text.lines()
-            .find_map(|l| l.strip_prefix(&prefix))
-            .unwrap_or_else(|| panic!("no {prefix} in /metrics"))
+            .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
+            .unwrap_or_else(|| panic!("no {series} in {text}"))
             .parse()
             .unwrap()
     }
@@ -636,24 +649,6 @@ async fn health_follows_a_worker_id_lease_lost_and_regained() {
     let _ = std::fs::remove_file(&db);
 }
 
-/// The value of an unlabelled metric, per the HTTP door (asked again for up to 5 s while
-/// the door refuses the connection: every slot may be taken).
-async fn metric(s: &Running, name: &str) -> u64 {
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    let text = loop {
-        match reqwest::get(format!("http://{}/metrics", s.doors.http)).await {
-            Ok(reply) => break reply.text().await.unwrap(),
-            Err(e) if std::time::Instant::now() > deadline => panic!("{e}"),
-            Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
-        }
-    };
-    text.lines()
-        .find_map(|l| l.strip_prefix(&format!("{name} ")))
-        .unwrap_or_else(|| panic!("no {name} in /metrics"))
-        .parse()
-        .unwrap()
-}
-
 /// True when the server closes `stream` (end of file or a reset) within 5 s, having sent
 /// nothing.
 async fn closed_unanswered(stream: &mut tokio::net::TcpStream) -> bool {
@@ -710,12 +705,11 @@ async fn silent_connections_are_closed_and_the_cap_spans_both_doors() {
     assert!(closed_unanswered(&mut silent).await);
     assert!(closed_unanswered(&mut halfway).await);
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while metric(&s, "idkit_header_timeouts_total").await < 2
-        && std::time::Instant::now() < deadline
+    while s.metric("idkit_header_timeouts_total").await < 2 && std::time::Instant::now() < deadline
     {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    assert_eq!(metric(&s, "idkit_header_timeouts_total").await, 2);
+    assert_eq!(s.metric("idkit_header_timeouts_total").await, 2);
     // The channel opened first sent its preface in time and still serves.
     s.client()
         .next(next_request("twitter", false))
@@ -746,10 +740,61 @@ async fn silent_connections_are_closed_and_the_cap_spans_both_doors() {
         assert!(std::time::Instant::now() < deadline, "no slot came free");
     }
     drop(waiting);
-    assert!(metric(&s, "idkit_connections_refused_total").await >= 2);
+    assert!(s.metric("idkit_connections_refused_total").await >= 2);
     s.client()
         .next(next_request("twitter", false))
         .await
         .unwrap();
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_are_counted_by_method_and_status() {
+    let s = Running::start(default_service()).await;
+    let mut c = s.client();
+    for _ in 0..3 {
+        c.next(next_request("twitter", false)).await.unwrap();
+    }
+    let unknown = c.next(next_request("nope", false)).await.unwrap_err();
+    assert_eq!(unknown.code(), Code::InvalidArgument);
+    let too_many = c
+        .batch(BatchRequest {
+            scheme: "twitter".into(),
+            count: 1_000_000,
+            text: false,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(too_many.code(), Code::ResourceExhausted);
+    let mut stream = c
+        .stream(StreamRequest {
+            scheme: "twitter".into(),
+            count: 10,
+            chunk_size: 0,
+            text: false,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    while stream.message().await.unwrap().is_some() {}
+    c.schemes(SchemesRequest {}).await.unwrap();
+
+    let text = s.metrics().await;
+    for (labels, calls) in [
+        (r#"method="Next",code="OK""#, 3),
+        (r#"method="Next",code="INVALID_ARGUMENT""#, 1),
+        (r#"method="Batch",code="RESOURCE_EXHAUSTED""#, 1),
+        (r#"method="Stream",code="OK""#, 1),
+        (r#"method="Schemes",code="OK""#, 1),
+    ] {
+        let line = format!("idkit_grpc_calls_total{{{labels}}} {calls}\n");
+        assert!(text.contains(&line), "no {line:?} in {text}");
+    }
+    // Only what was seen is listed, and every call is in the histogram once.
+    assert_eq!(text.matches("idkit_grpc_calls_total{").count(), 5, "{text}");
+    assert!(
+        text.contains("idkit_grpc_call_duration_seconds_count 7\n"),
+        "{text}"
+    );
     s.stop().await;
 }

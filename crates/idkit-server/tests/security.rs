@@ -246,6 +246,11 @@ async fn both_doors_need_tls_and_a_token() {
         metrics.contains("idkit_unauthenticated_total{door=\"grpc\"} 2"),
         "{metrics}"
     );
+    // The gRPC calls by status: the refused ones too.
+    assert!(
+        metrics.contains("idkit_grpc_calls_total{method=\"Next\",code=\"UNAUTHENTICATED\"} 2"),
+        "{metrics}"
+    );
     // Both doors count their failed handshakes: the plaintext HTTP client's and the
     // plaintext gRPC client's.
     assert_eq!(

@@ -15,6 +15,7 @@ use std::time::Duration;
 use idkit_core::RawId;
 use tokio::sync::{mpsc, watch};
 use tokio_stream::wrappers::ReceiverStream;
+use tonic::codegen::http;
 use tonic::{Request, Response, Status};
 
 use crate::{ApiError, Service};
@@ -371,10 +372,64 @@ pub async fn routes(
                 }
             }
         });
+    let ids = Counted {
+        inner: ids,
+        calls: Arc::clone(&service.grpc_calls),
+    };
     tonic::service::Routes::new(ids)
         .add_service(health)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
+}
+
+/// The id service with each call's method, status and time to answer counted in
+/// [`GrpcCalls`](crate::metrics::GrpcCalls): the status is the answer's `grpc-status`
+/// header where it has one (a call refused before it began: by the token check, or with
+/// an error), else OK (an answer under way).
+#[derive(Debug, Clone)]
+struct Counted<S> {
+    inner: S,
+    calls: Arc<crate::metrics::GrpcCalls>,
+}
+
+impl<S: tonic::server::NamedService> tonic::server::NamedService for Counted<S> {
+    const NAME: &'static str = S::NAME;
+}
+
+impl<S, B, R> tower_service::Service<http::Request<B>> for Counted<S>
+where
+    S: tower_service::Service<http::Request<B>, Response = http::Response<R>>,
+    S::Future: Send + 'static,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future =
+        std::pin::Pin<Box<dyn Future<Output = Result<S::Response, S::Error>> + Send + 'static>>;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        let method = request.uri().path().rsplit('/').next();
+        let method = method.and_then(|m| crate::metrics::GRPC_METHODS.iter().position(|n| *n == m));
+        let (calls, started) = (Arc::clone(&self.calls), std::time::Instant::now());
+        let answer = self.inner.call(request);
+        Box::pin(async move {
+            let response = answer.await?;
+            if let Some(method) = method {
+                let code = response
+                    .headers()
+                    .get("grpc-status")
+                    .map_or(tonic::Code::Ok, |v| tonic::Code::from_bytes(v.as_bytes()));
+                calls.observe(method, code, started.elapsed());
+            }
+            Ok(response)
+        })
+    }
 }
 
 /// Completes once `closing` turns true (or its sender is gone).
