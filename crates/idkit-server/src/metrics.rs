@@ -111,6 +111,8 @@ impl Requests {
 /// The id service's methods on the gRPC door, as the `method` label shows them.
 pub(crate) const GRPC_METHODS: [&str; 6] =
     ["Next", "Batch", "Stream", "Decode", "Schemes", "Identity"];
+/// `Stream`'s place in [`GRPC_METHODS`]: a stream that starts is counted when it ends.
+pub(crate) const GRPC_STREAM: usize = 2;
 
 /// gRPC's status codes by number, as the `code` label shows them (the names of the gRPC
 /// status code list).
@@ -143,9 +145,13 @@ pub(crate) struct GrpcCalls {
 }
 
 impl GrpcCalls {
-    /// Counts a call of `GRPC_METHODS[method]` answered with `code` after `elapsed`.
-    pub fn observe(&self, method: usize, code: tonic::Code, elapsed: Duration) {
+    /// A call that started answering after `elapsed`.
+    pub fn started(&self, elapsed: Duration) {
         self.latency.observe(elapsed);
+    }
+
+    /// A call of `GRPC_METHODS[method]` that ended with `code`.
+    pub fn ended(&self, method: usize, code: tonic::Code) {
         let code = usize::try_from(i32::from(code)).unwrap_or(2);
         if let Some(n) = self.by_code[method].get(code) {
             n.fetch_add(1, Relaxed);
@@ -161,7 +167,7 @@ impl GrpcCalls {
         );
         let _ = writeln!(
             out,
-            "# HELP idkit_grpc_calls_total Calls of the gRPC door's id service, by method and status code.\n\
+            "# HELP idkit_grpc_calls_total Calls of the gRPC door's id service ended, by method and status code.\n\
              # TYPE idkit_grpc_calls_total counter"
         );
         for (method, codes) in GRPC_METHODS.iter().zip(&self.by_code) {
@@ -352,6 +358,11 @@ pub(crate) async fn metrics_text(State(service): State<Arc<Service>>) -> Respons
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_stream_index_names_stream() {
+        assert_eq!(GRPC_METHODS[GRPC_STREAM], "Stream");
+    }
 
     fn bucket_line(text: &str, le: &str) -> u64 {
         let prefix = format!("idkit_request_duration_seconds_bucket{{le=\"{le}\"}} ");

@@ -778,6 +778,28 @@ async fn calls_are_counted_by_method_and_status() {
         .into_inner();
     while stream.message().await.unwrap().is_some() {}
     c.schemes(SchemesRequest {}).await.unwrap();
+    // A stream is counted when it ends: one the client drops is CANCELLED.
+    let mut endless = c
+        .stream(StreamRequest {
+            scheme: "twitter".into(),
+            count: 0,
+            chunk_size: 0,
+            text: false,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    endless.message().await.unwrap().unwrap();
+    drop(endless);
+    let cancelled = r#"idkit_grpc_calls_total{method="Stream",code="CANCELLED"}"#;
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while !s.metrics().await.contains(cancelled) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the dropped stream is not counted"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 
     let text = s.metrics().await;
     for (labels, calls) in [
@@ -785,15 +807,16 @@ async fn calls_are_counted_by_method_and_status() {
         (r#"method="Next",code="INVALID_ARGUMENT""#, 1),
         (r#"method="Batch",code="RESOURCE_EXHAUSTED""#, 1),
         (r#"method="Stream",code="OK""#, 1),
+        (r#"method="Stream",code="CANCELLED""#, 1),
         (r#"method="Schemes",code="OK""#, 1),
     ] {
         let line = format!("idkit_grpc_calls_total{{{labels}}} {calls}\n");
         assert!(text.contains(&line), "no {line:?} in {text}");
     }
     // Only what was seen is listed, and every call is in the histogram once.
-    assert_eq!(text.matches("idkit_grpc_calls_total{").count(), 5, "{text}");
+    assert_eq!(text.matches("idkit_grpc_calls_total{").count(), 6, "{text}");
     assert!(
-        text.contains("idkit_grpc_call_duration_seconds_count 7\n"),
+        text.contains("idkit_grpc_call_duration_seconds_count 8\n"),
         "{text}"
     );
     s.stop().await;

@@ -16,8 +16,9 @@ use idkit_core::RawId;
 use tokio::sync::{mpsc, watch};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::codegen::http;
-use tonic::{Request, Response, Status};
+use tonic::{Code, Request, Response, Status};
 
+use crate::metrics::GRPC_STREAM;
 use crate::{ApiError, Service};
 
 mod incoming;
@@ -182,10 +183,10 @@ impl IdService for Door {
         let door = self.clone();
         let mut closing = self.closing.clone();
         tokio::spawn(async move {
-            loop {
+            let ended = loop {
                 let n = left.map_or(u64::from(chunk_size), |l| l.min(u64::from(chunk_size)));
                 if n == 0 {
-                    return;
+                    break Code::Ok;
                 }
                 let n = usize::try_from(n).unwrap_or(usize::MAX);
                 let chunk = door
@@ -194,23 +195,24 @@ impl IdService for Door {
                     .await
                     .map_err(Status::from)
                     .and_then(|ids| door.chunk(index, &ids, request.text));
-                let failed = chunk.is_err();
+                let failed = chunk.as_ref().err().map(Status::code);
                 tokio::select! {
-                    sent = tx.send(chunk) => if sent.is_err() { return },
+                    sent = tx.send(chunk) => if sent.is_err() { break Code::Cancelled },
                     // Cancelled by the client: the stream was dropped.
-                    () = tx.closed() => return,
+                    () = tx.closed() => break Code::Cancelled,
                     () = closed(&mut closing) => {
                         let _ = tx.send(Err(Status::unavailable("the server is shutting down"))).await;
-                        return;
+                        break Code::Unavailable;
                     }
                 }
-                if failed {
-                    return;
+                if let Some(code) = failed {
+                    break code;
                 }
                 if let Some(l) = &mut left {
                     *l -= n as u64;
                 }
-            }
+            };
+            door.service.grpc_calls.ended(GRPC_STREAM, ended);
         });
         Ok(Response::new(ReceiverStream::new(rx)))
     }
@@ -385,7 +387,7 @@ pub async fn routes(
 /// The id service with each call's method, status and time to answer counted in
 /// [`GrpcCalls`](crate::metrics::GrpcCalls): the status is the answer's `grpc-status`
 /// header where it has one (a call refused before it began: by the token check, or with
-/// an error), else OK (an answer under way).
+/// an error), else OK; a stream that starts is counted by its producer when it ends.
 #[derive(Debug, Clone)]
 struct Counted<S> {
     inner: S,
@@ -421,11 +423,14 @@ where
         Box::pin(async move {
             let response = answer.await?;
             if let Some(method) = method {
+                calls.started(started.elapsed());
                 let code = response
                     .headers()
                     .get("grpc-status")
                     .map_or(tonic::Code::Ok, |v| tonic::Code::from_bytes(v.as_bytes()));
-                calls.observe(method, code, started.elapsed());
+                if !(method == GRPC_STREAM && code == tonic::Code::Ok) {
+                    calls.ended(method, code);
+                }
             }
             Ok(response)
         })
