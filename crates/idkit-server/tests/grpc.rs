@@ -104,6 +104,17 @@ fn batch_request(scheme: &str, count: u64, text: bool) -> BatchRequest {
     }
 }
 
+/// A stream of `count` ids of `scheme` (0: until the client cancels) in chunks of
+/// `chunk_size` (0: the default), without their text.
+fn stream_request(scheme: &str, count: u64, chunk_size: u32) -> StreamRequest {
+    StreamRequest {
+        scheme: scheme.into(),
+        count,
+        chunk_size,
+        text: false,
+    }
+}
+
 fn default_service() -> Service {
     configured(
         "schemes = [\"snowflake-twitter\", \"uuid-v7\", \"ksuid\", \"objectid\", \"sonyflake\"]\n\
@@ -234,12 +245,7 @@ async fn streams_of_one_to_a_million_ids_are_ordered_and_unique() {
     ] {
         let ids = read_stream(
             &mut c,
-            StreamRequest {
-                scheme: "snowflake-twitter".into(),
-                count,
-                chunk_size,
-                text: false,
-            },
+            stream_request("snowflake-twitter", count, chunk_size),
         )
         .await;
         assert_eq!(ids.len() as u64, count);
@@ -269,12 +275,7 @@ async fn a_slow_reader_holds_the_server_back_and_a_cancel_stops_it() {
     let mut c = s.small_window_client().await;
     // Unbounded: the server would make millions of ids a second if it generated ahead.
     let mut stream = c
-        .stream(StreamRequest {
-            scheme: "snowflake-twitter".into(),
-            count: 0,
-            chunk_size: 1_000,
-            text: false,
-        })
+        .stream(stream_request("snowflake-twitter", 0, 1_000))
         .await
         .unwrap()
         .into_inner();
@@ -378,12 +379,7 @@ async fn hostile_input_gets_a_status_and_the_server_keeps_serving() {
         assert_eq!(code(batch), expected, "count {count}");
     }
     let stream = c
-        .stream(StreamRequest {
-            scheme: "twitter".into(),
-            count: 10,
-            chunk_size: 200_000,
-            text: false,
-        })
+        .stream(stream_request("twitter", 10, 200_000))
         .await
         .map(|_| tonic::Response::new(()));
     assert_eq!(code(stream), Code::ResourceExhausted);
@@ -546,12 +542,7 @@ async fn shutdown_ends_open_streams() {
     let s = Running::start(default_service()).await;
     let mut c = s.client();
     let mut stream = c
-        .stream(StreamRequest {
-            scheme: "snowflake-twitter".into(),
-            count: 0,
-            chunk_size: 100,
-            text: false,
-        })
+        .stream(stream_request("snowflake-twitter", 0, 100))
         .await
         .unwrap()
         .into_inner();
@@ -758,21 +749,12 @@ async fn calls_are_counted_by_method_and_status() {
     let unknown = c.next(next_request("nope", false)).await.unwrap_err();
     assert_eq!(unknown.code(), Code::InvalidArgument);
     let too_many = c
-        .batch(BatchRequest {
-            scheme: "twitter".into(),
-            count: 1_000_000,
-            text: false,
-        })
+        .batch(batch_request("twitter", 1_000_000, false))
         .await
         .unwrap_err();
     assert_eq!(too_many.code(), Code::ResourceExhausted);
     let mut stream = c
-        .stream(StreamRequest {
-            scheme: "twitter".into(),
-            count: 10,
-            chunk_size: 0,
-            text: false,
-        })
+        .stream(stream_request("twitter", 10, 0))
         .await
         .unwrap()
         .into_inner();
@@ -780,12 +762,7 @@ async fn calls_are_counted_by_method_and_status() {
     c.schemes(SchemesRequest {}).await.unwrap();
     // A stream is counted when it ends: one the client drops is CANCELLED.
     let mut endless = c
-        .stream(StreamRequest {
-            scheme: "twitter".into(),
-            count: 0,
-            chunk_size: 0,
-            text: false,
-        })
+        .stream(stream_request("twitter", 0, 0))
         .await
         .unwrap()
         .into_inner();
