@@ -427,8 +427,8 @@ where
                 let code = response
                     .headers()
                     .get("grpc-status")
-                    .map_or(tonic::Code::Ok, |v| tonic::Code::from_bytes(v.as_bytes()));
-                if !(method == GRPC_STREAM && code == tonic::Code::Ok) {
+                    .map_or(Code::Ok, |v| Code::from_bytes(v.as_bytes()));
+                if !(method == GRPC_STREAM && code == Code::Ok) {
                     calls.ended(method, code);
                 }
             }
