@@ -152,6 +152,7 @@ impl GrpcCalls {
 
     /// A call of `GRPC_METHODS[method]` that ended with `code`.
     pub fn ended(&self, method: usize, code: tonic::Code) {
+        // tonic's codes are 0 to 16; one it could not read is UNKNOWN's, 2.
         let code = usize::try_from(i32::from(code)).unwrap_or(2);
         if let Some(n) = self.by_code[method].get(code) {
             n.fetch_add(1, Relaxed);

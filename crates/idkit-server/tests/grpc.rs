@@ -10,7 +10,8 @@ use idkit_core::ManualClock;
 use idkit_server::Service;
 use idkit_server::grpc::proto::id_service_client::IdServiceClient;
 use idkit_server::grpc::proto::{
-    BatchRequest, DecodeRequest, IdentityRequest, NextRequest, SchemesRequest, StreamRequest,
+    BatchRequest, DecodeRequest, IdChunk, IdentityRequest, NextRequest, SchemesRequest,
+    StreamRequest,
 };
 use tonic::Code;
 use tonic::transport::Channel;
@@ -113,6 +114,22 @@ fn stream_request(scheme: &str, count: u64, chunk_size: u32) -> StreamRequest {
         chunk_size,
         text: false,
     }
+}
+
+/// A stream of `scheme` until the client cancels, in chunks of `chunk_size` (0: the
+/// default), opened on `c`, and its first chunk.
+async fn endless_stream(
+    c: &mut IdServiceClient<Channel>,
+    scheme: &str,
+    chunk_size: u32,
+) -> (tonic::Streaming<IdChunk>, IdChunk) {
+    let mut stream = c
+        .stream(stream_request(scheme, 0, chunk_size))
+        .await
+        .unwrap()
+        .into_inner();
+    let first = stream.message().await.unwrap().unwrap();
+    (stream, first)
 }
 
 fn default_service() -> Service {
@@ -274,12 +291,7 @@ async fn a_slow_reader_holds_the_server_back_and_a_cancel_stops_it() {
     let s = Running::start(default_service()).await;
     let mut c = s.small_window_client().await;
     // Unbounded: the server would make millions of ids a second if it generated ahead.
-    let mut stream = c
-        .stream(stream_request("snowflake-twitter", 0, 1_000))
-        .await
-        .unwrap()
-        .into_inner();
-    let first = stream.message().await.unwrap().unwrap();
+    let (mut stream, first) = endless_stream(&mut c, "snowflake-twitter", 1_000).await;
     assert_eq!(first.ids64.len(), 1_000);
     tokio::time::sleep(Duration::from_millis(500)).await;
     let while_paused = s.issued("snowflake-twitter").await;
@@ -541,12 +553,7 @@ async fn reflection_lists_the_services() {
 async fn shutdown_ends_open_streams() {
     let s = Running::start(default_service()).await;
     let mut c = s.client();
-    let mut stream = c
-        .stream(stream_request("snowflake-twitter", 0, 100))
-        .await
-        .unwrap()
-        .into_inner();
-    stream.message().await.unwrap().unwrap();
+    let (mut stream, _) = endless_stream(&mut c, "snowflake-twitter", 100).await;
     let stopping = tokio::spawn(s.stop());
     // The stream ends (an UNAVAILABLE status, or the end of the stream) and the server stops.
     let ended = tokio::time::timeout(Duration::from_secs(10), async {
@@ -761,12 +768,7 @@ async fn calls_are_counted_by_method_and_status() {
     while stream.message().await.unwrap().is_some() {}
     c.schemes(SchemesRequest {}).await.unwrap();
     // A stream is counted when it ends: one the client drops is CANCELLED.
-    let mut endless = c
-        .stream(stream_request("twitter", 0, 0))
-        .await
-        .unwrap()
-        .into_inner();
-    endless.message().await.unwrap().unwrap();
+    let (endless, _) = endless_stream(&mut c, "twitter", 0).await;
     drop(endless);
     let cancelled = r#"idkit_grpc_calls_total{method="Stream",code="CANCELLED"}"#;
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
