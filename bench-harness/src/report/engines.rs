@@ -6,25 +6,67 @@
 
 use std::fmt::Write as _;
 
+use super::table::{Table, figure, text};
 use super::{chart, kib, pct, rate};
 use crate::charts::ChartFile;
 use crate::engine::roundtrip::RoundTrip;
 use crate::engine::{Engine, InsertResults, Run, RunOf, UUID_V7_RANDOM};
 use crate::output::Results;
 
+/// The columns of the engines' insert tables that show a figure every engine has, each
+/// written here in one format; `cache` is headed by the engine's name for its cache.
+pub(super) mod columns {
+    use super::super::table::{Column, figure, text};
+    use super::super::{pct, rate};
+    use crate::engine::Run;
+    use crate::engine::insert::StorageName;
+
+    pub(in super::super) const fn scheme<S, O>() -> Column<Run<S, O>> {
+        text("scheme", |b| format!("`{}`", b.scheme))
+    }
+
+    pub(in super::super) const fn storage<S: StorageName, O>() -> Column<Run<S, O>> {
+        text("storage", |b| b.storage.name().to_owned())
+    }
+
+    pub(in super::super) const fn cache<S, O>(head: &'static str) -> Column<Run<S, O>> {
+        text(head, |b| b.cache.to_string())
+    }
+
+    pub(in super::super) const fn writers<S, O>() -> Column<Run<S, O>> {
+        figure("writers", |b| b.writers.to_string())
+    }
+
+    pub(in super::super) const fn rows_per_sec<S, O>() -> Column<Run<S, O>> {
+        figure("rows/s", |b| rate(b.rows_per_sec))
+    }
+
+    pub(in super::super) const fn bytes_per_row<S, O>() -> Column<Run<S, O>> {
+        figure("bytes/row", |b| format!("{:.1}", b.bytes_per_row))
+    }
+
+    pub(in super::super) const fn leaf_pages<S, O>() -> Column<Run<S, O>> {
+        figure("leaf pages", |b| b.leaf_pages.to_string())
+    }
+
+    pub(in super::super) const fn leaf_fill<S, O>(head: &'static str) -> Column<Run<S, O>> {
+        figure(head, |b| pct(b.leaf_fill))
+    }
+}
+
 /// Every scheme keyed by its own binary type, one writer, small cache then large, each a
-/// row of the engine's table (`row`); `then` adds the engine's own rows after each cache's.
+/// row of the engine's `table`; `then` adds the engine's own rows after each cache's.
 pub(super) fn native_rows<R: InsertResults>(
     r: &Results<'_>,
     results: &R,
     md: &mut String,
-    row: fn(&mut String, &RunOf<R>),
+    table: &Table<RunOf<R>>,
     mut then: impl FnMut(&mut String, &'static str),
 ) {
     for cache in ["small", "large"] {
         for name in r.entries() {
             if let Some(b) = results.native(name, cache) {
-                row(md, b);
+                table.row(md, b);
             }
         }
         then(md, cache);
@@ -266,18 +308,20 @@ pub(super) fn v4_v7<'a, R: InsertResults>(
         .zip(results.native("uuid-v7", cache))
 }
 
-/// The round trips as a table (after the engine's header line).
+/// The round trips' table.
+pub(super) const ROUNDTRIPS: Table<RoundTrip> = Table(&[
+    text("method", |t| format!("`{}`", t.method)),
+    figure("clients", |t| t.clients.to_string()),
+    figure("ids", |t| t.ids.to_string()),
+    figure("ids/s", |t| rate(t.ids_per_sec)),
+    figure("duplicates", |t| t.duplicates.to_string()),
+]);
+
+/// The round trips' table, rows and all.
 pub(super) fn roundtrip_rows(md: &mut String, rows: &[RoundTrip]) {
+    let _ = writeln!(md, "{ROUNDTRIPS}");
     for t in rows {
-        let _ = writeln!(
-            md,
-            "| `{}` | {} | {} | {} | {} |",
-            t.method,
-            t.clients,
-            t.ids,
-            rate(t.ids_per_sec),
-            t.duplicates
-        );
+        ROUNDTRIPS.row(md, t);
     }
 }
 

@@ -15,6 +15,7 @@ mod engines;
 mod mysql;
 mod postgres;
 mod sqlite;
+mod table;
 
 pub(crate) use engines::{Part, Report};
 

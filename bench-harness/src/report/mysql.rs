@@ -4,7 +4,8 @@
 
 use std::fmt::Write as _;
 
-use super::engines::{self, CacheWords, ChartedSection, ClaimRuns, Report, Section};
+use super::engines::{self, CacheWords, ChartedSection, ClaimRuns, Report, Section, columns};
+use super::table::{Table, figure, text};
 use super::{kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
@@ -14,28 +15,26 @@ use crate::mysql::shapes::{SETUPS, ShapeRun};
 use crate::mysql::{AUTO_INCREMENT, InnoDb, My, MyRun};
 use crate::output::Results;
 
-fn row(md: &mut String, b: &MyRun) {
-    let _ = writeln!(
-        md,
-        "| `{}` | `{}` | {} | {} | {} | {:.1} | {} | {} | {} | {:.2} | {} | {} | {:.1} |",
-        b.scheme,
-        b.own.sql_type,
-        b.cache,
-        b.writers,
-        rate(b.rows_per_sec),
-        b.bytes_per_row,
-        mib(b.index_bytes),
-        b.leaf_pages,
-        pct(b.leaf_fill),
-        b.splits_per_1k(),
-        b.own.merges,
-        kib(b.wal_per_1k()),
-        b.pages_per_commit()
-    );
-}
-
-const HEAD: &str = "| scheme | key column | buffer pool | writers | rows/s | bytes/row | primary key | leaf pages | leaf fill | splits per 1,000 rows | merges | redo per 1,000 rows | pages written per commit |\n\
-                    |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
+/// The insert runs' table.
+const TABLE: Table<MyRun> = Table(&[
+    columns::scheme(),
+    text("key column", |b| format!("`{}`", b.own.sql_type)),
+    columns::cache("buffer pool"),
+    columns::writers(),
+    columns::rows_per_sec(),
+    columns::bytes_per_row(),
+    figure("primary key", |b| mib(b.index_bytes)),
+    columns::leaf_pages(),
+    columns::leaf_fill("leaf fill"),
+    figure("splits per 1,000 rows", |b| {
+        format!("{:.2}", b.splits_per_1k())
+    }),
+    figure("merges", |b| b.own.merges.to_string()),
+    figure("redo per 1,000 rows", |b| kib(b.wal_per_1k())),
+    figure("pages written per commit", |b| {
+        format!("{:.1}", b.pages_per_commit())
+    }),
+]);
 
 /// `## B-tree insert cost in InnoDB`, `### Keys as they arrive (InnoDB)` and
 /// `### Every secondary index carries the key`.
@@ -70,7 +69,7 @@ fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
          lasted). The data is in `data/btree_mysql.csv`, `data/btree_mysql_curve.csv` and \
          `data/mysql.json`.\n\n\
          Each scheme keyed by its own binary column (`BIGINT` for 64-bit ids, `BINARY(n)` \
-         otherwise), with each buffer pool:\n\n{HEAD}",
+         otherwise), with each buffer pool:\n\n{TABLE}",
         provenance::<InnoDb>(&my.stamp),
         my.servers.join("; "),
         my.settings.join(", "),
@@ -78,9 +77,9 @@ fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
         first.commit_rows,
     );
     // Each cache's AUTO_INCREMENT table after its schemes.
-    engines::native_rows(r, &*my, md, row, |md, cache| {
+    engines::native_rows(r, &*my, md, &TABLE, |md, cache| {
         if let Some(b) = my.find(AUTO_INCREMENT, MyStorage::AutoIncrementPk, cache, 1, false) {
-            row(md, b);
+            TABLE.row(md, b);
         }
     });
     let others: Vec<&MyRun> = my
@@ -100,10 +99,10 @@ fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
              a binary collation (small buffer pool). MariaDB stores a `UUID` of version 6 or \
              later as its bytes in order and older versions with their groups reversed (from \
              10.10.6 and 10.11.5, MDEV-31926; its documentation's \"UUID Data Type\"), so \
-             uuid-v7 keeps its order in that column:\n\n{HEAD}"
+             uuid-v7 keeps its order in that column:\n\n{TABLE}"
         );
         for b in others {
-            row(md, b);
+            TABLE.row(md, b);
         }
     }
     md.push('\n');
@@ -131,10 +130,10 @@ fn arrival(r: &Results<'_>, md: &mut String) {
          `btr0btr.cc`): an insert just after the last one splits at the insert point and \
          leaves the old page full, anything else splits in the middle. A reported bug (MySQL \
          #67718) left pages holding a single record when mostly-increasing keys arrived \
-         slightly out of order. Small buffer pool:\n\n{HEAD}"
+         slightly out of order. Small buffer pool:\n\n{TABLE}"
     );
     for b in &live {
-        row(md, b);
+        TABLE.row(md, b);
     }
     let Some(runs @ [c1, cn, r1, rn, v4]) = engines::arrival(&*my, writers) else {
         return;
@@ -218,26 +217,20 @@ fn writers_finding(c1: &MyRun, cn: &MyRun, rn: &MyRun, v4: &MyRun) -> String {
     }
 }
 
-fn shape_row(md: &mut String, s: &ShapeRun) {
-    let _ = writeln!(
-        md,
-        "| {} | `{}` | {} | {} | {} | {} | {} | {} | {} | {:.0} µs | {} |",
-        s.setup,
-        s.key_type,
-        s.secondary,
-        rate(s.rows_per_sec),
-        kib(s.wal_per_1k),
-        mib(s.pk_bytes),
-        mib(s.secondary_bytes),
-        mib(s.total_bytes),
-        s.splits,
-        s.query_us,
-        s.query_rows_read
-    );
-}
-
-const SHAPE_HEAD: &str = "| table | key | secondary indexes | rows/s | redo per 1,000 rows | primary key (rows) | secondary indexes | total | splits | latest 50: time | latest 50: rows read |\n\
-                          |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|";
+/// The table shapes' table.
+const SHAPES: Table<ShapeRun> = Table(&[
+    text("table", |s| s.setup.to_string()),
+    text("key", |s| format!("`{}`", s.key_type)),
+    text("secondary indexes", |s| s.secondary.to_string()),
+    figure("rows/s", |s| rate(s.rows_per_sec)),
+    figure("redo per 1,000 rows", |s| kib(s.wal_per_1k)),
+    figure("primary key (rows)", |s| mib(s.pk_bytes)),
+    figure("secondary indexes", |s| mib(s.secondary_bytes)),
+    figure("total", |s| mib(s.total_bytes)),
+    figure("splits", |s| s.splits.to_string()),
+    figure("latest 50: time", |s| format!("{:.0} µs", s.query_us)),
+    figure("latest 50: rows read", |s| s.query_rows_read.to_string()),
+]);
 
 /// The sentence that describes the shape tables.
 fn shape_method(r: &Results<'_>) -> String {
@@ -264,11 +257,11 @@ fn secondary(r: &Results<'_>, md: &mut String) {
         md,
         "### Every secondary index carries the key (InnoDB)\n\n\
          An InnoDB secondary index finds a row by its primary key: each entry is the indexed \
-         column followed by the whole key. {}\n\n{SHAPE_HEAD}",
+         column followed by the whole key. {}\n\n{SHAPES}",
         shape_method(r)
     );
     for s in [narrow, wide, random] {
-        shape_row(md, s);
+        SHAPES.row(md, s);
     }
     let ratio = wide.secondary_bytes as f64 / narrow.secondary_bytes.max(1) as f64;
     let total = wide.total_bytes as f64 / narrow.total_bytes.max(1) as f64;
@@ -487,8 +480,7 @@ fn ids(r: &Results<'_>, md: &mut String) {
          idkit's `range` scheme leasing blocks from Meituan Leaf's table on the same server \
          (`idkit-range` feature `mysql`; one allocator shared by the client threads). Each \
          runs for the same window; every id is checked for duplicates. The data is in \
-         `data/mysql_ids.csv`.\n\n\
-         | method | clients | ids | ids/s | duplicates |\n|---|---:|---:|---:|---:|"
+         `data/mysql_ids.csv`.\n"
     );
     engines::roundtrip_rows(md, &my.roundtrip);
     let best = |method: &str| engines::best(&my.roundtrip, method);
@@ -531,11 +523,11 @@ fn created_at(r: &Results<'_>, md: &mut String) {
         md,
         "## A created_at index or a time-ordered key (InnoDB)\n\n\
          The claim \"if the id were random (UUIDv4) you'd need a separate created_at index, \
-         doubling write costs\", in InnoDB. {}\n\n{SHAPE_HEAD}",
+         doubling write costs\", in InnoDB. {}\n\n{SHAPES}",
         shape_method(r)
     );
     for s in [v4i, v7, v4n] {
-        shape_row(md, s);
+        SHAPES.row(md, s);
     }
     let wal = v4i.wal_per_1k / v7.wal_per_1k.max(1.0);
     let speed = v7.rows_per_sec / v4i.rows_per_sec;

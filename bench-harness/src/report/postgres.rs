@@ -3,38 +3,35 @@
 
 use std::fmt::Write as _;
 
-use super::engines::{self, CacheWords, ChartedSection, ClaimRuns, Report, Section};
+use super::engines::{self, CacheWords, ChartedSection, ClaimRuns, Report, Section, columns};
+use super::table::{Table, figure};
 use super::{kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
 use crate::engine::UUID_V7_RANDOM;
-use crate::engine::insert::StorageName as _;
 use crate::output::Results;
 use crate::pg::{Pg, PgRun, PgStorage, Postgres};
 
-fn row(md: &mut String, b: &PgRun) {
-    let _ = writeln!(
-        md,
-        "| `{}` | {} | {} | {} | {} | {:.1} | {} | {} | {} | {} | {} / {} | {} | {:.1} |",
-        b.scheme,
-        b.storage.name(),
-        b.cache,
-        b.writers,
-        rate(b.rows_per_sec),
-        b.bytes_per_row,
-        mib(b.index_bytes),
-        b.leaf_pages,
-        pct(b.leaf_fill),
-        b.own.depth,
-        b.own.splits_l,
-        b.own.splits_r,
-        kib(b.wal_per_1k()),
-        b.fpi_per_1k()
-    );
-}
-
-const HEAD: &str = "| scheme | storage | shared_buffers | writers | rows/s | bytes/row | id index | leaf pages | leaf density | depth | splits L / R | WAL per 1,000 rows | full-page images per 1,000 rows |\n\
-                    |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
+/// The insert runs' table.
+const TABLE: Table<PgRun> = Table(&[
+    columns::scheme(),
+    columns::storage(),
+    columns::cache("shared_buffers"),
+    columns::writers(),
+    columns::rows_per_sec(),
+    columns::bytes_per_row(),
+    figure("id index", |b| mib(b.index_bytes)),
+    columns::leaf_pages(),
+    columns::leaf_fill("leaf density"),
+    figure("depth", |b| b.own.depth.to_string()),
+    figure("splits L / R", |b| {
+        format!("{} / {}", b.own.splits_l, b.own.splits_r)
+    }),
+    figure("WAL per 1,000 rows", |b| kib(b.wal_per_1k())),
+    figure("full-page images per 1,000 rows", |b| {
+        format!("{:.1}", b.fpi_per_1k())
+    }),
+]);
 
 /// `## B-tree insert cost in PostgreSQL` and `### Keys as they arrive`.
 fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
@@ -68,7 +65,7 @@ fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
          `data/btree_postgres.csv`, `data/btree_postgres_curve.csv` and \
          `data/postgres.json`.\n\n\
          Each scheme keyed by its own binary type (`bigint` for 64-bit ids, `uuid` for \
-         128-bit ones, `bytea` otherwise), with each `shared_buffers`:\n\n{HEAD}",
+         128-bit ones, `bytea` otherwise), with each `shared_buffers`:\n\n{TABLE}",
         provenance::<Postgres>(&pg.stamp),
         pg.servers.join("; "),
         pg.settings.join(", "),
@@ -76,12 +73,12 @@ fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
         first.commit_rows,
         first.own.checkpoints
     );
-    engines::native_rows(r, &*pg, md, row, |_, _| {});
+    engines::native_rows(r, &*pg, md, &TABLE, |_, _| {});
     let _ = writeln!(
         md,
         "\nThe id as a `UNIQUE` index on a table keyed by an identity column, its canonical \
          string as a `text` key, and 128-bit ids as `bytea` (small `shared_buffers`; tree \
-         figures are the id's index):\n\n{HEAD}"
+         figures are the id's index):\n\n{TABLE}"
     );
     for storage in [
         PgStorage::UniqueIndex,
@@ -97,7 +94,7 @@ fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
                 continue;
             }
             if let Some(b) = pg.find(name, storage, "small", 1, false) {
-                row(md, b);
+                TABLE.row(md, b);
             }
         }
     }
@@ -125,11 +122,11 @@ fn arrival(r: &Results<'_>, md: &mut String) {
          in random order; `uuid-v7` (idkit's) counts up within the millisecond. \
          {checkpoints} `CHECKPOINT`s run at even intervals, each issued by the writer whose \
          commit passed the mark while the others keep writing, as the checkpointer would; \
-         rows/s includes them. Small `shared_buffers`:\n\n{HEAD}",
+         rows/s includes them. Small `shared_buffers`:\n\n{TABLE}",
         checkpoints = live[0].own.checkpoints
     );
     for b in &live {
-        row(md, b);
+        TABLE.row(md, b);
     }
     if let Some(runs @ [c1, cn, r1, rn, v4]) = engines::arrival(&*pg, writers) {
         let _ = writeln!(
@@ -355,8 +352,7 @@ fn ids(r: &Results<'_>, md: &mut String) {
          one round trip per id; `range_allocator` is idkit's `range` scheme leasing blocks \
          from the same server (one allocator shared by the client threads). Each runs for \
          the same window; every id is checked for duplicates. The data is in \
-         `data/pg_ids.csv`.\n\n\
-         | method | clients | ids | ids/s | duplicates |\n|---|---:|---:|---:|---:|"
+         `data/pg_ids.csv`.\n"
     );
     engines::roundtrip_rows(md, &pg.roundtrip);
     let in_process = |scheme: &str| {

@@ -3,34 +3,30 @@
 
 use std::fmt::Write as _;
 
-use super::engines::{self, ChartedSection, ClaimRuns, Report};
+use super::engines::{self, ChartedSection, ClaimRuns, Report, columns};
+use super::table::{Table, figure};
 use super::{mib, pct, rate};
 use crate::btree::{BtreeRun, Sqlite, Storage};
 use crate::charts::ChartFile;
-use crate::engine::insert::StorageName as _;
 use crate::output::Results;
 
-fn btree_row(md: &mut String, b: &BtreeRun) {
-    let _ = writeln!(
-        md,
-        "| `{}` | {} | {} | {} | {} | {:.1} | {} | {} | {} | {:.1} | {} | {} |",
-        b.scheme,
-        b.storage.name(),
-        b.cache,
-        b.commit_rows,
-        rate(b.rows_per_sec),
-        b.bytes_per_row,
-        b.leaf_pages,
-        pct(b.leaf_fill),
-        b.own.depth,
-        b.pages_per_commit(),
-        b.own.cache_misses,
-        mib(b.wal_bytes)
-    );
-}
-
-const BTREE_HEAD: &str = "| scheme | storage | cache | rows/commit | rows/s | bytes/row | leaf pages | leaf fill | depth | pages written/commit | cache misses | WAL |\n\
-                          |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
+/// The insert runs' table.
+const TABLE: Table<BtreeRun> = Table(&[
+    columns::scheme(),
+    columns::storage(),
+    columns::cache("cache"),
+    figure("rows/commit", |b| b.commit_rows.to_string()),
+    columns::rows_per_sec(),
+    columns::bytes_per_row(),
+    columns::leaf_pages(),
+    columns::leaf_fill("leaf fill"),
+    figure("depth", |b| b.own.depth.to_string()),
+    figure("pages written/commit", |b| {
+        format!("{:.1}", b.pages_per_commit())
+    }),
+    figure("cache misses", |b| b.own.cache_misses.to_string()),
+    figure("WAL", |b| mib(b.wal_bytes)),
+]);
 
 /// `## B-tree insert cost in SQLite`: each scheme's own key with both caches, in commits of
 /// the profile's size and in one transaction; the unique index and the text key.
@@ -41,31 +37,27 @@ fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
         md,
         "## B-tree insert cost in SQLite\n\n\
          {} rows per run. Each scheme keyed by its own binary form (`integer_pk` for 64-bit \
-         ids, `blob_pk` for wider ones), {} rows per commit:\n\n{BTREE_HEAD}",
+         ids, `blob_pk` for wider ones), {} rows per commit:\n\n{TABLE}",
         p.btree_rows, p.commit_rows
     );
-    engines::native_rows(r, &*btree, md, btree_row, |_, _| {});
-    let _ = writeln!(
-        md,
-        "\nOne transaction of {} rows:\n\n{BTREE_HEAD}",
-        p.btree_rows
-    );
+    engines::native_rows(r, &*btree, md, &TABLE, |_, _| {});
+    let _ = writeln!(md, "\nOne transaction of {} rows:\n\n{TABLE}", p.btree_rows);
     for cache in ["small", "large"] {
         for b in btree.native_runs(cache, p.btree_rows) {
-            btree_row(md, b);
+            TABLE.row(md, b);
         }
     }
     let _ = writeln!(
         md,
         "\nThe id as a secondary `UNIQUE` index on a rowid table, and its canonical string as \
          a `TEXT PRIMARY KEY` (small cache, {} rows per commit; tree figures are the id's \
-         index or key b-tree, file size is the whole database):\n\n{BTREE_HEAD}",
+         index or key b-tree, file size is the whole database):\n\n{TABLE}",
         p.commit_rows
     );
     for storage in [Storage::UniqueIndex, Storage::TextPk] {
         for name in r.entries() {
             if let Some(b) = btree.find(name, storage, "small", p.commit_rows) {
-                btree_row(md, b);
+                TABLE.row(md, b);
             }
         }
     }
