@@ -29,6 +29,7 @@ mod progress;
 pub mod properties;
 mod report;
 mod svgtext;
+mod table;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -2,7 +2,6 @@
 //! `data/run.json`.
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 use std::path::Path;
 
 use serde::Serialize;
@@ -10,9 +9,10 @@ use serde::Serialize;
 use crate::btree::Sqlite;
 use crate::collisions::CollisionRow;
 use crate::engine::{Engine, Measured};
-use crate::generation::Generation;
+use crate::generation::{GenRow, Generation};
 use crate::machine::{Machine, Primitive};
 use crate::properties::PropRow;
+use crate::table::{Table, figure, text};
 use crate::{Config, Error, Params};
 
 /// Everything one run measured, for the writers.
@@ -85,6 +85,57 @@ fn opt(v: Option<u64>) -> String {
     v.map_or_else(String::new, |v| v.to_string())
 }
 
+const GENERATION: Table<GenRow> = Table(&[
+    text("scheme", |g| g.scheme.to_string()),
+    text("variant", |g| g.variant.to_string()),
+    figure("threads", |g| g.threads.to_string()),
+    figure("ns_per_id", |g| format!("{:.3}", g.ns_per_id)),
+    figure("ids_per_sec", |g| format!("{:.0}", g.ids_per_sec)),
+    figure("cap_ids_per_sec", |g| opt(g.cap_ids_per_sec)),
+]);
+
+const COLLISIONS: Table<CollisionRow> = Table(&[
+    text("scheme", |c| c.scheme.to_string()),
+    figure("random_bits", |c| c.random_bits.to_string()),
+    figure("tick_ms", |c| opt(c.tick_ms)),
+    figure("ids_per_tick", |c| {
+        c.ids_per_tick.map_or(String::new(), |n| format!("{n:.6e}"))
+    }),
+    figure("ids_per_sec", |c| format!("{:.6e}", c.ids_per_sec)),
+    figure("probability", |_| {
+        format!("{:e}", crate::collisions::PROBABILITY)
+    }),
+    figure("period_ms", |_| crate::collisions::YEAR_MS.to_string()),
+]);
+
+const PROPERTIES: Table<PropRow> = Table(&[
+    text("scheme", |p| p.scheme.to_string()),
+    figure("bytes", |p| p.bytes.to_string()),
+    figure("string_len_min", |p| p.string_len_min.to_string()),
+    figure("string_len_max", |p| p.string_len_max.to_string()),
+    figure("order_generators", |p| p.order_generators.to_string()),
+    figure("order_ids", |p| p.order_ids.to_string()),
+    figure("inverted_pair_fraction", |p| {
+        format!("{:.6}", p.inverted_pair_fraction)
+    }),
+    figure("max_displacement_ms", |p| {
+        format!("{:.3}", p.max_displacement_ms)
+    }),
+    figure("unique_generators", |p| p.unique_generators.to_string()),
+    figure("unique_ids", |p| p.unique_ids.to_string()),
+    figure("unique_duplicates", |p| p.unique_duplicates.to_string()),
+    text("collision_setup", |p| p.collision_setup.to_string()),
+    figure("collision_ids", |p| p.collision_ids.to_string()),
+    figure("collision_duplicates", |p| {
+        p.collision_duplicates.to_string()
+    }),
+]);
+
+const PRIMITIVES: Table<Primitive> = Table(&[
+    text("primitive", |p| p.name.to_string()),
+    figure("ns_per_call", |p| format!("{:.2}", p.ns_per_call)),
+]);
+
 /// Writes the CSV files and `run.json` into `dir`.
 pub(crate) fn write_data(r: &Results<'_>, dir: &Path) -> Result<(), Error> {
     std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
@@ -93,74 +144,14 @@ pub(crate) fn write_data(r: &Results<'_>, dir: &Path) -> Result<(), Error> {
         std::fs::write(&path, body).map_err(Error::io(path))
     };
 
-    let mut csv = String::from("scheme,variant,threads,ns_per_id,ids_per_sec,cap_ids_per_sec\n");
-    for g in &r.generation.rows {
-        let _ = writeln!(
-            csv,
-            "{},{},{},{:.3},{:.0},{}",
-            g.scheme,
-            g.variant,
-            g.threads,
-            g.ns_per_id,
-            g.ids_per_sec,
-            opt(g.cap_ids_per_sec)
-        );
-    }
-    write("generation.csv", csv)?;
-
-    let mut csv =
-        String::from("scheme,random_bits,tick_ms,ids_per_tick,ids_per_sec,probability,period_ms\n");
-    for c in r.collisions {
-        let _ = writeln!(
-            csv,
-            "{},{},{},{},{:.6e},{:e},{}",
-            c.scheme,
-            c.random_bits,
-            opt(c.tick_ms),
-            c.ids_per_tick.map_or(String::new(), |n| format!("{n:.6e}")),
-            c.ids_per_sec,
-            crate::collisions::PROBABILITY,
-            crate::collisions::YEAR_MS
-        );
-    }
-    write("collisions.csv", csv)?;
-
-    let mut csv = String::from(
-        "scheme,bytes,string_len_min,string_len_max,order_generators,order_ids,\
-         inverted_pair_fraction,max_displacement_ms,unique_generators,unique_ids,\
-         unique_duplicates,collision_setup,collision_ids,collision_duplicates\n",
-    );
-    for p in r.properties {
-        let _ = writeln!(
-            csv,
-            "{},{},{},{},{},{},{:.6},{:.3},{},{},{},{},{},{}",
-            p.scheme,
-            p.bytes,
-            p.string_len_min,
-            p.string_len_max,
-            p.order_generators,
-            p.order_ids,
-            p.inverted_pair_fraction,
-            p.max_displacement_ms,
-            p.unique_generators,
-            p.unique_ids,
-            p.unique_duplicates,
-            p.collision_setup,
-            p.collision_ids,
-            p.collision_duplicates
-        );
-    }
-    write("properties.csv", csv)?;
-
+    write("generation.csv", GENERATION.csv(&r.generation.rows))?;
+    write("collisions.csv", COLLISIONS.csv(r.collisions))?;
+    write("properties.csv", PROPERTIES.csv(r.properties))?;
     for (name, body) in r.engines.iter().flat_map(|engine| engine.files()) {
         write(&name, body)?;
     }
 
-    let mut csv = String::from("primitive,ns_per_call\n");
-    for p in r.primitives {
-        let _ = writeln!(csv, "{},{:.2}", p.name, p.ns_per_call);
-    }
-    write("primitives.csv", csv)?;
+    write("primitives.csv", PRIMITIVES.csv(r.primitives))?;
 
     let p = r.params;
     let sqlite = r.engine::<Sqlite>();

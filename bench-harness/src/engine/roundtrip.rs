@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::Label;
 use super::insert::{Task, together};
 use crate::Error;
+use crate::table::{Table, figure, text};
 
 /// One way of getting ids, at one client count (a row of `pg_ids.csv`, `mysql_ids.csv`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -112,16 +113,15 @@ pub fn range_allocator<S: Store>(
 
 /// The round trips as CSV (`pg_ids.csv`, `mysql_ids.csv`).
 pub fn csv(rows: &[RoundTrip]) -> String {
-    use std::fmt::Write as _;
-    let mut csv = String::from("method,clients,ids,seconds,ids_per_sec,duplicates\n");
-    for t in rows {
-        let _ = writeln!(
-            csv,
-            "{},{},{},{:.4},{:.0},{}",
-            t.method, t.clients, t.ids, t.seconds, t.ids_per_sec, t.duplicates
-        );
-    }
-    csv
+    const CSV: Table<RoundTrip> = Table(&[
+        text("method", |t| t.method.to_string()),
+        figure("clients", |t| t.clients.to_string()),
+        figure("ids", |t| t.ids.to_string()),
+        figure("seconds", |t| format!("{:.4}", t.seconds)),
+        figure("ids_per_sec", |t| format!("{:.0}", t.ids_per_sec)),
+        figure("duplicates", |t| t.duplicates.to_string()),
+    ]);
+    CSV.csv(rows)
 }
 
 /// A namespace of the range allocator's table for one measurement of this process.

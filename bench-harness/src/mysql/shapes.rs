@@ -12,6 +12,7 @@ use super::Server;
 use super::insert::{Keys, Mark, index_metrics, index_stats, mark};
 use crate::Error;
 use crate::engine::Label;
+use crate::table::{Table, figure, text};
 
 /// The table these runs write, dropped before and after.
 pub const TABLE: &str = "idkit_bench_shape";
@@ -237,34 +238,26 @@ pub fn measure(
 
 /// `mysql_shapes.csv`.
 pub fn csv(runs: &[ShapeRun]) -> String {
-    use std::fmt::Write as _;
-    let mut csv = String::from(
-        "setup,scheme,key_type,secondary,rows,commit_rows,rows_per_sec,wal_bytes_per_1k_rows,\
-         splits,pk_bytes,secondary_bytes,secondary_leaf_pages,total_bytes,query_us,query_runs,\
-         query_rows_read,query\n",
-    );
-    for c in runs {
-        let _ = writeln!(
-            csv,
-            "{},{},{},\"{}\",{},{},{:.0},{:.0},{},{},{},{},{},{:.1},{},{},{}",
-            c.setup,
-            c.scheme,
-            c.key_type,
-            c.secondary,
-            c.rows,
-            c.commit_rows,
-            c.rows_per_sec,
-            c.wal_per_1k,
-            c.splits,
-            c.pk_bytes,
-            c.secondary_bytes,
-            c.secondary_leaf_pages,
-            c.total_bytes,
-            c.query_us,
-            c.queries,
-            c.query_rows_read,
-            c.query
-        );
-    }
-    csv
+    const CSV: Table<ShapeRun> = Table(&[
+        text("setup", |c| c.setup.to_string()),
+        text("scheme", |c| c.scheme.to_string()),
+        text("key_type", |c| c.key_type.to_string()),
+        text("secondary", |c| format!("\"{}\"", c.secondary)),
+        figure("rows", |c| c.rows.to_string()),
+        figure("commit_rows", |c| c.commit_rows.to_string()),
+        figure("rows_per_sec", |c| format!("{:.0}", c.rows_per_sec)),
+        figure("wal_bytes_per_1k_rows", |c| format!("{:.0}", c.wal_per_1k)),
+        figure("splits", |c| c.splits.to_string()),
+        figure("pk_bytes", |c| c.pk_bytes.to_string()),
+        figure("secondary_bytes", |c| c.secondary_bytes.to_string()),
+        figure("secondary_leaf_pages", |c| {
+            c.secondary_leaf_pages.to_string()
+        }),
+        figure("total_bytes", |c| c.total_bytes.to_string()),
+        figure("query_us", |c| format!("{:.1}", c.query_us)),
+        figure("query_runs", |c| c.queries.to_string()),
+        figure("query_rows_read", |c| c.query_rows_read.to_string()),
+        text("query", |c| c.query.to_string()),
+    ]);
+    CSV.csv(runs)
 }

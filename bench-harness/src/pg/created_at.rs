@@ -12,6 +12,7 @@ use super::{Server, count};
 use crate::Error;
 use crate::engine::Label;
 use crate::engine::insert::TABLE;
+use crate::table::{Table, figure, text};
 
 /// One table of the comparison (a row of `pg_created_at.csv`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -174,31 +175,22 @@ fn buffer_count(line: &str) -> u64 {
 
 /// `pg_created_at.csv`.
 pub fn csv(runs: &[CreatedAtRun]) -> String {
-    use std::fmt::Write as _;
-    let mut csv = String::from(
-        "setup,rows,commit_rows,checkpoints,rows_per_sec,wal_bytes_per_1k_rows,pk_bytes,\
-         created_at_bytes,total_bytes,query_us,query_runs,query_buffers,query\n",
-    );
-    for c in runs {
-        let _ = writeln!(
-            csv,
-            "{},{},{},{},{:.0},{:.0},{},{},{},{:.1},{},{},{}",
-            c.setup,
-            c.rows,
-            c.commit_rows,
-            c.checkpoints,
-            c.rows_per_sec,
-            c.wal_per_1k,
-            c.pk_bytes,
-            c.created_at_bytes,
-            c.total_bytes,
-            c.query_us,
-            c.queries,
-            c.query_buffers,
-            c.query
-        );
-    }
-    csv
+    const CSV: Table<CreatedAtRun> = Table(&[
+        text("setup", |c| c.setup.to_string()),
+        figure("rows", |c| c.rows.to_string()),
+        figure("commit_rows", |c| c.commit_rows.to_string()),
+        figure("checkpoints", |c| c.checkpoints.to_string()),
+        figure("rows_per_sec", |c| format!("{:.0}", c.rows_per_sec)),
+        figure("wal_bytes_per_1k_rows", |c| format!("{:.0}", c.wal_per_1k)),
+        figure("pk_bytes", |c| c.pk_bytes.to_string()),
+        figure("created_at_bytes", |c| c.created_at_bytes.to_string()),
+        figure("total_bytes", |c| c.total_bytes.to_string()),
+        figure("query_us", |c| format!("{:.1}", c.query_us)),
+        figure("query_runs", |c| c.queries.to_string()),
+        figure("query_buffers", |c| c.query_buffers.to_string()),
+        text("query", |c| c.query.to_string()),
+    ]);
+    CSV.csv(runs)
 }
 
 #[cfg(test)]

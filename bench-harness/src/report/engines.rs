@@ -6,20 +6,20 @@
 
 use std::fmt::Write as _;
 
-use super::table::{Table, figure, text};
 use super::{chart, kib, pct, rate};
 use crate::charts::ChartFile;
 use crate::engine::roundtrip::RoundTrip;
 use crate::engine::{Engine, InsertResults, Run, RunOf, UUID_V7_RANDOM};
 use crate::output::Results;
+use crate::table::{Table, figure, text};
 
 /// The columns of the engines' insert tables that show a figure every engine has, each
 /// written here in one format; `cache` is headed by the engine's name for its cache.
 pub(super) mod columns {
-    use super::super::table::{Column, figure, text};
     use super::super::{pct, rate};
     use crate::engine::Run;
     use crate::engine::insert::StorageName;
+    use crate::table::{Column, figure, text};
 
     pub(in super::super) const fn scheme<S, O>() -> Column<Run<S, O>> {
         text("scheme", |b| format!("`{}`", b.scheme))

@@ -15,7 +15,6 @@ mod engines;
 mod mysql;
 mod postgres;
 mod sqlite;
-mod table;
 
 pub(crate) use engines::{Part, Report};
 

@@ -5,7 +5,6 @@
 use std::fmt::Write as _;
 
 use super::engines::{self, CacheWords, ChartedSection, ClaimRuns, Report, Section, columns};
-use super::table::{Table, figure, text};
 use super::{kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
@@ -14,6 +13,7 @@ use crate::mysql::insert::MyStorage;
 use crate::mysql::shapes::{SETUPS, ShapeRun};
 use crate::mysql::{AUTO_INCREMENT, InnoDb, My, MyRun};
 use crate::output::Results;
+use crate::table::{Table, figure, text};
 
 /// The insert runs' table.
 const TABLE: Table<MyRun> = Table(&[

@@ -4,13 +4,13 @@
 use std::fmt::Write as _;
 
 use super::engines::{self, CacheWords, ChartedSection, ClaimRuns, Report, Section, columns};
-use super::table::{Table, figure};
 use super::{kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
 use crate::engine::UUID_V7_RANDOM;
 use crate::output::Results;
 use crate::pg::{Pg, PgRun, PgStorage, Postgres};
+use crate::table::{Table, figure};
 
 /// The insert runs' table.
 const TABLE: Table<PgRun> = Table(&[

@@ -4,11 +4,11 @@
 use std::fmt::Write as _;
 
 use super::engines::{self, ChartedSection, ClaimRuns, Report, columns};
-use super::table::{Table, figure};
 use super::{mib, pct, rate};
 use crate::btree::{BtreeRun, Sqlite, Storage};
 use crate::charts::ChartFile;
 use crate::output::Results;
+use crate::table::{Table, figure};
 
 /// The insert runs' table.
 const TABLE: Table<BtreeRun> = Table(&[
