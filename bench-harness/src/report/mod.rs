@@ -6,9 +6,14 @@ use std::path::Path;
 
 use crate::btree::Sqlite;
 use crate::charts::ChartFile;
+use crate::collisions::CollisionRow;
 use crate::engine::InsertResults as _;
 use crate::engine::{Engine, Stamp};
+use crate::generation::GenRow;
+use crate::machine::Primitive;
 use crate::output::Results;
+use crate::properties::PropRow;
+use crate::table::{Table, figure, text};
 use crate::{ENGINES, Error};
 
 mod engines;
@@ -164,27 +169,27 @@ fn identities(rows: &[LeaseRow], md: &mut String) {
          with fsync on), so network latency adds to their figures elsewhere; the literature \
          quotes 50 to 100 ms to acquire from ZooKeeper or etcd across a network. These \
          figures come from `data/leases.csv`, which `scripts/lease-bench.sh` writes; this \
-         report run reads it.\n\n\
-         | source | acquire (median) | acquire (p90) | release (median) | renewals in 9 s | renewals a minute (default TTL) | per renewal |\n\
-         |---|---:|---:|---:|---:|---:|---|"
+         report run reads it.\n\n{LEASES}"
     );
     for row in rows {
-        let _ = writeln!(
-            md,
-            "| `{}` | {:.2} ms | {:.2} ms | {:.2} ms | {} (TTL {} ms) | {} (TTL {} ms) | {} |",
-            row.source,
-            row.acquire_ms,
-            row.acquire_p90_ms,
-            row.release_ms,
-            row.renewals_in_9s,
-            row.ttl_ms,
-            row.renewals_per_minute,
-            row.default_ttl_ms,
-            row.per_renewal
-        );
+        LEASES.row(md, row);
     }
     let _ = writeln!(md);
 }
+
+const LEASES: Table<LeaseRow> = Table(&[
+    text("source", |l| format!("`{}`", l.source)),
+    figure("acquire (median)", |l| format!("{:.2} ms", l.acquire_ms)),
+    figure("acquire (p90)", |l| format!("{:.2} ms", l.acquire_p90_ms)),
+    figure("release (median)", |l| format!("{:.2} ms", l.release_ms)),
+    figure("renewals in 9 s", |l| {
+        format!("{} (TTL {} ms)", l.renewals_in_9s, l.ttl_ms)
+    }),
+    figure("renewals a minute (default TTL)", |l| {
+        format!("{} (TTL {} ms)", l.renewals_per_minute, l.default_ttl_ms)
+    }),
+    text("per renewal", |l| l.per_renewal.clone()),
+]);
 
 fn chart(md: &mut String, charts: &[ChartFile], stem: &str) {
     if let Some(c) = charts.iter().find(|c| c.stem == stem) {
@@ -274,13 +279,18 @@ fn header(r: &Results<'_>, md: &mut String) {
     );
     let _ = writeln!(
         md,
-        "### What bounds the schemes on this machine\n\n| primitive | cost per call |\n|---|---:|"
+        "### What bounds the schemes on this machine\n\n{PRIMITIVES}"
     );
     for prim in r.primitives {
-        let _ = writeln!(md, "| {} | {} |", prim.name, ns(prim.ns_per_call));
+        PRIMITIVES.row(md, prim);
     }
     md.push('\n');
 }
+
+const PRIMITIVES: Table<Primitive> = Table(&[
+    text("primitive", |p| p.name.to_string()),
+    figure("cost per call", |p| ns(p.ns_per_call)),
+]);
 
 fn generation(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
     let g = r.generation;
@@ -289,25 +299,11 @@ fn generation(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
         "## Generation speed\n\n\
          One thread, the registry's shared generator. \"Of cap\" is the measured rate as a \
          share of the layout's ceiling: near 100% means the layout, not the code, is the limit.\n\n\
-         | scheme | ns/id | ids/s | cap (ids/s) | ns/id at cap | of cap |\n\
-         |---|---:|---:|---:|---:|---:|"
+         {SPEED}"
     );
     for name in r.entries() {
         if let Some(row) = g.find(name, "shared", 1) {
-            let (cap, cap_ns, share) = match row.cap_ids_per_sec {
-                Some(c) => (
-                    rate(c as f64),
-                    ns(1e9 / c as f64),
-                    pct(row.ids_per_sec / c as f64),
-                ),
-                None => ("none".to_owned(), "-".to_owned(), "-".to_owned()),
-            };
-            let _ = writeln!(
-                md,
-                "| `{name}` | {} | {} | {cap} | {cap_ns} | {share} |",
-                ns(row.ns_per_id),
-                rate(row.ids_per_sec)
-            );
+            SPEED.row(md, row);
         }
     }
     md.push('\n');
@@ -378,33 +374,29 @@ fn generation(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
     chart(md, charts, "generation_threads");
 }
 
+/// The generation speed table: one thread, each scheme's shared generator.
+const SPEED: Table<GenRow> = Table(&[
+    text("scheme", |g| format!("`{}`", g.scheme)),
+    figure("ns/id", |g| ns(g.ns_per_id)),
+    figure("ids/s", |g| rate(g.ids_per_sec)),
+    figure("cap (ids/s)", |g| {
+        g.cap_ids_per_sec
+            .map_or("none".to_owned(), |c| rate(c as f64))
+    }),
+    figure("ns/id at cap", |g| {
+        g.cap_ids_per_sec
+            .map_or("-".to_owned(), |c| ns(1e9 / c as f64))
+    }),
+    figure("of cap", |g| {
+        g.cap_ids_per_sec
+            .map_or("-".to_owned(), |c| pct(g.ids_per_sec / c as f64))
+    }),
+]);
+
 fn properties(r: &Results<'_>, md: &mut String) {
-    let _ = writeln!(
-        md,
-        "## Properties (measured)\n\n\
-         | scheme | bytes | string length | inverted pairs | largest displacement | duplicates, distinct ids | collision run | duplicates |\n\
-         |---|---:|---:|---:|---:|---:|---|---:|"
-    );
+    let _ = writeln!(md, "## Properties (measured)\n\n{PROPERTIES}");
     for p in r.properties {
-        let len = if p.string_len_min == p.string_len_max {
-            p.string_len_min.to_string()
-        } else {
-            format!("{}-{}", p.string_len_min, p.string_len_max)
-        };
-        let _ = writeln!(
-            md,
-            "| `{}` | {} | {len} | {} | {:.3} ms | {} of {} | {} | {} of {} ({}) |",
-            p.scheme,
-            p.bytes,
-            small_pct(p.inverted_pair_fraction),
-            p.max_displacement_ms,
-            p.unique_duplicates,
-            p.unique_ids,
-            p.collision_setup,
-            p.collision_duplicates,
-            p.collision_ids,
-            pct(p.collision_duplicates as f64 / p.collision_ids.max(1) as f64)
-        );
+        PROPERTIES.row(md, p);
     }
     let _ = writeln!(
         md,
@@ -418,6 +410,34 @@ fn properties(r: &Results<'_>, md: &mut String) {
          (Mastodon itself makes ids inside one database, per table, not in many processes).\n"
     );
 }
+
+const PROPERTIES: Table<PropRow> = Table(&[
+    text("scheme", |p| format!("`{}`", p.scheme)),
+    figure("bytes", |p| p.bytes.to_string()),
+    figure("string length", |p| {
+        if p.string_len_min == p.string_len_max {
+            p.string_len_min.to_string()
+        } else {
+            format!("{}-{}", p.string_len_min, p.string_len_max)
+        }
+    }),
+    figure("inverted pairs", |p| small_pct(p.inverted_pair_fraction)),
+    figure("largest displacement", |p| {
+        format!("{:.3} ms", p.max_displacement_ms)
+    }),
+    figure("duplicates, distinct ids", |p| {
+        format!("{} of {}", p.unique_duplicates, p.unique_ids)
+    }),
+    text("collision run", |p| p.collision_setup.to_string()),
+    figure("duplicates", |p| {
+        format!(
+            "{} of {} ({})",
+            p.collision_duplicates,
+            p.collision_ids,
+            pct(p.collision_duplicates as f64 / p.collision_ids.max(1) as f64)
+        )
+    }),
+]);
 
 fn verdicts(r: &Results<'_>, md: &mut String) {
     let p = r.params;
@@ -509,20 +529,10 @@ fn collisions(r: &Results<'_>, md: &mut String) {
          objectid never repeat an id; these odds are between generators that share nothing. \
          Schemes whose uniqueness rests on coordination (Snowflake layouts with distinct \
          worker ids, range, auto-increment) have no row: a collision there is a \
-         configuration error, not chance.\n\n\
-         | scheme | random bits | tick | ids per tick | ids per second |\n\
-         |---|---:|---:|---:|---:|"
+         configuration error, not chance.\n\n{COLLISIONS}"
     );
     for c in r.collisions {
-        let _ = writeln!(
-            md,
-            "| `{}` | {} | {} | {} | {} |",
-            c.scheme,
-            c.random_bits,
-            c.tick_ms.map_or("none".to_owned(), |t| format!("{t} ms")),
-            c.ids_per_tick.map_or("-".to_owned(), count),
-            rate(c.ids_per_sec)
-        );
+        COLLISIONS.row(md, c);
     }
     let _ = writeln!(
         md,
@@ -533,6 +543,18 @@ fn collisions(r: &Results<'_>, md: &mut String) {
          started at random). The data is in `data/collisions.csv`.\n"
     );
 }
+
+const COLLISIONS: Table<CollisionRow> = Table(&[
+    text("scheme", |c| format!("`{}`", c.scheme)),
+    figure("random bits", |c| c.random_bits.to_string()),
+    figure("tick", |c| {
+        c.tick_ms.map_or("none".to_owned(), |t| format!("{t} ms"))
+    }),
+    figure("ids per tick", |c| {
+        c.ids_per_tick.map_or("-".to_owned(), count)
+    }),
+    figure("ids per second", |c| rate(c.ids_per_sec)),
+]);
 
 fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
     let btree = r.engine::<Sqlite>();

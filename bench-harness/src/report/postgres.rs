@@ -9,8 +9,9 @@ use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
 use crate::engine::UUID_V7_RANDOM;
 use crate::output::Results;
+use crate::pg::created_at::CreatedAtRun;
 use crate::pg::{Pg, PgRun, PgStorage, Postgres};
-use crate::table::{Table, figure};
+use crate::table::{Table, figure, text};
 
 /// The insert runs' table.
 const TABLE: Table<PgRun> = Table(&[
@@ -423,6 +424,24 @@ fn ids(r: &Results<'_>, md: &mut String) {
     }
 }
 
+/// The created_at runs' table.
+const CREATED_AT: Table<CreatedAtRun> = Table(&[
+    text("setup", |c| c.setup.to_string()),
+    figure("rows/s", |c| rate(c.rows_per_sec)),
+    figure("WAL per 1,000 rows", |c| kib(c.wal_per_1k)),
+    figure("primary key", |c| mib(c.pk_bytes)),
+    figure("created_at index", |c| {
+        if c.created_at_bytes == 0 {
+            "-".to_owned()
+        } else {
+            mib(c.created_at_bytes)
+        }
+    }),
+    figure("table and indexes", |c| mib(c.total_bytes)),
+    figure("latest 50: time", |c| format!("{:.0} µs", c.query_us)),
+    figure("latest 50: buffers", |c| c.query_buffers.to_string()),
+]);
+
 /// `## A created_at index or a time-ordered key (PostgreSQL)`.
 fn created_at(r: &Results<'_>, md: &mut String) {
     let pg = r.engine::<Postgres>();
@@ -440,28 +459,11 @@ fn created_at(r: &Results<'_>, md: &mut String) {
          `created_at`, uuid-v7 alone (its key is already in creation order), and uuid-v4 \
          without the index. The query is \"the latest 50 rows\", by `created_at` for v4 and by \
          `id` for v7; its time is the median of {} runs, its buffers from `EXPLAIN (ANALYZE, BUFFERS)`. The data is in \
-         `data/pg_created_at.csv`.\n\n\
-         | setup | rows/s | WAL per 1,000 rows | primary key | created_at index | table and indexes | latest 50: time | latest 50: buffers |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|",
+         `data/pg_created_at.csv`.\n\n{CREATED_AT}",
         v4i.rows, v4i.commit_rows, v4i.checkpoints, v4i.queries
     );
     for c in rows {
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} | {} | {} | {:.0} µs | {} |",
-            c.setup,
-            rate(c.rows_per_sec),
-            kib(c.wal_per_1k),
-            mib(c.pk_bytes),
-            if c.created_at_bytes == 0 {
-                "-".to_owned()
-            } else {
-                mib(c.created_at_bytes)
-            },
-            mib(c.total_bytes),
-            c.query_us,
-            c.query_buffers
-        );
+        CREATED_AT.row(md, c);
     }
     let wal = v4i.wal_per_1k / v7.wal_per_1k.max(1.0);
     let wal_index = v4i.wal_per_1k / v4n.wal_per_1k.max(1.0);
