@@ -111,6 +111,8 @@ pub trait Engine: Sized {
 pub struct ByUrl<E: Engine> {
     /// The `scripts/report.sh` flag that starts throwaway servers and measures it.
     pub flag: &'static str,
+    /// What that flag starts ("two throwaway servers"), for the report without its runs.
+    pub throwaway: &'static str,
     /// The help of the `report` binary's `--<NAME>-url` option: what server it takes.
     pub url_help: &'static str,
     /// Connects to a URL and checks that the server is fit for the runs.

@@ -172,6 +172,7 @@ impl Engine for InnoDb {
     const NAME: &'static str = "mysql";
     const BY_URL: Option<ByUrl<Self>> = Some(ByUrl {
         flag: "--mysql",
+        throwaway: "two throwaway MariaDB servers",
         url_help: "Also measure in MySQL 8 or MariaDB (InnoDB) at this URL (a \
         user that may SET GLOBAL; twice for a small and a large innodb_buffer_pool_size). \
         `scripts/report.sh --mysql` starts two throwaway MariaDB servers.",

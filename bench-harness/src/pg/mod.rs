@@ -147,6 +147,7 @@ impl Engine for Postgres {
     const NAME: &'static str = "postgres";
     const BY_URL: Option<ByUrl<Self>> = Some(ByUrl {
         flag: "--postgres",
+        throwaway: "two throwaway servers",
         url_help: "Also measure in PostgreSQL 15+ at this URL (a superuser; \
         twice for a small and a large shared_buffers). `scripts/report.sh --postgres` starts two \
         throwaway servers.",

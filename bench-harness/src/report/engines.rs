@@ -138,7 +138,9 @@ pub(crate) trait Report: Engine {
     /// Its name above its column of the claims table and in the report's opening sentence.
     const REPORT_NAME: &'static str;
 
-    /// Its insert-cost sections: tables, charts, and the prose that explains them.
+    /// Its insert-cost sections under `## B-tree insert cost in <REPORT_NAME>` (which
+    /// [`Part`] writes): tables, charts, and the prose that explains them. Not called for an
+    /// engine given by URL without runs: the heading says how to measure it instead.
     const BTREE: ChartedSection;
     /// Its section on ids the database hands out, where it has one.
     const IDS: Option<Section> = None;
@@ -196,7 +198,8 @@ pub(crate) trait Report: Engine {
 pub(crate) trait Part: Sync {
     /// [`Report::REPORT_NAME`].
     fn report_name(&self) -> &'static str;
-    /// [`Report::BTREE`].
+    /// `## B-tree insert cost in <REPORT_NAME>` and [`Report::BTREE`]'s sections under it;
+    /// for an engine given by URL without runs, the `scripts/report.sh` flag that adds them.
     fn btree(&self, r: &Results<'_>, charts: &[ChartFile], md: &mut String);
     /// [`Report::IDS`].
     fn ids(&self, r: &Results<'_>, md: &mut String);
@@ -224,7 +227,17 @@ impl<E: Report + Sync> Part for E {
     }
 
     fn btree(&self, r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
-        E::BTREE(r, charts, md);
+        let _ = writeln!(md, "## B-tree insert cost in {}\n", E::REPORT_NAME);
+        match E::BY_URL {
+            Some(by_url) if r.engine::<E>().runs().is_empty() => {
+                let _ = writeln!(
+                    md,
+                    "Not measured: `scripts/report.sh {}` starts {} and adds these runs.\n",
+                    by_url.flag, by_url.throwaway
+                );
+            }
+            _ => E::BTREE(r, charts, md),
+        }
     }
 
     fn ids(&self, r: &Results<'_>, md: &mut String) {

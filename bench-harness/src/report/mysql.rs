@@ -36,23 +36,16 @@ const TABLE: Table<MyRun> = Table(&[
     }),
 ]);
 
-/// `## B-tree insert cost in InnoDB`, `### Keys as they arrive (InnoDB)` and
-/// `### Every secondary index carries the key`.
+/// Under `## B-tree insert cost in InnoDB (MySQL, MariaDB)`: the runs, `### Keys as they
+/// arrive (InnoDB)` and `### Every secondary index carries the key`.
 fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
     let my = r.engine::<InnoDb>();
     let Some(first) = my.runs.first() else {
-        let _ = writeln!(
-            md,
-            "## B-tree insert cost in InnoDB (MySQL, MariaDB)\n\nNot measured: \
-             `scripts/report.sh --mysql` starts two throwaway MariaDB servers and adds these \
-             runs.\n"
-        );
         return;
     };
     let _ = writeln!(
         md,
-        "## B-tree insert cost in InnoDB (MySQL, MariaDB)\n\n\
-         The same ids in InnoDB, {}. Servers: {}. Settings: {}. InnoDB keeps each table inside \
+        "The same ids in InnoDB, {}. Servers: {}. Settings: {}. InnoDB keeps each table inside \
          its primary key (a clustered index): the key decides which leaf every row goes to, \
          and the rows are the leaves. Each run creates a fresh table `(id PRIMARY KEY)` and \
          inserts {} ids generated before the clock starts, {} rows per commit (one multi-row \

@@ -34,21 +34,16 @@ const TABLE: Table<PgRun> = Table(&[
     }),
 ]);
 
-/// `## B-tree insert cost in PostgreSQL` and `### Keys as they arrive`.
+/// Under `## B-tree insert cost in PostgreSQL`: the runs and `### Keys as they arrive in
+/// production`.
 fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
     let pg = r.engine::<Postgres>();
     let Some(first) = pg.runs.first() else {
-        let _ = writeln!(
-            md,
-            "## B-tree insert cost in PostgreSQL\n\nNot measured: `scripts/report.sh --postgres` \
-             starts two throwaway servers and adds these runs.\n"
-        );
         return;
     };
     let _ = writeln!(
         md,
-        "## B-tree insert cost in PostgreSQL\n\n\
-         The same ids in PostgreSQL, {}. Servers: {}. Settings: {}; every table is created \
+        "The same ids in PostgreSQL, {}. Servers: {}. Settings: {}; every table is created \
          with `autovacuum_enabled = false` so that nothing but the inserts writes. Each run \
          creates a fresh table, issues a `CHECKPOINT`, and inserts {} ids generated before \
          the clock starts, {} rows per commit: one `INSERT ... SELECT unnest($1)` statement \

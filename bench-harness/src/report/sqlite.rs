@@ -28,15 +28,14 @@ const TABLE: Table<BtreeRun> = Table(&[
     figure("WAL", |b| mib(b.wal_bytes)),
 ]);
 
-/// `## B-tree insert cost in SQLite`: each scheme's own key with both caches, in commits of
+/// Under `## B-tree insert cost in SQLite`: each scheme's own key with both caches, in commits of
 /// the profile's size and in one transaction; the unique index and the text key.
 fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
     let btree = r.engine::<Sqlite>();
     let p = r.params;
     let _ = writeln!(
         md,
-        "## B-tree insert cost in SQLite\n\n\
-         {} rows per run. Each scheme keyed by its own binary form (`integer_pk` for 64-bit \
+        "{} rows per run. Each scheme keyed by its own binary form (`integer_pk` for 64-bit \
          ids, `blob_pk` for wider ones), {} rows per commit:\n\n{TABLE}",
         p.btree_rows, p.commit_rows
     );
