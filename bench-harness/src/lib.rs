@@ -86,7 +86,7 @@ pub(crate) const ENGINES: &[&dyn engine::Listed] = &[&btree::Sqlite, &pg::Postgr
 
 /// The engines with a server as the `report` binary offers them: each engine's name (its
 /// `--<name>-url` option) and what server the option takes.
-pub fn engines() -> impl Iterator<Item = (&'static str, &'static str)> {
+pub fn engines() -> impl Iterator<Item = (&'static str, String)> {
     ENGINES
         .iter()
         .filter_map(|e| Some((e.name(), e.url_help()?)))

@@ -113,7 +113,8 @@ pub struct ByUrl<E: Engine> {
     pub flag: &'static str,
     /// What that flag starts ("two throwaway servers"), for the report without its runs.
     pub throwaway: &'static str,
-    /// The help of the `report` binary's `--<NAME>-url` option: what server it takes.
+    /// The help of the `report` binary's `--<NAME>-url` option: what server it takes (the
+    /// help goes on to say what `flag` starts).
     pub url_help: &'static str,
     /// Connects to a URL and checks that the server is fit for the runs.
     pub check: fn(&str) -> Result<Server<E>, Error>,
@@ -602,9 +603,9 @@ pub fn files<E: Engine>(results: &E::Results) -> Vec<(String, String)> {
 pub(crate) trait Listed: crate::report::Part {
     /// [`Engine::NAME`].
     fn name(&self) -> &'static str;
-    /// The help of its `--<name>-url` option ([`ByUrl::url_help`]); `None` for an engine
-    /// in process.
-    fn url_help(&self) -> Option<&'static str>;
+    /// The help of its `--<name>-url` option: [`ByUrl::url_help`], then what
+    /// `scripts/report.sh` starts for it; `None` for an engine in process.
+    fn url_help(&self) -> Option<String>;
     /// Checks the servers at `urls` ([`Engine::servers`]), before any run, so that a bad
     /// URL fails in seconds.
     fn servers(&self, urls: &[String], params: &Params) -> Result<Box<dyn Pending>, Error>;
@@ -634,8 +635,13 @@ impl<E: crate::report::Report + Sync + 'static> Listed for E {
     fn name(&self) -> &'static str {
         E::NAME
     }
-    fn url_help(&self) -> Option<&'static str> {
-        E::BY_URL.map(|u| u.url_help)
+    fn url_help(&self) -> Option<String> {
+        E::BY_URL.map(|u| {
+            format!(
+                "{} `scripts/report.sh {}` starts {}.",
+                u.url_help, u.flag, u.throwaway
+            )
+        })
     }
     fn servers(&self, urls: &[String], params: &Params) -> Result<Box<dyn Pending>, Error> {
         Ok(Box::new(Servers::<E>(E::servers(urls, params)?)))

@@ -174,8 +174,7 @@ impl Engine for InnoDb {
         flag: "--mysql",
         throwaway: "two throwaway MariaDB servers",
         url_help: "Also measure in MySQL 8 or MariaDB (InnoDB) at this URL (a \
-        user that may SET GLOBAL; twice for a small and a large innodb_buffer_pool_size). \
-        `scripts/report.sh --mysql` starts two throwaway MariaDB servers.",
+        user that may SET GLOBAL; twice for a small and a large innodb_buffer_pool_size).",
         check: Self::check,
         setup: Error::MySqlSetup,
     });

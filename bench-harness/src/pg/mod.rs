@@ -149,8 +149,7 @@ impl Engine for Postgres {
         flag: "--postgres",
         throwaway: "two throwaway servers",
         url_help: "Also measure in PostgreSQL 15+ at this URL (a superuser; \
-        twice for a small and a large shared_buffers). `scripts/report.sh --postgres` starts two \
-        throwaway servers.",
+        twice for a small and a large shared_buffers).",
         check: Self::check,
         setup: Error::PgSetup,
     });
