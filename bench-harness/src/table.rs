@@ -48,13 +48,12 @@ impl<T> Table<T> {
     /// The rows as a CSV file: the header line, then a line per row, cells as their columns
     /// write them (a cell that may hold a comma quotes itself).
     pub(crate) fn csv<'a>(&self, rows: impl IntoIterator<Item = &'a T>) -> String {
-        let line = |cell: &dyn Fn(&Column<T>) -> String| {
-            let cells: Vec<String> = self.0.iter().map(cell).collect();
-            cells.join(",") + "\n"
-        };
-        let mut csv = line(&|c| c.head.to_owned());
+        let heads: Vec<&str> = self.0.iter().map(|c| c.head).collect();
+        let mut csv = heads.join(",") + "\n";
         for item in rows {
-            csv += &line(&|c| (c.cell)(item));
+            let cells: Vec<String> = self.0.iter().map(|c| (c.cell)(item)).collect();
+            csv += &cells.join(",");
+            csv.push('\n');
         }
         csv
     }
