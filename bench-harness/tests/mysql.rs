@@ -120,20 +120,20 @@ fn quick_profile_fills_every_innodb_column_and_carries_them_forward() {
             s.rows_per_sec > 0.0 && s.wal_per_1k > 0.0 && s.pk_bytes > 0,
             "{s:?}"
         );
-        assert_eq!(s.secondary_bytes > 0, s.secondary != "-", "{s:?}");
-        assert_eq!(s.total_bytes, s.pk_bytes + s.secondary_bytes, "{s:?}");
-        assert!(s.query_us > 0.0 && s.query_rows_read >= 50, "{s:?}");
+        assert_eq!(s.own.secondary_bytes > 0, s.own.secondary != "-", "{s:?}");
+        assert_eq!(s.total_bytes, s.pk_bytes + s.own.secondary_bytes, "{s:?}");
+        assert!(s.query_us > 0.0 && s.own.query_rows_read >= 50, "{s:?}");
     }
     // Without a created_at index the latest 50 rows take a scan of the table.
     let scan = results.shape(shapes::SETUPS[5]).unwrap();
-    assert!(scan.query_rows_read >= scan.rows as u64, "{scan:?}");
+    assert!(scan.own.query_rows_read >= scan.rows as u64, "{scan:?}");
     // The same secondary indexes are larger under a 16-byte key than under a 64-bit one.
     let (narrow, wide) = (
         results.shape(shapes::SETUPS[0]).unwrap(),
         results.shape(shapes::SETUPS[1]).unwrap(),
     );
     assert!(
-        wide.secondary_bytes >= narrow.secondary_bytes,
+        wide.own.secondary_bytes >= narrow.own.secondary_bytes,
         "{narrow:?} {wide:?}"
     );
 

@@ -116,17 +116,17 @@ fn quick_profile_fills_every_postgres_column() {
     for c in &results.created_at {
         assert_eq!(c.rows, params.pg_rows);
         assert_eq!(c.commit_rows, params.commit_rows);
-        assert_eq!(c.checkpoints, checkpoints, "the insert runs' schedule");
+        assert_eq!(c.own.checkpoints, checkpoints, "the insert runs' schedule");
         assert_eq!(c.queries, params.pg_queries);
         assert!(
             c.rows_per_sec > 0.0 && c.wal_per_1k > 0.0 && c.pk_bytes > 0,
             "{c:?}"
         );
         assert_eq!(
-            c.created_at_bytes > 0,
+            c.own.created_at_bytes > 0,
             c.setup == "uuid-v4 + created_at index"
         );
-        assert!(c.query_us > 0.0 && c.query_buffers > 0, "{c:?}");
+        assert!(c.query_us > 0.0 && c.own.query_buffers > 0, "{c:?}");
     }
 
     // The CSV files and the report's PostgreSQL sections.

@@ -8,8 +8,9 @@
 //! ([`Run`], [`Run::new`]) and its files ([`files`]), the writers' ids ([`producer`]), the
 //! insert runs on a server, one writer and several, over the engine's
 //! [`insert::ServerRun`] ([`insert`]), the client threads of the round trips and their
-//! duplicate count ([`roundtrip`]), and the results kept in `data/<engine>.json` so that a
-//! run without a server carries them forward (`results`).
+//! duplicate count ([`roundtrip`]), the tables with more than a key and their timed query
+//! ([`shape`]), and the results kept in `data/<engine>.json` so that a run without a server
+//! carries them forward (`results`).
 //!
 //! Adding an engine is one module that implements [`Engine`] plus one line in `ENGINES`
 //! (`lib.rs`), the list of engines (`Listed`) from which the run, the data files and the
@@ -17,6 +18,7 @@
 
 pub mod insert;
 pub mod roundtrip;
+pub mod shape;
 
 use std::any::Any;
 use std::fmt;

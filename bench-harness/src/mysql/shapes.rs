@@ -12,50 +12,34 @@ use super::Server;
 use super::insert::{Keys, Mark, index_metrics, index_stats, mark};
 use crate::Error;
 use crate::engine::Label;
+use crate::engine::shape::{self, latest_50};
 use crate::table::{Table, figure, text};
 
 /// The table these runs write, dropped before and after.
 pub const TABLE: &str = "idkit_bench_shape";
 
 /// One table shape (a row of `mysql_shapes.csv`).
+pub type ShapeRun = shape::ShapeRun<MyShape>;
+
+/// InnoDB's own figures of a table shape.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ShapeRun {
-    /// What the table is, in a few words.
-    pub setup: Label,
+pub struct MyShape {
     /// The scheme of its key.
     pub scheme: Label,
     /// The key's SQL type.
     pub key_type: Label,
     /// The secondary indexes, by column (`-` for none).
     pub secondary: Label,
-    /// Rows inserted.
-    pub rows: usize,
-    /// Rows per transaction.
-    pub commit_rows: usize,
     /// Wall time of all inserts and commits.
     pub seconds: f64,
-    /// `rows / seconds`.
-    pub rows_per_sec: f64,
-    /// Redo log bytes per 1,000 rows.
-    pub wal_per_1k: f64,
     /// Page splits, every index of the table.
     pub splits: u64,
-    /// The clustered index (the rows), bytes.
-    pub pk_bytes: u64,
     /// The secondary indexes together, bytes.
     pub secondary_bytes: u64,
     /// Leaf pages of the secondary indexes together.
     pub secondary_leaf_pages: u64,
-    /// Everything, bytes.
-    pub total_bytes: u64,
-    /// Median time of the query, µs.
-    pub query_us: f64,
-    /// Times the query ran.
-    pub queries: usize,
     /// Rows the storage engine read for one run of the query (`Handler_read_%`).
     pub query_rows_read: u64,
-    /// The query.
-    pub query: Label,
 }
 
 /// A shape to measure.
@@ -149,48 +133,48 @@ fn run(
         "SELECT id FROM {TABLE} ORDER BY {} DESC LIMIT 50",
         shape.order_by
     );
-    let mut times = Vec::with_capacity(queries);
+    conn.query_drop("FLUSH STATUS")?;
     let mut rows_read = 0;
-    for i in 0..queries.max(1) {
-        if i == 0 {
-            conn.query_drop("FLUSH STATUS")?;
-        }
-        let t = Instant::now();
-        let ids: Vec<Value> = conn.query(&query)?;
-        times.push(t.elapsed().as_secs_f64() * 1e6);
-        if i == 0 {
+    let (query_us, timed) = latest_50(
+        &mut conn,
+        queries,
+        keys.rows,
+        |conn| Ok(conn.query::<Value, _>(&query)?.len()),
+        |conn| {
             let handler: Vec<(String, u64)> =
                 conn.query("SHOW SESSION STATUS LIKE 'Handler_read%'")?;
             rows_read = handler.iter().map(|(_, v)| v).sum();
-            debug_assert_eq!(ids.len(), 50.min(keys.rows));
-        }
-    }
-    times.sort_by(f64::total_cmp);
+            Ok(())
+        },
+        Error::MySqlSetup,
+    )?;
     conn.query_drop(format!("DROP TABLE {TABLE}"))?;
     let seconds = busy.as_secs_f64();
     Ok(ShapeRun {
         setup: Label(shape.setup),
-        scheme: Label(scheme),
-        key_type: keys.sql_type,
-        secondary: if shape.secondary.is_empty() {
-            Label("-")
-        } else {
-            shape.secondary.join(", ").into()
-        },
         rows: keys.rows,
         commit_rows,
-        seconds,
         rows_per_sec: keys.rows as f64 / seconds,
         wal_per_1k: after.lsn_since(&before) as f64 * 1000.0 / keys.rows.max(1) as f64,
-        splits,
         pk_bytes,
-        secondary_bytes,
-        secondary_leaf_pages,
         total_bytes: pk_bytes + secondary_bytes,
-        query_us: times[times.len() / 2],
-        queries: times.len(),
-        query_rows_read: rows_read,
+        query_us,
+        queries: timed,
         query: query.into(),
+        own: MyShape {
+            scheme: Label(scheme),
+            key_type: keys.sql_type,
+            secondary: if shape.secondary.is_empty() {
+                Label("-")
+            } else {
+                shape.secondary.join(", ").into()
+            },
+            seconds,
+            splits,
+            secondary_bytes,
+            secondary_leaf_pages,
+            query_rows_read: rows_read,
+        },
     })
 }
 
@@ -240,23 +224,23 @@ pub fn measure(
 pub fn csv(runs: &[ShapeRun]) -> String {
     const CSV: Table<ShapeRun> = Table(&[
         text("setup", |c| c.setup.to_string()),
-        text("scheme", |c| c.scheme.to_string()),
-        text("key_type", |c| c.key_type.to_string()),
-        text("secondary", |c| format!("\"{}\"", c.secondary)),
+        text("scheme", |c| c.own.scheme.to_string()),
+        text("key_type", |c| c.own.key_type.to_string()),
+        text("secondary", |c| format!("\"{}\"", c.own.secondary)),
         figure("rows", |c| c.rows.to_string()),
         figure("commit_rows", |c| c.commit_rows.to_string()),
         figure("rows_per_sec", |c| format!("{:.0}", c.rows_per_sec)),
         figure("wal_bytes_per_1k_rows", |c| format!("{:.0}", c.wal_per_1k)),
-        figure("splits", |c| c.splits.to_string()),
+        figure("splits", |c| c.own.splits.to_string()),
         figure("pk_bytes", |c| c.pk_bytes.to_string()),
-        figure("secondary_bytes", |c| c.secondary_bytes.to_string()),
+        figure("secondary_bytes", |c| c.own.secondary_bytes.to_string()),
         figure("secondary_leaf_pages", |c| {
-            c.secondary_leaf_pages.to_string()
+            c.own.secondary_leaf_pages.to_string()
         }),
         figure("total_bytes", |c| c.total_bytes.to_string()),
         figure("query_us", |c| format!("{:.1}", c.query_us)),
         figure("query_runs", |c| c.queries.to_string()),
-        figure("query_rows_read", |c| c.query_rows_read.to_string()),
+        figure("query_rows_read", |c| c.own.query_rows_read.to_string()),
         text("query", |c| c.query.to_string()),
     ]);
     CSV.csv(runs)

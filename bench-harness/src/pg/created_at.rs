@@ -12,38 +12,22 @@ use super::{Server, count};
 use crate::Error;
 use crate::engine::Label;
 use crate::engine::insert::TABLE;
+use crate::engine::shape::{ShapeRun, latest_50};
 use crate::table::{Table, figure, text};
 
-/// One table of the comparison (a row of `pg_created_at.csv`).
+/// One table of the comparison (a row of `pg_created_at.csv`): `uuid-v4 + created_at
+/// index`, `uuid-v7`, or `uuid-v4 without index` (the query without help).
+pub type CreatedAtRun = ShapeRun<PgShape>;
+
+/// PostgreSQL's own figures of a created_at table.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct CreatedAtRun {
-    /// `uuid-v4 + created_at index`, `uuid-v7`, or `uuid-v4 without index` (the query without
-    /// help).
-    pub setup: Label,
-    /// Rows inserted.
-    pub rows: usize,
-    /// Rows per commit.
-    pub commit_rows: usize,
+pub struct PgShape {
     /// `CHECKPOINT`s issued during the inserts (not timed).
     pub checkpoints: u64,
-    /// Insert rate, commits included.
-    pub rows_per_sec: f64,
-    /// WAL written per 1,000 rows.
-    pub wal_per_1k: f64,
-    /// The primary key's size.
-    pub pk_bytes: u64,
     /// The `created_at` index's size (0 without one).
     pub created_at_bytes: u64,
-    /// Table and indexes.
-    pub total_bytes: u64,
-    /// The query, median of the timed runs, µs.
-    pub query_us: f64,
-    /// How many times the query was timed.
-    pub queries: usize,
-    /// Buffers it touched (shared hit + read), from `EXPLAIN (ANALYZE, BUFFERS)`.
+    /// Buffers the query touched (shared hit + read), from `EXPLAIN (ANALYZE, BUFFERS)`.
     pub query_buffers: u64,
-    /// The query.
-    pub query: Label,
 }
 
 /// The three setups, each inserting the same `v4` or `v7` keys in commits of `commit_rows`
@@ -120,19 +104,14 @@ pub fn measure(
             &[],
         )?;
         let query_stmt = client.prepare(query.as_str())?;
-        let mut times = Vec::with_capacity(queries);
-        for _ in 0..queries {
-            let t = Instant::now();
-            let rows = client.query(&query_stmt, &[])?;
-            times.push(t.elapsed().as_secs_f64() * 1e6);
-            if rows.len() != 50 {
-                return Err(Error::PgSetup(format!(
-                    "the latest-50 query returned {} rows",
-                    rows.len()
-                )));
-            }
-        }
-        times.sort_by(f64::total_cmp);
+        let (query_us, timed) = latest_50(
+            &mut client,
+            queries,
+            ids.len(),
+            |client| Ok(client.query(&query_stmt, &[])?.len()),
+            |_| Ok(()),
+            Error::PgSetup,
+        )?;
         let plan = client.query(&format!("EXPLAIN (ANALYZE, BUFFERS) {query}"), &[])?;
         // The top node's "Buffers: shared hit=N read=M" line comes first.
         let buffers = plan
@@ -144,16 +123,18 @@ pub fn measure(
             setup: Label(setup),
             rows: ids.len(),
             commit_rows,
-            checkpoints,
             rows_per_sec: ids.len() as f64 / seconds,
             wal_per_1k: wal.bytes as f64 * 1000.0 / ids.len().max(1) as f64,
             pk_bytes: count(sizes.get(0)),
-            created_at_bytes: count(sizes.get(1)),
             total_bytes: count(sizes.get(2)),
-            query_us: times[times.len() / 2],
-            queries,
-            query_buffers: buffers,
+            query_us,
+            queries: timed,
             query,
+            own: PgShape {
+                checkpoints,
+                created_at_bytes: count(sizes.get(1)),
+                query_buffers: buffers,
+            },
         });
     }
     client.batch_execute(&format!("DROP TABLE {TABLE}"))?;
@@ -179,15 +160,15 @@ pub fn csv(runs: &[CreatedAtRun]) -> String {
         text("setup", |c| c.setup.to_string()),
         figure("rows", |c| c.rows.to_string()),
         figure("commit_rows", |c| c.commit_rows.to_string()),
-        figure("checkpoints", |c| c.checkpoints.to_string()),
+        figure("checkpoints", |c| c.own.checkpoints.to_string()),
         figure("rows_per_sec", |c| format!("{:.0}", c.rows_per_sec)),
         figure("wal_bytes_per_1k_rows", |c| format!("{:.0}", c.wal_per_1k)),
         figure("pk_bytes", |c| c.pk_bytes.to_string()),
-        figure("created_at_bytes", |c| c.created_at_bytes.to_string()),
+        figure("created_at_bytes", |c| c.own.created_at_bytes.to_string()),
         figure("total_bytes", |c| c.total_bytes.to_string()),
         figure("query_us", |c| format!("{:.1}", c.query_us)),
         figure("query_runs", |c| c.queries.to_string()),
-        figure("query_buffers", |c| c.query_buffers.to_string()),
+        figure("query_buffers", |c| c.own.query_buffers.to_string()),
         text("query", |c| c.query.to_string()),
     ]);
     CSV.csv(runs)

@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use super::{chart, kib, pct, rate};
 use crate::charts::ChartFile;
 use crate::engine::roundtrip::RoundTrip;
+use crate::engine::shape::ShapeRun;
 use crate::engine::{Engine, InsertResults, Run, RunOf, UUID_V7_RANDOM};
 use crate::output::Results;
 use crate::table::{Table, figure, text};
@@ -123,6 +124,15 @@ pub(super) fn doubling_verdict(worst: f64) -> &'static str {
     } else {
         "does not hold"
     }
+}
+
+/// The figures of "a created_at index doubles write costs" from the tables of uuid-v4 with
+/// the index (`v4i`) and uuid-v7 alone (`v7`): the log (WAL or redo) ratio v4i / v7, the
+/// insert-rate ratio v7 / v4i, and the verdict on the larger of the two.
+pub(super) fn created_at_cost<O>(v4i: &ShapeRun<O>, v7: &ShapeRun<O>) -> (f64, f64, &'static str) {
+    let wal = v4i.wal_per_1k / v7.wal_per_1k.max(1.0);
+    let speed = v7.rows_per_sec / v4i.rows_per_sec;
+    (wal, speed, doubling_verdict(wal.max(speed)))
 }
 
 /// A section of the report: it writes its part of `md` from the results.

@@ -213,16 +213,18 @@ fn writers_finding(c1: &MyRun, cn: &MyRun, rn: &MyRun, v4: &MyRun) -> String {
 /// The table shapes' table.
 const SHAPES: Table<ShapeRun> = Table(&[
     text("table", |s| s.setup.to_string()),
-    text("key", |s| format!("`{}`", s.key_type)),
-    text("secondary indexes", |s| s.secondary.to_string()),
+    text("key", |s| format!("`{}`", s.own.key_type)),
+    text("secondary indexes", |s| s.own.secondary.to_string()),
     figure("rows/s", |s| rate(s.rows_per_sec)),
     figure("redo per 1,000 rows", |s| kib(s.wal_per_1k)),
     figure("primary key (rows)", |s| mib(s.pk_bytes)),
-    figure("secondary indexes", |s| mib(s.secondary_bytes)),
+    figure("secondary indexes", |s| mib(s.own.secondary_bytes)),
     figure("total", |s| mib(s.total_bytes)),
-    figure("splits", |s| s.splits.to_string()),
+    figure("splits", |s| s.own.splits.to_string()),
     figure("latest 50: time", |s| format!("{:.0} µs", s.query_us)),
-    figure("latest 50: rows read", |s| s.query_rows_read.to_string()),
+    figure("latest 50: rows read", |s| {
+        s.own.query_rows_read.to_string()
+    }),
 ]);
 
 /// The sentence that describes the shape tables.
@@ -256,7 +258,7 @@ fn secondary(r: &Results<'_>, md: &mut String) {
     for s in [narrow, wide, random] {
         SHAPES.row(md, s);
     }
-    let ratio = wide.secondary_bytes as f64 / narrow.secondary_bytes.max(1) as f64;
+    let ratio = wide.own.secondary_bytes as f64 / narrow.own.secondary_bytes.max(1) as f64;
     let total = wide.total_bytes as f64 / narrow.total_bytes.max(1) as f64;
     let _ = writeln!(
         md,
@@ -271,8 +273,8 @@ fn secondary(r: &Results<'_>, md: &mut String) {
         } else {
             "key width costs little here"
         },
-        mib(wide.secondary_bytes),
-        mib(narrow.secondary_bytes),
+        mib(wide.own.secondary_bytes),
+        mib(narrow.own.secondary_bytes),
         mib(wide.total_bytes),
         mib(narrow.total_bytes),
         rate(wide.rows_per_sec),
@@ -409,8 +411,8 @@ impl Report for InnoDb {
                 .zip(my.shape(SETUPS[1]))
                 .map_or(String::new(), |(n, w)| format!(
                     " ({} against {} for two of them)",
-                    mib(n.secondary_bytes),
-                    mib(w.secondary_bytes)
+                    mib(n.own.secondary_bytes),
+                    mib(w.own.secondary_bytes)
                 ))
         )
     }
@@ -522,9 +524,7 @@ fn created_at(r: &Results<'_>, md: &mut String) {
     for s in [v4i, v7, v4n] {
         SHAPES.row(md, s);
     }
-    let wal = v4i.wal_per_1k / v7.wal_per_1k.max(1.0);
-    let speed = v7.rows_per_sec / v4i.rows_per_sec;
-    let worst = wal.max(speed);
+    let (wal, speed, verdict) = engines::created_at_cost(v4i, v7);
     let _ = writeln!(
         md,
         "\n**Verdict: {}.** uuid-v4 with its `created_at` index wrote {wal:.2}x the redo of \
@@ -533,17 +533,17 @@ fn created_at(r: &Results<'_>, md: &mut String) {
          {} rows in {:.0} µs instead of {} in {:.0} µs. A uuid-v7 key answers the same \
          query from the table itself ({} rows, {:.0} µs): in InnoDB the rows are stored in \
          key order, so the newest rows are the last leaf.\n",
-        engines::doubling_verdict(worst),
+        verdict,
         pct(1.0 / speed),
         rate(v4i.rows_per_sec),
         rate(v7.rows_per_sec),
         mib(v4i.total_bytes),
         mib(v7.total_bytes),
-        v4n.query_rows_read,
+        v4n.own.query_rows_read,
         v4n.query_us,
-        v4i.query_rows_read,
+        v4i.own.query_rows_read,
         v4i.query_us,
-        v7.query_rows_read,
+        v7.own.query_rows_read,
         v7.query_us
     );
 }

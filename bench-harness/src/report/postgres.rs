@@ -426,15 +426,15 @@ const CREATED_AT: Table<CreatedAtRun> = Table(&[
     figure("WAL per 1,000 rows", |c| kib(c.wal_per_1k)),
     figure("primary key", |c| mib(c.pk_bytes)),
     figure("created_at index", |c| {
-        if c.created_at_bytes == 0 {
+        if c.own.created_at_bytes == 0 {
             "-".to_owned()
         } else {
-            mib(c.created_at_bytes)
+            mib(c.own.created_at_bytes)
         }
     }),
     figure("table and indexes", |c| mib(c.total_bytes)),
     figure("latest 50: time", |c| format!("{:.0} µs", c.query_us)),
-    figure("latest 50: buffers", |c| c.query_buffers.to_string()),
+    figure("latest 50: buffers", |c| c.own.query_buffers.to_string()),
 ]);
 
 /// `## A created_at index or a time-ordered key (PostgreSQL)`.
@@ -455,16 +455,14 @@ fn created_at(r: &Results<'_>, md: &mut String) {
          without the index. The query is \"the latest 50 rows\", by `created_at` for v4 and by \
          `id` for v7; its time is the median of {} runs, its buffers from `EXPLAIN (ANALYZE, BUFFERS)`. The data is in \
          `data/pg_created_at.csv`.\n\n{CREATED_AT}",
-        v4i.rows, v4i.commit_rows, v4i.checkpoints, v4i.queries
+        v4i.rows, v4i.commit_rows, v4i.own.checkpoints, v4i.queries
     );
     for c in rows {
         CREATED_AT.row(md, c);
     }
-    let wal = v4i.wal_per_1k / v7.wal_per_1k.max(1.0);
+    let (wal, speed, verdict) = engines::created_at_cost(v4i, v7);
     let wal_index = v4i.wal_per_1k / v4n.wal_per_1k.max(1.0);
     let wal_key = v4n.wal_per_1k / v7.wal_per_1k.max(1.0);
-    let speed = v7.rows_per_sec / v4i.rows_per_sec;
-    let worst = wal.max(speed);
     let _ = writeln!(
         md,
         "\n**Verdict: {}.** uuid-v4 with its `created_at` index wrote {wal:.2}x the WAL of \
@@ -474,15 +472,15 @@ fn created_at(r: &Results<'_>, md: &mut String) {
          without it the latest-50 query read {} buffers in {:.0} µs instead of {} in {:.0} \
          µs. A uuid-v7 key answers the same query from its own index ({} buffers, {:.0} µs) \
          with no second index at all.\n",
-        engines::doubling_verdict(worst),
+        verdict,
         pct(1.0 / speed),
         rate(v4i.rows_per_sec),
         rate(v7.rows_per_sec),
-        v4n.query_buffers,
+        v4n.own.query_buffers,
         v4n.query_us,
-        v4i.query_buffers,
+        v4i.own.query_buffers,
         v4i.query_us,
-        v7.query_buffers,
+        v7.own.query_buffers,
         v7.query_us
     );
 }
