@@ -3,9 +3,8 @@
 //! readiness and server reflection. [`serve_grpc`] runs it; [`routes`] gives the tonic
 //! services to mount in another server.
 //!
-//! The code generated from the `.proto` is checked in (`idkit.v1.rs`, and the descriptor
-//! reflection serves), so building this crate needs no protobuf compiler;
-//! `tests/proto_current.rs` fails when it is not what the `.proto` gives.
+//! The code and the descriptor that reflection serves are compiled from the `.proto` when
+//! the crate builds (`build.rs`), by protox, a protobuf compiler in Rust: no `protoc`.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -31,10 +30,11 @@ mod incoming;
     clippy::pedantic
 )]
 pub mod proto {
-    include!("idkit.v1.rs");
+    include!(concat!(env!("OUT_DIR"), "/idkit.v1.rs"));
 
     /// The encoded `FileDescriptorSet` of `idkit/v1/idkit.proto`, as reflection serves it.
-    pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!("idkit_v1_descriptor.bin");
+    pub const FILE_DESCRIPTOR_SET: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/idkit_v1_descriptor.bin"));
 }
 
 use proto::id_service_server::{IdService, IdServiceServer};
@@ -322,8 +322,8 @@ impl IdService for Door {
 ///
 /// # Panics
 ///
-/// Outside a tokio runtime (it spawns the health task). If the descriptor checked in with this crate does not decode (a build of a corrupt
-/// copy); `tests/proto_current.rs` keeps it current.
+/// Outside a tokio runtime (it spawns the health task). If the descriptor compiled into
+/// this crate does not decode (the build script writes it from the `.proto` it compiled).
 pub async fn routes(
     service: &Arc<Service>,
     closing: watch::Receiver<bool>,
