@@ -126,8 +126,6 @@ pub struct Btree {
     pub runs: Vec<BtreeRun>,
     /// Every run's curve.
     pub curve: Vec<CurvePoint>,
-    /// The pragmas every database was opened with (the cache size varies).
-    pub pragmas: Vec<String>,
 }
 
 impl Btree {
@@ -239,6 +237,10 @@ impl Engine for Sqlite {
     const TITLE: &'static str = "SQLite";
     const CACHE_SETTING: &'static str = "cache_size";
 
+    fn settings(_: &Server<Self>) -> Result<Vec<String>, Error> {
+        Ok(pragmas())
+    }
+
     /// Every scheme's insert runs ([`measure`]); the page caches are the profile's, as
     /// [`Engine::servers`] gave them.
     ///
@@ -296,10 +298,7 @@ fn measure_in(
 ) -> Result<Btree, Error> {
     let runs_per_scheme = 6;
     let bar = progress.bar("sqlite", entries.len() * runs_per_scheme);
-    let mut out = Btree {
-        pragmas: pragmas(),
-        ..Btree::default()
-    };
+    let mut out = Btree::default();
     for entry in entries {
         bar.set_message(format!("{}: generating ids", entry.name()));
         let (scheme, ids) = crate::engine::made_before(*entry, params.btree_rows)?;

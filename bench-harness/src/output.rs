@@ -163,7 +163,7 @@ pub(crate) fn write_data(r: &Results<'_>, dir: &Path) -> Result<(), Error> {
         date: &r.machine.date,
         command: &r.config.command,
         primitives: r.primitives,
-        pragmas: &sqlite.pragmas,
+        pragmas: &sqlite.stamp.settings,
         params: ParamsJson {
             sample_ms: p.sample_ms,
             samples: p.samples,

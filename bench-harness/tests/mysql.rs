@@ -28,9 +28,9 @@ fn quick_profile_fills_every_innodb_column_and_carries_them_forward() {
     let params = Profile::Quick.params();
     let entries = idkit_all::registry::schemes();
     assert!(
-        results.servers[0].starts_with("small: MariaDB"),
+        results.stamp.servers[0].starts_with("small: MariaDB"),
         "{:?}",
-        results.servers
+        results.stamp.servers
     );
 
     // Every scheme in its own column; the UUID type and text for the uuids; AUTO_INCREMENT.

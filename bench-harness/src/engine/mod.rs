@@ -95,6 +95,14 @@ pub trait Engine: Sized {
     /// The setting that sizes a server's cache, as messages and the report name it.
     const CACHE_SETTING: &'static str;
 
+    /// The settings that shape the runs, as the report lists them (PostgreSQL's and
+    /// InnoDB's as `name = value`, SQLite's pragmas), read from `small` before the runs.
+    ///
+    /// # Errors
+    ///
+    /// The engine's error.
+    fn settings(small: &Server<Self>) -> Result<Vec<String>, Error>;
+
     /// Every run of the engine on `servers`, one or two, of which `small` is the first
     /// (the small cache; with one server it takes every run).
     ///
@@ -496,11 +504,16 @@ impl<R> BarPanel<R> {
 }
 
 /// Where an engine's results come from: measured by this run, or read back from the kept
-/// file. Flattened into each engine's results, so the file has `provenance` at its top.
+/// file; and on what. Flattened into each engine's results, so the file has `provenance`,
+/// `servers` and `settings` at its top.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Stamp {
     /// When, where and how they were measured: date, git revision, profile, command.
     pub provenance: Vec<String>,
+    /// The servers, as [`Server::describe`] gives them.
+    pub servers: Vec<String>,
+    /// The settings that shape the runs ([`Engine::settings`]).
+    pub settings: Vec<String>,
     /// Measured by this run (false when read back from the kept file).
     #[serde(skip)]
     pub measured_now: bool,
@@ -539,9 +552,12 @@ pub(crate) fn results<E: Engine>(
         ..
     } = *job;
     if let Some(small) = servers.first() {
+        let settings = E::settings(small)?;
         let mut results = E::measure(job, small, servers)?;
         *results.stamp() = Stamp {
             provenance: provenance.to_vec(),
+            servers: servers.iter().map(Server::describe).collect(),
+            settings,
             measured_now: true,
         };
         return Ok(results);

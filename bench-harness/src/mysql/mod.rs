@@ -67,10 +67,6 @@ pub struct My {
     /// When, where and how these were measured.
     #[serde(flatten)]
     pub stamp: Stamp,
-    /// The servers, as `cache: version, buffer pool`.
-    pub servers: Vec<String>,
-    /// The settings that shape the runs.
-    pub settings: Vec<String>,
     /// Insert runs, one writer and several.
     pub runs: Vec<MyRun>,
     /// Insert-rate curves of the one-writer runs.
@@ -103,21 +99,6 @@ pub const TEXT_SCHEMES: [&str; 2] = ["uuid-v7", "uuid-v4"];
 
 /// The name of the `AUTO_INCREMENT` run.
 pub const AUTO_INCREMENT: &str = "AUTO_INCREMENT";
-
-/// The server settings that shape the runs, as `name = value`.
-fn settings(server: &Server) -> Result<Vec<String>, Error> {
-    let mut conn = server.connect()?;
-    let names = "innodb_flush_log_at_trx_commit innodb_doublewrite innodb_flush_method \
-                 innodb_log_file_size innodb_page_size innodb_autoinc_lock_mode \
-                 innodb_adaptive_hash_index";
-    (names.split_whitespace())
-        .map(|name| {
-            let value: Option<String> =
-                conn.query_first(format!("SELECT CAST(@@{name} AS CHAR)"))?;
-            Ok(format!("{name} = {}", value.unwrap_or_default()))
-        })
-        .collect()
-}
 
 /// InnoDB (MySQL, MariaDB) as an engine of the report.
 #[derive(Debug)]
@@ -255,6 +236,20 @@ impl Engine for InnoDb {
     const TITLE: &'static str = "MySQL";
     const CACHE_SETTING: &'static str = "innodb_buffer_pool_size";
 
+    fn settings(small: &Server) -> Result<Vec<String>, Error> {
+        let mut conn = small.connect()?;
+        let names = "innodb_flush_log_at_trx_commit innodb_doublewrite innodb_flush_method \
+                     innodb_log_file_size innodb_page_size innodb_autoinc_lock_mode \
+                     innodb_adaptive_hash_index";
+        (names.split_whitespace())
+            .map(|name| {
+                let value: Option<String> =
+                    conn.query_first(format!("SELECT CAST(@@{name} AS CHAR)"))?;
+                Ok(format!("{name} = {}", value.unwrap_or_default()))
+            })
+            .collect()
+    }
+
     /// Runs the InnoDB part: every entry keyed by its own binary column with each server's
     /// cache; MariaDB's `UUID` type for the `uuid` schemes and canonical text for
     /// [`TEXT_SCHEMES`] with the small cache; an `AUTO_INCREMENT` table; UUIDv7 with random low
@@ -270,11 +265,7 @@ impl Engine for InnoDb {
             run: server.run(scheme, storage, params),
             page_size: server.own.page_size,
         };
-        let mut out = My {
-            servers: servers.iter().map(Server::describe).collect(),
-            settings: settings(small)?,
-            ..My::default()
-        };
+        let mut out = My::default();
         let mut connections: Vec<Conn> = servers
             .iter()
             .map(Server::connect)

@@ -49,10 +49,6 @@ pub struct Pg {
     /// When, where and how these were measured.
     #[serde(flatten)]
     pub stamp: Stamp,
-    /// The servers, as `cache: version, shared_buffers`.
-    pub servers: Vec<String>,
-    /// The settings that shape the runs.
-    pub settings: Vec<String>,
     /// Insert runs, one writer and several.
     pub runs: Vec<PgRun>,
     /// Insert-rate curves of the one-writer runs.
@@ -70,19 +66,6 @@ engine::insert_results!(Pg, PgStorage, PgCounters, |bits| Form::native(bits).pk(
 /// A count PostgreSQL returns as a signed integer (never negative here).
 pub(crate) fn count(v: i64) -> u64 {
     u64::try_from(v).unwrap_or(0)
-}
-
-/// The server settings that shape the runs, as `name = value`.
-fn settings(server: &Server) -> Result<Vec<String>, Error> {
-    let mut client = server.connect()?;
-    let names = "fsync synchronous_commit full_page_writes wal_compression \
-                 checkpoint_timeout max_wal_size wal_keep_size";
-    (names.split_whitespace())
-        .map(|name| {
-            let value: String = client.query_one(&format!("SHOW {name}"), &[])?.get(0);
-            Ok(format!("{name} = {value}"))
-        })
-        .collect()
 }
 
 /// PostgreSQL as an engine of the report.
@@ -237,6 +220,18 @@ impl Engine for Postgres {
     const TITLE: &'static str = "PostgreSQL";
     const CACHE_SETTING: &'static str = "shared_buffers";
 
+    fn settings(small: &Server) -> Result<Vec<String>, Error> {
+        let mut client = small.connect()?;
+        let names = "fsync synchronous_commit full_page_writes wal_compression \
+                     checkpoint_timeout max_wal_size wal_keep_size";
+        (names.split_whitespace())
+            .map(|name| {
+                let value: String = client.query_one(&format!("SHOW {name}"), &[])?.get(0);
+                Ok(format!("{name} = {value}"))
+            })
+            .collect()
+    }
+
     /// Runs the PostgreSQL part: for every entry its own binary key with each server's cache,
     /// its text key, and a unique index (and `bytea` for `uuid` schemes) with the small cache;
     /// UUIDv7 with random low bits; several writers at once; round trips; the in-database
@@ -253,11 +248,7 @@ impl Engine for Postgres {
             run: server.run(scheme, storage, params),
             checkpoint_rows,
         };
-        let mut out = Pg {
-            servers: servers.iter().map(Server::describe).collect(),
-            settings: settings(small)?,
-            ..Pg::default()
-        };
+        let mut out = Pg::default();
         let mut connections: Vec<postgres::Client> = servers
             .iter()
             .map(Server::connect)

@@ -271,7 +271,8 @@ fn header(r: &Results<'_>, md: &mut String) {
         small = p.small_cache_kib,
         large = p.large_cache_kib,
         pragmas = btree
-            .pragmas
+            .stamp
+            .settings
             .iter()
             .map(|s| format!("`{s}`"))
             .collect::<Vec<_>>()

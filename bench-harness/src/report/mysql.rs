@@ -64,8 +64,8 @@ fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
          Each scheme keyed by its own binary column (`BIGINT` for 64-bit ids, `BINARY(n)` \
          otherwise), with each buffer pool:\n\n{TABLE}",
         provenance::<InnoDb>(&my.stamp),
-        my.servers.join("; "),
-        my.settings.join(", "),
+        my.stamp.servers.join("; "),
+        my.stamp.settings.join(", "),
         first.rows,
         first.commit_rows,
     );

@@ -63,8 +63,8 @@ fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
          Each scheme keyed by its own binary type (`bigint` for 64-bit ids, `uuid` for \
          128-bit ones, `bytea` otherwise), with each `shared_buffers`:\n\n{TABLE}",
         provenance::<Postgres>(&pg.stamp),
-        pg.servers.join("; "),
-        pg.settings.join(", "),
+        pg.stamp.servers.join("; "),
+        pg.stamp.settings.join(", "),
         first.rows,
         first.commit_rows,
         first.own.checkpoints
