@@ -11,7 +11,7 @@ use rusqlite::{Connection, params};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::insert::{Ended, RunSpec, Sizes, StorageName};
-use crate::engine::{BarPair, BarPanel, ByUrl, Charts, Engine, Job, Label, Run, Server, Stamp};
+use crate::engine::{BarPair, BarPanel, ByUrl, Charts, Engine, Job, Label, Run, Server};
 use crate::{Error, Params, Progress};
 
 /// How the id is stored.
@@ -37,18 +37,18 @@ impl StorageName for Storage {
             Self::TextPk => "text_pk",
         }
     }
-}
 
-impl Storage {
-    /// The storage form that keys a table by the id itself.
-    pub fn native(bits: u32) -> Self {
+    /// `INTEGER PRIMARY KEY` up to 64 bits, else `BLOB PRIMARY KEY`.
+    fn native(bits: u32) -> Self {
         if bits <= 64 {
             Self::IntegerPk
         } else {
             Self::BlobPk
         }
     }
+}
 
+impl Storage {
     fn schema(self, wide: bool) -> String {
         let id_type = if wide { "BLOB" } else { "INTEGER" };
         match self {
@@ -116,17 +116,9 @@ pub fn own_cell(run: &BtreeRun, column: &str) -> Option<String> {
 /// One point of an insert-rate curve (a row of `btree_curve.csv`).
 pub type CurvePoint = crate::engine::insert::CurvePoint<Storage>;
 
-/// Everything the insert runs measured.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Btree {
-    /// When, where and how these were measured (always by this run).
-    #[serde(flatten)]
-    pub stamp: Stamp,
-    /// One per run.
-    pub runs: Vec<BtreeRun>,
-    /// Every run's curve.
-    pub curve: Vec<CurvePoint>,
-}
+/// Everything the insert runs measured (always by this run): SQLite has nothing of its own
+/// beside its runs.
+pub type Btree = crate::engine::Results<Storage, SqliteCounters, ()>;
 
 impl Btree {
     /// The run of this scheme, storage, cache and commit size.
@@ -154,8 +146,6 @@ impl Btree {
             .collect()
     }
 }
-
-crate::engine::insert_results!(Btree, Storage, SqliteCounters, Storage::native);
 
 /// SQLite as an engine of the report: in process (rusqlite's bundled build), measured by
 /// every run, with the profile's small and large page caches as its two servers.

@@ -10,7 +10,7 @@ use plotters::coord::Shift;
 use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
 
-use crate::engine::insert::StorageName as _;
+use crate::engine::insert::StorageName;
 use crate::engine::{BarPair, BarPanel, Engine, InsertResults, RunOf};
 use crate::output::Results;
 use crate::svgtext::OutlinedSvg;
@@ -498,7 +498,7 @@ pub(crate) fn engine_charts<E: Engine>(r: &Results<'_>, results: &E::Results) ->
         stem: charts.curve_stem,
         title: (charts.curve_title)(commit_rows, results.small_cache_kib()),
         left: Panel::Lines(insert_rate(r, charts.curve_panel, |name, bits| {
-            let storage = <E::Results as InsertResults>::native_storage(bits);
+            let storage = <<E::Results as InsertResults>::Storage as StorageName>::native(bits);
             let pts = results
                 .curve()
                 .iter()

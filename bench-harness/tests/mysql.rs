@@ -111,8 +111,8 @@ fn quick_profile_fills_every_innodb_column_and_carries_them_forward() {
     );
     assert!(!results.curve.is_empty());
 
-    assert_eq!(results.shapes.len(), shapes::SETUPS.len());
-    for (s, setup) in results.shapes.iter().zip(shapes::SETUPS) {
+    assert_eq!(results.own.shapes.len(), shapes::SETUPS.len());
+    for (s, setup) in results.own.shapes.iter().zip(shapes::SETUPS) {
         assert_eq!(s.setup, setup);
         assert_eq!(s.rows, params.pg_rows / 2, "the shapes take half the rows");
         assert_eq!(s.queries, params.pg_queries);
@@ -138,7 +138,7 @@ fn quick_profile_fills_every_innodb_column_and_carries_them_forward() {
     );
 
     assert_roundtrips(
-        &results.roundtrip,
+        &results.own.roundtrip,
         &["auto_increment", "range_allocator"],
         params.pg_writers,
     );

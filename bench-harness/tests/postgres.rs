@@ -99,21 +99,21 @@ fn quick_profile_fills_every_postgres_column() {
     assert!(!results.curve.is_empty());
 
     assert_roundtrips(
-        &results.roundtrip,
+        &results.own.roundtrip,
         &["insert_returning", "nextval", "range_allocator"],
         params.pg_writers,
     );
-    let d = results.in_database.as_ref().unwrap();
+    let d = results.own.in_database.as_ref().unwrap();
     assert_eq!(d.ids, params.pg_in_db_ids);
     assert_eq!(d.per_ms_cap, 1024);
     assert!(d.max_per_ms > 0);
     // Ids repeat exactly when one millisecond asked for more than the sequence holds.
     assert_eq!(d.duplicates > 0, d.max_per_ms > d.per_ms_cap, "{d:?}");
 
-    assert_eq!(results.created_at.len(), 3);
+    assert_eq!(results.own.created_at.len(), 3);
     let checkpoints = results.runs[0].own.checkpoints;
     assert!(checkpoints > 0);
-    for c in &results.created_at {
+    for c in &results.own.created_at {
         assert_eq!(c.rows, params.pg_rows);
         assert_eq!(c.commit_rows, params.commit_rows);
         assert_eq!(c.own.checkpoints, checkpoints, "the insert runs' schedule");

@@ -24,6 +24,8 @@ pub const TABLE: &str = "idkit_bench";
 pub trait StorageName: Copy {
     /// The name used in the CSV files.
     fn name(self) -> &'static str;
+    /// A scheme's own binary key for ids of `bits` bits.
+    fn native(bits: u32) -> Self;
 }
 
 /// One point of an insert-rate curve (a row of `btree_<engine>_curve.csv`).
@@ -540,6 +542,9 @@ mod tests {
     impl StorageName for Pk {
         fn name(self) -> &'static str {
             "pk"
+        }
+        fn native(_: u32) -> Self {
+            Pk
         }
     }
 

@@ -305,8 +305,6 @@ pub trait InsertResults {
     fn runs(&self) -> &[Run<Self::Storage, Self::Own>];
     /// The insert-rate curves of the one-writer runs.
     fn curve(&self) -> &[insert::CurvePoint<Self::Storage>];
-    /// A scheme's own binary key for ids of `bits` bits.
-    fn native_storage(bits: u32) -> Self::Storage;
 
     /// The run of this scheme, storage, cache and writer count, with ids made before the
     /// run (`live` false) or by the writers as they insert (`live` true).
@@ -331,7 +329,7 @@ pub trait InsertResults {
     /// the fewest rows per commit (SQLite also inserts each scheme's ids in one transaction).
     fn native(&self, scheme: &str, cache: &str) -> Option<&Run<Self::Storage, Self::Own>> {
         let bits = idkit_all::registry::find(scheme).ok()?.info().bits;
-        let storage = Self::native_storage(bits);
+        let storage = <Self::Storage as insert::StorageName>::native(bits);
         self.runs()
             .iter()
             .filter(|r| {
@@ -365,30 +363,50 @@ pub trait InsertResults {
     }
 }
 
-/// [`InsertResults`] for an engine's results type whose stamp, runs and curve are its
-/// fields `stamp`, `runs` and `curve`: `insert_results!(Results, Storage, Own,
-/// native_storage)`.
-macro_rules! insert_results {
-    ($results:ty, $storage:ty, $own:ty, $native:expr) => {
-        impl $crate::engine::InsertResults for $results {
-            type Storage = $storage;
-            type Own = $own;
-            fn stamp(&mut self) -> &mut $crate::engine::Stamp {
-                &mut self.stamp
-            }
-            fn runs(&self) -> &[$crate::engine::Run<$storage, $own>] {
-                &self.runs
-            }
-            fn curve(&self) -> &[$crate::engine::insert::CurvePoint<$storage>] {
-                &self.curve
-            }
-            fn native_storage(bits: u32) -> $storage {
-                $native(bits)
-            }
-        }
-    };
+/// Everything measured in an engine, as kept in `data/<engine>.json`: where and on what
+/// ([`Stamp`]), the insert runs and their curves, which every engine has, and the engine's
+/// own results (`own`: its round trips, its table shapes), each flattened into the same
+/// record of the kept file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Results<S, O, M> {
+    /// When, where and how these were measured, and on what.
+    #[serde(flatten)]
+    pub stamp: Stamp,
+    /// Insert runs, one writer and several.
+    pub runs: Vec<Run<S, O>>,
+    /// Insert-rate curves of the one-writer runs.
+    pub curve: Vec<insert::CurvePoint<S>>,
+    /// The engine's own results.
+    #[serde(flatten)]
+    pub own: M,
 }
-pub(crate) use insert_results;
+
+impl<S, O, M: Default> Default for Results<S, O, M> {
+    fn default() -> Self {
+        Self {
+            stamp: Stamp::default(),
+            runs: Vec::new(),
+            curve: Vec::new(),
+            own: M::default(),
+        }
+    }
+}
+
+impl<S: insert::StorageName + PartialEq + 'static, O: 'static, M> InsertResults
+    for Results<S, O, M>
+{
+    type Storage = S;
+    type Own = O;
+    fn stamp(&mut self) -> &mut Stamp {
+        &mut self.stamp
+    }
+    fn runs(&self) -> &[Run<S, O>] {
+        &self.runs
+    }
+    fn curve(&self) -> &[insert::CurvePoint<S>] {
+        &self.curve
+    }
+}
 
 /// The progress line that closes an engine's runs: how many, of how many rows, and uuid-v4
 /// against uuid-v7 (own key, small cache) in rows per second and page splits (`splits`).

@@ -42,11 +42,9 @@ impl StorageName for MyStorage {
             Self::AutoIncrementPk => "auto_increment_pk",
         }
     }
-}
 
-impl MyStorage {
     /// A scheme's own binary form: `BIGINT` up to 64 bits, else `BINARY(n)`.
-    pub fn native(bits: u32) -> Self {
+    fn native(bits: u32) -> Self {
         if bits <= 64 {
             Self::BigintPk
         } else {

@@ -23,9 +23,9 @@ use mysql::prelude::Queryable;
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
-use crate::engine::insert::{arrival_runs, one_writer_runs};
+use crate::engine::insert::{StorageName, arrival_runs, one_writer_runs};
 use crate::engine::roundtrip::RoundTrip;
-use crate::engine::{self, BarPair, BarPanel, ByUrl, Charts, Engine, Job, Stamp};
+use crate::engine::{self, BarPair, BarPanel, ByUrl, Charts, Engine, Job};
 
 pub use insert::{MyCounters, MyCurvePoint, MyRun};
 
@@ -62,27 +62,21 @@ impl Server {
 
 /// Everything measured in InnoDB. Kept as `data/mysql.json`, so that a report run without a
 /// server carries the last InnoDB figures forward, dated.
+pub type My = engine::Results<MyStorage, MyCounters, MyOwn>;
+
+/// What InnoDB measures beside its insert runs.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct My {
-    /// When, where and how these were measured.
-    #[serde(flatten)]
-    pub stamp: Stamp,
-    /// Insert runs, one writer and several.
-    pub runs: Vec<MyRun>,
-    /// Insert-rate curves of the one-writer runs.
-    pub curve: Vec<MyCurvePoint>,
+pub struct MyOwn {
     /// Tables with secondary indexes, and the `created_at` question.
     pub shapes: Vec<shapes::ShapeRun>,
     /// Ids one round trip at a time, and the range allocator.
     pub roundtrip: Vec<RoundTrip>,
 }
 
-engine::insert_results!(My, MyStorage, MyCounters, MyStorage::native);
-
 impl My {
     /// The shape run of `setup` (one of [`shapes::SETUPS`]).
     pub fn shape(&self, setup: &str) -> Option<&shapes::ShapeRun> {
-        self.shapes.iter().find(|s| s.setup == setup)
+        self.own.shapes.iter().find(|s| s.setup == setup)
     }
 
     /// The three shape runs from `SETUPS[first]` on (0: the three keys under the same
@@ -228,8 +222,8 @@ impl Engine for InnoDb {
 
     fn more_files(my: &My) -> Vec<(&'static str, String)> {
         vec![
-            ("mysql_ids.csv", engine::roundtrip::csv(&my.roundtrip)),
-            ("mysql_shapes.csv", shapes::csv(&my.shapes)),
+            ("mysql_ids.csv", engine::roundtrip::csv(&my.own.roundtrip)),
+            ("mysql_shapes.csv", shapes::csv(&my.own.shapes)),
         ]
     }
 
@@ -337,7 +331,7 @@ impl Engine for InnoDb {
                 rows: k.rows / 2,
                 ..k.clone()
             };
-            out.shapes = shapes::measure(
+            out.own.shapes = shapes::measure(
                 small,
                 (&half(s), &half(v7), &half(v4)),
                 params.commit_rows,
@@ -347,7 +341,7 @@ impl Engine for InnoDb {
         bar.inc(shapes::SETUPS.len() as u64);
 
         bar.set_message("ids one round trip at a time");
-        out.roundtrip = roundtrip::measure(small, params)?;
+        out.own.roundtrip = roundtrip::measure(small, params)?;
         bar.inc(1);
 
         progress.done(

@@ -40,6 +40,11 @@ impl StorageName for PgStorage {
             Self::UniqueIndex => "unique_index",
         }
     }
+
+    /// `BIGINT` up to 64 bits, `uuid` for 128, else `bytea`, as the primary key.
+    fn native(bits: u32) -> Self {
+        Form::native(bits).pk()
+    }
 }
 
 /// One batch's keys in the form a statement binds.

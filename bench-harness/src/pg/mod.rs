@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Error;
 use crate::engine::insert::{arrival_runs, one_writer_runs};
-use crate::engine::{self, BarPair, BarPanel, ByUrl, Charts, Engine, Job, Stamp};
+use crate::engine::{self, BarPair, BarPanel, ByUrl, Charts, Engine, Job};
 
 pub use insert::{PgCounters, PgCurvePoint, PgRun, PgStorage};
 
@@ -44,15 +44,11 @@ impl Server {
 
 /// Everything measured in PostgreSQL. Kept as `data/postgres.json`, so that a report run
 /// without a server carries the last PostgreSQL figures forward, dated.
+pub type Pg = engine::Results<PgStorage, PgCounters, PgOwn>;
+
+/// What PostgreSQL measures beside its insert runs.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Pg {
-    /// When, where and how these were measured.
-    #[serde(flatten)]
-    pub stamp: Stamp,
-    /// Insert runs, one writer and several.
-    pub runs: Vec<PgRun>,
-    /// Insert-rate curves of the one-writer runs.
-    pub curve: Vec<PgCurvePoint>,
+pub struct PgOwn {
     /// Ids one round trip at a time, the range allocator, the in-database function.
     pub roundtrip: Vec<engine::roundtrip::RoundTrip>,
     /// The in-database generator's rate and duplicates.
@@ -60,8 +56,6 @@ pub struct Pg {
     /// The `created_at` index question.
     pub created_at: Vec<created_at::CreatedAtRun>,
 }
-
-engine::insert_results!(Pg, PgStorage, PgCounters, |bits| Form::native(bits).pk());
 
 /// A count PostgreSQL returns as a signed integer (never negative here).
 pub(crate) fn count(v: i64) -> u64 {
@@ -211,9 +205,9 @@ impl Engine for Postgres {
         vec![
             (
                 "pg_ids.csv",
-                roundtrip::csv(&pg.roundtrip, pg.in_database.as_ref()),
+                roundtrip::csv(&pg.own.roundtrip, pg.own.in_database.as_ref()),
             ),
-            ("pg_created_at.csv", created_at::csv(&pg.created_at)),
+            ("pg_created_at.csv", created_at::csv(&pg.own.created_at)),
         ]
     }
 
@@ -305,17 +299,17 @@ impl Engine for Postgres {
         )?);
 
         bar.set_message("ids one round trip at a time");
-        out.roundtrip = roundtrip::measure(small, params)?;
+        out.own.roundtrip = roundtrip::measure(small, params)?;
         bar.inc(1);
         bar.set_message("Instagram's in-database generator");
-        out.in_database = Some(roundtrip::in_database(
+        out.own.in_database = Some(roundtrip::in_database(
             small,
             i64::try_from(params.pg_in_db_ids).unwrap_or(i64::MAX),
         )?);
         bar.inc(1);
         if let (Some(v4), Some(v7)) = &v4_v7 {
             bar.set_message("created_at index against uuid-v7");
-            out.created_at = created_at::measure(
+            out.own.created_at = created_at::measure(
                 small,
                 v4,
                 v7,

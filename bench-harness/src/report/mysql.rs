@@ -230,7 +230,7 @@ const SHAPES: Table<ShapeRun> = Table(&[
 /// The sentence that describes the shape tables.
 fn shape_method(r: &Results<'_>) -> String {
     let my = r.engine::<InnoDb>();
-    let s = &my.shapes[0];
+    let s = &my.own.shapes[0];
     format!(
         "Tables `(id PRIMARY KEY, created_at DATETIME(6), account INT UNSIGNED)` of {} rows, \
          {} rows per commit, small buffer pool; `created_at` is the client's clock at each \
@@ -428,10 +428,10 @@ impl Report for InnoDb {
     }
 
     fn roundtrip_line(my: &My) -> Option<String> {
-        if my.roundtrip.is_empty() {
+        if my.own.roundtrip.is_empty() {
             return None;
         }
-        let best = |method: &str| engines::best(&my.roundtrip, method);
+        let best = |method: &str| engines::best(&my.own.roundtrip, method);
         Some(format!(
             "- **Ids from the database, one round trip each (InnoDB):** `AUTO_INCREMENT` with \
              a commit per id gave at most {} here; the range allocator on Leaf's table {}. \
@@ -462,7 +462,7 @@ impl Report for InnoDb {
 /// `## Ids from the database (InnoDB)`.
 fn ids(r: &Results<'_>, md: &mut String) {
     let my = r.engine::<InnoDb>();
-    if my.roundtrip.is_empty() {
+    if my.own.roundtrip.is_empty() {
         return;
     }
     let _ = writeln!(
@@ -477,10 +477,10 @@ fn ids(r: &Results<'_>, md: &mut String) {
          runs for the same window; every id is checked for duplicates. The data is in \
          `data/mysql_ids.csv`.\n"
     );
-    engines::roundtrip_rows(md, &my.roundtrip);
-    let best = |method: &str| engines::best(&my.roundtrip, method);
+    engines::roundtrip_rows(md, &my.own.roundtrip);
+    let best = |method: &str| engines::best(&my.own.roundtrip, method);
     let (ai, range) = (best("auto_increment"), best("range_allocator"));
-    let dups: u64 = my.roundtrip.iter().map(|t| t.duplicates).sum();
+    let dups: u64 = my.own.roundtrip.iter().map(|t| t.duplicates).sum();
     let _ = writeln!(
         md,
         "\n- **\"Database auto-increment: about 10k ids/s.\"** {} in InnoDB: the best here \

@@ -292,10 +292,10 @@ impl Report for Postgres {
     }
 
     fn roundtrip_line(pg: &Pg) -> Option<String> {
-        if pg.roundtrip.is_empty() {
+        if pg.own.roundtrip.is_empty() {
             return None;
         }
-        let best = |method: &str| engines::best(&pg.roundtrip, method);
+        let best = |method: &str| engines::best(&pg.own.roundtrip, method);
         Some(format!(
             "- **Ids from the database, one round trip each (PostgreSQL):** at most {} with \
              `INSERT ... RETURNING` (a commit per id) and {} with `nextval` here, on \
@@ -304,12 +304,15 @@ impl Report for Postgres {
             rate(best("insert_returning")),
             rate(best("nextval")),
             rate(best("range_allocator")),
-            pg.in_database.as_ref().map_or(String::new(), |d| format!(
-                ", Instagram's in-database function {} per shard, repeating ids past {} \
+            pg.own
+                .in_database
+                .as_ref()
+                .map_or(String::new(), |d| format!(
+                    ", Instagram's in-database function {} per shard, repeating ids past {} \
                  a millisecond (`idkit sql`)",
-                rate(d.ids_per_sec),
-                d.per_ms_cap
-            ))
+                    rate(d.ids_per_sec),
+                    d.per_ms_cap
+                ))
         ))
     }
 
@@ -335,7 +338,7 @@ impl Report for Postgres {
 /// `## Ids from the database`: round trips, the range allocator, Instagram's function.
 fn ids(r: &Results<'_>, md: &mut String) {
     let pg = r.engine::<Postgres>();
-    if pg.roundtrip.is_empty() {
+    if pg.own.roundtrip.is_empty() {
         return;
     }
     let _ = writeln!(
@@ -350,13 +353,13 @@ fn ids(r: &Results<'_>, md: &mut String) {
          the same window; every id is checked for duplicates. The data is in \
          `data/pg_ids.csv`.\n"
     );
-    engines::roundtrip_rows(md, &pg.roundtrip);
+    engines::roundtrip_rows(md, &pg.own.roundtrip);
     let in_process = |scheme: &str| {
         r.generation
             .find(scheme, "shared", 1)
             .map_or("-".to_owned(), |g| rate(g.ids_per_sec))
     };
-    let best = |method: &str| engines::best(&pg.roundtrip, method);
+    let best = |method: &str| engines::best(&pg.own.roundtrip, method);
     let (ins, next, range) = (
         best("insert_returning"),
         best("nextval"),
@@ -381,7 +384,7 @@ fn ids(r: &Results<'_>, md: &mut String) {
         engines::range_verdict(range),
         rate(range)
     );
-    if let Some(d) = &pg.in_database {
+    if let Some(d) = &pg.own.in_database {
         let _ = writeln!(
             md,
             "- **\"Instagram's in-database generator: about 1M ids/s per shard.\"** {}. \
@@ -440,7 +443,7 @@ const CREATED_AT: Table<CreatedAtRun> = Table(&[
 /// `## A created_at index or a time-ordered key (PostgreSQL)`.
 fn created_at(r: &Results<'_>, md: &mut String) {
     let pg = r.engine::<Postgres>();
-    let rows = &pg.created_at;
+    let rows = &pg.own.created_at;
     let (Some(v4i), Some(v7), Some(v4n)) = (rows.first(), rows.get(1), rows.get(2)) else {
         return;
     };
