@@ -363,10 +363,10 @@ pub trait InsertResults {
     }
 }
 
-/// Everything measured in an engine, as kept in `data/<engine>.json`: the insert runs and
-/// their curves, which every engine has, between where and on what they were measured
-/// ([`Stamp`]) and the engine's own results (`own`: its round trips, its table shapes). The
-/// stamp and the engine's own results are flattened into the record of the kept file.
+/// Everything measured in an engine, as kept in `data/<engine>.json`: where and on what
+/// ([`Stamp`]), the insert runs and their curves, which every engine has, and the engine's
+/// own results (`own`: its round trips, its table shapes). The stamp and the engine's own
+/// results are flattened into the record of the kept file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Results<S, O, M> {
     /// When, where and how these were measured, and on what.

@@ -44,7 +44,8 @@ pub struct ShapeRun<O> {
 
 /// Times "the latest 50" on a table of `rows` rows `times` times (at least once) over
 /// `conn`, each run `query(conn)` returning the rows it read back, and `after_first(conn)`
-/// (not timed) once the first run is done. Gives the median wall time of the runs in µs and how many ran.
+/// (not timed) once the first run is done. Gives the median wall time of the runs in µs
+/// and how many ran.
 ///
 /// # Errors
 ///
