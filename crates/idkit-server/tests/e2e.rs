@@ -422,7 +422,7 @@ fn invalid_configuration_is_refused_with_a_reason() {
         refuse("listen = \"localhost\""),
         "invalid config: listen: \"localhost\" is not an address: expected IP:PORT, e.g. 127.0.0.1:8080"
     );
-    assert!(refuse("schemes = [\"nope\"]").contains("unknown scheme \"nope\""));
+    assert_refused(&[("schemes = [\"nope\"]", "unknown scheme \"nope\"")]);
     assert_eq!(
         refuse("listen = \"127.0.0.1:8080\"\ngrpc_listen = \"127.0.0.1:8080\""),
         "invalid config: grpc_listen: 127.0.0.1:8080 is listen's address too: the HTTP and \
@@ -431,13 +431,21 @@ fn invalid_configuration_is_refused_with_a_reason() {
     // Port 0 picks a free port for each door.
     let both_free = "listen = \"127.0.0.1:0\"\ngrpc_listen = \"127.0.0.1:0\"\nworker = 1";
     assert!(Service::new(&config(both_free)).is_ok());
-    assert!(refuse("max_batch = 0").contains("max_batch: 0 is out of range"));
-    assert!(refuse("rollback = \"sometimes\"").contains("expected fail-fast, wait or logical"));
-    assert!(refuse("schemes = [\"twitter\"]\nworker = 32").contains("worker must be at most 31"));
-    assert!(
-        refuse("schemes = [\"uuid-v4\"]\nshard = 1")
-            .contains("shard: is set but no served scheme has a shard field")
-    );
+    assert_refused(&[
+        ("max_batch = 0", "max_batch: 0 is out of range"),
+        (
+            "rollback = \"sometimes\"",
+            "expected fail-fast, wait or logical",
+        ),
+        (
+            "schemes = [\"twitter\"]\nworker = 32",
+            "worker must be at most 31",
+        ),
+        (
+            "schemes = [\"uuid-v4\"]\nshard = 1",
+            "shard: is set but no served scheme has a shard field",
+        ),
+    ]);
     let toml_error = Config::from_toml("listn = \"x\"").unwrap_err().to_string();
     assert!(toml_error.contains("unknown field `listn`"), "{toml_error}");
     assert!(Config::from_toml("worker = -1").is_err());
@@ -581,23 +589,24 @@ async fn per_scheme_tables_override_the_top_level() {
     assert_eq!(decode("tsid").await["fields"]["node"], 9);
     s.stop().await;
 
-    let refuse = |toml: &str| Service::new(&config(toml)).unwrap_err().to_string();
-    assert!(
-        refuse("schemes = [\"twitter\"]\n[scheme.nope]\nworker = 1")
-            .contains("unknown scheme \"nope\"")
-    );
-    assert!(
-        refuse("schemes = [\"twitter\"]\n[scheme.ulid]\nworker = 1")
-            .contains("[scheme.ulid] is given but ulid is not served")
-    );
-    assert!(
-        refuse("schemes = [\"twitter\"]\n[scheme.twitter]\nshard = 1")
-            .contains("snowflake-twitter: unknown field \"shard\"")
-    );
-    assert!(
-        refuse("schemes = [\"typeid\"]\nprefix = \"User\"")
-            .contains("typeid: prefix: invalid character 'U'")
-    );
+    assert_refused(&[
+        (
+            "schemes = [\"twitter\"]\n[scheme.nope]\nworker = 1",
+            "unknown scheme \"nope\"",
+        ),
+        (
+            "schemes = [\"twitter\"]\n[scheme.ulid]\nworker = 1",
+            "[scheme.ulid] is given but ulid is not served",
+        ),
+        (
+            "schemes = [\"twitter\"]\n[scheme.twitter]\nshard = 1",
+            "snowflake-twitter: unknown field \"shard\"",
+        ),
+        (
+            "schemes = [\"typeid\"]\nprefix = \"User\"",
+            "typeid: prefix: invalid character 'U'",
+        ),
+    ]);
 }
 
 /// A static worker id (the default for identity fields) holds a lease: `/v1/identity` and
@@ -651,22 +660,33 @@ async fn identity_route_metrics_and_refusals() {
     );
     s.stop().await;
 
-    let refuse = |toml: &str| Service::new(&config(toml)).unwrap_err().to_string();
-    assert!(
-        refuse("schemes = [\"twitter\"]\nidentity = \"static:5\"\nworker = 3")
-            .contains("worker is set and so is identity static:5: give the identity once")
-    );
-    assert!(
-        refuse("schemes = [\"twitter\"]\nidentity = \"zk://h\"").contains("unknown source \"zk\"")
-    );
-    assert!(
-        refuse("schemes = [\"tsid\"]\nidentity = \"static:1\"")
-            .contains("cannot be fenced by a lease")
-    );
-    assert!(
-        refuse("schemes = [\"twitter\"]\nidentity = \"static:1024\"")
-            .contains("static worker id 1024 does not fit")
-    );
+    assert_refused(&[
+        (
+            "schemes = [\"twitter\"]\nidentity = \"static:5\"\nworker = 3",
+            "worker is set and so is identity static:5: give the identity once",
+        ),
+        (
+            "schemes = [\"twitter\"]\nidentity = \"zk://h\"",
+            "unknown source \"zk\"",
+        ),
+        (
+            "schemes = [\"tsid\"]\nidentity = \"static:1\"",
+            "cannot be fenced by a lease",
+        ),
+        (
+            "schemes = [\"twitter\"]\nidentity = \"static:1024\"",
+            "static worker id 1024 does not fit",
+        ),
+    ]);
+}
+
+/// Asserts that each `(toml, words)` service config is refused with an error containing
+/// `words`.
+fn assert_refused(cases: &[(&str, &str)]) {
+    for (toml, words) in cases {
+        let err = Service::new(&config(toml)).unwrap_err().to_string();
+        assert!(err.contains(words), "{toml:?} was refused with {err:?}");
+    }
 }
 
 /// Asserts a JSON error of `status` and returns its message.
