@@ -297,18 +297,7 @@ fn measure_in(
         let key_form = if wide {
             Keys::Blob(ids.clone())
         } else {
-            Keys::Int(
-                ids.iter()
-                    .map(|id| {
-                        id.to_u64()
-                            .ok()
-                            .and_then(|v| i64::try_from(v).ok())
-                            .ok_or(Error::IdRange {
-                                scheme: entry.name(),
-                            })
-                    })
-                    .collect::<Result<_, _>>()?,
-            )
+            Keys::Int(crate::engine::signed_keys(entry.name(), &ids)?)
         };
         let text = Keys::Text(
             ids.iter()

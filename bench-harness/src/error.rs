@@ -17,7 +17,8 @@ pub enum Error {
         /// Its error.
         source: GenerateError,
     },
-    /// A 64-bit id does not fit SQLite's signed integer key.
+    /// An id does not fit its key's type: a signed 64-bit integer key (an id above
+    /// `i64::MAX` or wider than 64 bits), or PostgreSQL's 16-byte `uuid`.
     IdRange {
         /// The scheme.
         scheme: &'static str,
@@ -56,7 +57,11 @@ impl fmt::Display for Error {
             Self::Build(e) => write!(f, "building a scheme: {e}"),
             Self::Generate { scheme, source } => write!(f, "{scheme}: generating: {source}"),
             Self::IdRange { scheme } => {
-                write!(f, "{scheme}: an id exceeds SQLite's 63-bit integer key")
+                write!(
+                    f,
+                    "{scheme}: an id does not fit its key's type (a signed 64-bit integer, \
+                     or a 16-byte uuid)"
+                )
             }
             Self::Sqlite(e) => write!(f, "sqlite: {e}"),
             Self::Io { path, source } => write!(f, "{}: {source}", path.display()),

@@ -816,6 +816,23 @@ pub fn made_before(entry: &Entry, n: usize) -> Result<(Scheme, Vec<RawId>), Erro
     Ok((scheme, ids))
 }
 
+/// `ids` as the signed 64-bit integers an integer key holds (SQLite's `INTEGER`,
+/// PostgreSQL's `bigint`, InnoDB's `BIGINT`).
+///
+/// # Errors
+///
+/// [`Error::IdRange`] for an id wider than 64 bits or above `i64::MAX`.
+pub fn signed_keys(scheme: &'static str, ids: &[RawId]) -> Result<Vec<i64>, Error> {
+    ids.iter()
+        .map(|id| {
+            id.to_u64()
+                .ok()
+                .and_then(|v| i64::try_from(v).ok())
+                .ok_or(Error::IdRange { scheme })
+        })
+        .collect()
+}
+
 /// One writer's batches: ids of a generator of `scheme` with worker id `worker` (schemes
 /// with an identity; the others need none), or UUIDv7 with random low bits
 /// ([`UUID_V7_RANDOM`]), made at the moment the writer asks for them and bound as the
@@ -913,6 +930,23 @@ mod tests {
         let servers = super::servers::<Postgres>(&urls, check, crate::Error::PgSetup);
         let servers = servers.map_err(|e| e.to_string())?;
         Ok(servers.iter().map(|s| (s.cache_kib, s.cache)).collect())
+    }
+
+    /// A signed 64-bit key holds ids up to `i64::MAX`; a larger one, or a 128-bit id, is the
+    /// scheme's `IdRange` error, not a wrapped negative key.
+    #[test]
+    fn signed_keys_refuse_what_does_not_fit() {
+        use idkit_core::RawId;
+        let max = i64::MAX as u64;
+        let fits = [0, 1, max].map(RawId::from_u64);
+        assert_eq!(super::signed_keys("s", &fits).unwrap(), [0, 1, i64::MAX]);
+        for wide in [RawId::from_u64(max + 1), RawId::from_u128(1)] {
+            let err = super::signed_keys("s", &[RawId::from_u64(1), wide]).unwrap_err();
+            assert!(
+                matches!(err, crate::Error::IdRange { scheme: "s" }),
+                "{err}"
+            );
+        }
     }
 
     /// RFC 9562, section 5.7: version 7 in bits 48 to 51, variant `10` in bits 64 and 65,

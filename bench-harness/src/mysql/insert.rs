@@ -85,15 +85,10 @@ pub fn to_keys(
         MyStorage::BigintPk => (
             Label("BIGINT"),
             8.0,
-            ids.iter()
-                .map(|id| {
-                    id.to_u64()
-                        .ok()
-                        .and_then(|v| i64::try_from(v).ok())
-                        .map(Value::Int)
-                        .ok_or(Error::IdRange { scheme })
-                })
-                .collect::<Result<_, _>>()?,
+            crate::engine::signed_keys(scheme, ids)?
+                .into_iter()
+                .map(Value::Int)
+                .collect(),
         ),
         MyStorage::BinaryPk => (
             format!("BINARY({width})").into(),

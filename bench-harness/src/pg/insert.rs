@@ -476,24 +476,14 @@ pub fn to_keys(
     form: Form,
     format: &dyn Fn(&idkit_core::RawId) -> Result<String, Error>,
 ) -> Result<Keys, Error> {
-    let range = || Error::IdRange { scheme };
     Ok(match form {
-        Form::Bigint => Keys::Bigint(
-            ids.iter()
-                .map(|id| {
-                    id.to_u64()
-                        .ok()
-                        .and_then(|v| i64::try_from(v).ok())
-                        .ok_or_else(range)
-                })
-                .collect::<Result<_, _>>()?,
-        ),
+        Form::Bigint => Keys::Bigint(crate::engine::signed_keys(scheme, ids)?),
         Form::Uuid => Keys::Uuid(
             ids.iter()
                 .map(|id| {
                     <[u8; 16]>::try_from(id.as_bytes())
                         .map(Uuid16)
-                        .map_err(|_| range())
+                        .map_err(|_| Error::IdRange { scheme })
                 })
                 .collect::<Result<_, _>>()?,
         ),
