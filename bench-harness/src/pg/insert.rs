@@ -481,7 +481,7 @@ pub fn to_keys(
         Form::Uuid => Keys::Uuid(
             ids.iter()
                 .map(|id| {
-                    <[u8; 16]>::try_from(id.as_bytes())
+                    id.to_array()
                         .map(Uuid16)
                         .map_err(|_| Error::IdRange { scheme })
                 })

@@ -67,17 +67,34 @@ impl RawId {
         &self.bytes[..usize::from(self.len)]
     }
 
+    /// The id as exactly `N` bytes, for a scheme whose ids have one width.
+    ///
+    /// # Errors
+    ///
+    /// [`ParseErrorKind::InvalidLength`](crate::ParseErrorKind::InvalidLength) unless the id is `N` bytes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use idkit_core::{ParseErrorKind, RawId};
+    /// let id = RawId::from_bytes(&[7; 12])?;
+    /// assert_eq!(id.to_array::<12>()?, [7; 12]);
+    /// assert_eq!(id.to_array::<16>().unwrap_err().kind(), ParseErrorKind::InvalidLength);
+    /// # Ok::<(), idkit_core::ParseError>(())
+    /// ```
+    pub fn to_array<const N: usize>(&self) -> Result<[u8; N], ParseError> {
+        self.as_bytes()
+            .try_into()
+            .map_err(|_| ParseError::length(N, self.as_bytes().len()))
+    }
+
     /// The id as a `u64`.
     ///
     /// # Errors
     ///
     /// [`ParseErrorKind::InvalidLength`](crate::ParseErrorKind::InvalidLength) unless the id is 8 bytes.
     pub fn to_u64(&self) -> Result<u64, ParseError> {
-        let arr: [u8; 8] = self
-            .as_bytes()
-            .try_into()
-            .map_err(|_| ParseError::length(8, self.as_bytes().len()))?;
-        Ok(u64::from_be_bytes(arr))
+        self.to_array().map(u64::from_be_bytes)
     }
 
     /// The id as a `u128`.
@@ -86,11 +103,7 @@ impl RawId {
     ///
     /// [`ParseErrorKind::InvalidLength`](crate::ParseErrorKind::InvalidLength) unless the id is 16 bytes.
     pub fn to_u128(&self) -> Result<u128, ParseError> {
-        let arr: [u8; 16] = self
-            .as_bytes()
-            .try_into()
-            .map_err(|_| ParseError::length(16, self.as_bytes().len()))?;
-        Ok(u128::from_be_bytes(arr))
+        self.to_array().map(u128::from_be_bytes)
     }
 }
 
@@ -107,5 +120,30 @@ impl fmt::Debug for RawId {
 impl Default for RawId {
     fn default() -> Self {
         Self::from_u64(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ParseErrorKind;
+
+    #[test]
+    fn fixed_widths_read_back_and_refuse_other_widths() {
+        let v = 0x0102_0304_0506_0708_090a_0b0c_0d0e_0f10_u128;
+        assert_eq!(RawId::from_u128(v).to_u128(), Ok(v));
+        assert_eq!(RawId::from_u64(u64::MAX).to_u64(), Ok(u64::MAX));
+        let twenty = RawId::from_bytes(&[0xff; MAX_ID_BYTES]).unwrap();
+        assert_eq!(twenty.to_array::<MAX_ID_BYTES>(), Ok([0xff; MAX_ID_BYTES]));
+        for (err, (want, found)) in [
+            (RawId::from_u128(v).to_u64().unwrap_err(), (8, 16)),
+            (RawId::from_u64(1).to_u128().unwrap_err(), (16, 8)),
+            (twenty.to_array::<12>().unwrap_err(), (12, 20)),
+        ] {
+            assert_eq!(err.kind(), ParseErrorKind::InvalidLength);
+            let text = err.to_string();
+            assert!(text.contains(&format!("expected {want} ")), "{text}");
+            assert!(text.ends_with(&format!("found {found}")), "{text}");
+        }
     }
 }

@@ -132,11 +132,7 @@ impl Codec for KsuidCodec {
     }
 
     fn read_raw(&self, raw: &RawId) -> Result<Ksuid, ParseError> {
-        let bytes: [u8; BYTES] = raw
-            .as_bytes()
-            .try_into()
-            .map_err(|_| ParseError::length(BYTES, raw.as_bytes().len()))?;
-        Ok(Ksuid::from_bytes(bytes))
+        raw.to_array().map(Ksuid::from_bytes)
     }
 
     fn format(&self, id: Ksuid) -> String {

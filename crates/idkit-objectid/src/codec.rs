@@ -100,11 +100,7 @@ impl Codec for ObjectIdCodec {
     }
 
     fn read_raw(&self, raw: &RawId) -> Result<ObjectId, ParseError> {
-        let bytes: [u8; BYTES] = raw
-            .as_bytes()
-            .try_into()
-            .map_err(|_| ParseError::length(BYTES, raw.as_bytes().len()))?;
-        Ok(ObjectId(bytes))
+        raw.to_array().map(ObjectId)
     }
 
     fn format(&self, id: ObjectId) -> String {
