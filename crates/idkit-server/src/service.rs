@@ -1,5 +1,7 @@
 //! [`Service`]: the configured generators, their counters, and the router over them.
 
+use std::fmt;
+use std::ops::RangeInclusive;
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -64,28 +66,11 @@ pub(crate) struct Limits {
 
 impl Limits {
     fn of(config: &Config) -> Result<Self, ConfigError> {
-        let invalid = |key, message| ConfigError::Invalid { key, message };
-        if !(100..=600_000).contains(&config.header_timeout_ms) {
-            return Err(invalid(
-                "header_timeout_ms",
-                format!(
-                    "{} is out of range: expected 100 to 600000",
-                    config.header_timeout_ms
-                ),
-            ));
-        }
-        if !(1..=1_000_000).contains(&config.max_connections) {
-            return Err(invalid(
-                "max_connections",
-                format!(
-                    "{} is out of range: expected 1 to 1000000",
-                    config.max_connections
-                ),
-            ));
-        }
+        let header_timeout_ms =
+            in_range("header_timeout_ms", config.header_timeout_ms, 100..=600_000)?;
         Ok(Self {
-            header_timeout: std::time::Duration::from_millis(config.header_timeout_ms),
-            max_connections: config.max_connections,
+            header_timeout: std::time::Duration::from_millis(header_timeout_ms),
+            max_connections: in_range("max_connections", config.max_connections, 1..=1_000_000)?,
         })
     }
 }
@@ -454,11 +439,28 @@ pub(crate) fn takes(entry: &registry::Entry, name: &str) -> bool {
 }
 
 pub(crate) fn check_max_batch(max_batch: u32) -> Result<(), ConfigError> {
-    if max_batch == 0 || max_batch > MAX_BATCH_LIMIT {
-        return Err(ConfigError::Invalid {
-            key: "max_batch",
-            message: format!("{max_batch} is out of range: expected 1 to {MAX_BATCH_LIMIT}"),
-        });
+    in_range("max_batch", max_batch, 1..=MAX_BATCH_LIMIT).map(drop)
+}
+
+/// `value`, the setting `key`, when `range` holds it.
+///
+/// # Errors
+///
+/// [`ConfigError::Invalid`] naming `key`, the value and the range, when it is outside.
+fn in_range<T: PartialOrd + fmt::Display>(
+    key: &'static str,
+    value: T,
+    range: RangeInclusive<T>,
+) -> Result<T, ConfigError> {
+    if range.contains(&value) {
+        return Ok(value);
     }
-    Ok(())
+    Err(ConfigError::Invalid {
+        key,
+        message: format!(
+            "{value} is out of range: expected {} to {}",
+            range.start(),
+            range.end()
+        ),
+    })
 }

@@ -434,6 +434,10 @@ fn invalid_configuration_is_refused_with_a_reason() {
     assert_refused(&[
         ("max_batch = 0", "max_batch: 0 is out of range"),
         (
+            "max_batch = 1000001",
+            "max_batch: 1000001 is out of range: expected 1 to 1000000",
+        ),
+        (
             "rollback = \"sometimes\"",
             "expected fail-fast, wait or logical",
         ),
@@ -847,20 +851,24 @@ async fn slow_clients_are_closed_and_connections_capped() {
     let (status, _) = s.get("/healthz").await;
     assert_eq!(status, StatusCode::OK);
 
-    let bad = Config::from_toml("max_connections = 0").unwrap();
-    assert!(
-        Service::new(&bad)
-            .unwrap_err()
-            .to_string()
-            .contains("max_connections")
-    );
-    let bad = Config::from_toml("header_timeout_ms = 5").unwrap();
-    assert!(
-        Service::new(&bad)
-            .unwrap_err()
-            .to_string()
-            .contains("header_timeout_ms")
-    );
+    assert_refused(&[
+        (
+            "max_connections = 0",
+            "max_connections: 0 is out of range: expected 1 to 1000000",
+        ),
+        (
+            "max_connections = 1000001",
+            "max_connections: 1000001 is out of range: expected 1 to 1000000",
+        ),
+        (
+            "header_timeout_ms = 5",
+            "header_timeout_ms: 5 is out of range: expected 100 to 600000",
+        ),
+        (
+            "header_timeout_ms = 600001",
+            "header_timeout_ms: 600001 is out of range: expected 100 to 600000",
+        ),
+    ]);
     s.stop().await;
 }
 
