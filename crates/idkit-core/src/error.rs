@@ -356,12 +356,14 @@ enum ParseRepr {
     Empty,
     /// The input has the wrong number of characters (or bytes, for binary input).
     InvalidLength {
-        /// Fewest characters accepted.
+        /// Fewest accepted.
         min: usize,
-        /// Most characters accepted.
+        /// Most accepted.
         max: usize,
-        /// Characters found.
+        /// How many were found.
         found: usize,
+        /// What was counted: `characters` of text or `bytes` of a binary id.
+        unit: &'static str,
     },
     /// A character outside the scheme's alphabet.
     InvalidChar {
@@ -421,7 +423,37 @@ impl ParseError {
 
     /// `min..=max` characters were expected, `found` were given.
     pub fn invalid_length(min: usize, max: usize, found: usize) -> Self {
-        Self(ParseRepr::InvalidLength { min, max, found })
+        Self(ParseRepr::InvalidLength {
+            min,
+            max,
+            found,
+            unit: "characters",
+        })
+    }
+
+    /// A binary id of exactly `expected` bytes was expected, `found` were given: the same
+    /// [`ParseErrorKind::InvalidLength`] as [`length`](Self::length), counted in bytes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use idkit_core::{ParseError, ParseErrorKind};
+    /// let e = ParseError::byte_length(8, 16);
+    /// assert_eq!(e.kind(), ParseErrorKind::InvalidLength);
+    /// assert_eq!(e.to_string(), "invalid length: expected 8 bytes, found 16");
+    /// ```
+    pub fn byte_length(expected: usize, found: usize) -> Self {
+        Self::invalid_byte_length(expected, expected, found)
+    }
+
+    /// A binary id of `min..=max` bytes was expected, `found` were given.
+    pub fn invalid_byte_length(min: usize, max: usize, found: usize) -> Self {
+        Self(ParseRepr::InvalidLength {
+            min,
+            max,
+            found,
+            unit: "bytes",
+        })
     }
 
     /// Character `ch` at position `index` (in characters) is not `expected`.
@@ -455,13 +487,20 @@ impl fmt::Display for ParseError {
         use ParseRepr as R;
         match &self.0 {
             R::Empty => f.write_str("empty input: expected an id"),
-            R::InvalidLength { min, max, found } if min == max => write!(
+            R::InvalidLength {
+                min,
+                max,
+                found,
+                unit,
+            } if min == max => write!(f, "invalid length: expected {min} {unit}, found {found}"),
+            R::InvalidLength {
+                min,
+                max,
+                found,
+                unit,
+            } => write!(
                 f,
-                "invalid length: expected {min} characters, found {found}"
-            ),
-            R::InvalidLength { min, max, found } => write!(
-                f,
-                "invalid length: expected {min} to {max} characters, found {found}"
+                "invalid length: expected {min} to {max} {unit}, found {found}"
             ),
             R::InvalidChar {
                 ch,

@@ -51,7 +51,11 @@ impl RawId {
     /// [`MAX_ID_BYTES`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ParseError> {
         if bytes.is_empty() || bytes.len() > MAX_ID_BYTES {
-            return Err(ParseError::invalid_length(1, MAX_ID_BYTES, bytes.len()));
+            return Err(ParseError::invalid_byte_length(
+                1,
+                MAX_ID_BYTES,
+                bytes.len(),
+            ));
         }
         let mut buf = [0; MAX_ID_BYTES];
         buf[..bytes.len()].copy_from_slice(bytes);
@@ -85,7 +89,7 @@ impl RawId {
     pub fn to_array<const N: usize>(&self) -> Result<[u8; N], ParseError> {
         self.as_bytes()
             .try_into()
-            .map_err(|_| ParseError::length(N, self.as_bytes().len()))
+            .map_err(|_| ParseError::byte_length(N, self.as_bytes().len()))
     }
 
     /// The id as a `u64`.
@@ -144,6 +148,22 @@ mod tests {
             let text = err.to_string();
             assert!(text.contains(&format!("expected {want} ")), "{text}");
             assert!(text.ends_with(&format!("found {found}")), "{text}");
+            assert_eq!(
+                text,
+                format!("invalid length: expected {want} bytes, found {found}")
+            );
+        }
+    }
+
+    #[test]
+    fn bytes_outside_an_ids_widths_are_refused_in_bytes() {
+        for found in [0, MAX_ID_BYTES + 1] {
+            let err = RawId::from_bytes(&vec![1; found]).unwrap_err();
+            assert_eq!(err.kind(), ParseErrorKind::InvalidLength);
+            assert_eq!(
+                err.to_string(),
+                format!("invalid length: expected 1 to {MAX_ID_BYTES} bytes, found {found}")
+            );
         }
     }
 }
