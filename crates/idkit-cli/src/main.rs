@@ -3,6 +3,7 @@
 //! Bad input gets one line on stderr naming what was wrong and what was expected, and exit
 //! status 2; a failure while generating (the clock, an exhausted id space) exits with 1.
 
+mod files;
 mod inspect;
 mod render;
 mod settings;
@@ -183,8 +184,9 @@ struct ServeArgs {
     /// HTTP/2 preface) have not arrived within this many ms (default 5000).
     #[arg(long)]
     header_timeout_ms: Option<u64>,
-    /// Most connections open at once, over both doors (default 1000; keep it below
-    /// `ulimit -n`).
+    /// Most connections open at once, over both doors (default 1000); the soft limit on
+    /// open files is raised to fit, as far as the hard limit allows (a warning says when
+    /// it does not).
     #[arg(long)]
     max_connections: Option<usize>,
     /// Runtime worker threads (default: one per core).
@@ -550,6 +552,8 @@ fn serve(args: ServeArgs, given: Options) -> Result<(), Failure> {
         } => Failure::Runtime(e.to_string()),
         _ => Failure::Usage(e.to_string()),
     })?;
+    // Checked by Service::new (1 to 1,000,000).
+    files::make_room(config.max_connections);
     let addr = config
         .listen_addr()
         .map_err(|e| Failure::Usage(e.to_string()))?;

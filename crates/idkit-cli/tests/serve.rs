@@ -1,6 +1,6 @@
 //! `idkit serve` as a process: start-up line, graceful shutdown on SIGTERM with a request in
-//! flight, refusal of a bad configuration, TLS and tokens from the command line, and a log
-//! pipe whose reader has gone.
+//! flight, refusal of a bad configuration, TLS and tokens from the command line, a log pipe
+//! whose reader has gone, and its open-file limit raised for `max_connections`.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -316,5 +316,122 @@ fn a_log_pipe_whose_reader_has_gone_does_not_stop_the_service() {
     let body = response.split("\r\n\r\n").nth(1).unwrap();
     assert_eq!(body.lines().count(), 3, "{body}");
     // Shutting down logs two lines into the broken pipe; the exit is still a clean one.
+    terminate(child);
+}
+
+/// `idkit serve` with `args` under an open-file limit of `soft` (and `hard`, where given),
+/// set by the shell that then becomes it, as a service manager would start it; read up to
+/// its line that says where it listens: the process, the lines read, and its HTTP address.
+fn serve_with_file_limit(
+    soft: u32,
+    hard: Option<u32>,
+    args: &[&str],
+) -> (std::process::Child, Vec<String>, String) {
+    let idkit = idkit_cmd();
+    // The soft limit first: a hard limit below the soft one is refused.
+    let hard = hard.map_or_else(String::new, |h| format!(" && ulimit -Hn {h}"));
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(format!("ulimit -Sn {soft}{hard} && exec \"$0\" \"$@\""))
+        .arg(idkit.get_program())
+        .args(["serve", "--scheme", "uuid-v7", "--listen", "127.0.0.1:0"])
+        .args(args);
+    for (key, value) in idkit.get_envs() {
+        if let Some(value) = value {
+            command.env(key, value);
+        }
+    }
+    let mut child = command.stderr(Stdio::piped()).spawn().unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut lines: Vec<String> = Vec::new();
+    while !lines.iter().any(|l| l.contains("listening on")) {
+        let mut line = String::new();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "ended: {lines:?}");
+        lines.push(line);
+    }
+    // The rest of the log is not read: keep its pipe open and drained.
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    let addr = logged_address(&lines, "http://");
+    (child, lines, addr)
+}
+
+/// The soft and hard limits on open files of process `pid`, from `/proc/<pid>/limits`.
+fn file_limits(pid: u32) -> (String, String) {
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .unwrap();
+    let mut values = line["Max open files".len()..].split_whitespace();
+    let soft = values.next().unwrap().to_owned();
+    (soft, values.next().unwrap().to_owned())
+}
+
+#[test]
+fn a_low_open_file_limit_is_raised_for_max_connections() {
+    let (child, lines, addr) = serve_with_file_limit(
+        256,
+        None,
+        &["--max-connections", "400", "--header-timeout-ms", "60000"],
+    );
+    let raised = lines
+        .iter()
+        .find(|l| l.contains("open-file limit"))
+        .unwrap_or_else(|| panic!("no word of the limit: {lines:?}"));
+    // 400 connections and 64 descriptors for the service itself.
+    assert!(
+        raised.contains("open-file limit raised from 256 to 464 for max_connections = 400"),
+        "{raised}"
+    );
+    assert_eq!(file_limits(child.id()).0, "464");
+    // More connections than the old limit had room for, each held open without a word.
+    let silent: Vec<TcpStream> = (0..300)
+        .map(|_| TcpStream::connect(&addr).unwrap())
+        .collect();
+    // The next one is answered at once (under the old limit, `accept` would fail until the
+    // silent ones timed out, after 60 s), and the service has accepted every one.
+    let response = http_get(&addr, "/metrics");
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    assert!(
+        response.contains("idkit_connections_accepted_total 301\n"),
+        "{response}"
+    );
+    assert!(
+        response.contains("idkit_connections_refused_total 0\n"),
+        "{response}"
+    );
+    drop(silent);
+    terminate(child);
+}
+
+#[test]
+fn an_open_file_limit_too_low_for_max_connections_is_warned_about() {
+    let (child, lines, addr) = serve_with_file_limit(256, Some(300), &[]);
+    // Raised as far as the hard limit goes, and the room left said.
+    assert!(
+        lines.iter().any(
+            |l| l.contains("open-file limit raised from 256 to 300 for max_connections = 1000")
+        ),
+        "{lines:?}"
+    );
+    let warning = lines
+        .iter()
+        .find(|l| l.contains("the open-file limit is"))
+        .unwrap_or_else(|| panic!("no warning: {lines:?}"));
+    assert!(warning.contains("WARN"), "{warning}");
+    assert!(
+        warning.contains(
+            "the open-file limit is 300 (hard limit 300): room for about 236 connections, \
+             not max_connections = 1000"
+        ),
+        "{warning}"
+    );
+    assert_eq!(
+        file_limits(child.id()),
+        ("300".to_owned(), "300".to_owned())
+    );
+    let response = http_get(&addr, "/v1/uuid-v7/next");
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
     terminate(child);
 }

@@ -85,8 +85,9 @@ pub struct Config {
     /// 5,000; 100 to 600,000).
     pub header_timeout_ms: u64,
     /// Most connections open at once, over both doors; one more is closed as soon as it is
-    /// accepted (default 1,000; 1 to 1,000,000). Keep it below the process's
-    /// file-descriptor limit (`ulimit -n`).
+    /// accepted (default 1,000; 1 to 1,000,000). Each holds a file descriptor: keep it
+    /// below the process's limit on open files (`ulimit -n`), which `idkit serve` raises
+    /// to fit as far as the hard limit allows.
     pub max_connections: usize,
     /// Runtime worker threads for `idkit serve` (default: one per core). When clients run
     /// on the same cores, fewer workers cut the latency tail.
