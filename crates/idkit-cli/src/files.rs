@@ -23,10 +23,9 @@ pub fn make_room(max_connections: usize) {
     if soft >= need {
         return;
     }
-    let hard = maximum.unwrap_or(u64::MAX);
+    let raised = need.min(maximum.unwrap_or(u64::MAX));
     let mut limit = soft;
-    if need.min(hard) > soft {
-        let raised = need.min(hard);
+    if raised > soft {
         match setrlimit(
             Resource::Nofile,
             Rlimit {
