@@ -161,13 +161,10 @@ fn serve_both_doors(
     let mut child = command.stderr(Stdio::piped()).spawn().unwrap();
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
     let mut lines: Vec<String> = Vec::new();
-    while !(lines.iter().any(|l| l.contains("listening on"))
-        && lines.iter().any(|l| l.contains("gRPC (idkit.v1) on")))
-    {
-        let mut line = String::new();
-        assert!(stderr.read_line(&mut line).unwrap() > 0, "ended: {lines:?}");
-        lines.push(line);
-    }
+    read_log_until(&mut stderr, &mut lines, |lines| {
+        lines.iter().any(|l| l.contains("listening on"))
+            && lines.iter().any(|l| l.contains("gRPC (idkit.v1) on"))
+    });
     (child, stderr, lines)
 }
 
@@ -179,6 +176,20 @@ fn logged_address(lines: &[String], prefix: &str) -> String {
         .and_then(|rest| rest.split_whitespace().next())
         .unwrap_or_else(|| panic!("no {prefix} in {lines:?}"))
         .to_owned()
+}
+
+/// Reads `idkit serve`'s log line by line into `lines` until `enough` holds of them; a log
+/// that ends first fails the test with the lines read.
+fn read_log_until(
+    stderr: &mut impl BufRead,
+    lines: &mut Vec<String>,
+    enough: impl Fn(&[String]) -> bool,
+) {
+    while !enough(lines) {
+        let mut line = String::new();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "ended: {lines:?}");
+        lines.push(line);
+    }
 }
 
 /// Asks `idkit serve` to stop with SIGTERM, as an orchestrator does.
@@ -281,11 +292,9 @@ fn tokens_without_tls_are_warned_about_on_each_door() {
     let (child, mut stderr, mut lines) =
         serve_both_doors(dir.path(), &[("--tokens-file", "tokens")]);
     // Each door warns right after its own line; read on until the later door's warning.
-    while lines.iter().filter(|l| l.contains("clear text")).count() < 2 {
-        let mut line = String::new();
-        assert!(stderr.read_line(&mut line).unwrap() > 0, "ended: {lines:?}");
-        lines.push(line);
-    }
+    read_log_until(&mut stderr, &mut lines, |lines| {
+        lines.iter().filter(|l| l.contains("clear text")).count() >= 2
+    });
     for door in ["listening on http://", "gRPC (idkit.v1) on"] {
         let line = lines.iter().find(|l| l.contains(door)).unwrap();
         assert!(line.contains("tls=false tokens=true"), "{line}");
@@ -345,11 +354,9 @@ fn serve_with_file_limit(
     let mut child = command.stderr(Stdio::piped()).spawn().unwrap();
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
     let mut lines: Vec<String> = Vec::new();
-    while !lines.iter().any(|l| l.contains("listening on")) {
-        let mut line = String::new();
-        assert!(stderr.read_line(&mut line).unwrap() > 0, "ended: {lines:?}");
-        lines.push(line);
-    }
+    read_log_until(&mut stderr, &mut lines, |lines| {
+        lines.iter().any(|l| l.contains("listening on"))
+    });
     // The rest of the log is not read: keep its pipe open and drained.
     std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
     let addr = logged_address(&lines, "http://");
