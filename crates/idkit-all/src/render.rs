@@ -28,7 +28,44 @@ pub fn decoded_json(scheme: &str, id: &str, decoded: &Decoded) -> Value {
 
 /// A short aligned listing for people.
 pub fn decoded_plain(scheme: &str, id: &str, decoded: &Decoded) -> String {
+    decoded_plain_with(scheme, id, &[], decoded)
+}
+
+/// [`decoded_plain`] with more rows after the id's, aligned with the rest (`idkit inspect`
+/// says how it read the id).
+///
+/// # Examples
+///
+/// ```
+/// use idkit_all::registry;
+/// use idkit_all::render::decoded_plain_with;
+///
+/// let raw = idkit_core::RawId::from_bytes(&0x1d82_0c90_9680_0000_u64.to_be_bytes()).unwrap();
+/// let decoded = registry::find("twitter").unwrap().codec().decode_raw(&raw).unwrap();
+/// let text = decoded_plain_with(
+///     "snowflake-twitter",
+///     "2126275789212090368",
+///     &[("read as", "hex".to_owned())],
+///     &decoded,
+/// );
+/// let lines: Vec<&str> = text.lines().take(3).collect();
+/// assert_eq!(
+///     lines,
+///     [
+///         "scheme      snowflake-twitter",
+///         "id          2126275789212090368",
+///         "read as     hex",
+///     ]
+/// );
+/// ```
+pub fn decoded_plain_with(
+    scheme: &str,
+    id: &str,
+    extra: &[(&str, String)],
+    decoded: &Decoded,
+) -> String {
     let mut rows = vec![("scheme", scheme.to_owned()), ("id", id.to_owned())];
+    rows.extend(extra.iter().cloned());
     rows.push((
         "timestamp",
         match decoded.timestamp_ms {

@@ -1,17 +1,31 @@
-//! `idkit inspect`: guess the scheme from the id's shape, keep the decodings whose time is
-//! plausible, most plausible first.
+//! `idkit inspect`: read the id every way it could be written, keep the decodings whose time
+//! is plausible, most plausible first.
 
+use clap::ValueEnum;
 use idkit_all::registry::{self, Entry};
-use idkit_core::codec::hex;
-use idkit_core::{Alphabet, Clock, Decoded, RawId, SystemClock};
+use idkit_core::{Alphabet, Clock, Decoded, ParseError, RawId, SystemClock};
 
-use crate::render::quoted;
+use crate::Format;
+use crate::render::{self, quoted};
 
 /// One plausible reading of an id.
 pub struct Candidate {
     pub scheme: &'static str,
+    /// The id in its scheme's canonical form.
     pub id: String,
+    /// How the input was read: as the scheme's own string ([`Format::Canonical`]), or as the
+    /// id's bytes written the way `idkit gen --format` writes them.
+    pub read_as: Format,
     pub decoded: Decoded,
+}
+
+impl Candidate {
+    /// `read_as` as `--format` names it.
+    pub fn read_as_name(&self) -> String {
+        self.read_as
+            .to_possible_value()
+            .map_or_else(String::new, |v| v.get_name().to_owned())
+    }
 }
 
 /// Earliest plausible creation time: 2008-01-01, before any of these schemes existed.
@@ -19,97 +33,162 @@ const EARLIEST_MS: u64 = 1_199_145_600_000;
 /// How far in the future a timestamp may be and still be plausible (clock skew).
 const FUTURE_SLACK_MS: u64 = 86_400_000;
 
-/// The registered schemes an id of this shape could belong to, read from each scheme's
-/// published facts and codec (so a new scheme in the registry is inspected with no change
-/// here): decimal digits try every scheme written in decimal; 16 or 32 hex digits try every
-/// scheme of 64 or 128 bits on those bytes; anything else tries the schemes whose codec
-/// parses it.
-fn shape(id: &str) -> Result<(Vec<&'static Entry>, Option<RawId>), String> {
-    let len = id.chars().count();
+/// The forms, besides each scheme's own string, that `idkit gen --format` writes an id's
+/// bytes in.
+const BYTE_FORMS: [Format; 4] = [Format::Decimal, Format::Hex, Format::Base32, Format::Base62];
+
+/// The widths of the registered schemes, in bits, narrowest first.
+fn widths() -> Vec<u32> {
+    let mut bits: Vec<u32> = registry::schemes().iter().map(|e| e.info().bits).collect();
+    bits.sort_unstable();
+    bits.dedup();
+    bits
+}
+
+/// Every reading of `id` as a registered scheme's id, each scheme's own string first, read
+/// from each scheme's published facts and codec (so a new scheme in the registry is inspected
+/// with no change here):
+///
+/// - the scheme's canonical string, as its codec parses it;
+/// - a number (decimal digits, no leading zeros, as `gen --format decimal` writes them) as
+///   the bytes of each scheme of the narrowest width that holds it. A number that fits 64
+///   bits is not also read as a wider id, whose top bytes would then be zero: a time of the
+///   epoch itself, or no UUID version;
+/// - anything else in hex, base32 or base62, in the exact width `gen --format` writes for the
+///   scheme's bits (16, 24, 32 or 40 hex digits for 64, 96, 128 and 160 bits).
+///
+/// A number is read only as a number, by the schemes written in decimal and as bytes (16
+/// digits are not also tried as hex, nor 13 as a TSID); digits with leading zeros are not a
+/// number `gen` writes, and are read every way (`0000000000004121` is hex from `gen range
+/// --format hex`, or 4121). Hex digits in a width hex is written in are read only as hex
+/// (32 of them are not also a 160-bit id in base32).
+fn readings(id: &str) -> Result<Vec<(&'static Entry, Format, Decoded, String)>, String> {
     let all_digits = !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit());
-    let all_hex = !id.is_empty() && id.bytes().all(|b| b.is_ascii_hexdigit());
-    let schemes = registry::schemes().iter().copied().map(|e| (e, e.info()));
-    let (entries, raw): (Vec<&'static Entry>, _) = if all_digits {
-        let decimal: Vec<_> = schemes
-            .filter(|(_, i)| i.alphabet == Alphabet::DECIMAL)
-            .collect();
-        let read: Vec<_> = decimal
-            .iter()
-            .filter(|(e, _)| e.codec().parse_raw(id).is_ok())
-            .map(|&(e, _)| e)
-            .collect();
-        // A number no decimal scheme reads is too long or too large for the widest of them.
-        if read.is_empty()
-            && let Some((widest, _)) = decimal.iter().max_by_key(|(_, i)| i.bits)
-            && let Err(e) = widest.codec().parse_raw(id)
+    let widths = widths();
+    // The narrowest width whose largest number is at least `id`, when it is written as gen
+    // writes numbers.
+    let number = all_digits && (id == "0" || !id.starts_with('0'));
+    let number_bits = number
+        .then(|| {
+            widths
+                .iter()
+                .copied()
+                .find(|&bits| render::parse_id(id, Format::Decimal, bits).is_ok())
+        })
+        .flatten();
+    let hex_width = id.bytes().all(|b| b.is_ascii_hexdigit())
+        && widths.iter().any(|&bits| id.len() == bits as usize / 4);
+    let mut found = Vec::new();
+    for entry in registry::schemes().iter().copied() {
+        let info = entry.info();
+        // The codec alone: inspecting builds no generator and opens no store.
+        let codec = entry.codec();
+        if (!number || info.alphabet == Alphabet::DECIMAL)
+            && let Ok(decoded) = codec.decode_text(id)
+            && let Ok(canonical) = codec.canonical_text(id)
         {
-            return Err(format!(
-                "cannot tell the scheme of {}: no scheme written in decimal reads it \
-                 ({}, the widest: {e})",
-                quoted(id),
-                widest.name()
-            ));
+            found.push((entry, Format::Canonical, decoded, canonical));
         }
-        (read, None)
-    } else if all_hex && (len == 16 || len == 32) {
-        let mut bytes = vec![0u8; len / 2];
-        hex::decode_into(id, &mut bytes).map_err(|e| e.to_string())?;
-        let raw = RawId::from_bytes(&bytes).map_err(|e| e.to_string())?;
-        let bits = u32::try_from(len * 4).unwrap_or(0);
-        let sized = schemes.filter(|(_, i)| i.bits == bits);
-        (sized.map(|(e, _)| e).collect(), Some(raw))
-    } else {
-        let text = schemes
-            .filter(|(e, i)| i.alphabet != Alphabet::DECIMAL && e.codec().parse_raw(id).is_ok());
-        (text.map(|(e, _)| e).collect(), None)
-    };
-    if entries.is_empty() {
-        let forms: Vec<String> = registry::schemes()
-            .iter()
-            .map(|e| (e.name(), e.info()))
-            .filter(|(_, i)| i.alphabet != Alphabet::DECIMAL)
-            .map(|(name, i)| format!("{name} ({} {})", i.string_len, i.alphabet.name()))
-            .collect();
-        return Err(format!(
-            "cannot tell the scheme of {}: expected a decimal integer, 16 or 32 hex \
-             digits, or the canonical string of one of {}",
-            quoted(id),
-            forms.join(", ")
-        ));
+        for form in BYTE_FORMS {
+            let tried = match form {
+                Format::Decimal => number_bits == Some(info.bits),
+                Format::Hex => !number,
+                _ => !number && !hex_width,
+            };
+            if !tried {
+                continue;
+            }
+            let read = |raw: RawId| -> Result<_, ParseError> {
+                Ok((codec.decode_raw(&raw)?, codec.format_raw(&raw)?))
+            };
+            let Ok((decoded, canonical)) = render::parse_id(id, form, info.bits).and_then(read)
+            else {
+                continue;
+            };
+            // The scheme's own string may be one of these forms (a ULID is base32, a KSUID
+            // base62, an ObjectId hex, a Snowflake decimal): that reading is already listed.
+            if !found
+                .iter()
+                .any(|(e, _, _, c)| e.name() == entry.name() && *c == canonical)
+            {
+                found.push((entry, form, decoded, canonical));
+            }
+        }
     }
-    Ok((entries, raw))
+    if found.is_empty() {
+        return Err(no_reading(id, all_digits, &widths));
+    }
+    Ok(found)
+}
+
+/// Why nothing reads `id`.
+fn no_reading(id: &str, all_digits: bool, widths: &[u32]) -> String {
+    let widest_bits = widths.last().copied().unwrap_or(0);
+    if all_digits {
+        let why = if id.len() > 1 && id.starts_with('0') {
+            // Too long for every decimal scheme's own string, and no byte form has them.
+            let decimal = registry::schemes()
+                .iter()
+                .filter(|e| e.info().alphabet == Alphabet::DECIMAL)
+                .max_by_key(|e| e.info().bits);
+            let own = match decimal.map(|e| (e.name(), e.codec().parse_raw(id))) {
+                Some((name, Err(e))) => format!(" ({name}, the widest written in decimal: {e})"),
+                _ => String::new(),
+            };
+            format!("no scheme reads it{own}, and an id's bytes in decimal have no leading zeros")
+        } else if let Err(e) = render::parse_id(id, Format::Decimal, widest_bits) {
+            // A number without leading zeros fails at every width only by its size.
+            let widest = registry::schemes()
+                .iter()
+                .filter(|e| e.info().bits == widest_bits)
+                .map(|e| e.name())
+                .collect::<Vec<_>>()
+                .join(", ");
+            format!(
+                "no scheme reads it, not even as the bytes of {widest}, the widest id ({widest_bits} bits): {e}"
+            )
+        } else {
+            "no scheme decodes it".to_owned()
+        };
+        return format!("cannot tell the scheme of {}: {why}", quoted(id));
+    }
+    let forms: Vec<String> = registry::schemes()
+        .iter()
+        .map(|e| (e.name(), e.info()))
+        .filter(|(_, i)| i.alphabet != Alphabet::DECIMAL)
+        .map(|(name, i)| format!("{name} ({} {})", i.string_len, i.alphabet.name()))
+        .collect();
+    format!(
+        "cannot tell the scheme of {}: expected a number, the string of one of {}, or an id's \
+         bytes in hex, base32 or base62 as `idkit gen --format` writes them",
+        quoted(id),
+        forms.join(", "),
+    )
 }
 
 /// Every plausible decoding of `id`, most plausible first: timestamps between 2008 and a
-/// day from now, nearest to now first; schemes without time (uuid-v4, auto-increment) last.
+/// day from now, nearest to now first, a scheme's own string before the same time read from
+/// another scheme's bytes; schemes without time (uuid-v4, auto-increment) last.
+///
+/// # Errors
+///
+/// A message saying which forms were expected, when no registered scheme reads `id` in any
+/// form (an empty result means it reads, but at no plausible time).
 pub fn inspect(id: &str) -> Result<Vec<Candidate>, String> {
-    let (entries, raw_input) = shape(id)?;
     let now = SystemClock.now_ms();
     let mut found = Vec::new();
-    for entry in entries {
-        // The codec alone: inspecting builds no generator and opens no store.
-        let codec = entry.codec();
-        let read = match raw_input {
-            Some(raw) => codec
-                .decode_raw(&raw)
-                .and_then(|d| Ok((d, codec.format_raw(&raw)?))),
-            None => codec
-                .decode_text(id)
-                .and_then(|d| Ok((d, codec.canonical_text(id)?))),
-        };
-        let Ok((decoded, canonical)) = read else {
-            continue;
-        };
+    for (entry, read_as, decoded, canonical) in readings(id)? {
         let rank = match decoded.timestamp_ms {
             Some(ms) if (EARLIEST_MS..=now + FUTURE_SLACK_MS).contains(&ms) => ms.abs_diff(now),
             Some(_) => continue,
             None => u64::MAX,
         };
         found.push((
-            rank,
+            (rank, read_as != Format::Canonical),
             Candidate {
                 scheme: entry.name(),
                 id: canonical,
+                read_as,
                 decoded,
             },
         ));

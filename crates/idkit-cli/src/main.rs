@@ -60,7 +60,8 @@ enum Command {
     /// (Instagram's design: time from clock_timestamp(), a cycling sequence, constant
     /// fields such as the shard).
     Sql(SqlArgs),
-    /// Guess an id's scheme from its shape and print every plausible decoding.
+    /// Guess an id's scheme from its shape and print every plausible decoding: the id is
+    /// read as each scheme's own string and in every form `gen --format` writes.
     Inspect {
         /// The id.
         #[arg(allow_negative_numbers = true)]
@@ -339,14 +340,21 @@ fn run(command: Command, given: Options, out: &mut impl Write) -> Result<(), Fai
                 serde_json::Value::Array(
                     found
                         .iter()
-                        .map(|c| render::decoded_json(c.scheme, &c.id, &c.decoded))
+                        .map(|c| {
+                            let mut v = render::decoded_json(c.scheme, &c.id, &c.decoded);
+                            v["read_as"] = c.read_as_name().into();
+                            v
+                        })
                         .collect(),
                 )
                 .to_string()
             } else {
                 found
                     .iter()
-                    .map(|c| render::decoded_plain(c.scheme, &c.id, &c.decoded))
+                    .map(|c| {
+                        let read_as = [("read as", c.read_as_name())];
+                        render::decoded_plain_with(c.scheme, &c.id, &read_as, &c.decoded)
+                    })
                     .collect::<Vec<_>>()
                     .join("\n\n")
             };

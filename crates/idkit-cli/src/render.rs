@@ -59,7 +59,9 @@ pub fn parse_id(text: &str, format: Format, bits: u32) -> Result<RawId, ParseErr
     RawId::from_bytes(&bytes)
 }
 
-pub use idkit_all::render::{decoded_json, decoded_plain, quoted, schemes_json};
+pub use idkit_all::render::{
+    decoded_json, decoded_plain, decoded_plain_with, quoted, schemes_json,
+};
 
 /// `idkit schemes`.
 pub fn schemes_table() -> String {

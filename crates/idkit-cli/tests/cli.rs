@@ -332,6 +332,124 @@ fn inspect_guesses_the_scheme_from_the_shape() {
     }
 }
 
+/// `inspect` reads what `gen --format` writes, for every scheme and form: among its readings
+/// is the id's own scheme with the id's canonical string, read in the form it was written in
+/// (or as the canonical string, where the form is the scheme's own, as base32 is a ULID's).
+#[test]
+fn inspect_reads_every_form_gen_writes() {
+    let json = |args: &[&str]| -> serde_json::Value {
+        let o = idkit(args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        serde_json::from_str(&stdout(&o)).unwrap()
+    };
+    for scheme in schemes() {
+        for format in ["canonical", "decimal", "hex", "base32", "base62"] {
+            let id = stdout(&idkit(&["gen", scheme, "--format", format]));
+            let id = id.trim();
+            let read = json(&["decode", scheme, "--format", format, "--json", "--", id]);
+            let found = json(&["inspect", "--json", "--", id]);
+            assert!(
+                found
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|c| c["scheme"] == scheme
+                        && c["id"] == read["id"]
+                        && (c["read_as"] == format || c["read_as"] == "canonical")),
+                "{scheme} {format} {id}: {found}"
+            );
+        }
+    }
+}
+
+/// Ids from the specs, written as another form's bytes, are read back as their scheme's.
+#[test]
+fn inspect_reads_the_forms_of_spec_ids() {
+    let first = |id: &str| -> serde_json::Value {
+        let o = idkit(&["inspect", "--json", id]);
+        assert!(o.status.success(), "{id}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v[0].clone()
+    };
+    // segmentio/ksuid's README: the KSUID 0ujtsYcgvSTl8PAuAdqWYSMnLOv is these 20 bytes.
+    let ksuid = first("0669f7efb5a1cd34b5f99d1154fb6853345c9735");
+    assert_eq!(
+        (&ksuid["scheme"], &ksuid["id"], &ksuid["read_as"]),
+        (
+            &"ksuid".into(),
+            &"0ujtsYcgvSTl8PAuAdqWYSMnLOv".into(),
+            &"hex".into()
+        )
+    );
+    // RFC 9562, appendix A.6's UUIDv7 as one number.
+    let value = u128::from_str_radix("017f22e279b07cc398c4dc0c0c07398f", 16).unwrap();
+    let v7 = first(&value.to_string());
+    assert_eq!(
+        (&v7["scheme"], &v7["id"], &v7["read_as"]),
+        (
+            &"uuid-v7".into(),
+            &"017f22e2-79b0-7cc3-98c4-dc0c0c07398f".into(),
+            &"decimal".into()
+        )
+    );
+    // The same bytes in base32 are a ULID's string: that reading comes first, the UUID's
+    // beside it at the same time.
+    let o = idkit(&["inspect", "--json", "01FWHE4YDGFK1SHH6W1G60EECF"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v[0]["scheme"], "ulid");
+    assert!(
+        v.as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["scheme"] == "uuid-v7"
+                && c["id"] == "017f22e2-79b0-7cc3-98c4-dc0c0c07398f"
+                && c["read_as"] == "base32"
+                && c["timestamp_ms"] == v[0]["timestamp_ms"]),
+        "{v}"
+    );
+    // odan/tsid's README: the number of the TSID 0ARYZVZXW377R, which the Snowflake
+    // schemes also read as their own.
+    let o = idkit(&["inspect", "--json", "388400145978465528"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(
+        v.as_array().unwrap().iter().any(|c| c["scheme"] == "tsid"
+            && c["id"] == "0ARYZVZXW377R"
+            && c["read_as"] == "decimal"),
+        "{v}"
+    );
+    // 2^128 does not fit 128 bits: it is a KSUID's bytes, one second after the KSUID
+    // epoch (1400000000, segmentio/ksuid's README).
+    let wide = first("340282366920938463463374607431768211456");
+    assert_eq!(
+        (&wide["scheme"], &wide["timestamp_ms"]),
+        (&"ksuid".into(), &1_400_000_001_000_u64.into())
+    );
+    // Digits with leading zeros are not a number gen writes: a range id in hex is read as
+    // hex (0x4121) beside the decimal reading.
+    let o = idkit(&["inspect", "--json", "0000000000004121"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for (id, read_as) in [("16673", "hex"), ("4121", "canonical")] {
+        assert!(
+            v.as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c["scheme"] == "range" && c["id"] == id && c["read_as"] == read_as),
+            "{id} {read_as}: {v}"
+        );
+    }
+    // The listing for people says how each id was read.
+    let plain = stdout(&idkit(&[
+        "inspect",
+        "0669f7efb5a1cd34b5f99d1154fb6853345c9735",
+    ]));
+    assert!(
+        plain.starts_with(
+            "scheme     ksuid\nid         0ujtsYcgvSTl8PAuAdqWYSMnLOv\nread as    hex\n"
+        ),
+        "{plain}"
+    );
+}
+
 #[test]
 fn bad_input_is_one_line_and_exit_2() {
     usage_error(
@@ -385,15 +503,22 @@ fn bad_input_is_one_line_and_exit_2() {
     );
     usage_error(&["inspect", "-5"], "cannot tell the scheme of \"-5\"");
     usage_error(&["inspect", "hello"], "cannot tell the scheme");
-    // A number one past the largest 128-bit value (2^128) is no id: the message says why,
-    // from the widest decimal scheme's own parse error, instead of "no plausible time".
+    // A number one past the largest 160-bit value (2^160) is no id: the message says why,
+    // from the widest id's parse error, instead of "no plausible time".
     usage_error(
-        &["inspect", "340282366920938463463374607431768211456"],
-        "no scheme written in decimal reads it (flake-boundary, the widest: number too large",
+        &[
+            "inspect",
+            "1461501637330902918203684832716283019655932542976",
+        ],
+        "not even as the bytes of ksuid, the widest id (160 bits): number too large",
     );
     usage_error(
         &["inspect", &format!("{}1", "0".repeat(42))],
         "expected 1 to 39 characters, found 43",
+    );
+    usage_error(
+        &["inspect", "0123456789abcdefgh"],
+        "or an id's bytes in hex, base32 or base62 as `idkit gen --format` writes them",
     );
     // Input longer than any id is repeated by its start and length, not whole.
     let pasted = "A".repeat(5000);
