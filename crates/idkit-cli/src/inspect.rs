@@ -124,6 +124,10 @@ fn readings(id: &str) -> Result<Vec<(&'static Entry, Format, Decoded, String)>, 
 /// Why nothing reads `id`.
 fn no_reading(id: &str, all_digits: bool, widths: &[u32]) -> String {
     let widest_bits = widths.last().copied().unwrap_or(0);
+    if id.is_empty() {
+        // As `decode` says it: the codecs' own error.
+        return format!("cannot tell the scheme of \"\": {}", ParseError::empty());
+    }
     if all_digits {
         let why = if id.len() > 1 && id.starts_with('0') {
             // Too long for every decimal scheme's own string, and no byte form has them.

@@ -503,6 +503,10 @@ fn bad_input_is_one_line_and_exit_2() {
     );
     usage_error(&["inspect", "-5"], "cannot tell the scheme of \"-5\"");
     usage_error(&["inspect", "hello"], "cannot tell the scheme");
+    usage_error(
+        &["inspect", ""],
+        "cannot tell the scheme of \"\": empty input: expected an id",
+    );
     // A number one past the largest 160-bit value (2^160) is no id: the message says why,
     // from the widest id's parse error, instead of "no plausible time".
     usage_error(
