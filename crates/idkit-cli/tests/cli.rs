@@ -19,6 +19,14 @@ fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()
 }
 
+/// Runs `idkit` with `args` (which ask for `--json`), checks that it succeeded and returns
+/// what it printed.
+fn json(args: &[&str]) -> serde_json::Value {
+    let o = idkit(args);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    serde_json::from_str(&stdout(&o)).unwrap()
+}
+
 /// Bad input: exit 2, exactly one line on stderr, no panic, nothing on stdout.
 fn usage_error(args: &[&str], contains: &str) {
     let o = idkit(args);
@@ -177,11 +185,6 @@ fn gen_formats() {
 /// the id by its canonical string.
 #[test]
 fn decode_reads_every_form_gen_writes() {
-    let json = |args: &[&str]| -> serde_json::Value {
-        let o = idkit(args);
-        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
-        serde_json::from_str(&stdout(&o)).unwrap()
-    };
     for scheme in schemes() {
         for format in ["decimal", "hex", "base32", "base62"] {
             let o = idkit(&["gen", scheme, "--format", format]);
@@ -204,9 +207,7 @@ fn decode_reads_every_form_gen_writes() {
 #[test]
 fn decode_formats_agree_with_the_specs() {
     let canonical_of = |scheme: &str, format: &str, id: &str| -> String {
-        let o = idkit(&["decode", scheme, "--format", format, id, "--json"]);
-        assert!(o.status.success(), "{scheme} {format} {id}: {}", stderr(&o));
-        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        let v = json(&["decode", scheme, "--format", format, id, "--json"]);
         v["id"].as_str().unwrap().to_owned()
     };
     // ulid/spec's example; Crockford's aliases and lower case read as the same id.
@@ -245,10 +246,10 @@ fn decode_formats_agree_with_the_specs() {
 #[test]
 fn decode_prints_the_canonical_spelling() {
     let id_of = |scheme: &str, id: &str| -> String {
-        let o = idkit(&["decode", scheme, id, "--json"]);
-        assert!(o.status.success(), "{scheme} {id}: {}", stderr(&o));
-        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-        v["id"].as_str().unwrap().to_owned()
+        json(&["decode", scheme, id, "--json"])["id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
     };
     let ulid = "01ARZ3NDEKTSV4RRFFQ69G5FAV";
     assert_eq!(id_of("ulid", &ulid.to_lowercase()), ulid);
@@ -337,11 +338,6 @@ fn inspect_guesses_the_scheme_from_the_shape() {
 /// (or as the canonical string, where the form is the scheme's own, as base32 is a ULID's).
 #[test]
 fn inspect_reads_every_form_gen_writes() {
-    let json = |args: &[&str]| -> serde_json::Value {
-        let o = idkit(args);
-        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
-        serde_json::from_str(&stdout(&o)).unwrap()
-    };
     for scheme in schemes() {
         for format in ["canonical", "decimal", "hex", "base32", "base62"] {
             let id = stdout(&idkit(&["gen", scheme, "--format", format]));
