@@ -1,9 +1,8 @@
 //! `idkit inspect`: read the id every way it could be written, keep the decodings whose time
 //! is plausible, most plausible first.
 
-use clap::ValueEnum;
-use idkit_all::registry::{self, Entry};
-use idkit_core::{Alphabet, Clock, Decoded, ParseError, RawId, SystemClock};
+use idkit_all::registry;
+use idkit_core::{Alphabet, Clock, Decoded, ParseError, SystemClock};
 
 use crate::Format;
 use crate::render::{self, quoted};
@@ -19,23 +18,19 @@ pub struct Candidate {
     pub decoded: Decoded,
 }
 
-impl Candidate {
-    /// `read_as` as `--format` names it.
-    pub fn read_as_name(&self) -> String {
-        self.read_as
-            .to_possible_value()
-            .map_or_else(String::new, |v| v.get_name().to_owned())
-    }
-}
-
 /// Earliest plausible creation time: 2008-01-01, before any of these schemes existed.
 const EARLIEST_MS: u64 = 1_199_145_600_000;
 /// How far in the future a timestamp may be and still be plausible (clock skew).
 const FUTURE_SLACK_MS: u64 = 86_400_000;
 
-/// The forms, besides each scheme's own string, that `idkit gen --format` writes an id's
-/// bytes in.
-const BYTE_FORMS: [Format; 4] = [Format::Decimal, Format::Hex, Format::Base32, Format::Base62];
+/// The forms `idkit gen --format` writes, each scheme's own string first.
+const FORMS: [Format; 5] = [
+    Format::Canonical,
+    Format::Decimal,
+    Format::Hex,
+    Format::Base32,
+    Format::Base62,
+];
 
 /// The widths of the registered schemes, in bits, narrowest first.
 fn widths() -> Vec<u32> {
@@ -62,7 +57,7 @@ fn widths() -> Vec<u32> {
 /// number `gen` writes, and are read every way (`0000000000004121` is hex from `gen range
 /// --format hex`, or 4121). Hex digits in a width hex is written in are read only as hex
 /// (32 of them are not also a 160-bit id in base32).
-fn readings(id: &str) -> Result<Vec<(&'static Entry, Format, Decoded, String)>, String> {
+fn readings(id: &str) -> Result<Vec<Candidate>, String> {
     let all_digits = !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit());
     let widths = widths();
     // The narrowest width whose largest number is at least `id`, when it is written as gen
@@ -78,40 +73,37 @@ fn readings(id: &str) -> Result<Vec<(&'static Entry, Format, Decoded, String)>, 
         .flatten();
     let hex_width = id.bytes().all(|b| b.is_ascii_hexdigit())
         && widths.iter().any(|&bits| id.len() == bits as usize / 4);
-    let mut found = Vec::new();
-    for entry in registry::schemes().iter().copied() {
+    let mut found: Vec<Candidate> = Vec::new();
+    for entry in registry::schemes() {
         let info = entry.info();
         // The codec alone: inspecting builds no generator and opens no store.
         let codec = entry.codec();
-        if (!number || info.alphabet == Alphabet::DECIMAL)
-            && let Ok(decoded) = codec.decode_text(id)
-            && let Ok(canonical) = codec.canonical_text(id)
-        {
-            found.push((entry, Format::Canonical, decoded, canonical));
-        }
-        for form in BYTE_FORMS {
-            let tried = match form {
+        for read_as in FORMS {
+            let tried = match read_as {
+                Format::Canonical => !number || info.alphabet == Alphabet::DECIMAL,
                 Format::Decimal => number_bits == Some(info.bits),
                 Format::Hex => !number,
-                _ => !number && !hex_width,
+                Format::Base32 | Format::Base62 => !number && !hex_width,
             };
             if !tried {
                 continue;
             }
-            let read = |raw: RawId| -> Result<_, ParseError> {
-                Ok((codec.decode_raw(&raw)?, codec.format_raw(&raw)?))
-            };
-            let Ok((decoded, canonical)) = render::parse_id(id, form, info.bits).and_then(read)
-            else {
+            let Ok((decoded, canonical)) = render::read_id(&*codec, id, read_as, info.bits) else {
                 continue;
             };
-            // The scheme's own string may be one of these forms (a ULID is base32, a KSUID
-            // base62, an ObjectId hex, a Snowflake decimal): that reading is already listed.
+            // The scheme's own string may be one of the byte forms (a ULID is base32, a
+            // KSUID base62, an ObjectId hex, a Snowflake decimal): that reading is listed
+            // already.
             if !found
                 .iter()
-                .any(|(e, _, _, c)| e.name() == entry.name() && *c == canonical)
+                .any(|c| c.scheme == entry.name() && c.id == canonical)
             {
-                found.push((entry, form, decoded, canonical));
+                found.push(Candidate {
+                    scheme: entry.name(),
+                    id: canonical,
+                    read_as,
+                    decoded,
+                });
             }
         }
     }
@@ -181,21 +173,13 @@ fn no_reading(id: &str, all_digits: bool, widths: &[u32]) -> String {
 pub fn inspect(id: &str) -> Result<Vec<Candidate>, String> {
     let now = SystemClock.now_ms();
     let mut found = Vec::new();
-    for (entry, read_as, decoded, canonical) in readings(id)? {
-        let rank = match decoded.timestamp_ms {
+    for candidate in readings(id)? {
+        let rank = match candidate.decoded.timestamp_ms {
             Some(ms) if (EARLIEST_MS..=now + FUTURE_SLACK_MS).contains(&ms) => ms.abs_diff(now),
             Some(_) => continue,
             None => u64::MAX,
         };
-        found.push((
-            (rank, read_as != Format::Canonical),
-            Candidate {
-                scheme: entry.name(),
-                id: canonical,
-                read_as,
-                decoded,
-            },
-        ));
+        found.push(((rank, candidate.read_as != Format::Canonical), candidate));
     }
     found.sort_by_key(|(rank, _)| *rank);
     Ok(found.into_iter().map(|(_, c)| c).collect())

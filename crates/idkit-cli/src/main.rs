@@ -212,6 +212,14 @@ enum Format {
     Base62,
 }
 
+impl Format {
+    /// The name `--format` gives it.
+    fn name(self) -> String {
+        self.to_possible_value()
+            .map_or_else(String::new, |v| v.get_name().to_owned())
+    }
+}
+
 /// What went wrong, and whose fault it was.
 #[derive(Debug)]
 enum Failure {
@@ -300,9 +308,7 @@ fn run(command: Command, given: Options, out: &mut impl Write) -> Result<(), Fai
             let codec = entry.codec();
             let form = match format {
                 Format::Canonical => String::new(),
-                other => other
-                    .to_possible_value()
-                    .map_or(String::new(), |v| format!(" in {}", v.get_name())),
+                other => format!(" in {}", other.name()),
             };
             let not_one = |e: idkit_core::ParseError| {
                 Failure::Usage(format!(
@@ -313,14 +319,8 @@ fn run(command: Command, given: Options, out: &mut impl Write) -> Result<(), Fai
             };
             // The id is named by its canonical string, whatever form was given (a ULID in
             // lower case is printed in upper case), as the service's decode names it.
-            let (canonical, decoded) = if format == Format::Canonical {
-                let decoded = codec.decode_text(&id).map_err(not_one)?;
-                (codec.canonical_text(&id).map_err(not_one)?, decoded)
-            } else {
-                let raw = render::parse_id(&id, format, entry.info().bits).map_err(not_one)?;
-                let decoded = codec.decode_raw(&raw).map_err(not_one)?;
-                (codec.format_raw(&raw).map_err(not_one)?, decoded)
-            };
+            let (decoded, canonical) =
+                render::read_id(&*codec, &id, format, entry.info().bits).map_err(not_one)?;
             let text = if json {
                 render::decoded_json(entry.name(), &canonical, &decoded).to_string()
             } else {
@@ -342,7 +342,7 @@ fn run(command: Command, given: Options, out: &mut impl Write) -> Result<(), Fai
                         .iter()
                         .map(|c| {
                             let mut v = render::decoded_json(c.scheme, &c.id, &c.decoded);
-                            v["read_as"] = c.read_as_name().into();
+                            v["read_as"] = c.read_as.name().into();
                             v
                         })
                         .collect(),
@@ -352,7 +352,7 @@ fn run(command: Command, given: Options, out: &mut impl Write) -> Result<(), Fai
                 found
                     .iter()
                     .map(|c| {
-                        let read_as = [("read as", c.read_as_name())];
+                        let read_as = [("read as", c.read_as.name())];
                         render::decoded_plain_with(c.scheme, &c.id, &read_as, &c.decoded)
                     })
                     .collect::<Vec<_>>()

@@ -2,7 +2,7 @@
 
 use idkit_all::registry;
 use idkit_core::codec::{base62, crockford, hex, radix_decode, radix_encode};
-use idkit_core::{DynScheme, ParseError, RawId, time};
+use idkit_core::{Decoded, DynCodec, DynScheme, ParseError, RawId, time};
 
 use crate::Format;
 
@@ -57,6 +57,28 @@ pub fn parse_id(text: &str, format: Format, bits: u32) -> Result<RawId, ParseErr
         Format::Base62 => base62::decode(text, base62::width_for(bytes.len()), &mut bytes)?,
     }
     RawId::from_bytes(&bytes)
+}
+
+/// Reads `text` as an id of `scheme` (`bits` wide) written in `format`: the scheme's own
+/// string for [`Format::Canonical`], else the id's bytes as [`parse_id`] reads them. Returns
+/// the decoding and the id's canonical string.
+///
+/// # Errors
+///
+/// [`parse_id`]'s for a byte form, and the scheme's [`ParseError`] when it does not read the
+/// text or the bytes.
+pub fn read_id(
+    scheme: &dyn DynCodec,
+    text: &str,
+    format: Format,
+    bits: u32,
+) -> Result<(Decoded, String), ParseError> {
+    if format == Format::Canonical {
+        Ok((scheme.decode_text(text)?, scheme.canonical_text(text)?))
+    } else {
+        let raw = parse_id(text, format, bits)?;
+        Ok((scheme.decode_raw(&raw)?, scheme.format_raw(&raw)?))
+    }
 }
 
 pub use idkit_all::render::{
