@@ -157,16 +157,16 @@ pub(crate) trait Report: Engine {
     /// Its section on the `created_at` question, where it has one.
     const CREATED_AT: Option<Section> = None;
 
-    /// The cell of "random keys split pages ten times as often".
+    /// How it names its leaf-fill figure and its caches in the claims judged on the figures
+    /// every engine has (fill, throughput: [`fill_cell`], [`throughput_cell`]).
+    const WORDS: ClaimWords;
+
+    /// The cell of "random keys split pages ten times as often", from the engine's own
+    /// counters.
     fn splits_cell(v4: &RunOf<Self::Results>, v7: &RunOf<Self::Results>) -> String;
-    /// The cell of "fill drops from about 67% to about 50%".
-    fn fill_cell(v4: &RunOf<Self::Results>, v7: &RunOf<Self::Results>) -> String;
     /// What the size cell compares, given v4's bytes over v7's (`ratio`); the verdict is
     /// the same rule in every engine ([`size_cell`]).
     fn size_measured(v4: &RunOf<Self::Results>, v7: &RunOf<Self::Results>, ratio: f64) -> String;
-    /// The cell of "insert throughput falls by 50% or more", from v4's rows per second
-    /// over v7's with the small cache and, where measured, the large one.
-    fn throughput_cell(small: f64, large: Option<f64>) -> String;
     /// The numbered "why" list under the claims table.
     fn reasons(r: &Results<'_>, md: &mut String, runs: &ClaimRuns<'_, RunOf<Self::Results>>);
 
@@ -274,9 +274,9 @@ impl<E: Report + Sync> Part for E {
         let size_ratio = v4.file_bytes as f64 / v7.file_bytes.max(1) as f64;
         Ok([
             E::splits_cell(v4, v7),
-            E::fill_cell(v4, v7),
+            fill_cell(E::WORDS.fill, v7.leaf_fill, v4.leaf_fill),
             size_cell(&E::size_measured(v4, v7, size_ratio), size_ratio),
-            E::throughput_cell(v4.rows_per_sec / v7.rows_per_sec, large),
+            throughput_cell(v4.rows_per_sec / v7.rows_per_sec, large, &E::WORDS),
         ])
     }
 
@@ -414,26 +414,38 @@ impl<S, O> ClaimRuns<'_, Run<S, O>> {
     }
 }
 
-/// How an engine names its cache in the throughput verdict.
-pub(super) struct CacheWords {
-    /// In the parenthesis after the ratio: `small shared_buffers`.
+/// How an engine names its figures in the claims every engine judges by the same rule.
+pub(crate) struct ClaimWords {
+    /// Its leaf-fill figure: `fill`, PostgreSQL's (pgstattuple's) `density`.
+    pub fill: &'static str,
+    /// In the parenthesis after the ratio: `small cache`, `small shared_buffers`.
     pub small: &'static str,
-    /// "Holds with ... only", small: `small shared_buffers`, `the small buffer pool`.
+    /// "Holds with ... only", small: `the small cache`, `small shared_buffers`.
     pub small_only: &'static str,
     /// The same, large.
     pub large_only: &'static str,
 }
 
-/// The claims cell "random keys leave leaves about half full": the leaf fill of v7 and v4
-/// (`figure` names it: PostgreSQL's pgstattuple says density, InnoDB's page counts fill).
-pub(super) fn fill_cell(figure: &str, v7: f64, v4: f64) -> String {
+/// The verdict on "B-tree fill drops from about 67% to about 50%" from the leaf fill of v7
+/// and v4: it holds where v4's leaves are about half full; where they are fuller but still
+/// below v7's, the fill drops, not as far as stated; where they are as full as v7's or
+/// fuller (SQLite's rebalancing), it does not drop at all.
+pub(super) fn fill_verdict(v7: f64, v4: f64) -> &'static str {
+    if (0.45..=0.55).contains(&v4) {
+        "Holds"
+    } else if v4 < v7 {
+        "Does not hold as stated"
+    } else {
+        "Does not hold"
+    }
+}
+
+/// The claims cell "random keys leave leaves about half full": [`fill_verdict`] and the
+/// leaf fill of v7 and v4 (`figure` names it).
+fn fill_cell(figure: &str, v7: f64, v4: f64) -> String {
     format!(
         "{}: {figure} {} for v7, {} for v4",
-        if (0.45..=0.55).contains(&v4) {
-            "Holds"
-        } else {
-            "Does not hold as stated"
-        },
+        fill_verdict(v7, v4),
         pct(v7),
         pct(v4)
     )
@@ -450,17 +462,23 @@ fn size_cell(measured: &str, ratio: f64) -> String {
     format!("{verdict}: {measured}")
 }
 
-/// The claims cell "insert throughput falls by 50% or more": v4's rows per second over
+/// The verdict on "insert throughput falls by 50% or more" from v4's rows per second over
 /// v7's with the small cache (`small`) and, where measured, the large one.
-pub(super) fn throughput_cell(small: f64, large: Option<f64>, words: &CacheWords) -> String {
-    let verdict = match (small <= 0.5, large.is_some_and(|l| l <= 0.5)) {
-        (true, true) => "Holds with both".to_owned(),
+pub(super) fn throughput_verdict(small: f64, large: Option<f64>, words: &ClaimWords) -> String {
+    match (small <= 0.5, large.is_some_and(|l| l <= 0.5)) {
+        (true, true) => "Holds with both caches".to_owned(),
         (true, false) => format!("Holds with {} only", words.small_only),
         (false, true) => format!("Holds with {} only", words.large_only),
         (false, false) => "Does not hold at this size".to_owned(),
-    };
+    }
+}
+
+/// The claims cell "insert throughput falls by 50% or more": [`throughput_verdict`] and
+/// the two ratios.
+fn throughput_cell(small: f64, large: Option<f64>, words: &ClaimWords) -> String {
     format!(
-        "{verdict}: v4 at {} of v7 ({}){}",
+        "{}: v4 at {} of v7 ({}){}",
+        throughput_verdict(small, large, words),
         pct(small),
         words.small,
         large.map_or(String::new(), |l| format!(", {} (large)", pct(l)))
@@ -469,6 +487,51 @@ pub(super) fn throughput_cell(small: f64, large: Option<f64>, words: &CacheWords
 
 #[cfg(test)]
 mod tests {
+    use super::{ClaimWords, fill_verdict, throughput_cell};
+
+    const WORDS: ClaimWords = ClaimWords {
+        fill: "fill",
+        small: "small pool",
+        small_only: "the small pool",
+        large_only: "the large pool",
+    };
+
+    /// The fill claim: about half full holds; fuller but below v7 drops less than stated;
+    /// as full as v7 or fuller does not drop.
+    #[test]
+    fn the_fill_verdict_tells_a_smaller_drop_from_none() {
+        assert_eq!(fill_verdict(0.67, 0.50), "Holds");
+        assert_eq!(fill_verdict(0.90, 0.55), "Holds");
+        assert_eq!(fill_verdict(0.90, 0.717), "Does not hold as stated");
+        assert_eq!(fill_verdict(0.874, 0.901), "Does not hold");
+        assert_eq!(fill_verdict(0.90, 0.90), "Does not hold");
+    }
+
+    /// The throughput claim in each engine's words, with and without the large cache.
+    #[test]
+    fn the_throughput_cell_names_the_caches_where_it_holds() {
+        assert_eq!(
+            throughput_cell(0.046, Some(0.049), &WORDS),
+            "Holds with both caches: v4 at 4.6% of v7 (small pool), 4.9% (large)"
+        );
+        assert_eq!(
+            throughput_cell(0.015, Some(0.548), &WORDS),
+            "Holds with the small pool only: v4 at 1.5% of v7 (small pool), 54.8% (large)"
+        );
+        assert_eq!(
+            throughput_cell(0.6, Some(0.4), &WORDS),
+            "Holds with the large pool only: v4 at 60.0% of v7 (small pool), 40.0% (large)"
+        );
+        assert_eq!(
+            throughput_cell(0.3, None, &WORDS),
+            "Holds with the small pool only: v4 at 30.0% of v7 (small pool)"
+        );
+        assert_eq!(
+            throughput_cell(0.8, None, &WORDS),
+            "Does not hold at this size: v4 at 80.0% of v7 (small pool)"
+        );
+    }
+
     #[test]
     fn the_created_at_verdict_follows_the_larger_ratio_against_doubling() {
         use super::doubling_verdict;

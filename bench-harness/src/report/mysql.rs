@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::engines::{self, CacheWords, ChartedSection, ClaimRuns, Report, Section, columns};
+use super::engines::{self, ChartedSection, ClaimRuns, ClaimWords, Report, Section, columns};
 use super::{kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
@@ -293,6 +293,13 @@ impl Report for InnoDb {
     const IDS: Option<Section> = Some(ids);
     const CREATED_AT: Option<Section> = Some(created_at);
 
+    const WORDS: ClaimWords = ClaimWords {
+        fill: "fill",
+        small: "small buffer pool",
+        small_only: "the small buffer pool",
+        large_only: "the large buffer pool",
+    };
+
     fn splits_cell(v4s: &MyRun, v7s: &MyRun) -> String {
         let split_ratio = v4s.own.splits as f64 / v7s.own.splits.max(1) as f64;
         format!(
@@ -305,22 +312,6 @@ impl Report for InnoDb {
             v4s.own.splits,
             v7s.own.splits,
             v4s.wal_per_1k() / v7s.wal_per_1k().max(1.0)
-        )
-    }
-
-    fn fill_cell(v4s: &MyRun, v7s: &MyRun) -> String {
-        engines::fill_cell("fill", v7s.leaf_fill, v4s.leaf_fill)
-    }
-
-    fn throughput_cell(small: f64, large: Option<f64>) -> String {
-        engines::throughput_cell(
-            small,
-            large,
-            &CacheWords {
-                small: "small buffer pool",
-                small_only: "the small buffer pool",
-                large_only: "the large buffer pool",
-            },
         )
     }
 

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::engines::{self, CacheWords, ChartedSection, ClaimRuns, Report, Section, columns};
+use super::engines::{self, ChartedSection, ClaimRuns, ClaimWords, Report, Section, columns};
 use super::{kib, mib, pct, provenance, rate};
 use crate::charts::ChartFile;
 use crate::engine::InsertResults as _;
@@ -163,6 +163,13 @@ impl Report for Postgres {
     const IDS: Option<Section> = Some(ids);
     const CREATED_AT: Option<Section> = Some(created_at);
 
+    const WORDS: ClaimWords = ClaimWords {
+        fill: "density",
+        small: "small shared_buffers",
+        small_only: "small shared_buffers",
+        large_only: "large shared_buffers",
+    };
+
     fn splits_cell(v4s: &PgRun, v7s: &PgRun) -> String {
         let split_ratio = v4s.splits() as f64 / v7s.splits().max(1) as f64;
         let wal_ratio = v4s.wal_per_1k() / v7s.wal_per_1k().max(1.0);
@@ -175,22 +182,6 @@ impl Report for Postgres {
             },
             v4s.splits(),
             v7s.splits()
-        )
-    }
-
-    fn fill_cell(v4s: &PgRun, v7s: &PgRun) -> String {
-        engines::fill_cell("density", v7s.leaf_fill, v4s.leaf_fill)
-    }
-
-    fn throughput_cell(small: f64, large: Option<f64>) -> String {
-        engines::throughput_cell(
-            small,
-            large,
-            &CacheWords {
-                small: "small shared_buffers",
-                small_only: "small shared_buffers",
-                large_only: "large shared_buffers",
-            },
         )
     }
 

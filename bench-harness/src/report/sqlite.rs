@@ -3,7 +3,8 @@
 
 use std::fmt::Write as _;
 
-use super::engines::{self, ChartedSection, ClaimRuns, Report, columns};
+use super::engines::{self, ChartedSection, ClaimRuns, ClaimWords, Report, columns};
+use super::engines::{fill_verdict, throughput_verdict};
 use super::{mib, pct, rate};
 use crate::btree::{BtreeRun, Sqlite, Storage};
 use crate::charts::ChartFile;
@@ -75,22 +76,6 @@ fn write_ratio(v4: &BtreeRun, v7: &BtreeRun) -> f64 {
     v4.pages_per_commit() / v7.pages_per_commit().max(f64::MIN_POSITIVE)
 }
 
-/// "Fill drops from about 67% to about 50%" holds only if both figures are near the claim.
-fn fill_holds(v4: &BtreeRun, v7: &BtreeRun) -> bool {
-    (0.60..=0.75).contains(&v7.leaf_fill) && (0.45..=0.55).contains(&v4.leaf_fill)
-}
-
-/// The verdict on "insert throughput falls by 50% or more" from v4's rate over v7's with
-/// the small and the large page cache.
-fn throughput_verdict(small: f64, large: Option<f64>) -> &'static str {
-    match (small <= 0.5, large.is_some_and(|l| l <= 0.5)) {
-        (true, true) => "Holds with both caches",
-        (true, false) => "Holds when the tree outgrows the page cache, not when it fits",
-        (false, true) => "Holds only with the large cache",
-        (false, false) => "Does not hold at this size",
-    }
-}
-
 /// SQLite's part of the report: its insert-cost section, and its cells of the claims table
 /// and the reasons under them (SQLite counts no splits: leaf pages stand for them; it weighs
 /// its cache misses and the one-transaction runs). The decision guide's lines quote its
@@ -99,6 +84,13 @@ impl Report for Sqlite {
     const REPORT_NAME: &'static str = "SQLite";
 
     const BTREE: ChartedSection = btree;
+
+    const WORDS: ClaimWords = ClaimWords {
+        fill: "fill",
+        small: "small cache",
+        small_only: "the small cache",
+        large_only: "the large cache",
+    };
 
     fn splits_cell(v4s: &BtreeRun, v7s: &BtreeRun) -> String {
         let split_ratio = split_ratio(v4s, v7s);
@@ -113,30 +105,8 @@ impl Report for Sqlite {
         )
     }
 
-    fn fill_cell(v4s: &BtreeRun, v7s: &BtreeRun) -> String {
-        format!(
-            "{}: fill {} for v7, {} for v4",
-            if fill_holds(v4s, v7s) {
-                "Holds"
-            } else {
-                "Does not hold"
-            },
-            pct(v7s.leaf_fill),
-            pct(v4s.leaf_fill)
-        )
-    }
-
     fn size_measured(_: &BtreeRun, _: &BtreeRun, size_ratio: f64) -> String {
         format!("file {size_ratio:.2}x")
-    }
-
-    fn throughput_cell(small: f64, large: Option<f64>) -> String {
-        format!(
-            "{}: v4 at {} (small cache), {} (large) of v7",
-            throughput_verdict(small, large),
-            pct(small),
-            large.map_or("-".to_owned(), pct)
-        )
     }
 
     fn reasons(r: &Results<'_>, md: &mut String, runs: &ClaimRuns<'_, BtreeRun>) {
@@ -182,7 +152,7 @@ impl Report for Sqlite {
         );
         let _ = writeln!(
             md,
-            "2. **\"B-tree fill drops from about 67% to about 50%.\"** {}. Leaf fill: {} for v7, \
+            "2. **\"B-tree fill drops from about 67% to about 50%.\"** {} in SQLite. Leaf fill: {} for v7, \
              {} for v4; 64-bit time-ordered ids as `INTEGER PRIMARY KEY`: {}. The figures in the \
              claim come from textbook B-trees that split a full page into two half-full ones. \
              SQLite does not: when a page overflows it redistributes the cells of that page and \
@@ -190,11 +160,7 @@ impl Report for Sqlite {
              btree.c), so pages stay dense whatever the key order. Appending to a rowid table \
              takes a shorter path (`balance_quick`) that opens a new rightmost page and leaves \
              the full one untouched, hence the near-full integer keys.",
-            if fill_holds(v4s, v7s) {
-                "Holds"
-            } else {
-                "Does not hold in SQLite"
-            },
+            fill_verdict(v7s.leaf_fill, v4s.leaf_fill),
             pct(v7s.leaf_fill),
             pct(v4s.leaf_fill),
             integer_keys.map_or("-".to_owned(), |b| pct(b.leaf_fill))
@@ -226,7 +192,7 @@ impl Report for Sqlite {
              wait for a page read. In one large transaction with the large cache, where neither \
              applies, v4 runs at {} against v7's {}: what remains is the cost of descending to a \
              different leaf for every row.\n",
-            throughput_verdict(small, large_ratio),
+            throughput_verdict(small, large_ratio, &Self::WORDS),
             rate(v4s.rows_per_sec),
             rate(v7s.rows_per_sec),
             pct(small),
