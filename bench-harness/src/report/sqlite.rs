@@ -3,8 +3,9 @@
 
 use std::fmt::Write as _;
 
-use super::engines::{self, ChartedSection, ClaimRuns, ClaimWords, Report, columns};
-use super::engines::{fill_verdict, throughput_verdict};
+use super::engines::{
+    self, ChartedSection, ClaimRuns, ClaimWords, Report, columns, fill_verdict, throughput_verdict,
+};
 use super::{mib, pct, rate};
 use crate::btree::{BtreeRun, Sqlite, Storage};
 use crate::charts::ChartFile;
