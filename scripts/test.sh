@@ -162,6 +162,10 @@ step "loom model check of the shared millisecond-and-counter word (UUIDv7, ULID,
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
     cargo test -p idkit-core --test loom --release
 
+step "loom model check of the ticker clock's rest (a read while its thread rests is never late)"
+RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
+    cargo test -p idkit-core --lib --release loom
+
 step "loom model check of the range allocator's cursor and block slots"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
     cargo test -p idkit-range --lib --release loom

@@ -6,7 +6,7 @@
 //! |---|---|---|---|
 //! | [`SystemClock`] | one vDSO `clock_gettime` (~20 ns, no system call on Linux) | no | follows NTP steps, both ways |
 //! | [`MonotonicClock`] | one vDSO `clock_gettime` | yes | anchored to the wall clock once, at construction |
-//! | [`TickerClock`] (the default) | one relaxed atomic load (~1 ns) | yes | a background thread advances it every millisecond; readings lag by up to a millisecond, more while that thread waits for a CPU |
+//! | [`TickerClock`] (the default) | one relaxed atomic load (~1 ns); a monotonic read while its thread rests | yes | a background thread advances it every millisecond while it is read, and rests while it is not; readings lag by up to a millisecond, more while that thread waits for a CPU |
 //! | [`ManualClock`] | one atomic load | n/a | tests set, advance and step it back by hand |
 //!
 //! Every generator reads a [`TickerClock`] unless given another clock (`with_clock`, or
@@ -245,26 +245,135 @@ pub(crate) fn sleep_until(deadline: Instant) {
     }
 }
 
-/// Unix ms as last stored by the ticker thread; 0 until it starts.
-static TICKER_NOW_MS: AtomicU64 = AtomicU64::new(0);
+/// The ticker's word: Unix ms shifted left by one, the low bit ([`RESTING`]) set while the
+/// ticker thread rests; 0 until it starts.
+static TICKER_WORD: AtomicU64 = AtomicU64::new(0);
 /// The ticker's anchor, set once when the ticker starts: the wall clock's Unix ms and the
 /// `Instant` it was read at.
 static TICKER_ANCHOR: OnceLock<(u64, Instant)> = OnceLock::new();
 
+/// The bit of the ticker's word that says the ticker thread rests: it stores no time, and a
+/// reader reads the monotonic clock itself. Only the ticker thread sets and clears it.
+const RESTING: u64 = 1;
+/// The latest time the word holds (one bit goes to [`RESTING`]): 146 million years past 1970.
+const MAX_MS: u64 = u64::MAX >> 1;
+/// How long the ticker ticks, after it was last woken, before it rests: the first time, and
+/// again after a rest that no read ended within a millisecond.
+const ACTIVE_MIN: Duration = Duration::from_millis(10);
+/// The longest it ticks between two rests: a rest that a read ends within a millisecond
+/// doubles the time to the next one up to this, so a process that reads all the time pays
+/// reads of the monotonic clock for about a millisecond in a second.
+const ACTIVE_MAX: Duration = Duration::from_millis(1024);
+/// The longest a resting ticker sleeps between two looks at the word: its pauses double
+/// from a millisecond to this, so an idle process wakes it ten times a second.
+const MAX_PAUSE: Duration = Duration::from_millis(100);
+
+/// The operations on the ticker's word: on std's atomic here, on loom's in the model check
+/// of the rest (`RUSTFLAGS="--cfg loom" cargo test -p idkit-core --lib --release loom`).
+/// Relaxed throughout: the time and the rest bit share one word, so its modification order
+/// is the only order that matters.
+trait Word {
+    fn get(&self) -> u64;
+    fn replace(&self, current: u64, new: u64) -> Result<u64, u64>;
+    fn set_bits(&self, bits: u64) -> u64;
+    fn clear_bits(&self, bits: u64) -> u64;
+}
+
+macro_rules! word {
+    ($($atomic:ty),*) => {$(
+        impl Word for $atomic {
+            #[inline]
+            fn get(&self) -> u64 {
+                self.load(Ordering::Relaxed)
+            }
+            fn replace(&self, current: u64, new: u64) -> Result<u64, u64> {
+                self.compare_exchange(current, new, Ordering::Relaxed, Ordering::Relaxed)
+            }
+            fn set_bits(&self, bits: u64) -> u64 {
+                self.fetch_or(bits, Ordering::Relaxed)
+            }
+            fn clear_bits(&self, bits: u64) -> u64 {
+                self.fetch_and(!bits, Ordering::Relaxed)
+            }
+        }
+    )*};
+}
+
+word!(AtomicU64);
+#[cfg(loom)]
+word!(loom::sync::atomic::AtomicU64);
+
+/// The time in `word`; while the ticker rests, `now()`, stored first ([`store`]).
+#[inline]
+fn read<W: Word>(word: &W, now: impl FnOnce() -> u64) -> u64 {
+    let w = word.get();
+    if w & RESTING == 0 {
+        w >> 1
+    } else {
+        read_while_resting(word, now)
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn read_while_resting<W: Word>(word: &W, now: impl FnOnce() -> u64) -> u64 {
+    store(word, now())
+}
+
+/// Moves the time in `word` up to `now` (never back) and returns the time it holds; the
+/// rest bit stays as it is.
+fn store(word: &impl Word, now: u64) -> u64 {
+    let now = now.min(MAX_MS);
+    let mut w = word.get();
+    loop {
+        let new = (w >> 1).max(now) << 1 | (w & RESTING);
+        if new == w {
+            return w >> 1;
+        }
+        match word.replace(w, new) {
+            Ok(_) => return new >> 1,
+            Err(actual) => w = actual,
+        }
+    }
+}
+
+/// The ticker thread's rest: marks the word resting and looks at it after each `pause`
+/// (1 ms, then twice the last, up to [`MAX_PAUSE`]) until a reader has moved its time on;
+/// then stores `now()` and clears the mark, so that no reader finds the word unmarked with
+/// an old time. Returns the pauses it took (1: a read ended the rest within a millisecond).
+fn rest(word: &impl Word, now: impl Fn() -> u64, pause: impl Fn(Duration)) -> u32 {
+    let rested_at = word.set_bits(RESTING) >> 1;
+    let (mut wait, mut pauses) = (Duration::from_millis(1), 0);
+    loop {
+        pause(wait);
+        pauses += 1;
+        if word.get() >> 1 > rested_at {
+            break;
+        }
+        wait = (wait * 2).min(MAX_PAUSE);
+    }
+    store(word, now());
+    word.clear_bits(RESTING);
+    pauses
+}
+
 /// Brings the ticker's time up to the monotonic clock read against the anchor and returns
-/// it: what the ticker thread does every millisecond, and what a waiting generator does
-/// itself, so that a wait ends when the time has come even while the ticker thread waits
-/// for a CPU.
+/// it: what the ticker thread does every millisecond, what a waiting generator does itself,
+/// so that a wait ends when the time has come even while the ticker thread waits for a
+/// CPU, and what a read does while the ticker rests.
 fn advance(anchor_ms: u64, anchor: Instant) -> u64 {
-    let now = anchor_ms.saturating_add(duration_ms(anchor.elapsed()));
-    // fetch_max: the stored time never goes back, whoever stores it.
-    TICKER_NOW_MS.fetch_max(now, Ordering::Relaxed).max(now)
+    store(&TICKER_WORD, anchor_now(anchor_ms, anchor))
+}
+
+/// The monotonic clock read against an anchor, in Unix ms.
+fn anchor_now(anchor_ms: u64, anchor: Instant) -> u64 {
+    anchor_ms.saturating_add(duration_ms(anchor.elapsed()))
 }
 
 /// [`advance`] from the ticker's anchor; the stored time if the ticker has not started.
 fn tick_now() -> u64 {
     TICKER_ANCHOR.get().map_or_else(
-        || TICKER_NOW_MS.load(Ordering::Relaxed),
+        || TICKER_WORD.get() >> 1,
         |&(anchor_ms, anchor)| advance(anchor_ms, anchor),
     )
 }
@@ -273,7 +382,7 @@ fn start_ticker() {
     TICKER_ANCHOR.get_or_init(|| {
         let anchor_ms = wall_ms();
         let anchor = Instant::now();
-        TICKER_NOW_MS.store(anchor_ms, Ordering::Relaxed);
+        store(&TICKER_WORD, anchor_ms);
         if let Err(e) = spawn_ticker(anchor_ms, anchor) {
             panic!("idkit: cannot start the ticker thread: {e}");
         }
@@ -287,13 +396,35 @@ static TICKER_PROCESS: AtomicU32 = AtomicU32::new(0);
 
 /// Starts the ticker thread of this process on the anchor.
 fn spawn_ticker(anchor_ms: u64, anchor: Instant) -> std::io::Result<()> {
-    // One thread per process, for the life of the process: it wakes once a millisecond,
-    // which costs far less than a clock read per id at millions of ids per second.
+    // One thread per process, for the life of the process: while the time is read it wakes
+    // once a millisecond, which costs far less than a clock read per id at millions of ids
+    // per second; while nothing reads it, it rests.
     std::thread::Builder::new()
         .name("idkit-ticker".into())
         .spawn(move || {
+            // A forked child's word may hold its parent's rest: this thread is the one that
+            // ends rests now, with the time brought up to date first.
+            advance(anchor_ms, anchor);
+            TICKER_WORD.clear_bits(RESTING);
+            let (mut active, mut woken) = (ACTIVE_MIN, Instant::now());
             loop {
                 let elapsed = advance(anchor_ms, anchor).saturating_sub(anchor_ms);
+                if woken.elapsed() >= active {
+                    let pauses = rest(
+                        &TICKER_WORD,
+                        || anchor_now(anchor_ms, anchor),
+                        |d| {
+                            std::thread::sleep(d);
+                        },
+                    );
+                    active = if pauses == 1 {
+                        (active * 2).min(ACTIVE_MAX)
+                    } else {
+                        ACTIVE_MIN
+                    };
+                    woken = Instant::now();
+                    continue;
+                }
                 // Sleep to the next millisecond boundary, not for a fixed 1 ms, so the
                 // ticker does not drift behind by the scheduler's overshoot.
                 let next = Duration::from_millis(elapsed + 1);
@@ -339,9 +470,21 @@ pub(crate) fn restart_ticker_after_fork() -> std::io::Result<()> {
 ///
 /// It is the default clock of every idkit generator: a read costs about a nanosecond against
 /// about 20 for [`MonotonicClock`] (`bench-harness`'s `scaling` group), for one thread per
-/// process that wakes once a millisecond. A child process made by `fork` has no ticker
-/// thread (only the thread that called `fork` is copied), so its time would stand still:
-/// [`crate::after_fork`] starts one there.
+/// process that wakes once a millisecond while the time is read.
+///
+/// While nothing reads the time, the thread rests, so that an idle process (an `idkit serve`
+/// between requests) costs no CPU: after ticking for 10 ms to a second since it was last
+/// woken, it marks the time as resting and sleeps, looking again after 1 ms, then 2, 4, and
+/// so on up to 100 ms. A read that finds the mark reads the monotonic clock itself (the cost
+/// of [`MonotonicClock`]) and stores what it read; the thread, finding the time moved at its
+/// next look, stores the time, clears the mark and ticks again; a read during a rest is as
+/// fresh as one of [`MonotonicClock`], and the time never goes back. A rest that a read ends
+/// at the first look doubles the ticking time before the next one (up to a second), so a process
+/// that reads the time all the time pays monotonic reads for about a millisecond a second.
+///
+/// A child process made by `fork` has no ticker thread (only the thread that called `fork`
+/// is copied), so its time would stand still (or, if the parent's ticker rested at the fork,
+/// every read would take the monotonic clock): [`crate::after_fork`] starts one there.
 ///
 /// # Panics
 ///
@@ -360,6 +503,14 @@ impl TickerClock {
     }
 }
 
+/// The monotonic clock read against the ticker's anchor (0 before the ticker starts): what a
+/// read takes while the ticker rests.
+fn monotonic_now() -> u64 {
+    TICKER_ANCHOR
+        .get()
+        .map_or(0, |&(anchor_ms, anchor)| anchor_now(anchor_ms, anchor))
+}
+
 impl Default for TickerClock {
     fn default() -> Self {
         Self::new()
@@ -369,7 +520,7 @@ impl Default for TickerClock {
 impl Clock for TickerClock {
     #[inline]
     fn now_ms(&self) -> u64 {
-        TICKER_NOW_MS.load(Ordering::Relaxed)
+        read(&TICKER_WORD, monotonic_now)
     }
 
     /// Waits on the monotonic clock (moving the shared time forward as it passes), not on
@@ -514,5 +665,150 @@ mod tests {
         assert_eq!(clock.waits(), 2);
         clock.step_back(1_000);
         assert_eq!(clock.now_ms(), 0);
+    }
+
+    #[test]
+    fn a_read_while_the_ticker_rests_takes_and_stores_the_time_given() {
+        let word = AtomicU64::new(1_000 << 1);
+        assert_eq!(read(&word, || unreachable!("no rest")), 1_000);
+        word.set_bits(RESTING);
+        assert_eq!(read(&word, || 1_007), 1_007);
+        assert_eq!(
+            word.get(),
+            1_007 << 1 | RESTING,
+            "the mark stays for the ticker"
+        );
+        // A reader whose monotonic read is older than the word's time gets the word's.
+        assert_eq!(read(&word, || 1_003), 1_007);
+    }
+
+    #[test]
+    fn the_time_never_goes_back_and_never_wraps() {
+        let word = AtomicU64::new(0);
+        assert_eq!(store(&word, 50), 50);
+        assert_eq!(store(&word, 40), 50);
+        assert_eq!(
+            store(&word, u64::MAX),
+            MAX_MS,
+            "held at the last time the word holds"
+        );
+        assert_eq!(word.get() >> 1, MAX_MS);
+        assert_eq!(word.get() & RESTING, 0);
+    }
+
+    #[test]
+    fn a_rest_doubles_its_pauses_until_a_read_moves_the_time() {
+        let word = AtomicU64::new(2_000 << 1);
+        let pauses = std::cell::RefCell::new(Vec::new());
+        let taken = rest(
+            &word,
+            || 2_500,
+            |d| {
+                pauses.borrow_mut().push(d.as_millis());
+                assert_eq!(word.get() & RESTING, RESTING, "marked while it rests");
+                // Nothing reads for ten pauses; then a reader's monotonic read.
+                if pauses.borrow().len() == 10 {
+                    assert_eq!(read(&word, || 2_400), 2_400);
+                }
+            },
+        );
+        assert_eq!(taken, 10);
+        assert_eq!(*pauses.borrow(), [1, 2, 4, 8, 16, 32, 64, 100, 100, 100]);
+        assert_eq!(
+            word.get(),
+            2_500 << 1,
+            "the ticker's own time stored, then the mark cleared"
+        );
+    }
+
+    #[test]
+    fn a_read_at_the_first_look_ends_the_rest_after_one_pause() {
+        let word = AtomicU64::new(7 << 1);
+        let taken = rest(&word, || 9, |_| assert_eq!(read(&word, || 8), 8));
+        assert_eq!(taken, 1);
+        assert_eq!(word.get(), 9 << 1);
+    }
+}
+
+/// Model check of the ticker's rest: loom explores every interleaving of the ticker thread
+/// resting and the reads around it. Run with
+/// `RUSTFLAGS="--cfg loom" cargo test -p idkit-core --lib --release loom`.
+#[cfg(all(test, loom))]
+mod loom_rest {
+    use super::{RESTING, Word, read, rest};
+    use loom::sync::Arc;
+    use loom::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use loom::thread;
+
+    /// The time the ticker last stored before it rests.
+    const BEFORE: u64 = 100;
+    /// The true time when the rest begins: what the monotonic clock reads; the reader moves
+    /// it on by a millisecond between its two reads.
+    const NOW: u64 = 105;
+
+    #[test]
+    fn loom_a_read_while_the_ticker_rests_is_never_late() {
+        loom::model(|| {
+            let word = Arc::new(AtomicU64::new(BEFORE << 1));
+            let real = Arc::new(AtomicU64::new(NOW));
+            // Set inside each pause, for the reads to know the rest has begun; and when the
+            // ticker reads the time to end it.
+            let marked = Arc::new(AtomicBool::new(false));
+            let ending = Arc::new(AtomicBool::new(false));
+            let ticker = {
+                let (word, real) = (word.clone(), real.clone());
+                let (marked, ending) = (marked.clone(), ending.clone());
+                // Each pause lasts until a read is done (a sleep outlasts any number of
+                // reads, or none).
+                thread::spawn(move || {
+                    rest(
+                        &*word,
+                        || {
+                            ending.store(true, Ordering::SeqCst);
+                            real.load(Ordering::SeqCst)
+                        },
+                        |_| {
+                            marked.store(true, Ordering::SeqCst);
+                            thread::park();
+                        },
+                    )
+                })
+            };
+            let reader = {
+                let (word, real) = (word.clone(), real.clone());
+                let (marked, ending) = (marked.clone(), ending.clone());
+                let ticker = ticker.thread().clone();
+                thread::spawn(move || {
+                    let mut last = 0;
+                    for _ in 0..2 {
+                        let now = real.load(Ordering::SeqCst);
+                        let resting =
+                            marked.load(Ordering::SeqCst) && !ending.load(Ordering::SeqCst);
+                        let t = read(&*word, || real.load(Ordering::SeqCst));
+                        assert!(t >= last, "went back from {last} to {t}");
+                        if resting {
+                            assert!(t >= now, "read {t} while the ticker rested at {now}");
+                        }
+                        last = t;
+                        real.store(NOW + 1, Ordering::SeqCst);
+                        ticker.unpark();
+                    }
+                })
+            };
+            reader.join().unwrap();
+            // A read after the mark ends the rest, whatever the reader did.
+            while !marked.load(Ordering::SeqCst) {
+                thread::yield_now();
+            }
+            assert_eq!(read(&*word, || NOW + 1), NOW + 1);
+            ticker.thread().unpark();
+            ticker.join().unwrap();
+            assert_eq!(
+                word.get(),
+                (NOW + 1) << 1,
+                "the time stored, the mark cleared"
+            );
+            assert_eq!(word.get() & RESTING, 0);
+        });
     }
 }
