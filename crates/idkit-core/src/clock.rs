@@ -245,8 +245,8 @@ pub(crate) fn sleep_until(deadline: Instant) {
     }
 }
 
-/// The ticker's word: Unix ms shifted left by one, the low bit ([`RESTING`]) set while the
-/// ticker thread rests; 0 until it starts.
+/// The ticker's word: Unix ms, with the top bit ([`RESTING`]) set while the ticker thread
+/// rests; 0 until it starts.
 static TICKER_WORD: AtomicU64 = AtomicU64::new(0);
 /// The ticker's anchor, set once when the ticker starts: the wall clock's Unix ms and the
 /// `Instant` it was read at.
@@ -254,9 +254,9 @@ static TICKER_ANCHOR: OnceLock<(u64, Instant)> = OnceLock::new();
 
 /// The bit of the ticker's word that says the ticker thread rests: it stores no time, and a
 /// reader reads the monotonic clock itself. Only the ticker thread sets and clears it.
-const RESTING: u64 = 1;
-/// The latest time the word holds (one bit goes to [`RESTING`]): 146 million years past 1970.
-const MAX_MS: u64 = u64::MAX >> 1;
+const RESTING: u64 = 1 << 63;
+/// The latest time the word holds (the top bit is [`RESTING`]): 292 million years past 1970.
+const MAX_MS: u64 = RESTING - 1;
 /// How long the ticker ticks, after it was last woken, before it rests: the first time, and
 /// again after a rest that no read ended within a millisecond.
 const ACTIVE_MIN: Duration = Duration::from_millis(10);
@@ -308,7 +308,7 @@ word!(loom::sync::atomic::AtomicU64);
 fn read<W: Word>(word: &W, now: impl FnOnce() -> u64) -> u64 {
     let w = word.get();
     if w & RESTING == 0 {
-        w >> 1
+        w
     } else {
         read_while_resting(word, now)
     }
@@ -326,12 +326,12 @@ fn store(word: &impl Word, now: u64) -> u64 {
     let now = now.min(MAX_MS);
     let mut w = word.get();
     loop {
-        let new = (w >> 1).max(now) << 1 | (w & RESTING);
+        let new = (w & MAX_MS).max(now) | (w & RESTING);
         if new == w {
-            return w >> 1;
+            return w & MAX_MS;
         }
         match word.replace(w, new) {
-            Ok(_) => return new >> 1,
+            Ok(_) => return new & MAX_MS,
             Err(actual) => w = actual,
         }
     }
@@ -342,12 +342,12 @@ fn store(word: &impl Word, now: u64) -> u64 {
 /// then stores `now()` and clears the mark, so that no reader finds the word unmarked with
 /// an old time. Returns the pauses it took (1: a read ended the rest within a millisecond).
 fn rest(word: &impl Word, now: impl Fn() -> u64, pause: impl Fn(Duration)) -> u32 {
-    let rested_at = word.set_bits(RESTING) >> 1;
+    let rested_at = word.set_bits(RESTING) & MAX_MS;
     let (mut wait, mut pauses) = (Duration::from_millis(1), 0);
     loop {
         pause(wait);
         pauses += 1;
-        if word.get() >> 1 > rested_at {
+        if word.get() & MAX_MS > rested_at {
             break;
         }
         wait = (wait * 2).min(MAX_PAUSE);
@@ -373,7 +373,7 @@ fn anchor_now(anchor_ms: u64, anchor: Instant) -> u64 {
 /// [`advance`] from the ticker's anchor; the stored time if the ticker has not started.
 fn tick_now() -> u64 {
     TICKER_ANCHOR.get().map_or_else(
-        || TICKER_WORD.get() >> 1,
+        || TICKER_WORD.get() & MAX_MS,
         |&(anchor_ms, anchor)| advance(anchor_ms, anchor),
     )
 }
@@ -669,15 +669,11 @@ mod tests {
 
     #[test]
     fn a_read_while_the_ticker_rests_takes_and_stores_the_time_given() {
-        let word = AtomicU64::new(1_000 << 1);
+        let word = AtomicU64::new(1_000);
         assert_eq!(read(&word, || unreachable!("no rest")), 1_000);
         word.set_bits(RESTING);
         assert_eq!(read(&word, || 1_007), 1_007);
-        assert_eq!(
-            word.get(),
-            1_007 << 1 | RESTING,
-            "the mark stays for the ticker"
-        );
+        assert_eq!(word.get(), 1_007 | RESTING, "the mark stays for the ticker");
         // A reader whose monotonic read is older than the word's time gets the word's.
         assert_eq!(read(&word, || 1_003), 1_007);
     }
@@ -692,13 +688,13 @@ mod tests {
             MAX_MS,
             "held at the last time the word holds"
         );
-        assert_eq!(word.get() >> 1, MAX_MS);
+        assert_eq!(word.get() & MAX_MS, MAX_MS);
         assert_eq!(word.get() & RESTING, 0);
     }
 
     #[test]
     fn a_rest_doubles_its_pauses_until_a_read_moves_the_time() {
-        let word = AtomicU64::new(2_000 << 1);
+        let word = AtomicU64::new(2_000);
         let pauses = std::cell::RefCell::new(Vec::new());
         let taken = rest(
             &word,
@@ -716,17 +712,17 @@ mod tests {
         assert_eq!(*pauses.borrow(), [1, 2, 4, 8, 16, 32, 64, 100, 100, 100]);
         assert_eq!(
             word.get(),
-            2_500 << 1,
+            2_500,
             "the ticker's own time stored, then the mark cleared"
         );
     }
 
     #[test]
     fn a_read_at_the_first_look_ends_the_rest_after_one_pause() {
-        let word = AtomicU64::new(7 << 1);
+        let word = AtomicU64::new(7);
         let taken = rest(&word, || 9, |_| assert_eq!(read(&word, || 8), 8));
         assert_eq!(taken, 1);
-        assert_eq!(word.get(), 9 << 1);
+        assert_eq!(word.get(), 9);
     }
 }
 
@@ -749,7 +745,7 @@ mod loom_rest {
     #[test]
     fn loom_a_read_while_the_ticker_rests_is_never_late() {
         loom::model(|| {
-            let word = Arc::new(AtomicU64::new(BEFORE << 1));
+            let word = Arc::new(AtomicU64::new(BEFORE));
             let real = Arc::new(AtomicU64::new(NOW));
             // Set inside each pause, for the reads to know the rest has begun; and when the
             // ticker reads the time to end it.
@@ -803,11 +799,7 @@ mod loom_rest {
             assert_eq!(read(&*word, || NOW + 1), NOW + 1);
             ticker.thread().unpark();
             ticker.join().unwrap();
-            assert_eq!(
-                word.get(),
-                (NOW + 1) << 1,
-                "the time stored, the mark cleared"
-            );
+            assert_eq!(word.get(), NOW + 1, "the time stored, the mark cleared");
             assert_eq!(word.get() & RESTING, 0);
         });
     }
