@@ -314,6 +314,7 @@ fn read<W: Word>(word: &W, now: impl FnOnce() -> u64) -> u64 {
     }
 }
 
+/// [`read`]'s path while the ticker rests, kept out of line.
 #[cold]
 #[inline(never)]
 fn read_while_resting<W: Word>(word: &W, now: impl FnOnce() -> u64) -> u64 {
@@ -479,8 +480,9 @@ pub(crate) fn restart_ticker_after_fork() -> std::io::Result<()> {
 /// of [`MonotonicClock`]) and stores what it read; the thread, finding the time moved at its
 /// next look, stores the time, clears the mark and ticks again; a read during a rest is as
 /// fresh as one of [`MonotonicClock`], and the time never goes back. A rest that a read ends
-/// at the first look doubles the ticking time before the next one (up to a second), so a process
-/// that reads the time all the time pays monotonic reads for about a millisecond a second.
+/// at the first look doubles the ticking time before the next one (up to a second), so a
+/// process that reads the time all the time pays monotonic reads for about a millisecond a
+/// second.
 ///
 /// A child process made by `fork` has no ticker thread (only the thread that called `fork`
 /// is copied), so its time would stand still (or, if the parent's ticker rested at the fork,

@@ -87,7 +87,9 @@ pub use scheme::{
 ///   reseeded upon state changes, such as process forks". `after_fork` drops it; the next
 ///   draw seeds a new one from the operating system.
 /// * the ticker thread behind [`TickerClock`], every generator's default clock, is not
-///   copied, so the child's time would stand still. `after_fork` starts one in the child.
+///   copied, so the child's time would stand still (or, where the parent's ticker rested at
+///   the fork, every read would take the monotonic clock). `after_fork` starts one in the
+///   child.
 ///
 /// Generators made before the fork still hold the parent's state: the millisecond and
 /// counter they are at (a UUIDv7 or ULID generator would repeat the parent's ids of that
