@@ -433,6 +433,23 @@ fn inspect_reads_the_forms_of_spec_ids() {
             "{id} {read_as}: {v}"
         );
     }
+    // A Snowflake id in hex whose digits are all decimal (0x3813019304800000, an Instagram
+    // id of 2026 with shard and sequence 0, as `gen --format hex` wrote it) is read as hex
+    // too, beside the number's readings.
+    let o = idkit(&["inspect", "--json", "3813019304800000"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for (scheme, id, read_as) in [
+        ("snowflake-instagram", "4040575021628784640", "hex"),
+        ("snowflake-instagram", "3813019304800000", "canonical"),
+    ] {
+        assert!(
+            v.as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c["scheme"] == scheme && c["id"] == id && c["read_as"] == read_as),
+            "{scheme} {id} {read_as}: {v}"
+        );
+    }
     // The listing for people says how each id was read.
     let plain = stdout(&idkit(&[
         "inspect",
