@@ -420,36 +420,36 @@ fn inspect_reads_the_forms_of_spec_ids() {
         (&wide["scheme"], &wide["timestamp_ms"]),
         (&"ksuid".into(), &1_400_000_001_000_u64.into())
     );
+    // `inspect`'s readings of `input` include each (scheme, id, read as).
+    let reads = |input: &str, readings: &[(&str, &str, &str)]| {
+        let o = idkit(&["inspect", "--json", input]);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        for &(scheme, id, read_as) in readings {
+            assert!(
+                v.as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|c| c["scheme"] == scheme && c["id"] == id && c["read_as"] == read_as),
+                "{input}: {scheme} {id} {read_as}: {v}"
+            );
+        }
+    };
     // Digits with leading zeros are not a number gen writes: a range id in hex is read as
     // hex (0x4121) beside the decimal reading.
-    let o = idkit(&["inspect", "--json", "0000000000004121"]);
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    for (id, read_as) in [("16673", "hex"), ("4121", "canonical")] {
-        assert!(
-            v.as_array()
-                .unwrap()
-                .iter()
-                .any(|c| c["scheme"] == "range" && c["id"] == id && c["read_as"] == read_as),
-            "{id} {read_as}: {v}"
-        );
-    }
+    reads(
+        "0000000000004121",
+        &[("range", "16673", "hex"), ("range", "4121", "canonical")],
+    );
     // A Snowflake id in hex whose digits are all decimal (0x3813019304800000, an Instagram
     // id of 2026 with shard and sequence 0, as `gen --format hex` wrote it) is read as hex
     // too, beside the number's readings.
-    let o = idkit(&["inspect", "--json", "3813019304800000"]);
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    for (scheme, id, read_as) in [
-        ("snowflake-instagram", "4040575021628784640", "hex"),
-        ("snowflake-instagram", "3813019304800000", "canonical"),
-    ] {
-        assert!(
-            v.as_array()
-                .unwrap()
-                .iter()
-                .any(|c| c["scheme"] == scheme && c["id"] == id && c["read_as"] == read_as),
-            "{scheme} {id} {read_as}: {v}"
-        );
-    }
+    reads(
+        "3813019304800000",
+        &[
+            ("snowflake-instagram", "4040575021628784640", "hex"),
+            ("snowflake-instagram", "3813019304800000", "canonical"),
+        ],
+    );
     // The listing for people says how each id was read.
     let plain = stdout(&idkit(&[
         "inspect",

@@ -373,10 +373,7 @@ fn anchor_now(anchor_ms: u64, anchor: Instant) -> u64 {
 
 /// [`advance`] from the ticker's anchor; the stored time if the ticker has not started.
 fn tick_now() -> u64 {
-    TICKER_ANCHOR.get().map_or_else(
-        || TICKER_WORD.get() & MAX_MS,
-        |&(anchor_ms, anchor)| advance(anchor_ms, anchor),
-    )
+    store(&TICKER_WORD, monotonic_now())
 }
 
 fn start_ticker() {
