@@ -69,7 +69,7 @@ pub use error::{
     ComposeError, ComposeErrorKind, GenerateError, GenerateErrorKind, ParseError, ParseErrorKind,
     with_causes,
 };
-pub use raw::{MAX_ID_BYTES, RawId};
+pub use raw::{InlineBytes, MAX_ID_BYTES, RawId};
 pub use scheme::{
     Alphabet, Codec, CodecOnly, Compose, Coordination, Decoded, DynCodec, DynScheme, Erased,
     FieldValue, GeneratorStats, IdScheme, SchemeInfo,

@@ -1,4 +1,4 @@
-//! [`RawId`]: an id of any scheme as big-endian bytes.
+//! [`RawId`]: an id of any scheme as big-endian bytes, held in an [`InlineBytes`].
 
 use core::fmt;
 
@@ -23,24 +23,17 @@ pub const MAX_ID_BYTES: usize = 20;
 /// # Ok::<(), idkit_core::ParseError>(())
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct RawId {
-    len: u8,
-    bytes: [u8; MAX_ID_BYTES],
-}
+pub struct RawId(InlineBytes<MAX_ID_BYTES>);
 
 impl RawId {
     /// A 64-bit id.
     pub fn from_u64(v: u64) -> Self {
-        let mut bytes = [0; MAX_ID_BYTES];
-        bytes[..8].copy_from_slice(&v.to_be_bytes());
-        Self { len: 8, bytes }
+        Self(InlineBytes::from_array(v.to_be_bytes()))
     }
 
     /// A 128-bit id.
     pub fn from_u128(v: u128) -> Self {
-        let mut bytes = [0; MAX_ID_BYTES];
-        bytes[..16].copy_from_slice(&v.to_be_bytes());
-        Self { len: 16, bytes }
+        Self(InlineBytes::from_array(v.to_be_bytes()))
     }
 
     /// An id from its big-endian bytes.
@@ -50,25 +43,15 @@ impl RawId {
     /// [`ParseErrorKind::InvalidLength`](crate::ParseErrorKind::InvalidLength) when `bytes` is empty or longer than
     /// [`MAX_ID_BYTES`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ParseError> {
-        if bytes.is_empty() || bytes.len() > MAX_ID_BYTES {
-            return Err(ParseError::invalid_byte_length(
-                1,
-                MAX_ID_BYTES,
-                bytes.len(),
-            ));
-        }
-        let mut buf = [0; MAX_ID_BYTES];
-        buf[..bytes.len()].copy_from_slice(bytes);
-        Ok(Self {
-            // Checked above: at most 20.
-            len: u8::try_from(bytes.len()).unwrap_or(u8::MAX),
-            bytes: buf,
-        })
+        InlineBytes::new(bytes)
+            .filter(|b| !b.is_empty())
+            .map(Self)
+            .ok_or_else(|| ParseError::invalid_byte_length(1, MAX_ID_BYTES, bytes.len()))
     }
 
     /// The big-endian bytes.
     pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes[..usize::from(self.len)]
+        self.0.as_slice()
     }
 
     /// The id as exactly `N` bytes, for a scheme whose ids have one width.
@@ -124,6 +107,85 @@ impl fmt::Debug for RawId {
 impl Default for RawId {
     fn default() -> Self {
         Self::from_u64(0)
+    }
+}
+
+/// Up to `N` bytes (at most 255) stored in place with their length: `Copy`, no allocation.
+/// The length compares first, then the bytes, so values of one length sort by their bytes.
+/// [`RawId`] holds its id in one, and TypeID's prefix its text.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_core::InlineBytes;
+/// let short = InlineBytes::<4>::new(b"ab").unwrap();
+/// assert_eq!((short.as_slice(), short.len()), (&b"ab"[..], 2));
+/// assert!(InlineBytes::<4>::new(b"abcde").is_none());
+/// assert!(InlineBytes::<4>::from_array(*b"ab") < InlineBytes::from_array(*b"ac"));
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct InlineBytes<const N: usize> {
+    len: u8,
+    bytes: [u8; N],
+}
+
+impl<const N: usize> InlineBytes<N> {
+    /// No bytes.
+    pub const EMPTY: Self = {
+        assert!(N <= 255, "an InlineBytes holds at most 255 bytes");
+        Self {
+            len: 0,
+            bytes: [0; N],
+        }
+    };
+
+    /// `bytes` stored, or `None` when there are more than `N` of them.
+    #[inline]
+    pub fn new(bytes: &[u8]) -> Option<Self> {
+        let mut out = Self::EMPTY;
+        out.bytes.get_mut(..bytes.len())?.copy_from_slice(bytes);
+        // At most N, and N is at most 255.
+        out.len = u8::try_from(bytes.len()).ok()?;
+        Some(out)
+    }
+
+    /// The `M` bytes of `array` stored; `M` larger than `N` does not compile.
+    #[inline]
+    pub fn from_array<const M: usize>(array: [u8; M]) -> Self {
+        const { assert!(M <= N, "more bytes than the InlineBytes holds") };
+        let mut out = Self::EMPTY;
+        out.bytes[..M].copy_from_slice(&array);
+        // At most N, and N is at most 255.
+        out.len = u8::try_from(M).unwrap_or(u8::MAX);
+        out
+    }
+
+    /// The bytes stored.
+    #[inline]
+    pub fn as_slice(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
+    }
+
+    /// How many bytes are stored.
+    pub fn len(&self) -> usize {
+        usize::from(self.len)
+    }
+
+    /// True when no bytes are stored.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl<const N: usize> Default for InlineBytes<N> {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}
+
+impl<const N: usize> fmt::Debug for InlineBytes<N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "InlineBytes({:?})", self.as_slice())
     }
 }
 

@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use idkit_core::ParseError;
+use idkit_core::{InlineBytes, ParseError};
 
 /// The longest prefix the spec allows.
 pub const MAX_PREFIX: usize = 63;
@@ -20,17 +20,11 @@ pub const MAX_PREFIX: usize = 63;
 /// # Ok::<(), idkit_typeid::idkit_core::ParseError>(())
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Prefix {
-    len: u8,
-    bytes: [u8; MAX_PREFIX],
-}
+pub struct Prefix(InlineBytes<MAX_PREFIX>);
 
 impl Prefix {
     /// The empty prefix.
-    pub const EMPTY: Self = Self {
-        len: 0,
-        bytes: [0; MAX_PREFIX],
-    };
+    pub const EMPTY: Self = Self(InlineBytes::EMPTY);
 
     /// Checks `text` against the spec's rule, `^([a-z]([a-z_]*[a-z])?)?$`, at most 63
     /// characters.
@@ -42,10 +36,13 @@ impl Prefix {
     pub fn new(text: &str) -> Result<Self, ParseError> {
         const EXPECTED: &str = "a type prefix of lower-case letters a-z and underscores";
         let found = text.chars().count();
-        if found > MAX_PREFIX {
-            return Err(ParseError::invalid(format!(
+        let too_long = || {
+            ParseError::invalid(format!(
                 "type prefix of {found} characters: at most {MAX_PREFIX}"
-            )));
+            ))
+        };
+        if found > MAX_PREFIX {
+            return Err(too_long());
         }
         if let Some((index, ch)) = text
             .chars()
@@ -59,29 +56,26 @@ impl Prefix {
                 "a type prefix must start and end with a letter a-z",
             ));
         }
-        let mut bytes = [0; MAX_PREFIX];
-        bytes[..text.len()].copy_from_slice(text.as_bytes());
-        Ok(Self {
-            // At most 63, checked above.
-            len: u8::try_from(text.len()).unwrap_or(0),
-            bytes,
-        })
+        // ASCII only, checked above: as many bytes as characters.
+        InlineBytes::new(text.as_bytes())
+            .map(Self)
+            .ok_or_else(too_long)
     }
 
     /// The prefix.
     pub fn as_str(&self) -> &str {
         // Only ASCII letters and underscores were stored.
-        core::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or("")
+        core::str::from_utf8(self.0.as_slice()).unwrap_or("")
     }
 
     /// True for the empty prefix.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.0.is_empty()
     }
 
     /// Its length in characters.
     pub fn len(&self) -> usize {
-        usize::from(self.len)
+        self.0.len()
     }
 }
 
