@@ -218,13 +218,7 @@ fn request(addr: &str, path: &str, accept: &str) -> (u16, String) {
     );
     let mut response = String::new();
     let _ = stream.read_to_string(&mut response);
-    let status = response
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let body = response.split("\r\n\r\n").nth(1).unwrap_or("").to_owned();
-    (status, body)
+    idkit_testkit::http::status_and_body(&response)
 }
 
 fn get(addr: &str, path: &str) -> (u16, String) {

@@ -210,24 +210,12 @@ fn terminate(mut child: std::process::Child) {
 
 /// One HTTP/1.1 request over TLS to `addr`, trusting only `ca_pem` for `localhost`.
 fn https_get(addr: &str, ca_pem: &str, path: &str, token: Option<&str>) -> String {
-    use std::sync::Arc;
     use tokio_rustls::rustls;
-    use tokio_rustls::rustls::pki_types::pem::PemObject;
-    use tokio_rustls::rustls::pki_types::{CertificateDer, ServerName};
+    use tokio_rustls::rustls::pki_types::ServerName;
 
-    let mut roots = rustls::RootCertStore::empty();
-    roots
-        .add(CertificateDer::from_pem_slice(ca_pem.as_bytes()).unwrap())
-        .unwrap();
-    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_root_certificates(roots)
-    .with_no_client_auth();
+    let config = idkit_testkit::http::client_config(ca_pem);
     let name = ServerName::try_from("localhost").unwrap();
-    let connection = rustls::ClientConnection::new(Arc::new(config), name).unwrap();
+    let connection = rustls::ClientConnection::new(config, name).unwrap();
     let tcp = TcpStream::connect(addr).unwrap();
     tcp.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     let mut tls = rustls::StreamOwned::new(connection, tcp);

@@ -231,27 +231,15 @@ impl Service {
         for (name, own) in &config.per_scheme {
             described.push(format!("[scheme.{name}] {}", own.describe()));
         }
-        let settings = described.join("; ");
-        let description = format!(
-            "schemes: {}; {settings}; max batch: {}",
-            served
-                .iter()
-                .map(|s| s.info.name)
-                .collect::<Vec<_>>()
-                .join(", "),
-            config.max_batch
-        );
-        Ok(Self {
+        let settings = Some(described.join("; "));
+        Ok(Self::assemble(
             served,
-            max_batch: config.max_batch,
-            requests: Arc::default(),
-            grpc_calls: Arc::default(),
-            description,
-            connections: Arc::new(Connections::new(limits.max_connections)),
+            config.max_batch,
+            settings,
             limits,
             tokens,
             tls,
-        })
+        ))
     }
 
     /// A service for generators built by the caller (custom layouts, test clocks), each
@@ -281,25 +269,35 @@ impl Service {
             served.push(Served::new(scheme, &[], ""));
         }
         let limits = Limits::of(&Config::default())?;
-        let description = format!(
-            "schemes: {}; max batch: {max_batch}",
-            served
-                .iter()
-                .map(|s| s.info.name)
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        Ok(Self {
+        Ok(Self::assemble(served, max_batch, None, limits, None, None))
+    }
+
+    /// The service of `served`, described by their names, the `settings` they were built
+    /// with (from a configuration) and `max_batch`.
+    fn assemble(
+        served: Vec<Served>,
+        max_batch: u32,
+        settings: Option<String>,
+        limits: Limits,
+        tokens: Option<Arc<Tokens>>,
+        tls: Option<Tls>,
+    ) -> Self {
+        let names: Vec<&str> = served.iter().map(|s| s.info.name).collect();
+        let settings = settings.map(|s| s + "; ").unwrap_or_default();
+        Self {
+            description: format!(
+                "schemes: {}; {settings}max batch: {max_batch}",
+                names.join(", ")
+            ),
             served,
             max_batch,
             requests: Arc::default(),
             grpc_calls: Arc::default(),
-            description,
-            limits,
             connections: Arc::new(Connections::new(limits.max_connections)),
-            tokens: None,
-            tls: None,
-        })
+            limits,
+            tokens,
+            tls,
+        }
     }
 
     /// Releases every worker-id lease at once (graceful shutdown): each generator stops

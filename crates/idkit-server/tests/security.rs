@@ -3,15 +3,12 @@
 //! clients (tokio-rustls for HTTP/1.1, tonic's for gRPC), and a plaintext client on the
 //! TLS port.
 
-use std::sync::Arc;
-
 use idkit_server::grpc::proto::NextRequest;
 use idkit_server::grpc::proto::id_service_client::IdServiceClient;
 use idkit_server::{Config, Service};
-use idkit_testkit::Scratch;
+use idkit_testkit::{Scratch, http};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_rustls::rustls;
-use tokio_rustls::rustls::pki_types::pem::PemObject;
 use tonic::Code;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig};
 
@@ -65,18 +62,7 @@ async fn start_with(more_toml: &str) -> Secured {
 impl Secured {
     /// One HTTP/1.1 request over TLS; the status code and body.
     async fn https(&self, path: &str, token: Option<&str>) -> (u16, String) {
-        let mut roots = rustls::RootCertStore::empty();
-        let der =
-            rustls::pki_types::CertificateDer::from_pem_slice(self.ca_pem.as_bytes()).unwrap();
-        roots.add(der).unwrap();
-        let config = rustls::ClientConfig::builder_with_provider(Arc::new(
-            rustls::crypto::ring::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-        let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
+        let connector = tokio_rustls::TlsConnector::from(http::client_config(&self.ca_pem));
         let tcp = tokio::net::TcpStream::connect(self.doors.http)
             .await
             .unwrap();
@@ -91,13 +77,7 @@ impl Secured {
         .unwrap();
         let mut reply = String::new();
         tls.read_to_string(&mut reply).await.unwrap_or_default();
-        let status = reply
-            .split_whitespace()
-            .nth(1)
-            .and_then(|c| c.parse().ok())
-            .unwrap_or(0);
-        let body = reply.split("\r\n\r\n").nth(1).unwrap_or("").to_owned();
-        (status, body)
+        http::status_and_body(&reply)
     }
 
     async fn grpc_client(&self) -> IdServiceClient<Channel> {

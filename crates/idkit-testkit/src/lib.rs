@@ -12,10 +12,13 @@
 //!   `check_seeded` (feature `seeded`), that a generator on a manual clock and a seeded
 //!   source repeats itself.
 //! * [`Scratch`] is a test's own directory, removed when dropped.
+//! * [`http`] reads a raw HTTP response, and (feature `tls`) makes a TLS client that trusts
+//!   a test's own certificate authority.
 //! * [`cpu`] reads CPU time for the tests that check a waiting thread sleeps, and `range`
 //!   (feature `range`) gives them a range-allocator store that takes its time.
 
 pub mod cpu;
+pub mod http;
 #[cfg(feature = "range")]
 pub mod range;
 mod scratch;
