@@ -43,10 +43,14 @@ impl RawId {
     /// [`ParseErrorKind::InvalidLength`](crate::ParseErrorKind::InvalidLength) when `bytes` is empty or longer than
     /// [`MAX_ID_BYTES`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ParseError> {
-        InlineBytes::new(bytes)
-            .filter(|b| !b.is_empty())
-            .map(Self)
-            .ok_or_else(|| ParseError::invalid_byte_length(1, MAX_ID_BYTES, bytes.len()))
+        match InlineBytes::new(bytes) {
+            Some(stored) if !bytes.is_empty() => Ok(Self(stored)),
+            _ => Err(ParseError::invalid_byte_length(
+                1,
+                MAX_ID_BYTES,
+                bytes.len(),
+            )),
+        }
     }
 
     /// The big-endian bytes.
@@ -142,11 +146,16 @@ impl<const N: usize> InlineBytes<N> {
     /// `bytes` stored, or `None` when there are more than `N` of them.
     #[inline]
     pub fn new(bytes: &[u8]) -> Option<Self> {
-        let mut out = Self::EMPTY;
-        out.bytes.get_mut(..bytes.len())?.copy_from_slice(bytes);
-        // At most N, and N is at most 255.
-        out.len = u8::try_from(bytes.len()).ok()?;
-        Some(out)
+        if bytes.len() > N {
+            return None;
+        }
+        let mut stored = [0; N];
+        stored[..bytes.len()].copy_from_slice(bytes);
+        Some(Self {
+            // At most N, which `EMPTY` holds to 255; a longer length is refused, not cut.
+            len: u8::try_from(bytes.len()).ok()?,
+            bytes: stored,
+        })
     }
 
     /// The `M` bytes of `array` stored; `M` larger than `N` does not compile.
