@@ -227,6 +227,16 @@ mod tests {
     }
 
     #[test]
+    fn inline_bytes_hold_up_to_their_width_and_refuse_more() {
+        let full = InlineBytes::<255>::new(&[7; 255]).unwrap();
+        assert_eq!((full.len(), full.as_slice()), (255, &[7; 255][..]));
+        assert!(InlineBytes::<255>::new(&[7; 256]).is_none());
+        assert!(InlineBytes::<4>::new(&[]).unwrap().is_empty());
+        // The length compares first: a shorter value sorts first whatever its bytes.
+        assert!(InlineBytes::<4>::from_array([9]) < InlineBytes::from_array([0, 0]));
+    }
+
+    #[test]
     fn bytes_outside_an_ids_widths_are_refused_in_bytes() {
         for found in [0, MAX_ID_BYTES + 1] {
             let err = RawId::from_bytes(&vec![1; found]).unwrap_err();
