@@ -146,13 +146,14 @@ impl<const N: usize> InlineBytes<N> {
     /// `bytes` stored, or `None` when there are more than `N` of them.
     #[inline]
     pub fn new(bytes: &[u8]) -> Option<Self> {
+        const { assert!(N <= 255, "an InlineBytes holds at most 255 bytes") };
         if bytes.len() > N {
             return None;
         }
         let mut stored = [0; N];
         stored[..bytes.len()].copy_from_slice(bytes);
         Some(Self {
-            // At most N, which `EMPTY` holds to 255; a longer length is refused, not cut.
+            // At most N, which is at most 255.
             len: u8::try_from(bytes.len()).ok()?,
             bytes: stored,
         })
