@@ -450,6 +450,12 @@ fn inspect_reads_the_forms_of_spec_ids() {
             ("snowflake-instagram", "3813019304800000", "canonical"),
         ],
     );
+    // An ObjectId whose hex digits are all decimal is read as the ObjectId's own string,
+    // as one with a letter is.
+    reads(
+        "507123456789012345678901",
+        &[("objectid", "507123456789012345678901", "canonical")],
+    );
     // The listing for people says how each id was read.
     let plain = stdout(&idkit(&[
         "inspect",
