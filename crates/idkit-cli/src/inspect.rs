@@ -55,10 +55,11 @@ fn widths() -> Vec<u32> {
 /// A number is read as a number, by the schemes written in decimal and as bytes, and in a
 /// width hex is written in (16, 24, 32 or 40 digits) as hex too, and as the string of a
 /// scheme written in hex (an ObjectId's 24 digits): `gen` writes digits alone whenever no
-/// `a` to `f` comes up, as it often does for a Snowflake id whose low bits are zero. It is not tried in base32 or base62, nor 13 digits as a TSID; digits
-/// with leading zeros are not a number `gen` writes, and are read every way
-/// (`0000000000004121` is hex from `gen range --format hex`, or 4121). Hex digits in a width
-/// hex is written in are read only as hex (32 of them are not also a 160-bit id in base32).
+/// `a` to `f` comes up, as it often does for a Snowflake id whose low bits are zero. It is
+/// not tried in base32 or base62, nor 13 digits as a TSID; digits with leading zeros are
+/// not a number `gen` writes, and are read every way (`0000000000004121` is hex from `gen
+/// range --format hex`, or 4121). Hex digits in a width hex is written in are read only as
+/// hex (32 of them are not also a 160-bit id in base32).
 fn readings(id: &str) -> Result<Vec<Candidate>, String> {
     let all_digits = !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit());
     let widths = widths();
