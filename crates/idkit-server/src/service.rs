@@ -394,13 +394,19 @@ impl Service {
     /// awaited; the probe ids are discarded: a gap, never a duplicate). Empty when ready.
     pub(crate) async fn readiness(&self) -> Vec<(&'static str, idkit_core::GenerateError)> {
         let mut failing = Vec::new();
-        for served in &self.served {
-            let mut probe = [RawId::default()];
-            if let Err(e) = idkit_core::nonblocking::fill_raw(&*served.scheme, &mut probe).await {
+        for (index, served) in self.served.iter().enumerate() {
+            if let Err(e) = self.probe(index).await {
                 failing.push((served.info.name, e));
             }
         }
         failing
+    }
+
+    /// Whether scheme `index` can issue an id now: it is asked for one, awaited, and the id
+    /// is discarded (a gap, never a duplicate).
+    pub(crate) async fn probe(&self, index: usize) -> Result<(), idkit_core::GenerateError> {
+        let mut probe = [RawId::default()];
+        idkit_core::nonblocking::fill_raw(&*self.served[index].scheme, &mut probe).await
     }
 
     /// Issues `count` ids of scheme `index`, counting them and any error. A capped layout

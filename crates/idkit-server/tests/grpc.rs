@@ -474,7 +474,7 @@ async fn health_follows_readiness() {
     };
     let serving = ServingStatus::Serving as i32;
     let not_serving = ServingStatus::NotServing as i32;
-    /// Polls until `service` reports `want` (the statuses follow readiness every 500 ms).
+    /// Asks until `service` reports `want`, for up to 5 s.
     async fn until<F: std::future::Future<Output = i32>>(
         mut get: impl FnMut() -> F,
         want: i32,
@@ -513,6 +513,61 @@ async fn health_follows_readiness() {
         .unwrap_err();
     assert_eq!(unknown.code(), Code::NotFound);
     s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_watch_sends_each_change_then_ends_at_shutdown() {
+    use tonic_health::pb::health_check_response::ServingStatus::{NotServing, Serving};
+    use tonic_health::pb::{HealthCheckRequest, HealthCheckResponse, health_client::HealthClient};
+
+    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    let s = Running::start(on_clock(&clock)).await;
+    let mut health = HealthClient::new(s.grpc.clone());
+    let mut watch = async |service: &str| {
+        health
+            .watch(HealthCheckRequest {
+                service: service.to_owned(),
+            })
+            .await
+    };
+    let mut scheme = watch("snowflake-twitter").await.unwrap().into_inner();
+    let mut every = watch("").await.unwrap().into_inner();
+    let unknown = watch("nothing").await.unwrap_err();
+    assert_eq!(unknown.code(), Code::NotFound, "{unknown:?}");
+    assert!(
+        unknown.message().contains("snowflake-twitter"),
+        "{unknown:?}"
+    );
+    /// The next status sent (None: the stream ended), within 10 s.
+    async fn next(stream: &mut tonic::Streaming<HealthCheckResponse>) -> Option<i32> {
+        tokio::time::timeout(Duration::from_secs(10), stream.message())
+            .await
+            .expect("no status within 10 s")
+            .unwrap()
+            .map(|r| r.status)
+    }
+    let (serving, not_serving) = (Some(Serving as i32), Some(NotServing as i32));
+    assert_eq!(next(&mut scheme).await, serving);
+    assert_eq!(next(&mut every).await, serving);
+
+    // Each change once: the clock behind the last id, then caught up.
+    clock.step_back(50);
+    assert_eq!(next(&mut scheme).await, not_serving);
+    assert_eq!(next(&mut every).await, not_serving);
+    clock.advance(51);
+    assert_eq!(next(&mut scheme).await, serving);
+    assert_eq!(next(&mut every).await, serving);
+
+    // Shutdown: NOT_SERVING, then the end of each stream, and the server stops.
+    let stopping = tokio::spawn(s.stop());
+    for stream in [&mut scheme, &mut every] {
+        assert_eq!(next(stream).await, not_serving);
+        assert_eq!(next(stream).await, None);
+    }
+    tokio::time::timeout(Duration::from_secs(10), stopping)
+        .await
+        .expect("the server did not stop")
+        .unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

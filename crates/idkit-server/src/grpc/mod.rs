@@ -20,6 +20,7 @@ use tonic::{Code, Request, Response, Status};
 use crate::metrics::GRPC_STREAM;
 use crate::{ApiError, Service};
 
+mod health;
 mod incoming;
 
 /// The messages, the client and the server trait generated from `idkit.v1`.
@@ -51,8 +52,6 @@ const DEFAULT_CHUNK: u32 = 1_000;
 /// Largest request message accepted, bytes: no request of this service needs more than a
 /// scheme name and an id.
 const MAX_REQUEST: usize = 4 * 1024;
-/// How often health statuses are brought up to date with readiness.
-const HEALTH_PERIOD: Duration = Duration::from_millis(500);
 
 impl From<ApiError> for Status {
     fn from(e: ApiError) -> Self {
@@ -306,10 +305,9 @@ impl IdService for Door {
     }
 }
 
-/// The gRPC services over `service`: `idkit.v1.IdService`, `grpc.health.v1.Health`
-/// (every status set before this returns, so a probe never finds a scheme unregistered,
-/// then kept up to date by a task this spawns, until `closing` turns true) and reflection
-/// (v1 and v1alpha).
+/// The gRPC services over `service`: `idkit.v1.IdService`, `grpc.health.v1.Health` and
+/// reflection (v1 and v1alpha). Once `closing` turns true, open streams end and health
+/// says NOT_SERVING.
 ///
 /// With bearer tokens configured, `idkit.v1.IdService` answers UNAUTHENTICATED to a call
 /// without a valid `authorization: Bearer TOKEN`; health and reflection stay open (probes
@@ -318,23 +316,19 @@ impl IdService for Door {
 /// Health: `""` and [`HEALTH_SERVICE`] are SERVING when every served scheme can issue
 /// now (as `/readyz`), and each scheme's name is a service of its own that is SERVING
 /// when that scheme can issue (a lost lease or a clock behind the last id make it
-/// NOT_SERVING).
+/// NOT_SERVING). A check asks the schemes when it comes (each issues one id, discarded: a
+/// gap, never a duplicate); a watch asks them every 500 ms while it is open and sends each
+/// change. An unknown name is NOT_FOUND.
 ///
 /// # Panics
 ///
-/// Outside a tokio runtime (it spawns the health task). If the descriptor compiled into
-/// this crate does not decode (the build script writes it from the `.proto` it compiled).
-pub async fn routes(
-    service: &Arc<Service>,
-    closing: watch::Receiver<bool>,
-) -> tonic::service::Routes {
-    let (reporter, health) = tonic_health::server::health_reporter();
-    report_readiness(service, &reporter, false).await;
-    tokio::spawn(follow_readiness(
-        Arc::clone(service),
-        reporter,
-        closing.clone(),
-    ));
+/// If the descriptor compiled into this crate does not decode (the build script writes it
+/// from the `.proto` it compiled).
+pub fn routes(service: &Arc<Service>, closing: watch::Receiver<bool>) -> tonic::service::Routes {
+    let health = tonic_health::pb::health_server::HealthServer::new(health::Health {
+        service: Arc::clone(service),
+        closing: closing.clone(),
+    });
     let reflection = || {
         tonic_reflection::server::Builder::configure()
             .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
@@ -442,52 +436,6 @@ async fn closed(closing: &mut watch::Receiver<bool>) {
     let _ = closing.wait_for(|c| *c).await;
 }
 
-/// Sets every health status: to the service's readiness now, or, `draining`, to
-/// NOT_SERVING (a draining server takes no new work).
-async fn report_readiness(
-    service: &Service,
-    reporter: &tonic_health::server::HealthReporter,
-    draining: bool,
-) {
-    use tonic_health::ServingStatus::{NotServing, Serving};
-    let failing = if draining {
-        Vec::new()
-    } else {
-        service.readiness().await
-    };
-    let status = |ready: bool| {
-        if ready && !draining {
-            Serving
-        } else {
-            NotServing
-        }
-    };
-    let all = status(failing.is_empty());
-    reporter.set_service_status("", all).await;
-    reporter.set_service_status(HEALTH_SERVICE, all).await;
-    for name in service.scheme_names() {
-        let ready = !failing.iter().any(|(n, _)| *n == name);
-        reporter.set_service_status(name, status(ready)).await;
-    }
-}
-
-/// Keeps the health statuses equal to each scheme's readiness (every [`HEALTH_PERIOD`])
-/// until `closing`; then every service is NOT_SERVING.
-async fn follow_readiness(
-    service: Arc<Service>,
-    reporter: tonic_health::server::HealthReporter,
-    mut closing: watch::Receiver<bool>,
-) {
-    loop {
-        tokio::select! {
-            () = tokio::time::sleep(HEALTH_PERIOD) => {}
-            () = closed(&mut closing) => break,
-        }
-        report_readiness(&service, &reporter, false).await;
-    }
-    report_readiness(&service, &reporter, true).await;
-}
-
 /// How often the gRPC door pings a connection that has been quiet, and how long it waits
 /// for the answer before it closes the connection.
 const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(60);
@@ -518,7 +466,7 @@ pub async fn serve_grpc(
     tracing::info!(listen = %addr, tls, tokens, "idkit serve: gRPC (idkit.v1) on {addr}");
     service.warn_tokens_in_clear("gRPC", addr);
     let (close, closing) = watch::channel(false);
-    let routes = routes(&service, closing).await;
+    let routes = routes(&service, closing);
     let shutdown = async move {
         shutdown.await;
         let _ = close.send(true);
