@@ -571,6 +571,59 @@ async fn health_watch_sends_each_change_then_ends_at_shutdown() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_watches_of_one_name_share_their_probes() {
+    use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
+
+    // The clock stands still, so every id issued, probes among them, takes the next
+    // sequence number of one millisecond: the sequence counts the probes.
+    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    let s = Running::start(on_clock(&clock)).await;
+    let health = HealthClient::new(s.grpc.clone());
+    const WATCHES: u64 = 20;
+    let mut streams = Vec::new();
+    for _ in 0..WATCHES {
+        let mut health = health.clone();
+        let request = HealthCheckRequest {
+            service: "snowflake-twitter".into(),
+        };
+        let mut stream = health.watch(request).await.unwrap().into_inner();
+        assert!(stream.message().await.unwrap().is_some());
+        streams.push(stream);
+    }
+    let sequence = async || {
+        let mut client = s.client();
+        let next = client.next(next_request("snowflake-twitter", false)).await;
+        next.unwrap().into_inner().id64 & 0xfff
+    };
+    let started = std::time::Instant::now();
+    tokio::time::sleep(Duration::from_millis(1_200)).await;
+    let probes = sequence().await;
+    // One probe for the first watch and one a period since, for all 20 watches; a probe per
+    // watch would be 20 at least.
+    let periods = u64::try_from(started.elapsed().as_millis() / 500).unwrap() + 1;
+    assert!(
+        probes <= 1 + periods,
+        "{probes} probes in {periods} periods"
+    );
+    assert!(probes < WATCHES, "{probes} probes for {WATCHES} watches");
+
+    // Every watch closed: once the server has seen them go, nothing probes. While the task
+    // runs, 600 ms hold a probe at least.
+    drop(streams);
+    let mut quiet = false;
+    for _ in 0..20 {
+        let before = sequence().await;
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        if sequence().await == before + 1 {
+            quiet = true;
+            break;
+        }
+    }
+    assert!(quiet, "probes went on after every watch closed");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reflection_lists_the_services() {
     use tonic_reflection::pb::v1::ServerReflectionRequest;
     use tonic_reflection::pb::v1::server_reflection_client::ServerReflectionClient;

@@ -317,18 +317,18 @@ impl IdService for Door {
 /// now (as `/readyz`), and each scheme's name is a service of its own that is SERVING
 /// when that scheme can issue (a lost lease or a clock behind the last id make it
 /// NOT_SERVING). A check asks the schemes when it comes (each issues one id, discarded: a
-/// gap, never a duplicate); a watch asks them every 500 ms while it is open and sends each
-/// change. An unknown name is NOT_FOUND.
+/// gap, never a duplicate); the watches of one name share one task that asks every 500 ms
+/// while any is open and sends each change. An unknown name is NOT_FOUND.
 ///
 /// # Panics
 ///
 /// If the descriptor compiled into this crate does not decode (the build script writes it
 /// from the `.proto` it compiled).
 pub fn routes(service: &Arc<Service>, closing: watch::Receiver<bool>) -> tonic::service::Routes {
-    let health = tonic_health::pb::health_server::HealthServer::new(health::Health {
-        service: Arc::clone(service),
-        closing: closing.clone(),
-    });
+    let health = tonic_health::pb::health_server::HealthServer::new(health::Health::new(
+        Arc::clone(service),
+        closing.clone(),
+    ));
     let reflection = || {
         tonic_reflection::server::Builder::configure()
             .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
