@@ -88,6 +88,14 @@ impl Running {
     }
 }
 
+/// Waits for a stop begun with `tokio::spawn(s.stop())`: the server must stop within 10 s.
+async fn stopped(stopping: tokio::task::JoinHandle<()>) {
+    tokio::time::timeout(Duration::from_secs(10), stopping)
+        .await
+        .expect("the server did not stop")
+        .unwrap();
+}
+
 /// A request for one id of `scheme`, with or without its text.
 fn next_request(scheme: &str, text: bool) -> NextRequest {
     NextRequest {
@@ -564,10 +572,7 @@ async fn health_watch_sends_each_change_then_ends_at_shutdown() {
         assert_eq!(next(stream).await, not_serving);
         assert_eq!(next(stream).await, None);
     }
-    tokio::time::timeout(Duration::from_secs(10), stopping)
-        .await
-        .expect("the server did not stop")
-        .unwrap();
+    stopped(stopping).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -676,10 +681,7 @@ async fn shutdown_ends_open_streams() {
     .await
     .expect("the stream did not end at shutdown");
     assert!(matches!(ended, None | Some(Code::Unavailable)), "{ended:?}");
-    tokio::time::timeout(Duration::from_secs(10), stopping)
-        .await
-        .expect("the server did not stop")
-        .unwrap();
+    stopped(stopping).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
