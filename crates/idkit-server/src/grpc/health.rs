@@ -78,9 +78,7 @@ impl Health {
             ServingStatus::NotServing
         }
     }
-}
 
-impl Health {
     fn watched(
         &self,
     ) -> std::sync::MutexGuard<'_, HashMap<Target, Arc<watch::Sender<ServingStatus>>>> {
