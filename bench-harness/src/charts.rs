@@ -11,8 +11,8 @@ use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
 
 use crate::engine::insert::StorageName;
+use crate::engine::report::{ChartFile, Results};
 use crate::engine::{BarPair, BarPanel, Engine, InsertResults, RunOf};
-use crate::output::Results;
 use crate::svgtext::OutlinedSvg;
 use crate::{Error, Progress};
 
@@ -24,15 +24,6 @@ const SIZE: (u32, u32) = (1000, 600);
 const SVG_SCALE: u32 = 4;
 
 type DrawResult<E> = Result<(), DrawingAreaErrorKind<E>>;
-
-/// A chart written by [`draw_all`]: `charts/<stem>.png` and `charts/<stem>.svg`.
-#[derive(Debug, Clone)]
-pub struct ChartFile {
-    /// File name without extension.
-    pub stem: &'static str,
-    /// What it shows.
-    pub title: String,
-}
 
 /// A chart: one panel, or two side by side.
 pub(crate) struct Chart {
@@ -73,21 +64,21 @@ fn font() -> FontRef<'static> {
     }
 }
 
-/// Draws every chart into `dir` as PNG and SVG.
+/// Draws every chart into `dir` as PNG and SVG: the generation charts, then the engines'
+/// (`engines`, each engine's [`engine_charts`] in the list's order).
 ///
 /// # Errors
 ///
 /// [`Error::Io`] when `dir` cannot be written, [`Error::Chart`] when drawing fails.
 pub(crate) fn draw_all(
     results: &Results<'_>,
+    engines: impl IntoIterator<Item = Chart>,
     dir: &Path,
     progress: &Progress,
 ) -> Result<Vec<ChartFile>, Error> {
     std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
     let mut charts = vec![ns_per_id(results), threads(results)];
-    for engine in results.engines {
-        charts.extend(engine.charts(results));
-    }
+    charts.extend(engines);
     let bar = progress.bar("charts", charts.len());
     let mut files = Vec::new();
     for chart in &charts {

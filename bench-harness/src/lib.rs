@@ -14,16 +14,14 @@
 //! # Ok::<(), bench_harness::Error>(())
 //! ```
 
-pub mod btree;
 mod charts;
 pub mod collisions;
 pub mod engine;
+pub mod engines;
 mod error;
 pub mod generation;
 pub mod machine;
-pub mod mysql;
 mod output;
-pub mod pg;
 mod profile;
 mod progress;
 pub mod properties;
@@ -31,58 +29,12 @@ mod report;
 mod svgtext;
 mod table;
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::time::Instant;
 
+use engines::ENGINES;
 pub use error::Error;
-pub use profile::{Params, Profile};
+pub use profile::{Config, Params, Profile};
 pub use progress::Progress;
-
-/// What to run and where to write it.
-#[derive(Debug, Clone)]
-pub struct Config {
-    /// How long and how large.
-    pub profile: Profile,
-    /// The report directory (`REPORT.md`, `charts/`, `data/` are written inside).
-    pub out: PathBuf,
-    /// No progress bars and no per-step lines.
-    pub quiet: bool,
-    /// The command line as the report should print it.
-    pub command: String,
-    /// Servers of the engines with a server, by the engine's name (`postgres`, `mysql`):
-    /// one or two per engine; with two, the one with the smaller cache (`shared_buffers`,
-    /// `innodb_buffer_pool_size`) gives the small-cache runs. An engine without servers
-    /// carries its last kept figures forward.
-    pub servers: BTreeMap<String, Vec<String>>,
-}
-
-impl Config {
-    /// A config for `profile` writing into `out`, quiet, with the `report` command line
-    /// reconstructed from the arguments.
-    pub fn new(profile: Profile, out: PathBuf) -> Self {
-        Self {
-            command: format!(
-                "cargo run --release -p bench-harness --bin report -- --profile {} --out {}",
-                profile.name(),
-                out.display()
-            ),
-            profile,
-            out,
-            quiet: true,
-            servers: BTreeMap::new(),
-        }
-    }
-
-    /// The servers given for `engine` (none: its kept figures are carried forward).
-    pub fn servers_of(&self, engine: &str) -> &[String] {
-        self.servers.get(engine).map_or(&[], Vec::as_slice)
-    }
-}
-
-/// The database engines, in the report's order. An engine is one module implementing
-/// [`engine::Engine`] and its part of the report (`report::Report`), and one line here.
-pub(crate) const ENGINES: &[&dyn engine::Listed] = &[&btree::Sqlite, &pg::Postgres, &mysql::InnoDb];
 
 /// The engines with a server as the `report` binary offers them: each engine's name (its
 /// `--<name>-url` option) and what server the option takes.
@@ -173,7 +125,7 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
         .map(|engine| engine.results(&job))
         .collect::<Result<Vec<_>, _>>()?;
 
-    let results = output::Results {
+    let results = engine::report::Results {
         config,
         params: &params,
         machine: &machine,
@@ -183,7 +135,13 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
         collisions: &collisions,
         engines: &engines,
     };
-    let charts = charts::draw_all(&results, &config.out.join("charts"), &progress)?;
+    let engine_charts = ENGINES.iter().flat_map(|e| e.charts(&results));
+    let charts = charts::draw_all(
+        &results,
+        engine_charts,
+        &config.out.join("charts"),
+        &progress,
+    )?;
     output::write_data(&results, &config.out.join("data"))?;
     report::write(&results, &charts, &config.out.join("REPORT.md"))?;
 
@@ -197,7 +155,7 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
         generation_rows: generation.rows.len(),
         btree_runs: engines
             .iter()
-            .find(|e| e.name() == <btree::Sqlite as engine::Engine>::NAME)
+            .find(|e| e.name() == <engines::sqlite::Sqlite as engine::Engine>::NAME)
             .map_or(0, |e| e.runs()),
         engine_runs: engines.iter().map(|e| (e.name(), e.runs())).collect(),
         seconds,

@@ -1,56 +1,17 @@
 //! The data files: `data/*.csv` (columns as in DESIGN.md, extra columns after them) and
 //! `data/run.json`.
 
-use std::borrow::Cow;
 use std::path::Path;
 
 use serde::Serialize;
 
-use crate::btree::Sqlite;
+use crate::Error;
 use crate::collisions::CollisionRow;
-use crate::engine::{Engine, Measured};
-use crate::generation::{GenRow, Generation};
+use crate::engine::report::Results;
+use crate::generation::GenRow;
 use crate::machine::{Machine, Primitive};
 use crate::properties::PropRow;
 use crate::table::{Table, figure, text};
-use crate::{Config, Error, Params};
-
-/// Everything one run measured, for the writers.
-#[derive(Debug)]
-pub(crate) struct Results<'a> {
-    pub config: &'a Config,
-    pub params: &'a Params,
-    pub machine: &'a Machine,
-    pub primitives: &'a [Primitive],
-    pub generation: &'a Generation,
-    pub properties: &'a [PropRow],
-    pub collisions: &'a [CollisionRow],
-    /// The engines, in [`crate::ENGINES`]' order (measured now or carried forward).
-    pub engines: &'a [Box<dyn Measured>],
-}
-
-impl Results<'_> {
-    /// The results of engine `E`, for its own sections of the report (empty when it is not
-    /// in the list).
-    pub fn engine<E: Engine>(&self) -> Cow<'_, E::Results> {
-        self.engines
-            .iter()
-            .find_map(|m| m.as_any().downcast_ref::<E::Results>())
-            .map_or_else(|| Cow::Owned(E::Results::default()), Cow::Borrowed)
-    }
-
-    /// Scheme names in registry order.
-    pub fn entries(&self) -> impl Iterator<Item = &'static str> {
-        idkit_all::registry::schemes().iter().map(|e| e.name())
-    }
-
-    /// Scheme names with their bit widths.
-    pub fn entries_with_bits(&self) -> impl Iterator<Item = (&'static str, u32)> {
-        idkit_all::registry::schemes()
-            .iter()
-            .map(|e| (e.name(), e.info().bits))
-    }
-}
 
 #[derive(Serialize)]
 struct RunJson<'a> {
@@ -154,7 +115,8 @@ pub(crate) fn write_data(r: &Results<'_>, dir: &Path) -> Result<(), Error> {
     write("primitives.csv", PRIMITIVES.csv(r.primitives))?;
 
     let p = r.params;
-    let sqlite = r.engine::<Sqlite>();
+    // SQLite's pragmas, asked of the list by the engine's name.
+    let pragmas = r.named("sqlite").map_or(&[][..], |e| e.settings());
     let run = RunJson {
         machine: r.machine,
         profile: p.profile.name(),
@@ -163,7 +125,7 @@ pub(crate) fn write_data(r: &Results<'_>, dir: &Path) -> Result<(), Error> {
         date: &r.machine.date,
         command: &r.config.command,
         primitives: r.primitives,
-        pragmas: &sqlite.stamp.settings,
+        pragmas,
         params: ParamsJson {
             sample_ms: p.sample_ms,
             samples: p.samples,

@@ -1,4 +1,6 @@
+use std::collections::BTreeMap;
 use std::fmt;
+use std::path::PathBuf;
 use std::str::FromStr;
 
 /// How long and how large a run is.
@@ -132,4 +134,45 @@ pub struct Params {
     pub pg_in_db_ids: u64,
     /// Timed runs of the "latest 50 rows" query.
     pub pg_queries: usize,
+}
+
+/// What to run and where to write it.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// How long and how large.
+    pub profile: Profile,
+    /// The report directory (`REPORT.md`, `charts/`, `data/` are written inside).
+    pub out: PathBuf,
+    /// No progress bars and no per-step lines.
+    pub quiet: bool,
+    /// The command line as the report should print it.
+    pub command: String,
+    /// Servers of the engines with a server, by the engine's name (`postgres`, `mysql`):
+    /// one or two per engine; with two, the one with the smaller cache (`shared_buffers`,
+    /// `innodb_buffer_pool_size`) gives the small-cache runs. An engine without servers
+    /// carries its last kept figures forward.
+    pub servers: BTreeMap<String, Vec<String>>,
+}
+
+impl Config {
+    /// A config for `profile` writing into `out`, quiet, with the `report` command line
+    /// reconstructed from the arguments.
+    pub fn new(profile: Profile, out: PathBuf) -> Self {
+        Self {
+            command: format!(
+                "cargo run --release -p bench-harness --bin report -- --profile {} --out {}",
+                profile.name(),
+                out.display()
+            ),
+            profile,
+            out,
+            quiet: true,
+            servers: BTreeMap::new(),
+        }
+    }
+
+    /// The servers given for `engine` (none: its kept figures are carried forward).
+    pub fn servers_of(&self, engine: &str) -> &[String] {
+        self.servers.get(engine).map_or(&[], Vec::as_slice)
+    }
 }

@@ -73,6 +73,60 @@ impl<T> fmt::Display for Table<T> {
     }
 }
 
+// The figures' formats, the same in every table and sentence of the report.
+
+/// A rate per second: `12.3 k/s`, `1.23 M/s`.
+pub(crate) fn rate(v: f64) -> String {
+    if v >= 1e12 {
+        format!("{v:.2e}/s")
+    } else if v >= 1e9 {
+        format!("{:.2} G/s", v / 1e9)
+    } else if v >= 1e6 {
+        format!("{:.2} M/s", v / 1e6)
+    } else if v >= 1e3 {
+        format!("{:.1} k/s", v / 1e3)
+    } else if v >= 1.0 {
+        format!("{v:.0}/s")
+    } else {
+        format!("{v:.1e}/s")
+    }
+}
+
+pub(crate) fn ns(v: f64) -> String {
+    if v >= 1000.0 {
+        format!("{:.2} µs", v / 1000.0)
+    } else if v >= 10.0 {
+        format!("{v:.1} ns")
+    } else {
+        format!("{v:.2} ns")
+    }
+}
+
+pub(crate) fn pct(v: f64) -> String {
+    format!("{:.1}%", v * 100.0)
+}
+
+/// A fraction that may be tiny, as a percentage with enough digits to tell it from zero.
+pub(crate) fn small_pct(v: f64) -> String {
+    if v == 0.0 {
+        "0%".to_owned()
+    } else if v < 0.0001 {
+        format!("{:.5}%", v * 100.0)
+    } else if v < 0.01 {
+        format!("{:.3}%", v * 100.0)
+    } else {
+        pct(v)
+    }
+}
+
+pub(crate) fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / 1_048_576.0)
+}
+
+pub(crate) fn kib(bytes: f64) -> String {
+    format!("{:.1} KiB", bytes / 1024.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

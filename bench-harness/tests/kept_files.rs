@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use bench_harness::engine::{self, Engine};
-use bench_harness::mysql::InnoDb;
-use bench_harness::pg::Postgres;
+use bench_harness::engines::mysql::InnoDb;
+use bench_harness::engines::postgres::Postgres;
 
 fn written_again<E: Engine>() -> usize {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports/data");

@@ -6,8 +6,8 @@
 #![cfg(feature = "live-tests")]
 
 use bench_harness::engine::InsertResults as _;
-use bench_harness::mysql::insert::MyStorage;
-use bench_harness::mysql::{self, AUTO_INCREMENT, TEXT_SCHEMES, shapes};
+use bench_harness::engines::mysql::insert::MyStorage;
+use bench_harness::engines::mysql::{self, AUTO_INCREMENT, TEXT_SCHEMES, shapes};
 use bench_harness::{Config, Profile, run};
 
 mod common;

@@ -8,7 +8,7 @@
 use bench_harness::Profile;
 use bench_harness::engine::InsertResults as _;
 use bench_harness::engine::insert::StorageName as _;
-use bench_harness::pg::{self, PgStorage};
+use bench_harness::engines::postgres::{self as pg, PgStorage};
 use idkit_core::FieldValue;
 use postgres::{Client, NoTls};
 

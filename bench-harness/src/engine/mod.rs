@@ -1,6 +1,7 @@
 //! What the database engines of the report share, written once and owned by none of them.
 //!
-//! Each engine ([`crate::btree`] for SQLite, [`crate::pg`], [`crate::mysql`]) implements
+//! Each engine ([`crate::engines::sqlite`], [`crate::engines::postgres`],
+//! [`crate::engines::mysql`]) implements
 //! [`Engine`]: where its servers come from (given by URL and checked, or, for SQLite, in
 //! process with the profile's two page caches), how its runs are made, and what its own
 //! counters and files are. Everything here is the same for each: one server record
@@ -12,11 +13,16 @@
 //! ([`shape`]), and the results kept in `data/<engine>.json` so that a run without a server
 //! carries them forward (`results`).
 //!
-//! Adding an engine is one module that implements [`Engine`] plus one line in `ENGINES`
-//! (`lib.rs`), the list of engines (`Listed`) from which the run, the data files and the
-//! charts take them.
+//! What an engine's part of the report is, and what the engines' sections share, is here
+//! too (`report`): an engine fills in the interface's types and names no other module of
+//! the report. This module imports no engine and nothing of the report's writers.
+//!
+//! Adding an engine is one module under `engines/` that implements [`Engine`] and
+//! `report::Report`, plus one line in `engines::ENGINES`, the list from which the run,
+//! the data files, the charts and the report take them.
 
 pub mod insert;
+pub(crate) mod report;
 pub mod roundtrip;
 pub mod shape;
 
@@ -280,6 +286,34 @@ impl<S: Copy, O> Run<S, O> {
     }
 }
 
+impl<S: insert::StorageName, O> Run<S, O> {
+    /// The figures every engine has, the storage by its name, without the engine's own
+    /// counters: the run as a section that names no engine reads it.
+    pub fn shared(&self) -> Run<&'static str, ()> {
+        Run {
+            scheme: self.scheme,
+            storage: self.storage.name(),
+            cache: self.cache,
+            writers: self.writers,
+            ids_made: self.ids_made,
+            commit_rows: self.commit_rows,
+            rows: self.rows,
+            seconds: self.seconds,
+            rows_per_sec: self.rows_per_sec,
+            file_bytes: self.file_bytes,
+            bytes_per_row: self.bytes_per_row,
+            table_bytes: self.table_bytes,
+            index_bytes: self.index_bytes,
+            leaf_pages: self.leaf_pages,
+            leaf_fill: self.leaf_fill,
+            wal_bytes: self.wal_bytes,
+            commits: self.commits,
+            cache_kib: self.cache_kib,
+            own: (),
+        }
+    }
+}
+
 impl<S, O> Run<S, O> {
     /// Log bytes per 1,000 rows.
     pub fn wal_per_1k(&self) -> f64 {
@@ -300,7 +334,9 @@ pub trait InsertResults {
     /// The engine's own counters of a run.
     type Own: 'static;
     /// Where they come from.
-    fn stamp(&mut self) -> &mut Stamp;
+    fn stamp(&self) -> &Stamp;
+    /// The same, to be stamped.
+    fn stamp_mut(&mut self) -> &mut Stamp;
     /// Every insert run.
     fn runs(&self) -> &[Run<Self::Storage, Self::Own>];
     /// The insert-rate curves of the one-writer runs.
@@ -397,7 +433,10 @@ impl<S: insert::StorageName + PartialEq + 'static, O: 'static, M> InsertResults
 {
     type Storage = S;
     type Own = O;
-    fn stamp(&mut self) -> &mut Stamp {
+    fn stamp(&self) -> &Stamp {
+        &self.stamp
+    }
+    fn stamp_mut(&mut self) -> &mut Stamp {
         &mut self.stamp
     }
     fn runs(&self) -> &[Run<S, O>] {
@@ -572,7 +611,7 @@ pub(crate) fn results<E: Engine>(
     if let Some(small) = servers.first() {
         let settings = E::settings(small)?;
         let mut results = E::measure(job, small, servers)?;
-        *results.stamp() = Stamp {
+        *results.stamp_mut() = Stamp {
             provenance: provenance.to_vec(),
             servers: servers.iter().map(Server::describe).collect(),
             settings,
@@ -633,26 +672,6 @@ pub fn files<E: Engine>(results: &E::Results) -> Vec<(String, String)> {
     files
 }
 
-/// An engine as one entry of the list of engines ([`crate::ENGINES`]): what the run, the
-/// data files, the charts and the report ([`crate::report::Part`]) do with every engine,
-/// without naming it.
-pub(crate) trait Listed: crate::report::Part {
-    /// [`Engine::NAME`].
-    fn name(&self) -> &'static str;
-    /// The help of its `--<name>-url` option: [`ByUrl::url_help`], then what
-    /// `scripts/report.sh` starts for it; `None` for an engine in process.
-    fn url_help(&self) -> Option<String>;
-    /// Checks the servers at `urls` ([`Engine::servers`]), before any run, so that a bad
-    /// URL fails in seconds.
-    fn servers(&self, urls: &[String], params: &Params) -> Result<Box<dyn Pending>, Error>;
-}
-
-/// An engine whose servers were checked, to be measured.
-pub(crate) trait Pending {
-    /// The engine's results: measured on its servers, or carried forward ([`results`]).
-    fn results(self: Box<Self>, job: &Job<'_>) -> Result<Box<dyn Measured>, Error>;
-}
-
 /// An engine's results, whichever engine: for the data files, the charts and the counts.
 pub(crate) trait Measured: fmt::Debug {
     /// [`Engine::NAME`].
@@ -661,27 +680,27 @@ pub(crate) trait Measured: fmt::Debug {
     fn runs(&self) -> usize;
     /// Its data files ([`files`]).
     fn files(&self) -> Vec<(String, String)>;
-    /// Its charts ([`Engine::CHARTS`]).
-    fn charts(&self, r: &crate::output::Results<'_>) -> Vec<crate::charts::Chart>;
+    /// The settings its runs were made with ([`Engine::settings`]).
+    fn settings(&self) -> &[String];
+    /// `scheme`'s run under its own key with `cache` ([`InsertResults::native`]): the
+    /// figures every engine has ([`Run::shared`]).
+    fn native(&self, scheme: &str, cache: &str) -> Option<Run<&'static str, ()>>;
+    /// The engine's own counter `column` (a column of its runs file, [`Engine::own_cell`])
+    /// of the same run, where it has that counter.
+    fn native_own(&self, scheme: &str, cache: &str, column: &str) -> Option<f64>;
     /// The results themselves, for the report's own sections of the engine.
     fn as_any(&self) -> &dyn Any;
 }
 
-impl<E: crate::report::Report + Sync + 'static> Listed for E {
-    fn name(&self) -> &'static str {
-        E::NAME
-    }
-    fn url_help(&self) -> Option<String> {
-        E::BY_URL.map(|u| {
-            format!(
-                "{} `scripts/report.sh {}` starts {}.",
-                u.url_help, u.flag, u.throwaway
-            )
-        })
-    }
-    fn servers(&self, urls: &[String], params: &Params) -> Result<Box<dyn Pending>, Error> {
-        Ok(Box::new(Servers::<E>(E::servers(urls, params)?)))
-    }
+/// An engine whose servers were checked, to be measured.
+pub(crate) trait Pending {
+    /// The engine's results: measured on its servers, or carried forward ([`results`]).
+    fn results(self: Box<Self>, job: &Job<'_>) -> Result<Box<dyn Measured>, Error>;
+}
+
+/// The engine `E` on its checked `servers`, to be measured.
+pub(crate) fn pending<E: Engine + 'static>(servers: Vec<Server<E>>) -> Box<dyn Pending> {
+    Box::new(Servers(servers))
 }
 
 struct Servers<E: Engine>(Vec<Server<E>>);
@@ -710,8 +729,16 @@ impl<E: Engine + 'static> Measured for Of<E> {
     fn files(&self) -> Vec<(String, String)> {
         files::<E>(&self.0)
     }
-    fn charts(&self, r: &crate::output::Results<'_>) -> Vec<crate::charts::Chart> {
-        crate::charts::engine_charts::<E>(r, &self.0)
+    fn settings(&self) -> &[String] {
+        &self.0.stamp().settings
+    }
+    fn native(&self, scheme: &str, cache: &str) -> Option<Run<&'static str, ()>> {
+        self.0.native(scheme, cache).map(Run::shared)
+    }
+    fn native_own(&self, scheme: &str, cache: &str, column: &str) -> Option<f64> {
+        E::own_cell(self.0.native(scheme, cache)?, column)?
+            .parse()
+            .ok()
     }
     fn as_any(&self) -> &dyn Any {
         &self.0
@@ -912,26 +939,6 @@ impl<'de> Deserialize<'de> for Label {
 
 #[cfg(test)]
 mod tests {
-    use crate::pg::{Postgres, Server};
-
-    /// The PostgreSQL servers whose URLs are their `shared_buffers` in KiB, named by
-    /// [`super::servers`] (nothing connects), as (KiB, name); or its error's message.
-    fn named(kib: &[i64]) -> Result<Vec<(i64, &'static str)>, String> {
-        let urls: Vec<String> = kib.iter().map(i64::to_string).collect();
-        let check = |url: &str| {
-            Ok(Server::new(
-                url,
-                url.parse().unwrap(),
-                "PostgreSQL",
-                "17".into(),
-                (),
-            ))
-        };
-        let servers = super::servers::<Postgres>(&urls, check, crate::Error::PgSetup);
-        let servers = servers.map_err(|e| e.to_string())?;
-        Ok(servers.iter().map(|s| (s.cache_kib, s.cache)).collect())
-    }
-
     /// A signed 64-bit key holds ids up to `i64::MAX`; a larger one, or a 128-bit id, is the
     /// scheme's `IdRange` error, not a wrapped negative key.
     #[test]
@@ -973,56 +980,5 @@ mod tests {
         sorted.dedup();
         assert_eq!(sorted.len(), words.len(), "random bits repeat");
         assert_ne!(sorted, words, "made in order: a counter, not random bits");
-    }
-
-    #[test]
-    fn more_than_two_servers_fail_before_any_is_reached() {
-        // Unreachable URLs: the count is checked first, so nothing tries to connect.
-        let urls: Vec<String> = (1..=3)
-            .map(|p| format!("postgres://x@127.0.0.1:{p}/x"))
-            .collect();
-        let params = crate::Profile::Quick.params();
-        let servers = |urls| <crate::pg::Postgres as super::Engine>::servers(urls, &params);
-        let e = servers(&urls).unwrap_err();
-        assert!(e.to_string().contains("found 3"), "{e}");
-        assert!(servers(&[]).unwrap().is_empty());
-    }
-
-    #[test]
-    fn servers_are_described_in_their_engines_words() {
-        let pg = crate::pg::Server::new("postgres://x@h/x", 8192, "PostgreSQL", "17.2".into(), ());
-        assert_eq!(
-            pg.describe(),
-            "small: PostgreSQL 17.2, shared_buffers 8 MiB"
-        );
-        let mut my = crate::mysql::Server::new(
-            "mysql://x@h/x",
-            1 << 20,
-            "MariaDB",
-            "11.8.3".into(),
-            crate::mysql::InnoDbServer { page_size: 16384 },
-        );
-        my.cache = "large";
-        assert_eq!(
-            my.describe(),
-            "large: MariaDB 11.8.3, innodb_buffer_pool_size 1024 MiB"
-        );
-    }
-
-    #[test]
-    fn servers_are_named_by_their_caches() {
-        assert_eq!(named(&[]).unwrap(), vec![]);
-        assert_eq!(named(&[8]).unwrap(), vec![(8, "small")]);
-        assert_eq!(
-            named(&[1024, 8]).unwrap(),
-            vec![(8, "small"), (1024, "large")]
-        );
-        let same = named(&[8, 8]).unwrap_err();
-        assert!(
-            same.contains("the two PostgreSQL servers have the same shared_buffers"),
-            "{same}"
-        );
-        let many = named(&[1, 2, 3]).unwrap_err();
-        assert!(many.contains("found 3"), "{many}");
     }
 }

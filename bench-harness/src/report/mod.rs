@@ -4,90 +4,17 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::btree::Sqlite;
-use crate::charts::ChartFile;
+use crate::Error;
 use crate::collisions::CollisionRow;
-use crate::engine::InsertResults as _;
-use crate::engine::{Engine, Stamp};
+use crate::engine::report::{ChartFile, Results, chart};
+use crate::engines::ENGINES;
 use crate::generation::GenRow;
 use crate::machine::Primitive;
-use crate::output::Results;
 use crate::properties::PropRow;
-use crate::table::{Table, figure, text};
-use crate::{ENGINES, Error};
+use crate::table::{Table, figure, ns, pct, rate, small_pct, text};
 
-mod engines;
-mod mysql;
-mod postgres;
-mod sqlite;
-
-pub(crate) use engines::{Part, Report};
-
-fn rate(v: f64) -> String {
-    if v >= 1e12 {
-        format!("{v:.2e}/s")
-    } else if v >= 1e9 {
-        format!("{:.2} G/s", v / 1e9)
-    } else if v >= 1e6 {
-        format!("{:.2} M/s", v / 1e6)
-    } else if v >= 1e3 {
-        format!("{:.1} k/s", v / 1e3)
-    } else if v >= 1.0 {
-        format!("{v:.0}/s")
-    } else {
-        format!("{v:.1e}/s")
-    }
-}
-
-fn ns(v: f64) -> String {
-    if v >= 1000.0 {
-        format!("{:.2} µs", v / 1000.0)
-    } else if v >= 10.0 {
-        format!("{v:.1} ns")
-    } else {
-        format!("{v:.2} ns")
-    }
-}
-
-fn pct(v: f64) -> String {
-    format!("{:.1}%", v * 100.0)
-}
-
-/// A fraction that may be tiny, as a percentage with enough digits to tell it from zero.
-fn small_pct(v: f64) -> String {
-    if v == 0.0 {
-        "0%".to_owned()
-    } else if v < 0.0001 {
-        format!("{:.5}%", v * 100.0)
-    } else if v < 0.01 {
-        format!("{:.3}%", v * 100.0)
-    } else {
-        pct(v)
-    }
-}
-
-fn mib(bytes: u64) -> String {
-    format!("{:.1} MiB", bytes as f64 / 1_048_576.0)
-}
-
-fn kib(bytes: f64) -> String {
-    format!("{:.1} KiB", bytes / 1024.0)
-}
-
-/// Where an engine's figures come from, as one sentence.
-fn provenance<E: Engine>(stamp: &Stamp) -> String {
-    let measured = stamp.provenance.join(", ");
-    if stamp.measured_now {
-        format!("measured in this run ({measured})")
-    } else {
-        format!(
-            "carried forward from an earlier run with a server, kept in `data/{}.json` \
-             ({measured}); `scripts/report.sh {}` measures them again",
-            E::NAME,
-            E::BY_URL.map_or("", |u| u.flag)
-        )
-    }
-}
+/// The engine whose figures the method and the decision guide quote, by its name.
+const SQLITE: &str = "sqlite";
 
 /// Writes the report to `path`.
 pub(crate) fn write(r: &Results<'_>, charts: &[ChartFile], path: &Path) -> Result<(), Error> {
@@ -191,18 +118,8 @@ const LEASES: Table<LeaseRow> = Table(&[
     text("per renewal", |l| l.per_renewal.clone()),
 ]);
 
-fn chart(md: &mut String, charts: &[ChartFile], stem: &str) {
-    if let Some(c) = charts.iter().find(|c| c.stem == stem) {
-        let _ = writeln!(
-            md,
-            "![{}](charts/{stem}.png)\n\n{} ([SVG](charts/{stem}.svg))\n",
-            c.title, c.title
-        );
-    }
-}
-
 fn header(r: &Results<'_>, md: &mut String) {
-    let btree = r.engine::<Sqlite>();
+    let pragmas = r.named(SQLITE).map_or(&[][..], |e| e.settings());
     let m = r.machine;
     let p = r.params;
     let _ = writeln!(
@@ -270,9 +187,7 @@ fn header(r: &Results<'_>, md: &mut String) {
         commit = p.commit_rows,
         small = p.small_cache_kib,
         large = p.large_cache_kib,
-        pragmas = btree
-            .stamp
-            .settings
+        pragmas = pragmas
             .iter()
             .map(|s| format!("`{s}`"))
             .collect::<Vec<_>>()
@@ -558,10 +473,15 @@ const COLLISIONS: Table<CollisionRow> = Table(&[
 ]);
 
 fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
-    let btree = r.engine::<Sqlite>();
+    let sqlite = r.named(SQLITE);
     let g = r.generation;
     let prop = |name: &str| r.properties.iter().find(|x| x.scheme == name);
-    let ins = |name: &str| btree.native(name, "small");
+    let ins = |name: &str| sqlite.and_then(|e| e.native(name, "small"));
+    // SQLite's own counter: pages written out of its cache per committed transaction.
+    let pages_per_commit = |name: &str| {
+        let written = sqlite.and_then(|e| e.native_own(name, "small", "pages_written"))?;
+        Some(written / ins(name)?.commits.max(1) as f64)
+    };
     let one = |name: &str| {
         g.find(name, "shared", 1)
             .map_or("-".to_owned(), |x| ns(x.ns_per_id))
@@ -652,8 +572,8 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
             "- **Keys are random today (uuid-v4):** it is the right choice only when ids must \
              not reveal creation time. As a key in SQLite it wrote {:.1} pages per commit \
              against {} for uuid-v7 and kept leaves {} full (SQLite rebalances siblings){}.",
-            v4.pages_per_commit(),
-            ins("uuid-v7").map_or("-".to_owned(), |x| format!("{:.1}", x.pages_per_commit())),
+            pages_per_commit("uuid-v4").unwrap_or_default(),
+            pages_per_commit("uuid-v7").map_or("-".to_owned(), |x| format!("{x:.1}")),
             pct(v4.leaf_fill),
             ENGINES
                 .iter()

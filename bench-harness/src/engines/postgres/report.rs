@@ -3,15 +3,14 @@
 
 use std::fmt::Write as _;
 
-use super::engines::{self, ChartedSection, ClaimRuns, ClaimWords, Report, Section, columns};
-use super::{kib, mib, pct, provenance, rate};
-use crate::charts::ChartFile;
+use super::created_at::CreatedAtRun;
+use super::{Pg, PgRun, PgStorage, Postgres};
 use crate::engine::InsertResults as _;
 use crate::engine::UUID_V7_RANDOM;
-use crate::output::Results;
-use crate::pg::created_at::CreatedAtRun;
-use crate::pg::{Pg, PgRun, PgStorage, Postgres};
-use crate::table::{Table, figure, text};
+use crate::engine::report::{
+    self, ChartFile, ChartedSection, ClaimRuns, ClaimWords, Report, Results, Section, columns,
+};
+use crate::table::{Table, figure, kib, mib, pct, rate, text};
 
 /// The insert runs' table.
 const TABLE: Table<PgRun> = Table(&[
@@ -62,14 +61,14 @@ fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
          `data/postgres.json`.\n\n\
          Each scheme keyed by its own binary type (`bigint` for 64-bit ids, `uuid` for \
          128-bit ones, `bytea` otherwise), with each `shared_buffers`:\n\n{TABLE}",
-        provenance::<Postgres>(&pg.stamp),
+        report::provenance::<Postgres>(&pg.stamp),
         pg.stamp.servers.join("; "),
         pg.stamp.settings.join(", "),
         first.rows,
         first.commit_rows,
         first.own.checkpoints
     );
-    engines::native_rows(r, &*pg, md, &TABLE, |_, _| {});
+    report::native_rows(r, &*pg, md, &TABLE, |_, _| {});
     let _ = writeln!(
         md,
         "\nThe id as a `UNIQUE` index on a table keyed by an identity column, its canonical \
@@ -95,14 +94,14 @@ fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
         }
     }
     md.push('\n');
-    engines::charts::<Postgres>(md, charts);
+    report::charts::<Postgres>(md, charts);
     arrival(r, md);
 }
 
 /// `### Keys as they arrive in production`.
 fn arrival(r: &Results<'_>, md: &mut String) {
     let pg = r.engine::<Postgres>();
-    let Some((live, writers)) = engines::live_runs(&*pg) else {
+    let Some((live, writers)) = report::live_runs(&*pg) else {
         return;
     };
     let _ = writeln!(
@@ -124,7 +123,7 @@ fn arrival(r: &Results<'_>, md: &mut String) {
     for b in &live {
         TABLE.row(md, b);
     }
-    if let Some(runs @ [c1, cn, r1, rn, v4]) = engines::arrival(&*pg, writers) {
+    if let Some(runs @ [c1, cn, r1, rn, v4]) = report::arrival(&*pg, writers) {
         let _ = writeln!(
             md,
             "\nA leaf that splits anywhere but at the right edge splits in the middle, so \
@@ -143,7 +142,7 @@ fn arrival(r: &Results<'_>, md: &mut String) {
             rn.splits(),
             pct(v4.leaf_fill),
             v4.splits(),
-            engines::arrival_log("WAL", runs),
+            report::arrival_log("WAL", runs),
             if cn.wal_per_1k().max(rn.wal_per_1k()) < 0.75 * v4.wal_per_1k() {
                 ": keys out of order within a millisecond cost density, not the WAL that keys \
                  scattered over the whole tree cost"
@@ -286,7 +285,7 @@ impl Report for Postgres {
         if pg.own.roundtrip.is_empty() {
             return None;
         }
-        let best = |method: &str| engines::best(&pg.own.roundtrip, method);
+        let best = |method: &str| report::best(&pg.own.roundtrip, method);
         Some(format!(
             "- **Ids from the database, one round trip each (PostgreSQL):** at most {} with \
              `INSERT ... RETURNING` (a commit per id) and {} with `nextval` here, on \
@@ -344,13 +343,13 @@ fn ids(r: &Results<'_>, md: &mut String) {
          the same window; every id is checked for duplicates. The data is in \
          `data/pg_ids.csv`.\n"
     );
-    engines::roundtrip_rows(md, &pg.own.roundtrip);
+    report::roundtrip_rows(md, &pg.own.roundtrip);
     let in_process = |scheme: &str| {
         r.generation
             .find(scheme, "shared", 1)
             .map_or("-".to_owned(), |g| rate(g.ids_per_sec))
     };
-    let best = |method: &str| engines::best(&pg.own.roundtrip, method);
+    let best = |method: &str| report::best(&pg.own.roundtrip, method);
     let (ins, next, range) = (
         best("insert_returning"),
         best("nextval"),
@@ -369,10 +368,10 @@ fn ids(r: &Results<'_>, md: &mut String) {
         in_process("snowflake-twitter"),
         in_process("uuid-v7"),
         in_process("range"),
-        engines::auto_increment_verdict(ins),
+        report::auto_increment_verdict(ins),
         rate(ins),
         rate(next),
-        engines::range_verdict(range),
+        report::range_verdict(range),
         rate(range)
     );
     if let Some(d) = &pg.own.in_database {
@@ -454,7 +453,7 @@ fn created_at(r: &Results<'_>, md: &mut String) {
     for c in rows {
         CREATED_AT.row(md, c);
     }
-    let (wal, speed, verdict) = engines::created_at_cost(v4i, v7);
+    let (wal, speed, verdict) = report::created_at_cost(v4i, v7);
     let wal_index = v4i.wal_per_1k / v4n.wal_per_1k.max(1.0);
     let wal_key = v4n.wal_per_1k / v7.wal_per_1k.max(1.0);
     let _ = writeln!(

@@ -3,14 +3,12 @@
 
 use std::fmt::Write as _;
 
-use super::engines::{
-    self, ChartedSection, ClaimRuns, ClaimWords, Report, columns, fill_verdict, throughput_verdict,
+use super::{BtreeRun, Sqlite, Storage};
+use crate::engine::report::{
+    self, ChartFile, ChartedSection, ClaimRuns, ClaimWords, Report, Results, columns, fill_verdict,
+    throughput_verdict,
 };
-use super::{mib, pct, rate};
-use crate::btree::{BtreeRun, Sqlite, Storage};
-use crate::charts::ChartFile;
-use crate::output::Results;
-use crate::table::{Table, figure};
+use crate::table::{Table, figure, mib, pct, rate};
 
 /// The insert runs' table.
 const TABLE: Table<BtreeRun> = Table(&[
@@ -41,7 +39,7 @@ fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
          ids, `blob_pk` for wider ones), {} rows per commit:\n\n{TABLE}",
         p.btree_rows, p.commit_rows
     );
-    engines::native_rows(r, &*btree, md, &TABLE, |_, _| {});
+    report::native_rows(r, &*btree, md, &TABLE, |_, _| {});
     let _ = writeln!(md, "\nOne transaction of {} rows:\n\n{TABLE}", p.btree_rows);
     for cache in ["small", "large"] {
         for b in btree.native_runs(cache, p.btree_rows) {
@@ -63,7 +61,7 @@ fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
         }
     }
     md.push('\n');
-    engines::charts::<Sqlite>(md, charts);
+    report::charts::<Sqlite>(md, charts);
 }
 
 /// Leaf pages of v4 over v7: SQLite counts no splits, and with inserts only every split

@@ -13,6 +13,7 @@
 //! metrics) and read `mysql.innodb_index_stats`.
 
 pub mod insert;
+mod report;
 pub mod roundtrip;
 pub mod shapes;
 

@@ -2,6 +2,8 @@
 //! inserted into a fresh database file in each storage form, commit size and page-cache
 //! size; the run records the insert rate as the table grows and the tree it left behind.
 
+mod report;
+
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 

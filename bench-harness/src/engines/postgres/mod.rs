@@ -11,6 +11,7 @@
 
 pub mod created_at;
 pub mod insert;
+mod report;
 pub mod roundtrip;
 
 use idkit_core::RawId;

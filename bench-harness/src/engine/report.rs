@@ -1,63 +1,147 @@
-//! What the per-engine sections of the report share (SQLite, PostgreSQL, InnoDB): each
-//! scheme's own key in each cache, the engine's charts, the round-trip table, the verdicts
-//! on the round-trip claims, and the claims table: the runs every column speaks of found
-//! once, one column per engine, the shared verdicts worded once. What each engine's results
-//! mean, and the prose that explains them, stays in its own module.
+//! The engines' part of the report, written once: the whole run's results as the report's
+//! writers read them ([`Results`]), what an engine's part of the report is ([`Report`],
+//! and [`Part`] over any engine of the list), and what the per-engine sections share (SQLite,
+//! PostgreSQL, InnoDB): each scheme's own key in each cache, the engine's charts, the
+//! round-trip table, the verdicts on the round-trip claims, and the claims table: the runs
+//! every column speaks of found once, one column per engine, the shared verdicts worded once.
+//! What each engine's results mean, and the prose that explains them, stays in its own module.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use super::{chart, kib, pct, rate};
-use crate::charts::ChartFile;
-use crate::engine::roundtrip::RoundTrip;
-use crate::engine::shape::ShapeRun;
-use crate::engine::{Engine, InsertResults, Run, RunOf, UUID_V7_RANDOM};
-use crate::output::Results;
-use crate::table::{Table, figure, text};
+use super::roundtrip::RoundTrip;
+use super::shape::ShapeRun;
+use super::{Engine, InsertResults, Measured, Run, RunOf, Stamp, UUID_V7_RANDOM};
+use crate::collisions::CollisionRow;
+use crate::generation::Generation;
+use crate::machine::{Machine, Primitive};
+use crate::properties::PropRow;
+use crate::table::{Table, figure, kib, pct, rate, text};
+use crate::{Config, Params};
+
+/// Everything one run measured, for the writers (the report, the charts, the data files).
+#[derive(Debug)]
+pub(crate) struct Results<'a> {
+    pub config: &'a Config,
+    pub params: &'a Params,
+    pub machine: &'a Machine,
+    pub primitives: &'a [Primitive],
+    pub generation: &'a Generation,
+    pub properties: &'a [PropRow],
+    pub collisions: &'a [CollisionRow],
+    /// The engines, in the list's order (measured now or carried forward).
+    pub engines: &'a [Box<dyn Measured>],
+}
+
+impl Results<'_> {
+    /// The results of engine `E`, for its own sections of the report (empty when it is not
+    /// in the list).
+    pub fn engine<E: Engine>(&self) -> Cow<'_, E::Results> {
+        self.engines
+            .iter()
+            .find_map(|m| m.as_any().downcast_ref::<E::Results>())
+            .map_or_else(|| Cow::Owned(E::Results::default()), Cow::Borrowed)
+    }
+
+    /// The results of the engine named `name` ([`Engine::NAME`]), whichever engine, for a
+    /// section that quotes one engine's figures without naming its type; `None` when it is
+    /// not in the list.
+    pub fn named(&self, name: &str) -> Option<&dyn Measured> {
+        self.engines.iter().find(|m| m.name() == name).map(|m| &**m)
+    }
+
+    /// Scheme names in registry order.
+    pub fn entries(&self) -> impl Iterator<Item = &'static str> {
+        idkit_all::registry::schemes().iter().map(|e| e.name())
+    }
+
+    /// Scheme names with their bit widths.
+    pub fn entries_with_bits(&self) -> impl Iterator<Item = (&'static str, u32)> {
+        idkit_all::registry::schemes()
+            .iter()
+            .map(|e| (e.name(), e.info().bits))
+    }
+}
+
+/// A chart drawn for the report: `charts/<stem>.png` and `charts/<stem>.svg`.
+#[derive(Debug, Clone)]
+pub struct ChartFile {
+    /// File name without extension.
+    pub stem: &'static str,
+    /// What it shows.
+    pub title: String,
+}
+
+/// The chart `stem` as the report shows it (its PNG, its title, a link to its SVG), where
+/// it was drawn.
+pub(crate) fn chart(md: &mut String, charts: &[ChartFile], stem: &str) {
+    if let Some(c) = charts.iter().find(|c| c.stem == stem) {
+        let _ = writeln!(
+            md,
+            "![{}](charts/{stem}.png)\n\n{} ([SVG](charts/{stem}.svg))\n",
+            c.title, c.title
+        );
+    }
+}
+
+/// Where an engine's figures come from, as one sentence.
+pub(crate) fn provenance<E: Engine>(stamp: &Stamp) -> String {
+    let measured = stamp.provenance.join(", ");
+    if stamp.measured_now {
+        format!("measured in this run ({measured})")
+    } else {
+        format!(
+            "carried forward from an earlier run with a server, kept in `data/{}.json` \
+             ({measured}); `scripts/report.sh {}` measures them again",
+            E::NAME,
+            E::BY_URL.map_or("", |u| u.flag)
+        )
+    }
+}
 
 /// The columns of the engines' insert tables that show a figure every engine has, each
 /// written here in one format; `cache` is headed by the engine's name for its cache.
-pub(super) mod columns {
-    use super::super::{pct, rate};
+pub(crate) mod columns {
     use crate::engine::Run;
     use crate::engine::insert::StorageName;
-    use crate::table::{Column, figure, text};
+    use crate::table::{Column, figure, pct, rate, text};
 
-    pub(in super::super) const fn scheme<S, O>() -> Column<Run<S, O>> {
+    pub(crate) const fn scheme<S, O>() -> Column<Run<S, O>> {
         text("scheme", |b| format!("`{}`", b.scheme))
     }
 
-    pub(in super::super) const fn storage<S: StorageName, O>() -> Column<Run<S, O>> {
+    pub(crate) const fn storage<S: StorageName, O>() -> Column<Run<S, O>> {
         text("storage", |b| b.storage.name().to_owned())
     }
 
-    pub(in super::super) const fn cache<S, O>(head: &'static str) -> Column<Run<S, O>> {
+    pub(crate) const fn cache<S, O>(head: &'static str) -> Column<Run<S, O>> {
         text(head, |b| b.cache.to_string())
     }
 
-    pub(in super::super) const fn writers<S, O>() -> Column<Run<S, O>> {
+    pub(crate) const fn writers<S, O>() -> Column<Run<S, O>> {
         figure("writers", |b| b.writers.to_string())
     }
 
-    pub(in super::super) const fn rows_per_sec<S, O>() -> Column<Run<S, O>> {
+    pub(crate) const fn rows_per_sec<S, O>() -> Column<Run<S, O>> {
         figure("rows/s", |b| rate(b.rows_per_sec))
     }
 
-    pub(in super::super) const fn bytes_per_row<S, O>() -> Column<Run<S, O>> {
+    pub(crate) const fn bytes_per_row<S, O>() -> Column<Run<S, O>> {
         figure("bytes/row", |b| format!("{:.1}", b.bytes_per_row))
     }
 
-    pub(in super::super) const fn leaf_pages<S, O>() -> Column<Run<S, O>> {
+    pub(crate) const fn leaf_pages<S, O>() -> Column<Run<S, O>> {
         figure("leaf pages", |b| b.leaf_pages.to_string())
     }
 
-    pub(in super::super) const fn leaf_fill<S, O>(head: &'static str) -> Column<Run<S, O>> {
+    pub(crate) const fn leaf_fill<S, O>(head: &'static str) -> Column<Run<S, O>> {
         figure(head, |b| pct(b.leaf_fill))
     }
 }
 
 /// Every scheme keyed by its own binary type, one writer, small cache then large, each a
 /// row of the engine's `table`; `then` adds the engine's own rows after each cache's.
-pub(super) fn native_rows<R: InsertResults>(
+pub(crate) fn native_rows<R: InsertResults>(
     r: &Results<'_>,
     results: &R,
     md: &mut String,
@@ -75,7 +159,7 @@ pub(super) fn native_rows<R: InsertResults>(
 }
 
 /// The engine's three charts ([`Engine::CHARTS`]), in the order they are drawn.
-pub(super) fn charts<E: Engine>(md: &mut String, charts: &[ChartFile]) {
+pub(crate) fn charts<E: Engine>(md: &mut String, charts: &[ChartFile]) {
     let c = &E::CHARTS;
     for stem in [c.curve_stem, c.first.stem, c.second.stem] {
         chart(md, charts, stem);
@@ -84,7 +168,7 @@ pub(super) fn charts<E: Engine>(md: &mut String, charts: &[ChartFile]) {
 
 /// The runs whose writers made their ids as they inserted, and the most writers among them;
 /// `None` without such runs.
-pub(super) fn live_runs<R: InsertResults>(results: &R) -> Option<(Vec<&RunOf<R>>, usize)> {
+pub(crate) fn live_runs<R: InsertResults>(results: &R) -> Option<(Vec<&RunOf<R>>, usize)> {
     let live: Vec<&RunOf<R>> = results.runs().iter().filter(|b| b.made_during()).collect();
     let writers = live.iter().map(|b| b.writers).max()?;
     Some((live, writers))
@@ -93,7 +177,7 @@ pub(super) fn live_runs<R: InsertResults>(results: &R) -> Option<(Vec<&RunOf<R>>
 /// The live runs each engine's section on keys as they arrive compares, in this order:
 /// uuid-v7 with its counter from one writer and from `writers` (the most), the same without
 /// a counter ([`UUID_V7_RANDOM`]), and uuid-v4 from one writer; `None` where one is missing.
-pub(super) fn arrival<R: InsertResults>(results: &R, writers: usize) -> Option<[&RunOf<R>; 5]> {
+pub(crate) fn arrival<R: InsertResults>(results: &R, writers: usize) -> Option<[&RunOf<R>; 5]> {
     Some([
         results.live("uuid-v7", 1)?,
         results.live("uuid-v7", writers)?,
@@ -106,7 +190,7 @@ pub(super) fn arrival<R: InsertResults>(results: &R, writers: usize) -> Option<[
 /// The log each of [`arrival`]'s runs wrote per 1,000 rows, in the engine's word for its log
 /// (`WAL`, `Redo`): `<word> per 1,000 rows: a and b for the counter, c and d without, e for
 /// uuid-v4`.
-pub(super) fn arrival_log<S, O>(word: &str, runs: [&Run<S, O>; 5]) -> String {
+pub(crate) fn arrival_log<S, O>(word: &str, runs: [&Run<S, O>; 5]) -> String {
     let [c1, cn, r1, rn, v4] = runs.map(|b| kib(b.wal_per_1k()));
     format!(
         "{word} per 1,000 rows: {c1} and {cn} for the counter, {r1} and {rn} without, {v4} for \
@@ -116,7 +200,7 @@ pub(super) fn arrival_log<S, O>(word: &str, runs: [&Run<S, O>; 5]) -> String {
 
 /// The verdict on "a created_at index doubles write costs", from the larger of the write
 /// (WAL or redo) and the insert-rate ratios of uuid-v4 with the index against uuid-v7 alone.
-pub(super) fn doubling_verdict(worst: f64) -> &'static str {
+pub(crate) fn doubling_verdict(worst: f64) -> &'static str {
     if worst >= 1.8 {
         "holds"
     } else if worst >= 1.3 {
@@ -129,7 +213,7 @@ pub(super) fn doubling_verdict(worst: f64) -> &'static str {
 /// The figures of "a created_at index doubles write costs" from the tables of uuid-v4 with
 /// the index (`v4i`) and uuid-v7 alone (`v7`): the log (WAL or redo) ratio v4i / v7, the
 /// insert-rate ratio v7 / v4i, and the verdict on the larger of the two.
-pub(super) fn created_at_cost<O>(v4i: &ShapeRun<O>, v7: &ShapeRun<O>) -> (f64, f64, &'static str) {
+pub(crate) fn created_at_cost<O>(v4i: &ShapeRun<O>, v7: &ShapeRun<O>) -> (f64, f64, &'static str) {
     let wal = v4i.wal_per_1k / v7.wal_per_1k.max(1.0);
     let speed = v7.rows_per_sec / v4i.rows_per_sec;
     (wal, speed, doubling_verdict(wal.max(speed)))
@@ -322,7 +406,7 @@ impl<E: Report + Sync> Part for E {
 }
 
 /// uuid-v4 and uuid-v7 keyed by their own type in `cache`, the runs every claim compares.
-pub(super) fn v4_v7<'a, R: InsertResults>(
+pub(crate) fn v4_v7<'a, R: InsertResults>(
     results: &'a R,
     cache: &str,
 ) -> Option<(&'a RunOf<R>, &'a RunOf<R>)> {
@@ -332,7 +416,7 @@ pub(super) fn v4_v7<'a, R: InsertResults>(
 }
 
 /// The round trips' table.
-pub(super) const ROUNDTRIPS: Table<RoundTrip> = Table(&[
+pub(crate) const ROUNDTRIPS: Table<RoundTrip> = Table(&[
     text("method", |t| format!("`{}`", t.method)),
     figure("clients", |t| t.clients.to_string()),
     figure("ids", |t| t.ids.to_string()),
@@ -341,7 +425,7 @@ pub(super) const ROUNDTRIPS: Table<RoundTrip> = Table(&[
 ]);
 
 /// The round trips' table, rows and all.
-pub(super) fn roundtrip_rows(md: &mut String, rows: &[RoundTrip]) {
+pub(crate) fn roundtrip_rows(md: &mut String, rows: &[RoundTrip]) {
     let _ = writeln!(md, "{ROUNDTRIPS}");
     for t in rows {
         ROUNDTRIPS.row(md, t);
@@ -349,7 +433,7 @@ pub(super) fn roundtrip_rows(md: &mut String, rows: &[RoundTrip]) {
 }
 
 /// The most ids per second `method` reached at any client count (0 when not measured).
-pub(super) fn best(rows: &[RoundTrip], method: &str) -> f64 {
+pub(crate) fn best(rows: &[RoundTrip], method: &str) -> f64 {
     rows.iter()
         .filter(|t| t.method == method)
         .map(|t| t.ids_per_sec)
@@ -358,7 +442,7 @@ pub(super) fn best(rows: &[RoundTrip], method: &str) -> f64 {
 
 /// The verdict on "database auto-increment: about 10k ids/s" for `ids_per_sec` with a
 /// commit per id.
-pub(super) fn auto_increment_verdict(ids_per_sec: f64) -> &'static str {
+pub(crate) fn auto_increment_verdict(ids_per_sec: f64) -> &'static str {
     if (3_000.0..=30_000.0).contains(&ids_per_sec) {
         "Holds for one row per transaction"
     } else if ids_per_sec > 30_000.0 {
@@ -369,7 +453,7 @@ pub(super) fn auto_increment_verdict(ids_per_sec: f64) -> &'static str {
 }
 
 /// The verdict on "range allocation: about 1M ids/s".
-pub(super) fn range_verdict(ids_per_sec: f64) -> &'static str {
+pub(crate) fn range_verdict(ids_per_sec: f64) -> &'static str {
     if ids_per_sec >= 1e6 {
         "Holds, and understates it"
     } else {
@@ -430,7 +514,7 @@ pub(crate) struct ClaimWords {
 /// and v4: it holds where v4's leaves are about half full; where they are fuller but still
 /// below v7's, the fill drops, not as far as stated; where they are as full as v7's or
 /// fuller (SQLite's rebalancing), it does not drop at all.
-pub(super) fn fill_verdict(v7: f64, v4: f64) -> &'static str {
+pub(crate) fn fill_verdict(v7: f64, v4: f64) -> &'static str {
     if (0.45..=0.55).contains(&v4) {
         "Holds"
     } else if v4 < v7 {
@@ -464,7 +548,7 @@ fn size_cell(measured: &str, ratio: f64) -> String {
 
 /// The verdict on "insert throughput falls by 50% or more" from v4's rows per second over
 /// v7's with the small cache (`small`) and, where measured, the large one.
-pub(super) fn throughput_verdict(small: f64, large: Option<f64>, words: &ClaimWords) -> String {
+pub(crate) fn throughput_verdict(small: f64, large: Option<f64>, words: &ClaimWords) -> String {
     match (small <= 0.5, large.is_some_and(|l| l <= 0.5)) {
         (true, true) => "Holds with both caches".to_owned(),
         (true, false) => format!("Holds with {} only", words.small_only),

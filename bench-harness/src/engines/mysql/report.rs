@@ -4,16 +4,15 @@
 
 use std::fmt::Write as _;
 
-use super::engines::{self, ChartedSection, ClaimRuns, ClaimWords, Report, Section, columns};
-use super::{kib, mib, pct, provenance, rate};
-use crate::charts::ChartFile;
+use super::insert::MyStorage;
+use super::shapes::{SETUPS, ShapeRun};
+use super::{AUTO_INCREMENT, InnoDb, My, MyRun};
 use crate::engine::InsertResults as _;
 use crate::engine::UUID_V7_RANDOM;
-use crate::mysql::insert::MyStorage;
-use crate::mysql::shapes::{SETUPS, ShapeRun};
-use crate::mysql::{AUTO_INCREMENT, InnoDb, My, MyRun};
-use crate::output::Results;
-use crate::table::{Table, figure, text};
+use crate::engine::report::{
+    self, ChartFile, ChartedSection, ClaimRuns, ClaimWords, Report, Results, Section, columns,
+};
+use crate::table::{Table, figure, kib, mib, pct, rate, text};
 
 /// The insert runs' table.
 const TABLE: Table<MyRun> = Table(&[
@@ -63,14 +62,14 @@ fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
          `data/mysql.json`.\n\n\
          Each scheme keyed by its own binary column (`BIGINT` for 64-bit ids, `BINARY(n)` \
          otherwise), with each buffer pool:\n\n{TABLE}",
-        provenance::<InnoDb>(&my.stamp),
+        report::provenance::<InnoDb>(&my.stamp),
         my.stamp.servers.join("; "),
         my.stamp.settings.join(", "),
         first.rows,
         first.commit_rows,
     );
     // Each cache's AUTO_INCREMENT table after its schemes.
-    engines::native_rows(r, &*my, md, &TABLE, |md, cache| {
+    report::native_rows(r, &*my, md, &TABLE, |md, cache| {
         if let Some(b) = my.find(AUTO_INCREMENT, MyStorage::AutoIncrementPk, cache, 1, false) {
             TABLE.row(md, b);
         }
@@ -99,7 +98,7 @@ fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
         }
     }
     md.push('\n');
-    engines::charts::<InnoDb>(md, charts);
+    report::charts::<InnoDb>(md, charts);
     arrival(r, md);
     secondary(r, md);
 }
@@ -107,7 +106,7 @@ fn btree(r: &Results<'_>, charts: &[ChartFile], md: &mut String) {
 /// `### Keys as they arrive (InnoDB)`.
 fn arrival(r: &Results<'_>, md: &mut String) {
     let my = r.engine::<InnoDb>();
-    let Some((live, writers)) = engines::live_runs(&*my) else {
+    let Some((live, writers)) = report::live_runs(&*my) else {
         return;
     };
     let _ = writeln!(
@@ -128,7 +127,7 @@ fn arrival(r: &Results<'_>, md: &mut String) {
     for b in &live {
         TABLE.row(md, b);
     }
-    let Some(runs @ [c1, cn, r1, rn, v4]) = engines::arrival(&*my, writers) else {
+    let Some(runs @ [c1, cn, r1, rn, v4]) = report::arrival(&*my, writers) else {
         return;
     };
     let random_finding = if r1.leaf_fill < v4.leaf_fill {
@@ -165,7 +164,7 @@ fn arrival(r: &Results<'_>, md: &mut String) {
             pct(a.leaf_fill),
             pct(b.leaf_fill)
         )),
-        engines::arrival_log("Redo", runs),
+        report::arrival_log("Redo", runs),
         writers_finding(c1, cn, rn, v4)
     );
 }
@@ -422,7 +421,7 @@ impl Report for InnoDb {
         if my.own.roundtrip.is_empty() {
             return None;
         }
-        let best = |method: &str| engines::best(&my.own.roundtrip, method);
+        let best = |method: &str| report::best(&my.own.roundtrip, method);
         Some(format!(
             "- **Ids from the database, one round trip each (InnoDB):** `AUTO_INCREMENT` with \
              a commit per id gave at most {} here; the range allocator on Leaf's table {}. \
@@ -468,8 +467,8 @@ fn ids(r: &Results<'_>, md: &mut String) {
          runs for the same window; every id is checked for duplicates. The data is in \
          `data/mysql_ids.csv`.\n"
     );
-    engines::roundtrip_rows(md, &my.own.roundtrip);
-    let best = |method: &str| engines::best(&my.own.roundtrip, method);
+    report::roundtrip_rows(md, &my.own.roundtrip);
+    let best = |method: &str| report::best(&my.own.roundtrip, method);
     let (ai, range) = (best("auto_increment"), best("range_allocator"));
     let dups: u64 = my.own.roundtrip.iter().map(|t| t.duplicates).sum();
     let _ = writeln!(
@@ -481,7 +480,7 @@ fn ids(r: &Results<'_>, md: &mut String) {
          duplicates).\n\
          - **\"Range allocation: about 1M ids/s.\"** {}: {} here, since the store is asked \
          once per block.\n",
-        engines::auto_increment_verdict(ai),
+        report::auto_increment_verdict(ai),
         rate(ai),
         my.find(
             AUTO_INCREMENT,
@@ -494,7 +493,7 @@ fn ids(r: &Results<'_>, md: &mut String) {
             "; the same column filled 1,000 rows per commit took {}",
             rate(b.rows_per_sec)
         )),
-        engines::range_verdict(range),
+        report::range_verdict(range),
         rate(range)
     );
 }
@@ -515,7 +514,7 @@ fn created_at(r: &Results<'_>, md: &mut String) {
     for s in [v4i, v7, v4n] {
         SHAPES.row(md, s);
     }
-    let (wal, speed, verdict) = engines::created_at_cost(v4i, v7);
+    let (wal, speed, verdict) = report::created_at_cost(v4i, v7);
     let _ = writeln!(
         md,
         "\n**Verdict: {}.** uuid-v4 with its `created_at` index wrote {wal:.2}x the redo of \
