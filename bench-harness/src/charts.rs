@@ -305,15 +305,25 @@ fn draw_bars<DB: DrawingBackend>(
                     RED.stroke_width(px(s, 3.0)),
                 )
             });
-        chart
-            .configure_series_labels()
-            .label_font(text(s, 12.0))
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::LowerRight)
-            .draw()?;
+        legend(&mut chart, s, 12.0, SeriesLabelPosition::LowerRight)?;
     }
     Ok(())
+}
+
+/// The chart's legend: its series' labels in a box at `position`, `size` points.
+fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    s: f64,
+    size: f64,
+    position: SeriesLabelPosition,
+) -> DrawResult<DB::ErrorType> {
+    chart
+        .configure_series_labels()
+        .label_font(text(s, size))
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .position(position)
+        .draw()
 }
 
 /// Lines of (x, y) points per series, y on a log axis.
@@ -373,13 +383,7 @@ fn draw_lines<DB: DrawingBackend>(
                 .map(|p| Circle::new(p, px(s, 2.5), color.filled())),
         )?;
     }
-    chart
-        .configure_series_labels()
-        .label_font(text(s, 11.0))
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()?;
+    legend(&mut chart, s, 11.0, SeriesLabelPosition::UpperRight)?;
     Ok(())
 }
 

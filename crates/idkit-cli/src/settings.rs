@@ -23,32 +23,33 @@ pub fn command() -> Command {
 }
 
 /// `--NAME` for each identity field (a number), with the schemes that take it in the help.
-fn add_identity(mut command: Command) -> Command {
-    for (field, schemes) in registry::identity_fields() {
-        command = command.arg(
-            Arg::new(field.name)
-                .long(field.name)
+fn add_identity(command: Command) -> Command {
+    registry::identity_fields()
+        .into_iter()
+        .fold(command, |command, (field, schemes)| {
+            let arg = Arg::new(field.name)
                 .value_name("N")
-                .value_parser(clap::value_parser!(u64))
-                .help_heading("Scheme settings")
-                .help(format!("{} ({})", field.help, schemes.join(", "))),
-        );
-    }
-    command
+                .value_parser(clap::value_parser!(u64));
+            command.arg(setting(arg, field.name, field.help, &schemes))
+        })
 }
 
 /// `--NAME` for each option (text), with the schemes that take it in the help.
-fn add_options(mut command: Command) -> Command {
-    for (option, schemes) in registry::options() {
-        command = command.arg(
-            Arg::new(option.name)
-                .long(option.name)
-                .value_name(option.value)
-                .help_heading("Scheme settings")
-                .help(format!("{} ({})", option.help, schemes.join(", "))),
-        );
-    }
-    command
+fn add_options(command: Command) -> Command {
+    registry::options()
+        .into_iter()
+        .fold(command, |command, (option, schemes)| {
+            let arg = Arg::new(option.name).value_name(option.value);
+            command.arg(setting(arg, option.name, option.help, &schemes))
+        })
+}
+
+/// `arg` as the flag `--name` under "Scheme settings", its help naming the schemes that take
+/// it.
+fn setting(arg: Arg, name: &'static str, help: &str, schemes: &[&str]) -> Arg {
+    arg.long(name)
+        .help_heading("Scheme settings")
+        .help(format!("{help} ({})", schemes.join(", ")))
 }
 
 /// The settings given on the command line, to the subcommand that takes them.

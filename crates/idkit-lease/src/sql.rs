@@ -24,6 +24,7 @@ fn schema(namespace: &str, after: &str) -> String {
 }
 
 /// A parameter of a statement.
+#[derive(Clone, Copy)]
 pub(crate) enum Param<'a> {
     Int(i64),
     Text(&'a str),
@@ -57,6 +58,33 @@ fn uint(v: i64) -> u64 {
 }
 
 impl<C: Conn> SqlBackend<C> {
+    /// Updates the row of the grant this backend holds (its namespace, worker id and token,
+    /// which follow `values` as parameters) with `set`, under the further condition `and`
+    /// on `more`'s parameter: whether it changed, that is, whether the grant was still held.
+    fn update_held(
+        &mut self,
+        set: &str,
+        values: &[Param<'_>],
+        and: &str,
+        more: Option<Param<'_>>,
+    ) -> Result<bool, LeaseError> {
+        let n = values.len();
+        let sql = format!(
+            "UPDATE idkit_worker_leases SET {set} WHERE namespace = ${} AND worker = ${} \
+             AND token = ${}{and}",
+            n + 1,
+            n + 2,
+            n + 3
+        );
+        let key = [
+            Param::Text(&self.namespace),
+            Param::Int(self.worker),
+            Param::Int(self.token),
+        ];
+        let params: Vec<Param<'_>> = values.iter().chain(&key).chain(&more).copied().collect();
+        Ok(self.conn.exec(&sql, &params)? == 1)
+    }
+
     fn new(conn: C) -> Self {
         Self {
             conn,
@@ -191,20 +219,10 @@ impl<C: Conn> Backend for SqlBackend<C> {
 
     fn renew(&mut self, mark_ms: u64) -> Result<(), LeaseError> {
         let now = self.conn.now_ms()?;
-        let changed = self.conn.exec(
-            "UPDATE idkit_worker_leases SET expires_ms = $1, \
-             mark_ms = CASE WHEN mark_ms > $2 THEN mark_ms ELSE $2 END \
-             WHERE namespace = $3 AND worker = $4 AND token = $5 AND expires_ms > $6",
-            &[
-                Param::Int(now + self.ttl_ms),
-                Param::Int(int(mark_ms)),
-                Param::Text(&self.namespace),
-                Param::Int(self.worker),
-                Param::Int(self.token),
-                Param::Int(now),
-            ],
-        )?;
-        if changed == 1 {
+        let set = "expires_ms = $1, mark_ms = CASE WHEN mark_ms > $2 THEN mark_ms ELSE $2 END";
+        let values = [Param::Int(now + self.ttl_ms), Param::Int(int(mark_ms))];
+        // Only while the lease has not run out: a lapsed one may be another holder's now.
+        if self.update_held(set, &values, " AND expires_ms > $6", Some(Param::Int(now)))? {
             Ok(())
         } else {
             Err(self.why_not())
@@ -213,19 +231,10 @@ impl<C: Conn> Backend for SqlBackend<C> {
 
     fn regrant(&mut self, mark_ms: u64) -> Result<u64, LeaseError> {
         let now = self.conn.now_ms()?;
-        let changed = self.conn.exec(
-            "UPDATE idkit_worker_leases SET token = token + 1, expires_ms = $1, \
-             mark_ms = CASE WHEN mark_ms > $2 THEN mark_ms ELSE $2 END, released = 0 \
-             WHERE namespace = $3 AND worker = $4 AND token = $5",
-            &[
-                Param::Int(now + self.ttl_ms),
-                Param::Int(int(mark_ms)),
-                Param::Text(&self.namespace),
-                Param::Int(self.worker),
-                Param::Int(self.token),
-            ],
-        )?;
-        if changed == 1 {
+        let set = "token = token + 1, expires_ms = $1, \
+                   mark_ms = CASE WHEN mark_ms > $2 THEN mark_ms ELSE $2 END, released = 0";
+        let values = [Param::Int(now + self.ttl_ms), Param::Int(int(mark_ms))];
+        if self.update_held(set, &values, "", None)? {
             self.token += 1;
             Ok(uint(self.token))
         } else {
@@ -242,17 +251,8 @@ impl<C: Conn> Backend for SqlBackend<C> {
     }
 
     fn release(&mut self, mark_ms: u64) -> Result<(), LeaseError> {
-        let changed = self.conn.exec(
-            "UPDATE idkit_worker_leases SET expires_ms = 0, mark_ms = $1, released = 1, \
-             holder = NULL WHERE namespace = $2 AND worker = $3 AND token = $4",
-            &[
-                Param::Int(int(mark_ms)),
-                Param::Text(&self.namespace),
-                Param::Int(self.worker),
-                Param::Int(self.token),
-            ],
-        )?;
-        if changed == 1 {
+        let set = "expires_ms = 0, mark_ms = $1, released = 1, holder = NULL";
+        if self.update_held(set, &[Param::Int(int(mark_ms))], "", None)? {
             Ok(())
         } else {
             Err(self.why_not())

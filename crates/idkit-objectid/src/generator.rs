@@ -268,13 +268,16 @@ mod tests {
     use super::*;
     use idkit_core::ManualClock;
 
+    /// The counters of the next three ids `next` makes.
+    fn three_counters(next: impl Fn() -> ObjectId) -> [u32; 3] {
+        [(); 3].map(|()| next().counter())
+    }
+
     #[test]
     fn the_shared_generator_counts_within_a_second_and_waits_after_2_pow_24() {
         let clock = ManualClock::new(5_000_500);
         let generator = AtomicObjectIdGenerator::with_parts(&clock, 1, 0xff_fffe);
-        let counters: Vec<u32> = (0..3)
-            .map(|_| generator.next_id().unwrap().counter())
-            .collect();
+        let counters = three_counters(|| generator.next_id().unwrap());
         assert_eq!(counters, [0xff_fffe, 0xff_ffff, 0]);
         let mut seen = std::collections::HashSet::new();
         for _ in 3..COUNTER_SPAN {
@@ -297,9 +300,7 @@ mod tests {
     fn the_counter_wraps_from_the_top_to_zero() {
         let clock = ManualClock::new(1_000_000);
         let generator = ObjectIdGenerator::with_parts(&clock, 0xab, 0xff_fffe);
-        let counters: Vec<u32> = (0..3)
-            .map(|_| generator.next_id().unwrap().counter())
-            .collect();
+        let counters = three_counters(|| generator.next_id().unwrap());
         assert_eq!(counters, [0xff_fffe, 0xff_ffff, 0]);
     }
 

@@ -2,7 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use idkit_core::{Clock, Codec, Compose, DynScheme, Erased, FieldValue, IdScheme, ManualClock};
+use idkit_core::{
+    Clock, Codec, Compose, Decoded, DynScheme, Erased, FieldValue, IdScheme, ManualClock,
+};
 use idkit_snowflake::{
     Boundary, Discord, Instagram, LayoutSpec, Mastodon, RollbackPolicy, Snowflake, SnowflakeCodec,
     Sonyflake, Twitter, preset,
@@ -48,6 +50,24 @@ struct DecodeVector {
 }
 
 impl DecodeVector {
+    /// `decoded` has the vector's timestamp and the value of each of its fields.
+    fn assert_decodes_as(&self, decoded: &Decoded) {
+        assert_eq!(
+            decoded.timestamp_ms,
+            Some(self.timestamp_ms),
+            "{}",
+            self.name
+        );
+        for (name, value) in &self.fields {
+            assert_eq!(
+                decoded.field(name),
+                Some(&FieldValue::Int(*value)),
+                "{}: field {name}",
+                self.name
+            );
+        }
+    }
+
     /// The id its scheme composes from its timestamp and fields, with the vector's name.
     fn compose(&self) -> u128 {
         let parts: Vec<(&str, u128)> = self
@@ -70,16 +90,8 @@ fn decode() {
             .parse_raw(&v.id)
             .unwrap_or_else(|e| panic!("{}: {e}", v.name));
         let decoded = codec.decode_raw(&raw).unwrap();
-        assert_eq!(decoded.timestamp_ms, Some(v.timestamp_ms), "{}", v.name);
+        v.assert_decodes_as(&decoded);
         assert_eq!(decoded.fields.len(), v.fields.len(), "{}", v.name);
-        for (name, value) in &v.fields {
-            assert_eq!(
-                decoded.field(name),
-                Some(&FieldValue::Int(*value)),
-                "{}: field {name}",
-                v.name
-            );
-        }
         assert_eq!(codec.format_raw(&raw).unwrap(), v.id, "{}: format", v.name);
         // Composing the decoded parts gives the id back.
         assert_eq!(v.compose().to_string(), v.id, "{}: compose", v.name);
@@ -98,16 +110,7 @@ fn compose() {
         let id = v.compose();
         assert_eq!(id.to_string(), v.id, "{}", v.name);
         // And back: the timestamp and every field decode to what was composed.
-        let decoded = spec(&v.scheme).decode_u128(id).unwrap();
-        assert_eq!(decoded.timestamp_ms, Some(v.timestamp_ms), "{}", v.name);
-        for (name, value) in &v.fields {
-            assert_eq!(
-                decoded.field(name),
-                Some(&FieldValue::Int(*value)),
-                "{}",
-                v.name
-            );
-        }
+        v.assert_decodes_as(&spec(&v.scheme).decode_u128(id).unwrap());
     }
     // The typed codec composes the same ids as the spec.
     let typed = SnowflakeCodec(Instagram)

@@ -439,9 +439,17 @@ pub fn check_definition_with(
 }
 
 /// Writes a scheme crate's conformance tests: `idkit_testkit::conformance!(DEFINITION);`
-/// in `tests/conformance.rs` runs [`check_definition`] on it.
+/// in `tests/conformance.rs` runs [`check_definition`] on it. A crate of several schemes
+/// names a module for each, `conformance! { twitter => TWITTER, discord => DISCORD }`.
 #[macro_export]
 macro_rules! conformance {
+    ($($name:ident => $def:expr),+ $(,)?) => {
+        $(
+            mod $name {
+                $crate::conformance!($def);
+            }
+        )+
+    };
     ($def:expr) => {
         #[test]
         fn definition_conforms() {

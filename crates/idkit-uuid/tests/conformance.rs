@@ -1,8 +1,6 @@
-//! The shared checks on both definitions.
+//! The shared checks on each UUID version's registry definition.
 
-mod v4 {
-    idkit_testkit::conformance!(idkit_uuid::definition::UUID_V4);
-}
-mod v7 {
-    idkit_testkit::conformance!(idkit_uuid::definition::UUID_V7);
+idkit_testkit::conformance! {
+    v4 => idkit_uuid::definition::UUID_V4,
+    v7 => idkit_uuid::definition::UUID_V7,
 }

@@ -241,22 +241,32 @@ fn shape_method(r: &Results<'_>) -> String {
     )
 }
 
+/// The three table shapes from `first` in [`SETUPS`], under `intro` (a section's heading
+/// and opening), the method and their table; `None`, and nothing written, without them.
+fn shapes_table<'a>(
+    r: &Results<'_>,
+    my: &'a My,
+    first: usize,
+    intro: &str,
+    md: &mut String,
+) -> Option<[&'a ShapeRun; 3]> {
+    let trio = my.trio(first)?;
+    let _ = writeln!(md, "{intro} {}\n\n{SHAPES}", shape_method(r));
+    for s in trio {
+        SHAPES.row(md, s);
+    }
+    Some(trio)
+}
+
 /// `### Every secondary index carries the key (InnoDB)`.
 fn secondary(r: &Results<'_>, md: &mut String) {
     let my = r.engine::<InnoDb>();
-    let Some([narrow, wide, random]) = my.trio(0) else {
+    let intro = "### Every secondary index carries the key (InnoDB)\n\n\
+                 An InnoDB secondary index finds a row by its primary key: each entry is the \
+                 indexed column followed by the whole key.";
+    let Some([narrow, wide, random]) = shapes_table(r, &my, 0, intro, md) else {
         return;
     };
-    let _ = writeln!(
-        md,
-        "### Every secondary index carries the key (InnoDB)\n\n\
-         An InnoDB secondary index finds a row by its primary key: each entry is the indexed \
-         column followed by the whole key. {}\n\n{SHAPES}",
-        shape_method(r)
-    );
-    for s in [narrow, wide, random] {
-        SHAPES.row(md, s);
-    }
     let ratio = wide.own.secondary_bytes as f64 / narrow.own.secondary_bytes.max(1) as f64;
     let total = wide.total_bytes as f64 / narrow.total_bytes.max(1) as f64;
     let _ = writeln!(
@@ -501,19 +511,12 @@ fn ids(r: &Results<'_>, md: &mut String) {
 /// `## A created_at index or a time-ordered key (InnoDB)`.
 fn created_at(r: &Results<'_>, md: &mut String) {
     let my = r.engine::<InnoDb>();
-    let Some([v4i, v7, v4n]) = my.trio(3) else {
+    let intro = "## A created_at index or a time-ordered key (InnoDB)\n\n\
+                 The claim \"if the id were random (UUIDv4) you'd need a separate created_at \
+                 index, doubling write costs\", in InnoDB.";
+    let Some([v4i, v7, v4n]) = shapes_table(r, &my, 3, intro, md) else {
         return;
     };
-    let _ = writeln!(
-        md,
-        "## A created_at index or a time-ordered key (InnoDB)\n\n\
-         The claim \"if the id were random (UUIDv4) you'd need a separate created_at index, \
-         doubling write costs\", in InnoDB. {}\n\n{SHAPES}",
-        shape_method(r)
-    );
-    for s in [v4i, v7, v4n] {
-        SHAPES.row(md, s);
-    }
     let (wal, speed, verdict) = report::created_at_cost(v4i, v7);
     let _ = writeln!(
         md,
