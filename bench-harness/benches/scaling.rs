@@ -12,6 +12,8 @@
 //! * `snowflake-shared`: one lock-free generator shared by the threads.
 //! * `snowflake-defaults`: each crate's default clock, one single-owner generator (idkit's
 //!   default is a ticker thread; so is ferroid's `MonotonicClock`).
+//! * `uuid-v4`: one generator per thread (idkit's `UuidV4`, ChaCha8 per thread; uuid's
+//!   `new_v4` with `fast-rng`, `rand`'s thread generator).
 //! * `uuid-v7-shared`: one generator shared by the threads (idkit's lock-free
 //!   `AtomicUuidV7`, as the registry and the service share it; uuid's `now_v7`, whose
 //!   context is process-wide), and `uuid-v7-single` one per thread.
@@ -133,6 +135,20 @@ fn snowflake(c: &mut Criterion) {
     g.finish();
 }
 
+fn uuid_v4(c: &mut Criterion) {
+    let mut g = group(c, "uuid-v4");
+    each_thread(&mut g, "idkit", idkit_uuid::UuidV4::new, |s| {
+        keep(s.next_id().unwrap())
+    });
+    each_thread(
+        &mut g,
+        "uuid-new_v4",
+        || (),
+        |()| keep(uuid::Uuid::new_v4()),
+    );
+    g.finish();
+}
+
 fn uuid_v7(c: &mut Criterion) {
     let mut g = group(c, "uuid-v7-shared");
     one_shared(&mut g, "idkit", idkit_uuid::AtomicUuidV7::new(), |s| {
@@ -232,5 +248,5 @@ fn cas(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, snowflake, uuid_v7, ulid, others, cas);
+criterion_group!(benches, snowflake, uuid_v4, uuid_v7, ulid, others, cas);
 criterion_main!(benches);

@@ -1,6 +1,7 @@
 //! The random source of idkit's random schemes (UUID, ULID, KSUID): a ChaCha8 generator (a
 //! user-space CSPRNG) per thread, seeded from the operating system once, when the thread
-//! first asks. After that no id costs a system call. A child process made by `fork` starts
+//! first asks. After that no id costs a system call, and a single draw ([`u128()`],
+//! [`u64()`]) takes its words from 256 bytes drawn ahead per thread. A child process made by `fork` starts
 //! with a copy of it: call [`crate::after_fork`] there first.
 //!
 //! Why ChaCha8 rather than the ChaCha12 of `rand`'s `ChaCha8Rng` and `ThreadRng`: no attack
@@ -13,7 +14,7 @@
 //! the per-thread generator above) or [`SeededRandom`] (a fixed seed, for tests and vectors
 //! that must come out the same every run). `rand`'s own types stay inside this module.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::sync::Mutex;
 
@@ -79,6 +80,10 @@ impl RandomSource for ThreadRandom {
         u128()
     }
     #[inline]
+    fn u64(&self) -> Result<u64, GenerateError> {
+        u64()
+    }
+    #[inline]
     fn fill(&self, dest: &mut [u8]) -> Result<(), GenerateError> {
         fill(dest)
     }
@@ -138,6 +143,51 @@ impl RandomSource for SeededRandom {
 
 thread_local! {
     static RNG: RefCell<Option<ChaCha8Rng>> = const { RefCell::new(None) };
+    static POOL: Pool = const {
+        Pool {
+            next: Cell::new(POOL_WORDS),
+            words: [const { Cell::new(0) }; POOL_WORDS],
+        }
+    };
+}
+
+/// Words in [`Pool`]: 256 bytes, as many as the generator itself keeps ready.
+const POOL_WORDS: usize = 32;
+
+/// This thread's generator's next words, drawn 32 at a time and handed out in order: a draw
+/// is an index, its loads and a store. Cells only, so that the thread-local needs no
+/// destructor, and reaching it no check that one was registered; the generator's own
+/// thread-local (a borrow, and whether it was seeded) is asked once in 16 ids.
+struct Pool {
+    /// The next word to hand out; [`POOL_WORDS`] when they are spent.
+    next: Cell<usize>,
+    words: [Cell<u64>; POOL_WORDS],
+}
+
+impl Pool {
+    /// The next `N` words, drawing the pool anew when fewer are left.
+    #[inline(always)]
+    fn take<const N: usize>(&self) -> Result<[u64; N], GenerateError> {
+        let at = self.next.get();
+        if let Some(words) = self.words.get(at..at + N) {
+            self.next.set(at + N);
+            return Ok(core::array::from_fn(|i| words[i].get()));
+        }
+        self.refill()?;
+        self.next.set(N);
+        Ok(core::array::from_fn(|i| self.words[i].get()))
+    }
+
+    /// Fills the pool from the thread's generator (seeding it on first use).
+    #[cold]
+    #[inline(never)]
+    fn refill(&self) -> Result<(), GenerateError> {
+        with_rng(|rng| {
+            for word in &self.words {
+                word.set(rng.next_u64());
+            }
+        })
+    }
 }
 
 /// Runs `f` with this thread's generator, seeding it on first use.
@@ -165,6 +215,8 @@ fn with_rng<T>(f: impl FnOnce(&mut ChaCha8Rng) -> T) -> Result<T, GenerateError>
 /// draw the parent's next bits. See [`crate::after_fork`].
 pub(crate) fn forget_this_thread() {
     RNG.with(|cell| cell.borrow_mut().take());
+    // The words drawn ahead are the parent's too.
+    POOL.with(|pool| pool.next.set(POOL_WORDS));
 }
 
 /// Seeds a generator from the operating system: once per thread, off the hot path.
@@ -184,7 +236,19 @@ fn seed() -> Result<ChaCha8Rng, GenerateError> {
 /// this thread's generator.
 #[inline]
 pub fn u128() -> Result<u128, GenerateError> {
-    with_rng(|rng| rng.random::<u128>())
+    let [high, low] = POOL.with(Pool::take::<2>)?;
+    Ok((u128::from(high) << 64) | u128::from(low))
+}
+
+/// 64 random bits from this thread's generator.
+///
+/// # Errors
+///
+/// As [`u128()`].
+#[inline]
+pub fn u64() -> Result<u64, GenerateError> {
+    let [word] = POOL.with(Pool::take::<1>)?;
+    Ok(word)
 }
 
 /// Sets every slot of `out` to `make(128 random bits)`, looking the thread's generator up
@@ -218,6 +282,29 @@ pub fn fill(dest: &mut [u8]) -> Result<(), GenerateError> {
 
 #[cfg(test)]
 mod tests {
+    use std::cell::Cell;
+    use std::collections::HashSet;
+
+    /// Draws past several refills of the pool, in 64 and 128 bits: no word comes twice. A
+    /// forked child's `after_fork` drops the words drawn ahead: its next draw is a new
+    /// generator's, not the word the parent draws next.
+    #[test]
+    fn the_pool_hands_out_each_word_once_and_forgets_the_rest_after_a_fork() {
+        let mut seen = HashSet::new();
+        for _ in 0..100 {
+            let v = super::u128().unwrap();
+            assert!(seen.insert(u64::try_from(v >> 64).unwrap()));
+            assert!(seen.insert(u64::try_from(v & u128::from(u64::MAX)).unwrap()));
+            assert!(seen.insert(super::u64().unwrap()));
+        }
+        super::forget_this_thread();
+        super::u64().unwrap();
+        let ahead = super::POOL.with(|p| p.words.get(p.next.get()).map(Cell::get));
+        let ahead = ahead.expect("one word of a full pool taken");
+        super::forget_this_thread();
+        assert_ne!(super::u64().unwrap(), ahead);
+    }
+
     #[test]
     fn draws_differ_and_fill_covers_the_buffer() {
         let a = super::u128().unwrap();

@@ -86,6 +86,25 @@ proptest! {
         let _ = SnowflakeCodec(Boundary).parse(&text);
     }
 
+    /// The lock-free generator makes the single-owner generator's ids under the same clock
+    /// readings, for every preset: its word is the last id for a 64-bit layout (sequence
+    /// above the machine and 10 ms ticks in Sonyflake's) and the last tick and sequence for
+    /// Boundary's 128 bits. Batches long enough to spend a tick's sequence make both wait.
+    #[test]
+    fn the_lock_free_generator_makes_the_single_owners_ids(
+        preset_index in 0usize..6,
+        steps in proptest::collection::vec((0u64..25, 1usize..600), 1..12),
+    ) {
+        match preset_index {
+            0 => same_ids(Twitter, &steps)?,
+            1 => same_ids(Discord, &steps)?,
+            2 => same_ids(Instagram, &steps)?,
+            3 => same_ids(Sonyflake, &steps)?,
+            4 => same_ids(Mastodon, &steps)?,
+            _ => same_ids(Boundary, &steps)?,
+        }
+    }
+
     #[test]
     fn parse_format_roundtrip(id in any::<u64>()) {
         let text = SnowflakeCodec(Discord).format(id);
@@ -115,4 +134,30 @@ fn random_sequence_start_stays_below_its_bound_and_varies() {
     // Leaf's point: low traffic no longer ends every id in sequence 0.
     assert!(starts.len() > 50, "only {} distinct starts", starts.len());
     let _ = Boundary.spec();
+}
+
+/// `steps` (clock advance in ms, then that many ids: a batch when even, one at a time when
+/// odd) on a single-owner and a lock-free generator of `layout`, each on its own clock.
+fn same_ids<L: Layout>(layout: L, steps: &[(u64, usize)]) -> Result<(), TestCaseError> {
+    let start = layout.spec().epoch_ms() + 1_000_000;
+    let (one, other) = (ManualClock::new(start), ManualClock::new(start));
+    let single = Snowflake::builder(layout).clock(&one).build().unwrap();
+    let atomic = Snowflake::builder(layout)
+        .clock(&other)
+        .build_atomic()
+        .unwrap();
+    for &(advance, n) in steps {
+        one.advance(advance);
+        other.advance(advance);
+        let (a, b) = if n % 2 == 0 {
+            (single.take(n).unwrap(), atomic.take(n).unwrap())
+        } else {
+            let a = (0..n)
+                .map(|_| single.next_id().unwrap())
+                .collect::<Vec<_>>();
+            (a, (0..n).map(|_| atomic.next_id().unwrap()).collect())
+        };
+        prop_assert_eq!(a, b);
+    }
+    Ok(())
 }

@@ -6,10 +6,12 @@ use idkit_core::monotonic::{Backoff, CachePadded};
 use idkit_core::{Clock, GenerateError, GeneratorStats, IdScheme, SchemeInfo, TickerClock};
 
 use super::*;
-use crate::layout::Layout;
+use crate::layout::{Layout, Word};
 use crate::sync::{AtomicU64, Ordering};
 
-pub(super) fn pack(state: State, seq_bits: u32) -> u64 {
+/// `(tick, sequence)` packed into the word of a generator whose ids are wider than it:
+/// the tick above the sequence.
+fn pack(state: State, seq_bits: u32) -> u64 {
     (state.tick << seq_bits) | state.seq
 }
 
@@ -27,9 +29,11 @@ const BACKOFF: Backoff = Backoff::new(10);
 
 /// A lock-free Snowflake generator to share between threads.
 ///
-/// The whole state (last tick and sequence) is one `AtomicU64`, advanced by
-/// compare-and-swap; a thread that loses the race re-reads the state and the clock and tries
-/// again. A batch ([`IdScheme::fill`]) reserves its whole run of sequence numbers in a tick
+/// The whole state is one `AtomicU64`, advanced by compare-and-swap; a thread that loses
+/// the race re-reads the state and the clock and tries again. For a 64-bit layout the word
+/// is the last id issued: the next id in the same tick is the word with its sequence field
+/// one higher, and the word swapped in is the id returned. A 128-bit layout keeps the last
+/// tick and sequence in the word instead. A batch ([`IdScheme::fill`]) reserves its whole run of sequence numbers in a tick
 /// with one compare-and-swap. Clock rollback and sequence exhaustion follow the same rules
 /// as [`Snowflake`] (they share one decision function).
 ///
@@ -66,6 +70,39 @@ impl<L: Layout, C: fmt::Debug> fmt::Debug for AtomicSnowflake<L, C> {
 }
 
 impl<L: Layout, C: Clock> AtomicSnowflake<L, C> {
+    /// Whether the word is the last id (a 64-bit layout), not a packed `(tick, sequence)`.
+    const ID_IN_WORD: bool = <L::Id as Word>::BITS == 64;
+
+    /// The word holding `state`: the id of its tick and sequence, or the two packed.
+    #[inline(always)]
+    pub(super) fn word_of(core: &Core<L, C>, state: State) -> u64 {
+        if Self::ID_IN_WORD {
+            u64::try_from(core.id(state.tick, state.seq).to_u128()).unwrap_or_default()
+        } else {
+            pack(state, core.seq_bits)
+        }
+    }
+
+    /// The tick and sequence of `word`.
+    #[inline(always)]
+    fn state_of(&self, word: u64) -> State {
+        let core = &self.core;
+        if Self::ID_IN_WORD {
+            State {
+                tick: (word >> core.time_shift) & core.time_mask,
+                seq: (word >> core.seq_shift) & core.seq_max,
+            }
+        } else {
+            unpack(word, core.seq_bits)
+        }
+    }
+
+    /// The id a word holds, for a 64-bit layout.
+    #[inline(always)]
+    fn id_in(word: u64) -> L::Id {
+        L::Id::from_u128(u128::from(word)).unwrap_or_default()
+    }
+
     /// The layout.
     pub fn layout(&self) -> &L {
         self.core.layout()
@@ -78,7 +115,7 @@ impl<L: Layout, C: Clock> AtomicSnowflake<L, C> {
 
     /// How far the last id's timestamp runs ahead of the clock, in ms.
     pub fn ahead_ms(&self) -> u64 {
-        let state = unpack(self.state.load(Ordering::Acquire), self.core.seq_bits);
+        let state = self.state_of(self.state.load(Ordering::Acquire));
         self.core.ahead_ms(state)
     }
 
@@ -94,7 +131,6 @@ impl<L: Layout, C: Clock> AtomicSnowflake<L, C> {
         wanted: usize,
         mut backoff: Backoff,
     ) -> Result<(u64, u64, usize), GenerateError> {
-        let bits = self.core.seq_bits;
         let mut waited = 0;
         let mut current = self.state.load(Ordering::Acquire);
         loop {
@@ -102,16 +138,14 @@ impl<L: Layout, C: Clock> AtomicSnowflake<L, C> {
             // clock read of whichever thread stored the state, so a monotonic clock cannot
             // look "behind" merely because another thread read it later.
             let now = self.core.clock().now_ms();
-            match self.core.step(unpack(current, bits), now, waited)? {
+            match self.core.step(self.state_of(current), now, waited)? {
                 Step::Issue { tick, seq, room } => {
                     let run = self.core.run_len(room, wanted);
-                    let next = pack(
-                        State {
-                            tick,
-                            seq: seq + run as u64 - 1,
-                        },
-                        bits,
-                    );
+                    let last = State {
+                        tick,
+                        seq: seq + run as u64 - 1,
+                    };
+                    let next = Self::word_of(&self.core, last);
                     match self.state.compare_exchange_weak(
                         current,
                         next,
@@ -143,25 +177,47 @@ impl<L: Layout, C: Clock> IdScheme for AtomicSnowflake<L, C> {
     #[inline]
     fn next_id(&self) -> Result<L::Id, GenerateError> {
         // The common case first, as the single-owner generator takes it: still in the last
-        // id's tick with room in its sequence, the next state is the word plus one. The
-        // state is read before the clock, as in `reserve`. A lost race, a new tick or a
-        // full sequence takes the general path.
+        // id's tick with room in its sequence. The state is read before the clock, as in
+        // `reserve`. A lost race, a new tick or a full sequence takes the general path.
         let mut backoff = BACKOFF;
         let current = self.state.load(Ordering::Acquire);
         let now = self.core.clock().now_ms();
-        let last = unpack(current, self.core.seq_bits);
-        if self.core.same_tick_with_room(now, last.tick, last.seq) {
-            // The id is made before the swap, off the swap's latency.
-            let id = self.core.id(last.tick, last.seq + 1);
-            if self
-                .state
-                .compare_exchange_weak(current, current + 1, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok()
-            {
-                return Ok(id);
+        if Self::ID_IN_WORD {
+            // The word is the last id: the next is the word plus one in the sequence field,
+            // and the word swapped in is the id returned. Between the load and the swap: the
+            // clock's tick against the word's time field, the sequence field against full,
+            // one add.
+            if self.core.id_in_tick_with_room(now, current) {
+                let next = current.wrapping_add(self.core.seq_one);
+                if self
+                    .state
+                    .compare_exchange_weak(current, next, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok()
+                {
+                    return Ok(Self::id_in(next));
+                }
+                backoff.spin();
             }
-            // Lost the race: back off, as `reserve` does after each loss.
-            backoff.spin();
+        } else {
+            let last = unpack(current, self.core.seq_bits);
+            if self.core.same_tick_with_room(now, last.tick, last.seq) {
+                // The id is made before the swap, off the swap's latency.
+                let id = self.core.id(last.tick, last.seq + 1);
+                if self
+                    .state
+                    .compare_exchange_weak(
+                        current,
+                        current + 1,
+                        Ordering::AcqRel,
+                        Ordering::Acquire,
+                    )
+                    .is_ok()
+                {
+                    return Ok(id);
+                }
+                // Lost the race: back off, as `reserve` does after each loss.
+                backoff.spin();
+            }
         }
         let (tick, seq, _) = self.reserve(1, backoff)?;
         Ok(self.core.id(tick, seq))

@@ -172,6 +172,9 @@ impl<L: Layout, C: Clock> Builder<L, C> {
             seq_shift: seq.shift,
             seq_bits: seq.bits,
             seq_max: seq.max(),
+            // Meaningful for a 64-bit word only, where the sequence field fits.
+            seq_one: 1u64.checked_shl(seq.shift).unwrap_or(0),
+            seq_field: seq.max().checked_shl(seq.shift).unwrap_or(0),
             epoch_ms: spec.epoch_ms(),
             tick_ms: spec.tick_ms(),
             max_tick,
@@ -215,7 +218,9 @@ impl<L: Layout, C: Clock> Builder<L, C> {
         let core = self.core(Some(64 - seq_bits))?;
         let init = core.initial_state();
         Ok(AtomicSnowflake {
-            state: idkit_core::monotonic::CachePadded(AtomicU64::new(pack(init, core.seq_bits))),
+            state: idkit_core::monotonic::CachePadded(AtomicU64::new(AtomicSnowflake::word_of(
+                &core, init,
+            ))),
             core,
         })
     }

@@ -35,7 +35,6 @@ mod single;
 mod step;
 
 pub use atomic::AtomicSnowflake;
-use atomic::pack;
 pub use builder::Builder;
 pub(crate) use step::{Core, Owned, State, Step};
 

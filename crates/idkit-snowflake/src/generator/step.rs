@@ -47,6 +47,10 @@ pub(crate) struct Core<L: Layout, C> {
     pub(crate) seq_shift: u32,
     pub(crate) seq_bits: u32,
     pub(crate) seq_max: u64,
+    /// One in the sequence field of a 64-bit id (`1 << seq_shift`).
+    pub(crate) seq_one: u64,
+    /// The sequence field of a 64-bit id, full (`seq_max << seq_shift`).
+    pub(crate) seq_field: u64,
     pub(super) epoch_ms: u64,
     pub(super) tick_ms: u64,
     pub(super) max_tick: u64,
@@ -288,6 +292,22 @@ impl<L: Layout, C: Clock> Core<L, C> {
             since / self.tick_ms
         };
         now == tick && seq < self.seq_max
+    }
+
+    /// [`Core::same_tick_with_room`] read off a 64-bit id (`word`): its time field is the
+    /// clock's tick and its sequence field is not full, so the next id is `word +
+    /// seq_one`.
+    #[inline(always)]
+    pub(crate) fn id_in_tick_with_room(&self, now_ms: u64, word: u64) -> bool {
+        let Some(since) = now_ms.checked_sub(self.epoch_ms) else {
+            return false;
+        };
+        let now = if self.tick_ms == 1 {
+            since
+        } else {
+            since / self.tick_ms
+        };
+        (word >> self.time_shift) & self.time_mask == now && word & self.seq_field != self.seq_field
     }
 
     /// Issues one id against a state the caller owns exclusively.
