@@ -24,6 +24,8 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use crate::monotonic::CachePadded;
+
 /// A source of Unix-millisecond timestamps.
 pub trait Clock: Send + Sync + Debug {
     /// The current time, in milliseconds since 1970-01-01T00:00:00Z.
@@ -246,8 +248,10 @@ pub(crate) fn sleep_until(deadline: Instant) {
 }
 
 /// The ticker's word: Unix ms, with the top bit ([`RESTING`]) set while the ticker thread
-/// rests; 0 until it starts.
-static TICKER_WORD: AtomicU64 = AtomicU64::new(0);
+/// rests; 0 until it starts. Every id reads it, so it has a cache line of its own: a static
+/// beside it that another thread writes (the linker put `uuid`'s process-wide UUIDv7 context
+/// eight bytes after it in the `scaling` bench) would make each of those reads a miss.
+static TICKER_WORD: CachePadded<AtomicU64> = CachePadded(AtomicU64::new(0));
 /// The ticker's anchor, set once when the ticker starts: the wall clock's Unix ms and the
 /// `Instant` it was read at.
 static TICKER_ANCHOR: OnceLock<(u64, Instant)> = OnceLock::new();
@@ -363,7 +367,7 @@ fn rest(word: &impl Word, now: impl Fn() -> u64, pause: impl Fn(Duration)) -> u3
 /// so that a wait ends when the time has come even while the ticker thread waits for a
 /// CPU, and what a read does while the ticker rests.
 fn advance(anchor_ms: u64, anchor: Instant) -> u64 {
-    store(&TICKER_WORD, anchor_now(anchor_ms, anchor))
+    store(&TICKER_WORD.0, anchor_now(anchor_ms, anchor))
 }
 
 /// The monotonic clock read against an anchor, in Unix ms.
@@ -373,14 +377,14 @@ fn anchor_now(anchor_ms: u64, anchor: Instant) -> u64 {
 
 /// [`advance`] from the ticker's anchor; the stored time if the ticker has not started.
 fn tick_now() -> u64 {
-    store(&TICKER_WORD, monotonic_now())
+    store(&TICKER_WORD.0, monotonic_now())
 }
 
 fn start_ticker() {
     TICKER_ANCHOR.get_or_init(|| {
         let anchor_ms = wall_ms();
         let anchor = Instant::now();
-        store(&TICKER_WORD, anchor_ms);
+        store(&TICKER_WORD.0, anchor_ms);
         if let Err(e) = spawn_ticker(anchor_ms, anchor) {
             panic!("idkit: cannot start the ticker thread: {e}");
         }
@@ -409,7 +413,7 @@ fn spawn_ticker(anchor_ms: u64, anchor: Instant) -> std::io::Result<()> {
                 let elapsed = advance(anchor_ms, anchor).saturating_sub(anchor_ms);
                 if woken.elapsed() >= active {
                     let pauses = rest(
-                        &TICKER_WORD,
+                        &TICKER_WORD.0,
                         || anchor_now(anchor_ms, anchor),
                         |d| {
                             std::thread::sleep(d);
@@ -519,7 +523,7 @@ impl Default for TickerClock {
 impl Clock for TickerClock {
     #[inline]
     fn now_ms(&self) -> u64 {
-        read(&TICKER_WORD, monotonic_now)
+        read(&TICKER_WORD.0, monotonic_now)
     }
 
     /// Waits on the monotonic clock (moving the shared time forward as it passes), not on
