@@ -32,6 +32,19 @@ pub trait RandomSource: fmt::Debug + Send + Sync {
     /// [`GenerateErrorKind::Unavailable`](crate::GenerateErrorKind::Unavailable) when the source cannot be seeded.
     fn u128(&self) -> Result<u128, GenerateError>;
 
+    /// [`RandomSource::u128`] for a caller that draws seldom, as a time-ordered generator
+    /// does once a millisecond: [`ThreadRandom`] inlines its `u128` into a caller that draws
+    /// for every id (UUIDv4), and makes this one a call, so that a caller's loop of ids
+    /// that never draws stays small enough to inline. By default the same as `u128`.
+    ///
+    /// # Errors
+    ///
+    /// As [`RandomSource::u128`].
+    #[inline]
+    fn rare_u128(&self) -> Result<u128, GenerateError> {
+        self.u128()
+    }
+
     /// 64 random bits (by default the low half of [`RandomSource::u128`]; sources that can
     /// make 64 bits for less say so).
     ///
@@ -82,6 +95,10 @@ impl RandomSource for ThreadRandom {
     #[inline]
     fn u64(&self) -> Result<u64, GenerateError> {
         u64()
+    }
+    #[inline]
+    fn rare_u128(&self) -> Result<u128, GenerateError> {
+        rare_u128()
     }
     #[inline]
     fn fill(&self, dest: &mut [u8]) -> Result<(), GenerateError> {
@@ -238,6 +255,13 @@ fn seed() -> Result<ChaCha8Rng, GenerateError> {
 pub fn u128() -> Result<u128, GenerateError> {
     let [high, low] = POOL.with(Pool::take::<2>)?;
     Ok((u128::from(high) << 64) | u128::from(low))
+}
+
+/// [`u128()`] as a call: see [`RandomSource::rare_u128`]. It takes no argument, so that the
+/// caller's state does not escape into it.
+#[inline(never)]
+fn rare_u128() -> Result<u128, GenerateError> {
+    u128()
 }
 
 /// 64 random bits from this thread's generator.

@@ -118,7 +118,7 @@ impl<C: Clock, R: RandomSource> TsidGenerator<C, R> {
         }
         let counter_max = (1u128 << self.counter_bits()) - 1;
         // Lower half: the rollover guard, as UUIDv7's.
-        let fresh = || Ok(self.random.u128()? & (counter_max >> 1));
+        let fresh = || Ok(self.random.rare_u128()? & (counter_max >> 1));
         let mut state = self.state.get();
         let (ms, counter) = match state.step(now, counter_max, fresh)? {
             Some(next) => next,

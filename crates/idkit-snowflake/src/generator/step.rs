@@ -283,15 +283,20 @@ impl<L: Layout, C: Clock> Core<L, C> {
     /// with its sequence field one higher (no carry can leave a field that is not full).
     #[inline(always)]
     pub(crate) fn same_tick_with_room(&self, now_ms: u64, tick: u64, seq: u64) -> bool {
-        let Some(since) = now_ms.checked_sub(self.epoch_ms) else {
-            return false;
-        };
-        let now = if self.tick_ms == 1 {
+        self.fast_tick(now_ms) == Some(tick) && seq < self.seq_max
+    }
+
+    /// The tick of clock reading `now_ms` for the fast paths (`None` before the epoch; no
+    /// check of the layout's last tick, which the state's tick never passes).
+    #[inline(always)]
+    fn fast_tick(&self, now_ms: u64) -> Option<u64> {
+        let since = now_ms.checked_sub(self.epoch_ms)?;
+        // Skip the division for the common 1 ms tick, as `tick_of` does.
+        Some(if self.tick_ms == 1 {
             since
         } else {
             since / self.tick_ms
-        };
-        now == tick && seq < self.seq_max
+        })
     }
 
     /// [`Core::same_tick_with_room`] read off a 64-bit id (`word`): its time field is the
@@ -299,15 +304,8 @@ impl<L: Layout, C: Clock> Core<L, C> {
     /// seq_one`.
     #[inline(always)]
     pub(crate) fn id_in_tick_with_room(&self, now_ms: u64, word: u64) -> bool {
-        let Some(since) = now_ms.checked_sub(self.epoch_ms) else {
-            return false;
-        };
-        let now = if self.tick_ms == 1 {
-            since
-        } else {
-            since / self.tick_ms
-        };
-        (word >> self.time_shift) & self.time_mask == now && word & self.seq_field != self.seq_field
+        self.fast_tick(now_ms) == Some((word >> self.time_shift) & self.time_mask)
+            && word & self.seq_field != self.seq_field
     }
 
     /// Issues one id against a state the caller owns exclusively.
