@@ -304,8 +304,13 @@ impl<L: Layout, C: Clock> Core<L, C> {
     /// seq_one`.
     #[inline(always)]
     pub(crate) fn id_in_tick_with_room(&self, now_ms: u64, word: u64) -> bool {
-        self.fast_tick(now_ms) == Some((word >> self.time_shift) & self.time_mask)
-            && word & self.seq_field != self.seq_field
+        // The tick's first millisecond, from the word alone: the clock reading then takes
+        // one subtraction and one comparison (no division for a longer tick, no test for a
+        // clock before the epoch, which wraps to a difference past any tick's length). A
+        // state's tick starts at or before a clock reading already taken, so it fits.
+        let tick = (word >> self.time_shift) & self.time_mask;
+        let start = tick.wrapping_mul(self.tick_ms).wrapping_add(self.epoch_ms);
+        now_ms.wrapping_sub(start) < self.tick_ms && word & self.seq_field != self.seq_field
     }
 
     /// Issues one id against a state the caller owns exclusively.
