@@ -33,8 +33,8 @@ const BACKOFF: Backoff = Backoff::new(10);
 /// the race re-reads the state and the clock and tries again. For a 64-bit layout the word
 /// is the last id issued: the next id in the same tick is the word with its sequence field
 /// one higher, and the word swapped in is the id returned. A 128-bit layout keeps the last
-/// tick and sequence in the word instead. A batch ([`IdScheme::fill`]) reserves its whole run of sequence numbers in a tick
-/// with one compare-and-swap. Clock rollback and sequence exhaustion follow the same rules
+/// tick and sequence in the word instead. A batch ([`IdScheme::fill`]) reserves its whole
+/// run of sequence numbers in a tick with one compare-and-swap. Clock rollback and sequence exhaustion follow the same rules
 /// as [`Snowflake`] (they share one decision function).
 ///
 /// # Examples
@@ -185,8 +185,8 @@ impl<L: Layout, C: Clock> IdScheme for AtomicSnowflake<L, C> {
         if Self::ID_IN_WORD {
             // The word is the last id: the next is the word plus one in the sequence field,
             // and the word swapped in is the id returned. Between the load and the swap: the
-            // clock's tick against the word's time field, the sequence field against full,
-            // one add.
+            // clock reading against the start of the word's tick, the sequence field against
+            // full, one add.
             if self.core.id_in_tick_with_room(now, current) {
                 let next = current.wrapping_add(self.core.seq_one);
                 if self

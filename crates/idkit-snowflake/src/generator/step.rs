@@ -286,8 +286,8 @@ impl<L: Layout, C: Clock> Core<L, C> {
         self.fast_tick(now_ms) == Some(tick) && seq < self.seq_max
     }
 
-    /// The tick of clock reading `now_ms` for the fast paths (`None` before the epoch; no
-    /// check of the layout's last tick, which the state's tick never passes).
+    /// The tick of clock reading `now_ms` for the single-owner fast path (`None` before the
+    /// epoch; no check of the layout's last tick, which the state's tick never passes).
     #[inline(always)]
     fn fast_tick(&self, now_ms: u64) -> Option<u64> {
         let since = now_ms.checked_sub(self.epoch_ms)?;
