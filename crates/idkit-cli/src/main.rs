@@ -60,6 +60,10 @@ enum Command {
     /// (Instagram's design: time from clock_timestamp(), a cycling sequence, constant
     /// fields such as the shard).
     Sql(SqlArgs),
+    /// Print the lowest and highest ids of a time, or the bounds of a time range, for a
+    /// time-ordered scheme: `WHERE id >= LOWEST AND id < BELOW` selects the ids made from
+    /// FROM up to TO, an index range scan on a time-ordered key.
+    Bounds(BoundsArgs),
     /// Guess an id's scheme from its shape and print every plausible decoding: the id is
     /// read as each scheme's own string and in every form `gen --format` writes.
     Inspect {
@@ -96,6 +100,33 @@ struct SqlArgs {
     /// The function's name, optionally schema-qualified; its sequence is NAME_seq.
     #[arg(long, value_name = "NAME", default_value = "next_id")]
     function: String,
+}
+
+#[derive(clap::Args, Debug)]
+#[command(
+    after_help = "Times are Unix milliseconds, a date (2026-11-01, midnight UTC) or an \
+    RFC 3339 time (2026-11-01T08:30:00Z, 2026-11-01T09:30:00+01:00), taken down to the \
+    scheme's precision (a second for ksuid and objectid, the tick of a Snowflake layout). \
+    Identity fields given (--worker 3) are held; the others span their range.\n\n\
+    Examples:\n  \
+    idkit bounds ulid 2026-11-01 2026-12-01\n  \
+    idkit bounds snowflake-twitter 2026-11-29T10:00:00Z --format decimal\n  \
+    idkit bounds typeid --prefix user 2026-11-01 2026-11-02 --json"
+)]
+struct BoundsArgs {
+    /// A time-ordered scheme's name or alias (see `idkit schemes`).
+    scheme: String,
+    /// The time, or the start of the range (included).
+    from: String,
+    /// The end of the range (not included).
+    to: Option<String>,
+    /// The form to print ids in, as `idkit gen --format` writes them (decimal for a
+    /// `bigint` column, hex for `uuid` and bytes columns).
+    #[arg(long, value_enum, default_value_t = Format::Canonical)]
+    format: Format,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -293,6 +324,10 @@ fn run(command: Command, given: Options, out: &mut impl Write) -> Result<(), Fai
         }
         Command::Gen(args) => generate(&args, &given, out),
         Command::Serve(args) => serve(args, given),
+        Command::Bounds(args) => {
+            let text = bounds(&args, &given)?;
+            writeln!(out, "{text}").map_err(output_failure)
+        }
         Command::Sql(args) => {
             let text = sql(&args, &given).map_err(Failure::Usage)?;
             write!(out, "{text}").map_err(output_failure)
@@ -361,6 +396,66 @@ fn run(command: Command, given: Options, out: &mut impl Write) -> Result<(), Fai
             writeln!(out, "{text}").map_err(output_failure)
         }
     }
+}
+
+/// The text `idkit bounds` prints.
+fn bounds(args: &BoundsArgs, given: &Options) -> Result<String, Failure> {
+    use idkit_core::time::{format_rfc3339_ms, parse_time_ms};
+    let usage = |e: &dyn std::fmt::Display| Failure::Usage(e.to_string());
+    let entry = registry::find(&args.scheme).map_err(|e| usage(&e))?;
+    let codec = entry.codec_with(given).map_err(|e| usage(&e))?;
+    let fields: Vec<(&str, u128)> = given
+        .fields
+        .iter()
+        .map(|(name, value)| (name.as_str(), u128::from(*value)))
+        .collect();
+    let time = |text: &str| parse_time_ms(text).map_err(|e| usage(&e));
+    let at = |ms: u64| {
+        codec
+            .bounds_raw(ms, &fields)
+            .map_err(|e| usage(&format_args!("{}: {e}", entry.name())))
+    };
+    let show = |id: &RawId| {
+        render::format_id(&*codec, id, args.format, entry.info().bits)
+            .map_err(|e| Failure::Runtime(e.to_string()))
+    };
+    let from_ms = time(&args.from)?;
+    let from = at(from_ms)?;
+    let mut rows: Vec<(&str, String)> = vec![
+        ("scheme", entry.name().to_owned()),
+        ("from", format_rfc3339_ms(from_ms)),
+    ];
+    match &args.to {
+        None => {
+            rows.push(("lowest", show(&from.lowest)?));
+            rows.push(("highest", show(&from.highest)?));
+        }
+        Some(to) => {
+            let to_ms = time(to)?;
+            if to_ms <= from_ms {
+                return Err(Failure::Usage(format!(
+                    "the range is empty: {to} is not after {}",
+                    args.from
+                )));
+            }
+            rows.insert(2, ("to", format_rfc3339_ms(to_ms)));
+            rows.push(("lowest", show(&from.lowest)?));
+            rows.push(("below", show(&at(to_ms)?.lowest)?));
+        }
+    }
+    Ok(if args.json {
+        serde_json::Value::Object(
+            rows.into_iter()
+                .map(|(k, v)| (k.to_owned(), serde_json::Value::String(v)))
+                .collect(),
+        )
+        .to_string()
+    } else {
+        rows.iter()
+            .map(|(k, v)| format!("{k:<8}{v}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    })
 }
 
 /// The function text for `idkit sql`.

@@ -2,13 +2,13 @@
 
 use idkit_all::registry;
 use idkit_core::codec::{base62, crockford, hex, radix_decode, radix_encode};
-use idkit_core::{Decoded, DynCodec, DynScheme, ParseError, RawId, time};
+use idkit_core::{Decoded, DynCodec, ParseError, RawId, time};
 
 use crate::Format;
 
 /// `id` in the requested format.
 pub fn format_id(
-    scheme: &dyn DynScheme,
+    scheme: &dyn DynCodec,
     id: &RawId,
     format: Format,
     bits: u32,

@@ -846,3 +846,121 @@ fn a_reader_that_stops_early_ends_the_command_quietly() {
         stderr(&o)
     );
 }
+
+#[test]
+fn bounds_of_a_range_hold_the_ids_made_in_it() {
+    // Every time-ordered scheme: the ids gen makes now lie between the bounds of a range
+    // around now, and decode names times inside it.
+    for name in schemes() {
+        let info = idkit_all::registry::find(name).unwrap().info();
+        if info.time_precision_ms.is_none() {
+            usage_error(&["bounds", name, "2026-11-01"], "carry no time");
+            continue;
+        }
+        let made = json(&["gen", name, "-n", "3", "--format", "hex", "--json"]);
+        let ms = |id: &str| {
+            let d = json(&["decode", name, id, "--format", "hex", "--json"]);
+            d["timestamp_ms"].as_u64().unwrap()
+        };
+        let first = made["ids"][0].as_str().unwrap().to_owned();
+        let at = ms(&first);
+        let (from, to) = ((at - 5_000).to_string(), (at + 5_000).to_string());
+        let b = json(&["bounds", name, &from, &to, "--format", "hex", "--json"]);
+        let (lowest, below) = (b["lowest"].as_str().unwrap(), b["below"].as_str().unwrap());
+        for id in made["ids"].as_array().unwrap() {
+            let id = id.as_str().unwrap();
+            // Hex of one width: text order is byte order.
+            assert!(
+                lowest <= id && id < below,
+                "{name}: {id} outside {lowest}..{below}"
+            );
+        }
+        // The bounds of one time: both decode to it, at the scheme's precision.
+        let one = json(&["bounds", name, &at.to_string(), "--format", "hex", "--json"]);
+        for key in ["lowest", "highest"] {
+            assert_eq!(ms(one[key].as_str().unwrap()), at, "{name} {key}");
+        }
+    }
+}
+
+#[test]
+fn bounds_print_one_time_or_a_range_in_every_form() {
+    // The ULID spec's example's millisecond: 01ARZ3NDEK, then the 80 random bits.
+    let o = idkit(&["bounds", "ulid", "1469922850259"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "scheme  ulid\nfrom    2016-07-30T23:54:10.259Z\n\
+         lowest  01ARZ3NDEK0000000000000000\nhighest 01ARZ3NDEKZZZZZZZZZZZZZZZZ\n"
+    );
+    // A month of Twitter's Snowflake ids as bigint bounds, for worker 0 of datacenter 0
+    // and for every worker.
+    let month = json(&[
+        "bounds",
+        "twitter",
+        "2026-11-01",
+        "2026-12-01T00:00:00+00:00",
+        "--format",
+        "decimal",
+        "--json",
+    ]);
+    // (2026-11-01 - Twitter's epoch) << 22, (2026-12-01 - epoch) << 22.
+    let tick = |ms: u64| ((ms - 1_288_834_974_657) << 22).to_string();
+    assert_eq!(month["lowest"], tick(1_793_491_200_000));
+    assert_eq!(month["below"], tick(1_796_083_200_000));
+    // A typed TypeID's bounds carry its prefix.
+    let user = json(&[
+        "bounds",
+        "typeid",
+        "--prefix",
+        "user",
+        "2026-11-01",
+        "--json",
+    ]);
+    assert!(
+        user["lowest"]
+            .as_str()
+            .unwrap()
+            .starts_with("user_01m6a6ft00")
+    );
+    // A TSID's node held: its counter alone spans the range.
+    let node = json(&[
+        "bounds",
+        "tsid",
+        "2026-11-01",
+        "--node",
+        "5",
+        "--node-bits",
+        "4",
+        "--format",
+        "hex",
+        "--json",
+    ]);
+    assert_eq!(node["lowest"], "0c8d804000140000");
+    assert_eq!(node["highest"], "0c8d80400017ffff");
+}
+
+#[test]
+fn bounds_refuse_what_they_cannot_bound() {
+    usage_error(&["bounds", "ulid", "2026-02-30"], "no such date");
+    usage_error(
+        &["bounds", "ulid", "2026-11-01T10:00:00"],
+        "offset is missing",
+    );
+    usage_error(&["bounds", "ulid", "yesterday"], "not a time");
+    usage_error(&["bounds", "ksuid", "2000-01-01"], "out of range");
+    usage_error(
+        &["bounds", "ulid", "2026-11-02", "2026-11-01"],
+        "range is empty",
+    );
+    usage_error(&["bounds", "ulid", "2026-11-01", "--worker", "1"], "worker");
+    usage_error(
+        &["bounds", "twitter", "2026-11-01", "--worker", "32"],
+        "worker",
+    );
+    usage_error(
+        &["bounds", "typeid", "2026-11-01", "--prefix", "Bad"],
+        "prefix",
+    );
+    usage_error(&["bounds", "nope", "2026-11-01"], "nope");
+}

@@ -373,6 +373,19 @@ pub trait SchemeDef: fmt::Debug + Send + Sync {
     /// Reads, writes and decodes ids; needs no generator, opens no store.
     fn codec(&self) -> Box<dyn DynCodec + Send + Sync>;
 
+    /// The codec of the ids a generator built with `options` makes, where an option shapes
+    /// them (a TypeID's prefix, a TSID's node width); by default [`codec`](Self::codec).
+    /// Like `codec`, it builds no generator and opens no store.
+    ///
+    /// # Errors
+    ///
+    /// As [`build`](Self::build), for the options that shape the ids: a setting the scheme
+    /// does not take, a malformed or out-of-range value.
+    fn codec_with(&self, options: &Options) -> Result<Box<dyn DynCodec + Send + Sync>, BuildError> {
+        options.check_against(self)?;
+        Ok(self.codec())
+    }
+
     /// The fields that tell one generator from another, most significant first, with their
     /// widths under the default options. Empty for a scheme that needs no identity.
     fn identity(&self) -> Vec<IdentityField> {

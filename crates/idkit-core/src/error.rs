@@ -533,6 +533,8 @@ pub enum ComposeErrorKind {
     UnknownField,
     /// The timestamp is outside the layout's range.
     TimeOutOfRange,
+    /// The scheme has no time field, so no id stands for a time (UUIDv4, range ids).
+    NoTime,
 }
 
 impl ComposeError {
@@ -558,12 +560,31 @@ impl ComposeError {
         })
     }
 
+    /// Refuses every field in `fields`: for schemes whose bounds take a time alone (the bits
+    /// beside it are random or counted).
+    ///
+    /// # Errors
+    ///
+    /// [`ComposeErrorKind::UnknownField`] naming the first field given.
+    pub fn refuse_fields(fields: &[(&str, u128)]) -> Result<(), Self> {
+        match fields.first() {
+            Some((name, _)) => Err(Self::unknown_field(*name, "none (only the time is given)")),
+            None => Ok(()),
+        }
+    }
+
+    /// `scheme` has no time field.
+    pub fn no_time(scheme: &'static str) -> Self {
+        Self(ComposeRepr::NoTime { scheme })
+    }
+
     /// What kind of failure this is.
     pub fn kind(&self) -> ComposeErrorKind {
         match self.0 {
             ComposeRepr::FieldOutOfRange { .. } => ComposeErrorKind::FieldOutOfRange,
             ComposeRepr::UnknownField { .. } => ComposeErrorKind::UnknownField,
             ComposeRepr::TimeOutOfRange { .. } => ComposeErrorKind::TimeOutOfRange,
+            ComposeRepr::NoTime { .. } => ComposeErrorKind::NoTime,
         }
     }
 }
@@ -595,6 +616,11 @@ enum ComposeRepr {
         /// The last representable time, Unix milliseconds.
         last_ms: u64,
     },
+    /// The scheme has no time field.
+    NoTime {
+        /// The scheme's name.
+        scheme: &'static str,
+    },
 }
 
 impl fmt::Display for ComposeError {
@@ -615,6 +641,11 @@ impl fmt::Display for ComposeError {
             } => write!(
                 f,
                 "timestamp out of range: {timestamp_ms} is outside {first_ms}..={last_ms} (Unix ms)"
+            ),
+            R::NoTime { scheme } => write!(
+                f,
+                "{scheme} ids carry no time, so no id stands for a time: time bounds are for \
+                 time-ordered schemes"
             ),
         }
     }

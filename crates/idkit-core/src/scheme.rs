@@ -500,6 +500,70 @@ pub trait Codec {
 
     /// Takes the id apart into its timestamp and named fields.
     fn decode(&self, id: Self::Id) -> Decoded;
+
+    /// The lowest and the highest id this scheme can hold at `timestamp_ms` (Unix ms, taken
+    /// to the scheme's precision: the second for KSUID and ObjectId, the tick for a
+    /// Snowflake layout), with the named `fields` held at their values and every other part
+    /// at its lowest, then its highest. With a time-ordered key, the ids made from `from`
+    /// up to (not including) `to` are `id >= lowest(from) AND id < lowest(to)`, an index
+    /// range in a database.
+    ///
+    /// Only Snowflake layouts have fields to hold (a worker id, a shard); other schemes take
+    /// none. Time-ordered schemes override this; the default says the scheme has no time.
+    ///
+    /// # Errors
+    ///
+    /// [`ComposeError`]: [`NoTime`](crate::ComposeErrorKind::NoTime) for a scheme without
+    /// a time field (UUIDv4, range ids); `TimeOutOfRange` for a time before the scheme's
+    /// epoch or past its last; `UnknownField` or `FieldOutOfRange` for a field it does not
+    /// have or a value that does not fit.
+    fn bounds_at(
+        &self,
+        timestamp_ms: u64,
+        fields: &[(&str, u128)],
+    ) -> Result<TimeBounds<Self::Id>, ComposeError> {
+        let _ = (timestamp_ms, fields);
+        Err(ComposeError::no_time("these"))
+    }
+}
+
+/// The lowest and the highest id of one time (see [`Codec::bounds_at`]).
+///
+/// # Examples
+///
+/// ```
+/// use idkit_core::TimeBounds;
+/// let b = TimeBounds::new(3_u64, 7);
+/// assert!(b.holds(&5) && !b.holds(&8));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TimeBounds<T> {
+    /// The lowest id of the time.
+    pub lowest: T,
+    /// The highest id of the time.
+    pub highest: T,
+}
+
+impl<T> TimeBounds<T> {
+    /// Bounds from their two ids.
+    pub const fn new(lowest: T, highest: T) -> Self {
+        Self { lowest, highest }
+    }
+
+    /// Both ids through `f`.
+    pub fn map<U>(self, mut f: impl FnMut(T) -> U) -> TimeBounds<U> {
+        TimeBounds {
+            lowest: f(self.lowest),
+            highest: f(self.highest),
+        }
+    }
+}
+
+impl<T: PartialOrd> TimeBounds<T> {
+    /// Whether `id` lies between the two, both included.
+    pub fn holds(&self, id: &T) -> bool {
+        self.lowest <= *id && *id <= self.highest
+    }
 }
 
 /// Capability: build an id from explicit parts (a timestamp and named field values).
@@ -571,6 +635,17 @@ pub trait DynCodec: fmt::Debug {
     ///
     /// As [`Codec::parse`].
     fn canonical_text(&self, text: &str) -> Result<String, ParseError>;
+
+    /// The lowest and highest ids of a time, as [`Codec::bounds_at`] gives them.
+    ///
+    /// # Errors
+    ///
+    /// As [`Codec::bounds_at`].
+    fn bounds_raw(
+        &self,
+        timestamp_ms: u64,
+        fields: &[(&str, u128)],
+    ) -> Result<TimeBounds<RawId>, ComposeError>;
 }
 
 /// The object-safe form of a scheme: generation, and (through [`DynCodec`]) text and
@@ -634,6 +709,20 @@ impl<C: Codec + fmt::Debug> DynCodec for CodecOnly<C> {
     }
     fn canonical_text(&self, text: &str) -> Result<String, ParseError> {
         self.codec.parse(text).map(|id| self.codec.format(id))
+    }
+    fn bounds_raw(
+        &self,
+        timestamp_ms: u64,
+        fields: &[(&str, u128)],
+    ) -> Result<TimeBounds<RawId>, ComposeError> {
+        match self.codec.bounds_at(timestamp_ms, fields) {
+            Ok(b) => Ok(b.map(|id| self.codec.to_raw(id))),
+            // The default's error names the scheme from its facts.
+            Err(e) if e.kind() == crate::ComposeErrorKind::NoTime => {
+                Err(ComposeError::no_time(self.info.name))
+            }
+            Err(e) => Err(e),
+        }
     }
 }
 
@@ -712,6 +801,13 @@ where
     }
     fn canonical_text(&self, text: &str) -> Result<String, ParseError> {
         self.codec.canonical_text(text)
+    }
+    fn bounds_raw(
+        &self,
+        timestamp_ms: u64,
+        fields: &[(&str, u128)],
+    ) -> Result<TimeBounds<RawId>, ComposeError> {
+        self.codec.bounds_raw(timestamp_ms, fields)
     }
 }
 

@@ -51,7 +51,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 
 use crate::monotonic::{AtomicMsCounter, MsCounter, Step};
 use crate::random::{RandomSource, ThreadRandom};
-use crate::{Clock, GenerateError, IdScheme, SchemeInfo, TickerClock};
+use crate::{Clock, ComposeError, GenerateError, IdScheme, SchemeInfo, TickerClock, TimeBounds};
 
 /// The last Unix millisecond a 48-bit field holds.
 pub const LAST_MS: u64 = (1 << 48) - 1;
@@ -92,6 +92,27 @@ pub trait Layout: fmt::Debug + Send + Sync + 'static {
     fn assemble(ms: u64, counter: u128) -> Self::Id;
     /// The scheme's facts.
     fn info() -> SchemeInfo;
+}
+
+/// The lowest and highest ids of millisecond `ms` in layout `L`: the counter (and the random
+/// bits below it) all zeros, then all ones. What the time-ordered codecs' `bounds_at` give.
+///
+/// # Errors
+///
+/// [`ComposeError`]: `TimeOutOfRange` past [`LAST_MS`], `UnknownField` for any field (these
+/// ids hold only a time and counted bits).
+pub fn bounds<L: Layout>(
+    ms: u64,
+    fields: &[(&str, u128)],
+) -> Result<TimeBounds<L::Id>, ComposeError> {
+    ComposeError::refuse_fields(fields)?;
+    if ms > LAST_MS {
+        return Err(ComposeError::time_out_of_range(ms, 0, LAST_MS));
+    }
+    Ok(TimeBounds::new(
+        L::assemble(ms, 0),
+        L::assemble(ms, counter_max::<L>()),
+    ))
 }
 
 const fn counter_max<L: Layout>() -> u128 {

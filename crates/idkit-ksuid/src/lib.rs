@@ -3,8 +3,8 @@
 use idkit_core::codec::{base62, hex};
 use idkit_core::random::{RandomSource, ThreadRandom};
 use idkit_core::{
-    Alphabet, Clock, Codec, Coordination, Decoded, FieldValue, GenerateError, ParseError, RawId,
-    SchemeInfo,
+    Alphabet, Clock, Codec, ComposeError, Coordination, Decoded, FieldValue, GenerateError,
+    ParseError, RawId, SchemeInfo, TimeBounds,
 };
 
 pub use idkit_core;
@@ -152,6 +152,39 @@ impl Codec for KsuidCodec {
             timestamp_ms: Some(secs * 1000),
             fields: vec![("payload", FieldValue::Hex(hex::encode(&payload)))],
         }
+    }
+
+    /// The KSUIDs of the second holding `timestamp_ms`: the payload all zeros, then all
+    /// ones.
+    ///
+    /// ```
+    /// use idkit_core::Codec;
+    /// use idkit_ksuid::KsuidCodec;
+    /// // The second of the KSUID README's example, 0ujtsYcgvSTl8PAuAdqWYSMnLOv.
+    /// let second = KsuidCodec.bounds_at(1_507_608_047_500, &[])?;
+    /// assert_eq!(second.lowest.to_string(), "0ujtsT5xN49RIv7vRkXBy3rhkHI");
+    /// assert_eq!(second.highest.to_string(), "0ujtsat1PHPnOOnhBuKKkwyxRtP");
+    /// assert!(second.holds(&"0ujtsYcgvSTl8PAuAdqWYSMnLOv".parse()?));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn bounds_at(
+        &self,
+        timestamp_ms: u64,
+        fields: &[(&str, u128)],
+    ) -> Result<TimeBounds<Ksuid>, ComposeError> {
+        ComposeError::refuse_fields(fields)?;
+        let secs = (timestamp_ms / 1000)
+            .checked_sub(EPOCH_SECONDS)
+            .and_then(|s| u32::try_from(s).ok())
+            .ok_or(ComposeError::time_out_of_range(
+                timestamp_ms,
+                EPOCH_SECONDS * 1000,
+                LAST_MS,
+            ))?;
+        Ok(TimeBounds::new(
+            Ksuid::from_parts(secs, [0; 16]),
+            Ksuid::from_parts(secs, [0xff; 16]),
+        ))
     }
 }
 

@@ -5,7 +5,8 @@ use core::str::FromStr;
 
 use idkit_core::codec::hex;
 use idkit_core::{
-    Alphabet, Codec, Coordination, Decoded, FieldValue, ParseError, RawId, SchemeInfo,
+    Alphabet, Codec, ComposeError, Coordination, Decoded, FieldValue, ParseError, RawId,
+    SchemeInfo, TimeBounds,
 };
 
 /// Bytes in an ObjectId.
@@ -121,6 +122,31 @@ impl Codec for ObjectIdCodec {
                 ("counter", FieldValue::Int(u64::from(id.counter()))),
             ],
         }
+    }
+
+    /// The ObjectIds of the second holding `timestamp_ms`: random part and counter all
+    /// zeros, then all ones.
+    ///
+    /// ```
+    /// use idkit_core::Codec;
+    /// use idkit_objectid::ObjectIdCodec;
+    /// let second = ObjectIdCodec.bounds_at(1_700_000_000_250, &[])?;
+    /// assert_eq!(second.lowest.to_string(), "6553f1000000000000000000");
+    /// assert_eq!(second.highest.to_string(), "6553f100ffffffffffffffff");
+    /// # Ok::<(), idkit_core::ComposeError>(())
+    /// ```
+    fn bounds_at(
+        &self,
+        timestamp_ms: u64,
+        fields: &[(&str, u128)],
+    ) -> Result<TimeBounds<ObjectId>, ComposeError> {
+        ComposeError::refuse_fields(fields)?;
+        let secs = u32::try_from(timestamp_ms / 1000)
+            .map_err(|_| ComposeError::time_out_of_range(timestamp_ms, 0, LAST_MS))?;
+        Ok(TimeBounds::new(
+            ObjectId::from_parts(secs, 0, 0),
+            ObjectId::from_parts(secs, u64::MAX, u32::MAX),
+        ))
     }
 }
 

@@ -5,7 +5,8 @@ use core::str::FromStr;
 
 use idkit_core::codec::crockford::{self, Aliases};
 use idkit_core::{
-    Alphabet, Codec, Coordination, Decoded, FieldValue, ParseError, RawId, SchemeInfo,
+    Alphabet, Codec, ComposeError, Coordination, Decoded, FieldValue, ParseError, RawId,
+    SchemeInfo, TimeBounds,
 };
 
 /// TSID's epoch: 2020-01-01T00:00:00Z, in Unix milliseconds.
@@ -168,6 +169,48 @@ impl Codec for TsidCodec {
                 ),
             ],
         }
+    }
+
+    /// The TSIDs of one millisecond: node and counter all zeros, then all ones, or with
+    /// `("node", n)` that node's counter from zero to its last value.
+    ///
+    /// ```
+    /// use idkit_core::Codec;
+    /// use idkit_tsid::TsidCodec;
+    /// let ms = TsidCodec::default().bounds_at(1_700_000_000_000, &[])?;
+    /// assert_eq!((ms.lowest.0, ms.highest.0), (0x071c_5fa0_0000_0000, 0x071c_5fa0_003f_ffff));
+    /// # Ok::<(), idkit_core::ComposeError>(())
+    /// ```
+    fn bounds_at(
+        &self,
+        timestamp_ms: u64,
+        fields: &[(&str, u128)],
+    ) -> Result<TimeBounds<Tsid>, ComposeError> {
+        let counter_bits = RANDOM_BITS - self.node_bits;
+        let node_max = (1_u64 << self.node_bits) - 1;
+        let (mut low, mut high) = (0, (1 << RANDOM_BITS) - 1);
+        for &(name, value) in fields {
+            if name != "node" {
+                return Err(ComposeError::unknown_field(name, "node"));
+            }
+            let node = u64::try_from(value).ok().filter(|n| *n <= node_max).ok_or(
+                ComposeError::field_out_of_range("node", value, node_max.into()),
+            )?;
+            low = node << counter_bits;
+            high = low | ((1 << counter_bits) - 1);
+        }
+        if !(EPOCH_MS..=LAST_MS).contains(&timestamp_ms) {
+            return Err(ComposeError::time_out_of_range(
+                timestamp_ms,
+                EPOCH_MS,
+                LAST_MS,
+            ));
+        }
+        let time = timestamp_ms - EPOCH_MS;
+        Ok(TimeBounds::new(
+            Tsid::from_parts(time, low),
+            Tsid::from_parts(time, high),
+        ))
     }
 }
 

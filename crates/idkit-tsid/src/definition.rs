@@ -26,6 +26,23 @@ fn node_field(bits: u32) -> IdentityField {
     }
 }
 
+/// The node's width `options` give, checked with the rest of them.
+fn node_bits(def: &TsidDef, options: &Options) -> Result<u32, BuildError> {
+    options.check_names(def)?;
+    let bits = match options.get_u64("tsid", "node-bits")? {
+        None => DEFAULT_NODE_BITS,
+        Some(b) if b <= u64::from(MAX_NODE_BITS) => u32::try_from(b).unwrap_or(0),
+        Some(b) => {
+            return Err(BuildError::invalid(
+                "tsid",
+                format!("node-bits: {b} is out of range: expected 0 to {MAX_NODE_BITS}"),
+            ));
+        }
+    };
+    options.check_widths("tsid", &[node_field(bits)])?;
+    Ok(bits)
+}
+
 impl SchemeDef for TsidDef {
     fn name(&self) -> &'static str {
         "tsid"
@@ -45,19 +62,12 @@ impl SchemeDef for TsidDef {
     fn options(&self) -> &'static [OptionSpec] {
         OPTIONS
     }
+    fn codec_with(&self, options: &Options) -> Result<Box<dyn DynCodec + Send + Sync>, BuildError> {
+        let codec = TsidCodec::with_node_bits(node_bits(self, options)?);
+        Ok(Box::new(CodecOnly::new(codec, codec.info())))
+    }
     fn build(&self, options: &Options) -> Result<Scheme, BuildError> {
-        options.check_names(self)?;
-        let bits = match options.get_u64("tsid", "node-bits")? {
-            None => DEFAULT_NODE_BITS,
-            Some(b) if b <= u64::from(MAX_NODE_BITS) => u32::try_from(b).unwrap_or(0),
-            Some(b) => {
-                return Err(BuildError::invalid(
-                    "tsid",
-                    format!("node-bits: {b} is out of range: expected 0 to {MAX_NODE_BITS}"),
-                ));
-            }
-        };
-        options.check_widths("tsid", &[node_field(bits)])?;
+        let bits = node_bits(self, options)?;
         let node = options.get_field("node").unwrap_or(0);
         let generator = AtomicTsidGenerator::with_node(bits, node)
             .map_err(|e| BuildError::invalid("tsid", e.to_string()))?;

@@ -5,7 +5,8 @@ use core::str::FromStr;
 
 use idkit_core::codec::crockford::{self, Aliases};
 use idkit_core::{
-    Alphabet, Codec, Coordination, Decoded, FieldValue, ParseError, RawId, SchemeInfo,
+    Alphabet, Codec, ComposeError, Coordination, Decoded, FieldValue, ParseError, RawId,
+    SchemeInfo, TimeBounds,
 };
 
 use crate::prefix::Prefix;
@@ -208,6 +209,31 @@ impl Codec for TypeIdCodec {
                 ("uuid", FieldValue::Text(uuid.hyphenated().to_string())),
             ],
         }
+    }
+
+    /// The TypeIDs of one millisecond: the codec's prefix (empty for [`TypeIdCodec::any`])
+    /// and the bounds of its UUIDv7. In a column a TypeID is its UUID, so these are the
+    /// bounds of a range over the column.
+    ///
+    /// ```
+    /// use idkit_core::Codec;
+    /// use idkit_typeid::{Prefix, TypeIdCodec};
+    /// let codec = TypeIdCodec::issuing(Prefix::new("user")?);
+    /// let ms = codec.bounds_at(1_688_000_000_000, &[])?;
+    /// assert_eq!(ms.lowest.to_string(), "user_01h42a7w00e008000000000000");
+    /// assert_eq!(ms.highest.to_string(), "user_01h42a7w00fzzvzzzzzzzzzzzz");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn bounds_at(
+        &self,
+        timestamp_ms: u64,
+        fields: &[(&str, u128)],
+    ) -> Result<TimeBounds<TypeId>, ComposeError> {
+        let prefix = self.prefix.unwrap_or_default();
+        Ok(
+            idkit_core::time_ordered::bounds::<idkit_uuid::V7Layout>(timestamp_ms, fields)?
+                .map(|uuid| TypeId::new(prefix, uuid.as_u128())),
+        )
     }
 }
 

@@ -20,6 +20,13 @@ const OPTIONS: &[OptionSpec] = &[OptionSpec {
            (default: none)",
 }];
 
+/// The prefix `options` give (none by default), checked with the rest of them.
+fn prefix(def: &TypeIdDef, options: &Options) -> Result<Prefix, BuildError> {
+    options.check_against(def)?;
+    Prefix::new(options.get("prefix").unwrap_or(""))
+        .map_err(|e| BuildError::invalid("typeid", format!("prefix: {e}")))
+}
+
 impl SchemeDef for TypeIdDef {
     fn name(&self) -> &'static str {
         "typeid"
@@ -39,10 +46,12 @@ impl SchemeDef for TypeIdDef {
     fn options(&self) -> &'static [OptionSpec] {
         OPTIONS
     }
+    fn codec_with(&self, options: &Options) -> Result<Box<dyn DynCodec + Send + Sync>, BuildError> {
+        let codec = TypeIdCodec::issuing(prefix(self, options)?);
+        Ok(Box::new(CodecOnly::new(codec, self.info())))
+    }
     fn build(&self, options: &Options) -> Result<Scheme, BuildError> {
-        options.check_against(self)?;
-        let prefix = Prefix::new(options.get("prefix").unwrap_or(""))
-            .map_err(|e| BuildError::invalid("typeid", format!("prefix: {e}")))?;
+        let prefix = prefix(self, options)?;
         let generator = AtomicTypeIdGenerator::new(prefix);
         // Generation uses the configured prefix; decoding reads any valid TypeID, as the
         // definition's own codec does.

@@ -4,7 +4,8 @@ use idkit_core::codec::{crockford, hex};
 use idkit_core::random::ThreadRandom;
 use idkit_core::time_ordered::{self, AtomicTimeOrdered, TimeOrdered, WhenFull};
 use idkit_core::{
-    Alphabet, Codec, Coordination, Decoded, FieldValue, ParseError, RawId, SchemeInfo,
+    Alphabet, Codec, ComposeError, Coordination, Decoded, FieldValue, ParseError, RawId,
+    SchemeInfo, TimeBounds,
 };
 
 pub use idkit_core;
@@ -169,6 +170,24 @@ impl Codec for UlidCodec {
             // The low 10 bytes of the u128 are the 80 random bits.
             fields: vec![("randomness", FieldValue::Hex(hex::encode(&random[6..])))],
         }
+    }
+
+    /// The ULIDs of one millisecond: its random part all zeros, then all ones.
+    ///
+    /// ```
+    /// use idkit_core::Codec;
+    /// use idkit_ulid::UlidCodec;
+    /// let day = UlidCodec.bounds_at(1_469_922_850_259, &[])?;
+    /// assert_eq!(day.lowest.to_string(), "01ARZ3NDEK0000000000000000");
+    /// assert_eq!(day.highest.to_string(), "01ARZ3NDEKZZZZZZZZZZZZZZZZ");
+    /// # Ok::<(), idkit_core::ComposeError>(())
+    /// ```
+    fn bounds_at(
+        &self,
+        timestamp_ms: u64,
+        fields: &[(&str, u128)],
+    ) -> Result<TimeBounds<Ulid>, ComposeError> {
+        time_ordered::bounds::<UlidLayout>(timestamp_ms, fields)
     }
 }
 

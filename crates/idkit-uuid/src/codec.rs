@@ -2,7 +2,8 @@
 
 use idkit_core::codec::hex;
 use idkit_core::{
-    Alphabet, Codec, Coordination, Decoded, FieldValue, ParseError, RawId, SchemeInfo,
+    Alphabet, Codec, ComposeError, Coordination, Decoded, FieldValue, ParseError, RawId,
+    SchemeInfo, TimeBounds,
 };
 use uuid::Uuid;
 
@@ -147,6 +148,29 @@ impl Codec for UuidCodec {
         Decoded {
             timestamp_ms,
             fields: vec![("version", version)],
+        }
+    }
+
+    /// The v7 UUIDs of one millisecond: `rand_a` and `rand_b` all zeros, then all ones (the
+    /// version and variant bits as RFC 9562 sets them). UUIDv4 carries no time.
+    ///
+    /// ```
+    /// use idkit_core::Codec;
+    /// use idkit_uuid::UuidCodec;
+    /// let ms = UuidCodec::V7.bounds_at(0x017F_22E2_79B0, &[])?;
+    /// assert_eq!(ms.lowest.to_string(), "017f22e2-79b0-7000-8000-000000000000");
+    /// assert_eq!(ms.highest.to_string(), "017f22e2-79b0-7fff-bfff-ffffffffffff");
+    /// assert!(UuidCodec::V4.bounds_at(0, &[]).is_err());
+    /// # Ok::<(), idkit_core::ComposeError>(())
+    /// ```
+    fn bounds_at(
+        &self,
+        timestamp_ms: u64,
+        fields: &[(&str, u128)],
+    ) -> Result<TimeBounds<Uuid>, ComposeError> {
+        match self {
+            Self::V4 => Err(ComposeError::no_time("uuid-v4")),
+            Self::V7 => idkit_core::time_ordered::bounds::<crate::V7Layout>(timestamp_ms, fields),
         }
     }
 }

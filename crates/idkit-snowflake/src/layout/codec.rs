@@ -2,7 +2,7 @@
 
 use core::fmt::Debug;
 
-use idkit_core::{Codec, Compose, ComposeError, Decoded, ParseError, RawId};
+use idkit_core::{Codec, Compose, ComposeError, Decoded, ParseError, RawId, TimeBounds};
 
 use super::*;
 
@@ -76,6 +76,18 @@ impl<L: Layout> Codec for SnowflakeCodec<L> {
                 })
             }
         }
+    }
+
+    /// The ids of the tick holding `timestamp_ms`, with the named fields held (see
+    /// [`LayoutSpec::bounds_u128`](crate::LayoutSpec::bounds_u128)).
+    fn bounds_at(
+        &self,
+        timestamp_ms: u64,
+        fields: &[(&str, u128)],
+    ) -> Result<TimeBounds<L::Id>, ComposeError> {
+        let b = self.0.spec().bounds_u128(timestamp_ms, fields)?;
+        // bounds_u128 only sets bits inside the word.
+        Ok(b.map(|id| L::Id::from_u128(id).unwrap_or_default()))
     }
 }
 

@@ -4,7 +4,7 @@
 use core::fmt::Debug;
 
 use idkit_core::{
-    Alphabet, ComposeError, Coordination, Decoded, FieldValue, ParseError, SchemeInfo,
+    Alphabet, ComposeError, Coordination, Decoded, FieldValue, ParseError, SchemeInfo, TimeBounds,
 };
 
 use crate::error::ConfigError;
@@ -459,6 +459,39 @@ impl LayoutSpec {
             id |= value << field.shift;
         }
         Ok(id)
+    }
+
+    /// The lowest and highest ids of the tick holding `timestamp_ms`, the named `fields`
+    /// held at their values (a worker id, a shard) and every other field all zeros, then all
+    /// ones.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use idkit_snowflake::preset;
+    /// let twitter = preset("snowflake-twitter").unwrap();
+    /// // The tick of Twitter's epoch + 1 ms: every worker, then worker 5 of datacenter 2.
+    /// let all = twitter.bounds_u128(1_288_834_974_658, &[])?;
+    /// assert_eq!((all.lowest, all.highest), (1 << 22, (2 << 22) - 1));
+    /// let one = twitter.bounds_u128(1_288_834_974_658, &[("datacenter", 2), ("worker", 5)])?;
+    /// assert_eq!((one.lowest, one.highest), ((1 << 22) | (2 << 17) | (5 << 12), (1 << 22) | (2 << 17) | (5 << 12) | 4095));
+    /// # Ok::<(), idkit_snowflake::idkit_core::ComposeError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`compose_u128`](Self::compose_u128).
+    pub fn bounds_u128(
+        &self,
+        timestamp_ms: u64,
+        fields: &[(&str, u128)],
+    ) -> Result<TimeBounds<u128>, ComposeError> {
+        let lowest = self.compose_u128(timestamp_ms, fields)?;
+        let free = self
+            .fields()
+            .filter(|f| !fields.iter().any(|(name, _)| *name == f.name))
+            .fold(0_u128, |mask, f| mask | (u128::from(f.max()) << f.shift));
+        Ok(TimeBounds::new(lowest, lowest | free))
     }
 }
 
