@@ -43,3 +43,42 @@ fn mutex_twitter_four_threads_two_million_ids() {
     let generator = Arc::new(Snowflake::builder(Twitter).build_mutex().unwrap());
     assert_eq!(check_contention(generator, 4, 500_000, 1), 2_000_000);
 }
+
+#[test]
+fn lock_free_generators_of_their_own_on_one_shared_word() {
+    // As the PostgreSQL extension's backends: each thread builds its own generator (on the
+    // wall clock, as separate processes read it) over one word they share.
+    use idkit_core::{IdScheme, SystemClock};
+    use std::sync::atomic::AtomicU64;
+    let settings = || {
+        Snowflake::builder(Twitter)
+            .clock(SystemClock)
+            .field("worker", 3)
+            .build_atomic()
+            .unwrap()
+    };
+    let word: &'static AtomicU64 = Box::leak(Box::new(AtomicU64::new(settings().initial_word())));
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let generator = settings().on_word(word);
+            // One at a time: the fast path, as a column default takes them.
+            std::thread::spawn(move || {
+                (0..400_000)
+                    .map(|_| generator.next_id().unwrap())
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let mut all = Vec::new();
+    for t in threads {
+        let ids = t.join().unwrap();
+        assert!(
+            ids.windows(2).all(|w| w[0] < w[1]),
+            "one thread's ids increase"
+        );
+        all.extend(ids);
+    }
+    all.sort_unstable();
+    all.dedup();
+    assert_eq!(all.len(), 1_600_000);
+}

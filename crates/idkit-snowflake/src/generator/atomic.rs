@@ -1,6 +1,7 @@
 //! The lock-free mode: the whole state in one `AtomicU64`.
 
 use core::fmt;
+use core::ops::Deref;
 
 use idkit_core::monotonic::{Backoff, CachePadded};
 use idkit_core::{Clock, GenerateError, GeneratorStats, IdScheme, SchemeInfo, TickerClock};
@@ -56,20 +57,60 @@ const BACKOFF: Backoff = Backoff::new(10);
 /// assert_eq!(all.len(), 2000);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub struct AtomicSnowflake<L: Layout, C = TickerClock> {
+///
+/// The word can live elsewhere: `W` is whatever holds it. By default the generator owns it;
+/// [`on_word`](Self::on_word) moves the generator onto a word of the caller's, such as one
+/// in memory that several processes share (the PostgreSQL extension's backends), so that
+/// every generator on that word issues from one sequence.
+pub struct AtomicSnowflake<L: Layout, C = TickerClock, W = CachePadded<AtomicU64>> {
     pub(super) core: Core<L, C>,
     /// On a cache line of its own: a swap then leaves the `core`'s settings, read on every
     /// id, in every thread's cache.
-    pub(super) state: CachePadded<AtomicU64>,
+    pub(super) state: W,
 }
 
-impl<L: Layout, C: fmt::Debug> fmt::Debug for AtomicSnowflake<L, C> {
+impl<L: Layout, C: fmt::Debug, W> fmt::Debug for AtomicSnowflake<L, C, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.core.fmt(f)
     }
 }
 
 impl<L: Layout, C: Clock> AtomicSnowflake<L, C> {
+    /// The word a generator of these settings starts from: what a shared word holds before
+    /// its first id (see [`on_word`](Self::on_word)).
+    pub fn initial_word(&self) -> u64 {
+        Self::word_of(&self.core, self.core.initial_state())
+    }
+
+    /// This generator's settings over `word`, which holds the last id of every generator
+    /// on it (or [`initial_word`](Self::initial_word) before the first): generators of one
+    /// layout and one set of fields that share a word issue distinct, increasing ids
+    /// between them, as threads sharing one generator do. The word must only ever be
+    /// written by generators of the same settings.
+    ///
+    /// ```
+    /// use idkit_core::{IdScheme, SystemClock};
+    /// use idkit_snowflake::{Snowflake, Twitter};
+    /// use std::sync::atomic::AtomicU64;
+    ///
+    /// let settings = || Snowflake::builder(Twitter).clock(SystemClock).field("worker", 7);
+    /// let first = settings().build_atomic()?;
+    /// let word = AtomicU64::new(first.initial_word());
+    /// let (a, b) = (first.on_word(&word), settings().build_atomic()?.on_word(&word));
+    /// let (x, y, z) = (a.next_id()?, b.next_id()?, a.next_id()?);
+    /// assert!(x < y && y < z);
+    /// assert_eq!(word.load(std::sync::atomic::Ordering::Relaxed), z);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn on_word<W: Deref<Target = AtomicU64>>(self, word: W) -> AtomicSnowflake<L, C, W> {
+        AtomicSnowflake {
+            core: self.core,
+            state: word,
+        }
+    }
+}
+
+impl<L: Layout, C: Clock, W: Deref<Target = AtomicU64>> AtomicSnowflake<L, C, W> {
     /// Whether the word is the last id (a 64-bit layout), not a packed `(tick, sequence)`.
     const ID_IN_WORD: bool = <L::Id as Word>::BITS == 64;
 
@@ -171,7 +212,7 @@ impl<L: Layout, C: Clock> AtomicSnowflake<L, C> {
     }
 }
 
-impl<L: Layout, C: Clock> IdScheme for AtomicSnowflake<L, C> {
+impl<L: Layout, C: Clock, W: Deref<Target = AtomicU64>> IdScheme for AtomicSnowflake<L, C, W> {
     type Id = L::Id;
 
     #[inline]

@@ -218,9 +218,9 @@ impl<L: Layout, C: Clock> Builder<L, C> {
         let core = self.core(Some(64 - seq_bits))?;
         let init = core.initial_state();
         Ok(AtomicSnowflake {
-            state: idkit_core::monotonic::CachePadded(AtomicU64::new(AtomicSnowflake::word_of(
-                &core, init,
-            ))),
+            state: idkit_core::monotonic::CachePadded(AtomicU64::new(
+                AtomicSnowflake::<L, C>::word_of(&core, init),
+            )),
             core,
         })
     }
