@@ -468,7 +468,8 @@ fn sql(args: &SqlArgs, given: &Options) -> Result<String, String> {
             .layout
             .as_deref()
             .ok_or("`custom` needs --layout, e.g. time:41,shard:13,sequence:10")?;
-        custom = custom_layout(fields, args.tick_ms, args.epoch_ms)?;
+        custom = LayoutSpec::parse("custom", fields, args.tick_ms, args.epoch_ms)
+            .map_err(|e| e.to_string())?;
         &custom
     } else {
         if args.layout.is_some() {
@@ -505,30 +506,6 @@ fn sql(args: &SqlArgs, given: &Options) -> Result<String, String> {
         SqlError::MissingValue { ref name } => format!("{e} (--field {name}=N)"),
         e => e.to_string(),
     })
-}
-
-/// A 64-bit layout from `NAME:BITS,...` (the CLI lives for one command, so the names are
-/// leaked to give them the layout's `'static` lifetime).
-fn custom_layout(
-    fields: &str,
-    tick_ms: u64,
-    epoch_ms: u64,
-) -> Result<idkit_all::snowflake::LayoutSpec, String> {
-    let mut builder = idkit_all::snowflake::LayoutSpec::builder("custom", 64)
-        .tick_ms(tick_ms)
-        .epoch_ms(epoch_ms);
-    for part in fields.split(',') {
-        let (name, bits) = part
-            .split_once(':')
-            .and_then(|(n, b)| Some((n.trim(), b.trim().parse::<u32>().ok()?)))
-            .ok_or_else(|| format!("invalid layout field {part:?}: expected NAME:BITS"))?;
-        builder = match name {
-            "time" => builder.time(bits),
-            "sequence" => builder.sequence(bits),
-            other => builder.field(Box::leak(other.to_owned().into_boxed_str()), bits),
-        };
-    }
-    builder.build().map_err(|e| e.to_string())
 }
 
 fn generate(args: &GenArgs, options: &Options, out: &mut impl Write) -> Result<(), Failure> {

@@ -80,6 +80,11 @@ pub enum ConfigError {
         /// The largest value it holds.
         max: u64,
     },
+    /// A layout written as text has a part that is not `NAME:BITS`.
+    FieldSyntax {
+        /// The part.
+        part: String,
+    },
     /// The random sequence start range is 0 or wider than the sequence.
     SequenceStart {
         /// The range asked for.
@@ -112,6 +117,10 @@ impl fmt::Display for ConfigError {
             Self::TooWide { total, word } => write!(
                 f,
                 "invalid layout: fields add up to {total} bits, more than the {word}-bit word"
+            ),
+            Self::FieldSyntax { part } => write!(
+                f,
+                "invalid layout field {part:?}: expected NAME:BITS, e.g. time:41,shard:13,sequence:10"
             ),
             Self::FieldName { name } => write!(
                 f,

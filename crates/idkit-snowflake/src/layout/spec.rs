@@ -229,6 +229,48 @@ impl LayoutBuilder {
 }
 
 impl LayoutSpec {
+    /// A 64-bit layout from its fields written as text: `NAME:BITS` from the most
+    /// significant, comma-separated, one `time` and one `sequence` among them (the form
+    /// `idkit sql custom --layout` takes), with its tick and epoch.
+    ///
+    /// A layout's names are `'static`: each call leaks its field names (a few bytes), so
+    /// parse a layout once, not per id.
+    ///
+    /// ```
+    /// use idkit_snowflake::LayoutSpec;
+    /// let spec = LayoutSpec::parse("instagram-like", "time:41,shard:13,sequence:10", 1, 1_314_220_021_721)?;
+    /// assert_eq!(spec.sequence().bits, 10);
+    /// assert!(LayoutSpec::parse("bad", "time:41,shard", 1, 0).is_err());
+    /// # Ok::<(), idkit_snowflake::ConfigError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::FieldSyntax`] for a part that is not `NAME:BITS`, and every error of
+    /// [`LayoutBuilder::build`].
+    pub fn parse(
+        name: &'static str,
+        fields: &str,
+        tick_ms: u64,
+        epoch_ms: u64,
+    ) -> Result<Self, ConfigError> {
+        let mut builder = Self::builder(name, 64).tick_ms(tick_ms).epoch_ms(epoch_ms);
+        for part in fields.split(',') {
+            let (field, bits) = part
+                .split_once(':')
+                .and_then(|(n, b)| Some((n.trim(), b.trim().parse::<u32>().ok()?)))
+                .ok_or_else(|| ConfigError::FieldSyntax {
+                    part: part.to_owned(),
+                })?;
+            builder = match field {
+                "time" => builder.time(bits),
+                "sequence" => builder.sequence(bits),
+                other => builder.field(Box::leak(other.to_owned().into_boxed_str()), bits),
+            };
+        }
+        builder.build()
+    }
+
     /// Starts a layout called `name` in a `word_bits`-bit word (64 or 128).
     pub fn builder(name: &'static str, word_bits: u32) -> LayoutBuilder {
         LayoutBuilder {
