@@ -1,0 +1,274 @@
+//! The SQL functions: generators for column defaults, an id's time and fields, and the
+//! lowest and highest id of a time for range queries and partition bounds.
+
+use idkit_all::registry;
+use idkit_core::{Codec, DynCodec, RawId};
+use idkit_typeid::{Prefix, TypeId};
+use idkit_ulid::UlidCodec;
+use idkit_uuid::UuidCodec;
+use pgrx::prelude::*;
+use pgrx::{JsonB, Uuid};
+
+use crate::shared::{self, fail};
+use crate::ulid::Ulid;
+
+/// 2000-01-01T00:00:00Z, PostgreSQL's epoch, in Unix microseconds.
+const PG_EPOCH_US: i64 = 946_684_800_000_000;
+
+/// Unix ms as `timestamptz`.
+fn timestamp(ms: u64) -> TimestampWithTimeZone {
+    let us = i64::try_from(ms)
+        .ok()
+        .and_then(|ms| ms.checked_mul(1000))
+        .and_then(|us| us.checked_sub(PG_EPOCH_US))
+        .unwrap_or_else(|| fail("timestamp", format!("{ms} ms is past timestamptz's range")));
+    TimestampWithTimeZone::try_from(us).unwrap_or_else(|e| fail("timestamp", e))
+}
+
+/// A `timestamptz` as Unix ms (its microseconds dropped).
+fn unix_ms(at: TimestampWithTimeZone) -> u64 {
+    if !at.is_finite() {
+        fail("timestamp", "an infinite time has no ids");
+    }
+    let us = pg_sys::TimestampTz::from(at) + PG_EPOCH_US;
+    u64::try_from(us.div_euclid(1000)).unwrap_or_else(|_| {
+        fail(
+            "timestamp",
+            "before 1970-01-01: no scheme's ids go back so far",
+        )
+    })
+}
+
+// ----- generators -----
+
+/// The next ULID of the server's one sequence: unique and increasing across every session.
+#[pg_extern]
+fn idkit_ulid() -> Ulid {
+    Ulid::of(shared::next_ulid())
+}
+
+/// The next UUIDv7 (RFC 9562 section 6.2 method 2: a counter within the millisecond) of the
+/// server's one sequence.
+#[pg_extern]
+fn idkit_uuidv7() -> Uuid {
+    Uuid::from_bytes(*shared::next_v7().as_bytes())
+}
+
+/// The next TypeID of type `prefix`: its UUIDv7 from the same sequence as `idkit_uuidv7()`.
+#[pg_extern]
+fn idkit_typeid(prefix: &str) -> String {
+    let prefix = Prefix::new(prefix).unwrap_or_else(|e| fail("typeid prefix", e));
+    TypeId::new(prefix, shared::next_v7().as_u128()).to_string()
+}
+
+/// The next id of a Snowflake layout (a preset's name or alias) with this server's
+/// `idkit.worker_id`; at the layout's cap it waits for the next tick.
+#[pg_extern]
+fn idkit_snowflake(layout: default!(&str, "'snowflake-twitter'")) -> i64 {
+    shared::next_snowflake(layout, None)
+}
+
+/// The next id of a layout given by its fields (`time:41,shard:13,sequence:10`, from the
+/// most significant bit), its epoch (Unix ms) and its tick (ms).
+#[pg_extern]
+fn idkit_snowflake_custom(fields: &str, epoch_ms: i64, tick_ms: default!(i64, 1)) -> i64 {
+    let (Ok(epoch), Ok(tick)) = (u64::try_from(epoch_ms), u64::try_from(tick_ms)) else {
+        fail("layout", "the epoch and the tick are not negative")
+    };
+    shared::next_snowflake(fields, Some((epoch, tick)))
+}
+
+// ----- reading -----
+
+/// A scheme by name or alias.
+fn codec(scheme: &str) -> Box<dyn DynCodec + Send + Sync> {
+    registry::find(scheme)
+        .unwrap_or_else(|e| fail("scheme", e))
+        .codec()
+}
+
+/// The id of a 64-bit scheme stored as `bigint`.
+fn raw_bigint(id: i64, scheme: &str) -> RawId {
+    let bits = registry::find(scheme)
+        .unwrap_or_else(|e| fail("scheme", e))
+        .info()
+        .bits;
+    if bits != 64 {
+        fail(
+            scheme,
+            format!("its ids are {bits} bits, not a bigint: pass them as text"),
+        );
+    }
+    RawId::from_u64(id as u64)
+}
+
+/// A decoded id's time, or the error for a scheme without one.
+fn time_of(scheme: &str, decoded: &idkit_core::Decoded) -> TimestampWithTimeZone {
+    match decoded.timestamp_ms {
+        Some(ms) => timestamp(ms),
+        None => fail(scheme, "its ids carry no time"),
+    }
+}
+
+/// The ULID's time.
+#[pg_extern(immutable, strict, parallel_safe, name = "idkit_time")]
+fn idkit_time_ulid(id: Ulid) -> TimestampWithTimeZone {
+    timestamp(id.to_ulid().timestamp_ms())
+}
+
+/// A UUIDv7's time.
+#[pg_extern(immutable, strict, parallel_safe, name = "idkit_time")]
+fn idkit_time_uuid(id: Uuid) -> TimestampWithTimeZone {
+    let id = UuidCodec::V7
+        .read_raw(&RawId::from_u128(u128::from_be_bytes(*id.as_bytes())))
+        .unwrap_or_else(|e| fail("uuid", e));
+    time_of("uuid-v7", &UuidCodec::V7.decode(id))
+}
+
+/// The time of a 64-bit id stored as `bigint` (a Snowflake layout, TSID).
+#[pg_extern(immutable, strict, parallel_safe, name = "idkit_time")]
+fn idkit_time_bigint(id: i64, scheme: &str) -> TimestampWithTimeZone {
+    let decoded = codec(scheme)
+        .decode_raw(&raw_bigint(id, scheme))
+        .unwrap_or_else(|e| fail(scheme, e));
+    time_of(scheme, &decoded)
+}
+
+/// The time of an id given as its text (a TypeID, KSUID, ObjectId...).
+#[pg_extern(immutable, strict, parallel_safe, name = "idkit_time")]
+fn idkit_time_text(id: &str, scheme: &str) -> TimestampWithTimeZone {
+    let decoded = codec(scheme)
+        .decode_text(id)
+        .unwrap_or_else(|e| fail(scheme, e));
+    time_of(scheme, &decoded)
+}
+
+/// `decoded` as `idkit decode --json` prints it.
+fn decoded_json(codec: &dyn DynCodec, raw: &RawId, decoded: &idkit_core::Decoded) -> JsonB {
+    let name = codec.info().name;
+    let text = codec.format_raw(raw).unwrap_or_else(|e| fail(name, e));
+    JsonB(idkit_all::render::decoded_json(name, &text, decoded))
+}
+
+/// The ULID's fields, as `idkit decode ulid --json` prints them.
+#[pg_extern(immutable, strict, parallel_safe, name = "idkit_decode")]
+fn idkit_decode_ulid(id: Ulid) -> JsonB {
+    let codec = codec("ulid");
+    let raw = RawId::from_u128(id.to_ulid().0);
+    decoded_json(&*codec, &raw, &UlidCodec.decode(id.to_ulid()))
+}
+
+/// A UUIDv7's fields.
+#[pg_extern(immutable, strict, parallel_safe, name = "idkit_decode")]
+fn idkit_decode_uuid(id: Uuid) -> JsonB {
+    let codec = codec("uuid-v7");
+    let raw = RawId::from_u128(u128::from_be_bytes(*id.as_bytes()));
+    let decoded = codec.decode_raw(&raw).unwrap_or_else(|e| fail("uuid", e));
+    decoded_json(&*codec, &raw, &decoded)
+}
+
+/// A 64-bit id's fields.
+#[pg_extern(immutable, strict, parallel_safe, name = "idkit_decode")]
+fn idkit_decode_bigint(id: i64, scheme: &str) -> JsonB {
+    let codec = codec(scheme);
+    let raw = raw_bigint(id, scheme);
+    let decoded = codec.decode_raw(&raw).unwrap_or_else(|e| fail(scheme, e));
+    decoded_json(&*codec, &raw, &decoded)
+}
+
+/// The fields of an id given as its text.
+#[pg_extern(immutable, strict, parallel_safe, name = "idkit_decode")]
+fn idkit_decode_text(id: &str, scheme: &str) -> JsonB {
+    let codec = codec(scheme);
+    let decoded = codec.decode_text(id).unwrap_or_else(|e| fail(scheme, e));
+    let text = codec.canonical_text(id).unwrap_or_else(|e| fail(scheme, e));
+    JsonB(idkit_all::render::decoded_json(
+        codec.info().name,
+        &text,
+        &decoded,
+    ))
+}
+
+// ----- ranges -----
+
+/// The bounds of `at` in `scheme` (taken to its precision), as raw ids.
+fn bounds(scheme: &str, at: TimestampWithTimeZone) -> idkit_core::TimeBounds<RawId> {
+    codec(scheme)
+        .bounds_raw(unix_ms(at), &[])
+        .unwrap_or_else(|e| fail(scheme, e))
+}
+
+fn ulid_of(raw: RawId) -> Ulid {
+    Ulid(
+        raw.to_u128()
+            .unwrap_or_else(|e| fail("ulid", e))
+            .to_be_bytes(),
+    )
+}
+
+fn uuid_of(raw: RawId) -> Uuid {
+    Uuid::from_bytes(
+        raw.to_u128()
+            .unwrap_or_else(|e| fail("uuid", e))
+            .to_be_bytes(),
+    )
+}
+
+fn bigint_of(scheme: &str, raw: RawId) -> i64 {
+    let id = raw.to_u64().unwrap_or_else(|e| fail(scheme, e));
+    i64::try_from(id).unwrap_or_else(|_| fail(scheme, "an id past bigint's range"))
+}
+
+/// The lowest ULID of `at`'s millisecond: `id >= idkit_ulid_lowest(from) AND id <
+/// idkit_ulid_lowest(to)` holds the ULIDs made from `from` up to `to`.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn idkit_ulid_lowest(at: TimestampWithTimeZone) -> Ulid {
+    ulid_of(bounds("ulid", at).lowest)
+}
+
+/// The highest ULID of `at`'s millisecond.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn idkit_ulid_highest(at: TimestampWithTimeZone) -> Ulid {
+    ulid_of(bounds("ulid", at).highest)
+}
+
+/// The lowest UUIDv7 of `at`'s millisecond.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn idkit_uuidv7_lowest(at: TimestampWithTimeZone) -> Uuid {
+    uuid_of(bounds("uuid-v7", at).lowest)
+}
+
+/// The highest UUIDv7 of `at`'s millisecond.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn idkit_uuidv7_highest(at: TimestampWithTimeZone) -> Uuid {
+    uuid_of(bounds("uuid-v7", at).highest)
+}
+
+/// The lowest id of a 64-bit scheme (a Snowflake layout, TSID) at `at`'s tick, every worker
+/// included.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn idkit_snowflake_lowest(
+    at: TimestampWithTimeZone,
+    layout: default!(&str, "'snowflake-twitter'"),
+) -> i64 {
+    let _ = raw_bigint(0, layout);
+    bigint_of(layout, bounds(layout, at).lowest)
+}
+
+/// The highest id of a 64-bit scheme at `at`'s tick.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn idkit_snowflake_highest(
+    at: TimestampWithTimeZone,
+    layout: default!(&str, "'snowflake-twitter'"),
+) -> i64 {
+    let _ = raw_bigint(0, layout);
+    bigint_of(layout, bounds(layout, at).highest)
+}
+
+extension_sql!(
+    r#"
+CREATE CAST (ulid AS timestamptz) WITH FUNCTION idkit_time(ulid);
+"#,
+    name = "ulid_time_cast",
+    requires = ["ulid_operators", idkit_time_ulid],
+);

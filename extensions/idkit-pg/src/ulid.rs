@@ -1,0 +1,286 @@
+//! The `ulid` type: 16 bytes in a row (fixed length, no header), its canonical 26-character
+//! text, its 16 bytes on the binary protocol (what `COPY ... (FORMAT binary)` and a driver's
+//! binary results carry, and what idkit's Rust column types read), btree and hash operator
+//! classes, and casts to and from `uuid` and to `timestamptz`.
+
+use std::ffi::{CStr, CString};
+
+use idkit_core::Codec;
+use idkit_ulid::UlidCodec;
+use pgrx::callconv::{Arg, ArgAbi, BoxRet, FcInfo};
+use pgrx::datum::Datum;
+use pgrx::pg_sys;
+use pgrx::pgrx_sql_entity_graph::metadata::{
+    ArgumentError, ReturnsError, ReturnsRef, SqlMappingRef, SqlTranslatable, TypeOrigin,
+};
+use pgrx::prelude::*;
+use pgrx::{FromDatum, IntoDatum, PgMemoryContexts};
+
+use crate::shared::fail;
+
+/// A ULID's 16 bytes, big-endian: byte order is time order.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+#[repr(transparent)]
+pub struct Ulid(pub [u8; 16]);
+
+impl Ulid {
+    pub fn to_ulid(self) -> idkit_ulid::Ulid {
+        idkit_ulid::Ulid(u128::from_be_bytes(self.0))
+    }
+
+    pub fn of(id: idkit_ulid::Ulid) -> Self {
+        Self(id.0.to_be_bytes())
+    }
+}
+
+impl IntoDatum for Ulid {
+    fn into_datum(self) -> Option<pg_sys::Datum> {
+        // SAFETY: the current memory context is valid while a function runs.
+        let bytes = unsafe { PgMemoryContexts::CurrentMemoryContext.palloc_slice::<u8>(16) };
+        bytes.copy_from_slice(&self.0);
+        Some(bytes.as_ptr().into())
+    }
+
+    fn type_oid() -> pg_sys::Oid {
+        pgrx::wrappers::rust_regtypein::<Self>()
+    }
+}
+
+impl FromDatum for Ulid {
+    unsafe fn from_polymorphic_datum(
+        datum: pg_sys::Datum,
+        is_null: bool,
+        _: pg_sys::Oid,
+    ) -> Option<Self> {
+        if is_null {
+            return None;
+        }
+        // SAFETY: a ulid datum points at its 16 bytes (fixed length, plain storage).
+        Some(Self(unsafe {
+            datum.cast_mut_ptr::<[u8; 16]>().read_unaligned()
+        }))
+    }
+}
+
+// SAFETY: the SQL type `ulid` is made by this extension (below) and is 16 bytes.
+unsafe impl SqlTranslatable for Ulid {
+    const TYPE_IDENT: &'static str = pgrx::pgrx_resolved_type!(Ulid);
+    const TYPE_ORIGIN: TypeOrigin = TypeOrigin::ThisExtension;
+    const ARGUMENT_SQL: Result<SqlMappingRef, ArgumentError> = Ok(SqlMappingRef::literal("ulid"));
+    const RETURN_SQL: Result<ReturnsRef, ReturnsError> =
+        Ok(ReturnsRef::One(SqlMappingRef::literal("ulid")));
+}
+
+// SAFETY: arguments are read as FromDatum reads them; a strict function never sees null.
+unsafe impl<'fcx> ArgAbi<'fcx> for Ulid {
+    unsafe fn unbox_arg_unchecked(arg: Arg<'_, 'fcx>) -> Self {
+        let index = arg.index();
+        unsafe { arg.unbox_arg_using_from_datum() }
+            .unwrap_or_else(|| fail("ulid", format!("argument {index} is null")))
+    }
+}
+
+// SAFETY: returned as IntoDatum makes it.
+unsafe impl BoxRet for Ulid {
+    unsafe fn box_into<'fcx>(self, fcinfo: &mut FcInfo<'fcx>) -> Datum<'fcx> {
+        match self.into_datum() {
+            Some(datum) => unsafe { fcinfo.return_raw_datum(datum) },
+            None => fcinfo.return_null(),
+        }
+    }
+}
+
+extension_sql!(
+    "CREATE TYPE ulid; -- a shell, completed below once its functions exist\n",
+    name = "ulid_shell",
+    creates = [Type(Ulid)],
+);
+
+/// Text in: Crockford base32, 26 characters, any case (as the ULID spec and idkit read it).
+#[pg_extern(immutable, strict, parallel_safe)]
+fn ulid_in(input: &CStr) -> Ulid {
+    let text = input
+        .to_str()
+        .unwrap_or_else(|_| fail("ulid", "input is not UTF-8"));
+    match UlidCodec.parse(text) {
+        Ok(id) => Ulid::of(id),
+        Err(e) => {
+            pgrx::ereport!(
+                ERROR,
+                PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
+                format!("invalid input syntax for type ulid: {text:?}: {e}")
+            );
+            #[allow(unreachable_code)]
+            {
+                unreachable!("ereport(ERROR) does not return")
+            }
+        }
+    }
+}
+
+/// Text out: the canonical 26 upper-case characters.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn ulid_out(id: Ulid) -> CString {
+    CString::new(UlidCodec.format(id.to_ulid())).unwrap_or_default()
+}
+
+/// Binary in: exactly 16 bytes.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn ulid_recv(buf: pgrx::datum::Internal) -> Ulid {
+    let Some(datum) = buf.unwrap() else {
+        fail("ulid", "no binary input")
+    };
+    let msg = datum.cast_mut_ptr::<pg_sys::StringInfoData>();
+    // SAFETY: a type's receive function gets the StringInfo of the value's bytes.
+    let left = unsafe { (*msg).len - (*msg).cursor };
+    if left != 16 {
+        pgrx::ereport!(
+            ERROR,
+            PgSqlErrorCode::ERRCODE_INVALID_BINARY_REPRESENTATION,
+            format!("invalid binary ulid: {left} bytes, expected 16")
+        );
+    }
+    let mut bytes = [0; 16];
+    // SAFETY: 16 bytes are left in the buffer (checked above).
+    unsafe { pg_sys::pq_copymsgbytes(msg, bytes.as_mut_ptr().cast(), 16) };
+    Ulid(bytes)
+}
+
+/// Binary out: the 16 bytes.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn ulid_send(id: Ulid) -> Vec<u8> {
+    id.0.to_vec()
+}
+
+extension_sql!(
+    r#"
+CREATE TYPE ulid (
+    INPUT = ulid_in,
+    OUTPUT = ulid_out,
+    RECEIVE = ulid_recv,
+    SEND = ulid_send,
+    INTERNALLENGTH = 16,
+    ALIGNMENT = char,
+    STORAGE = plain
+);
+COMMENT ON TYPE ulid IS 'ULID: 48-bit Unix ms and 80 random bits, 16 bytes, time-ordered (idkit)';
+"#,
+    name = "ulid_type",
+    requires = [ulid_in, ulid_out, ulid_recv, ulid_send],
+);
+
+#[pg_extern(immutable, strict, parallel_safe)]
+fn ulid_cmp(a: Ulid, b: Ulid) -> i32 {
+    a.cmp(&b) as i32
+}
+
+#[pg_extern(immutable, strict, parallel_safe)]
+fn ulid_lt(a: Ulid, b: Ulid) -> bool {
+    a < b
+}
+
+#[pg_extern(immutable, strict, parallel_safe)]
+fn ulid_le(a: Ulid, b: Ulid) -> bool {
+    a <= b
+}
+
+#[pg_extern(immutable, strict, parallel_safe)]
+fn ulid_eq(a: Ulid, b: Ulid) -> bool {
+    a == b
+}
+
+#[pg_extern(immutable, strict, parallel_safe)]
+fn ulid_ne(a: Ulid, b: Ulid) -> bool {
+    a != b
+}
+
+#[pg_extern(immutable, strict, parallel_safe)]
+fn ulid_ge(a: Ulid, b: Ulid) -> bool {
+    a >= b
+}
+
+#[pg_extern(immutable, strict, parallel_safe)]
+fn ulid_gt(a: Ulid, b: Ulid) -> bool {
+    a > b
+}
+
+/// The 16 bytes and a seed mixed into 64 bits (splitmix64's finalizer over each half):
+/// every bit of the id moves about half the bits of the hash.
+fn mix(id: Ulid, seed: u64) -> u64 {
+    let finish = |mut z: u64| {
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    let v = u128::from_be_bytes(id.0);
+    let (high, low) = ((v >> 64) as u64, v as u64);
+    finish(finish(high ^ seed.wrapping_mul(0x9e37_79b9_7f4a_7c15)) ^ low)
+}
+
+/// The hash a hash index and a hash join use.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn ulid_hash(id: Ulid) -> i32 {
+    // The low 32 bits of the extended hash with seed 0, as PostgreSQL requires of the two.
+    mix(id, 0) as u32 as i32
+}
+
+/// The seeded hash hash partitions use.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn ulid_hash_extended(id: Ulid, seed: i64) -> i64 {
+    mix(id, seed as u64) as i64
+}
+
+/// The same 128 bits as a `uuid`.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn ulid_to_uuid(id: Ulid) -> pgrx::Uuid {
+    pgrx::Uuid::from_bytes(id.0)
+}
+
+/// A `uuid`'s 128 bits as a ULID (a UUIDv7's time is the ULID's time).
+#[pg_extern(immutable, strict, parallel_safe)]
+fn uuid_to_ulid(id: pgrx::Uuid) -> Ulid {
+    Ulid(*id.as_bytes())
+}
+
+extension_sql!(
+    r#"
+CREATE OPERATOR < (LEFTARG = ulid, RIGHTARG = ulid, FUNCTION = ulid_lt,
+    COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+CREATE OPERATOR <= (LEFTARG = ulid, RIGHTARG = ulid, FUNCTION = ulid_le,
+    COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+CREATE OPERATOR = (LEFTARG = ulid, RIGHTARG = ulid, FUNCTION = ulid_eq,
+    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
+CREATE OPERATOR <> (LEFTARG = ulid, RIGHTARG = ulid, FUNCTION = ulid_ne,
+    COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
+CREATE OPERATOR >= (LEFTARG = ulid, RIGHTARG = ulid, FUNCTION = ulid_ge,
+    COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
+CREATE OPERATOR > (LEFTARG = ulid, RIGHTARG = ulid, FUNCTION = ulid_gt,
+    COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+
+CREATE OPERATOR CLASS ulid_ops DEFAULT FOR TYPE ulid USING btree AS
+    OPERATOR 1 <, OPERATOR 2 <=, OPERATOR 3 =, OPERATOR 4 >=, OPERATOR 5 >,
+    FUNCTION 1 ulid_cmp(ulid, ulid);
+CREATE OPERATOR CLASS ulid_hash_ops DEFAULT FOR TYPE ulid USING hash AS
+    OPERATOR 1 =,
+    FUNCTION 1 ulid_hash(ulid),
+    FUNCTION 2 ulid_hash_extended(ulid, bigint);
+
+CREATE CAST (ulid AS uuid) WITH FUNCTION ulid_to_uuid(ulid) AS ASSIGNMENT;
+CREATE CAST (uuid AS ulid) WITH FUNCTION uuid_to_ulid(uuid) AS ASSIGNMENT;
+"#,
+    name = "ulid_operators",
+    requires = [
+        "ulid_type",
+        ulid_cmp,
+        ulid_lt,
+        ulid_le,
+        ulid_eq,
+        ulid_ne,
+        ulid_ge,
+        ulid_gt,
+        ulid_hash,
+        ulid_hash_extended,
+        ulid_to_uuid,
+        uuid_to_ulid
+    ],
+);

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Builds the PostgreSQL extension (extensions/idkit-pg) and installs it into Debian's
+# PostgreSQL 15, installing what the build needs when it is missing: the server's headers
+# (postgresql-server-dev-15), libclang (libclang-dev, for pgrx's bindings) and cargo-pgrx at
+# the version the extension pins. Then, in a server of one's own:
+#
+#   shared_preload_libraries = 'idkit'   # postgresql.conf; the generators need it
+#   idkit.worker_id = 1                  # for Snowflake layouts with a worker field
+#   CREATE EXTENSION idkit;
+#
+# PG_CONFIG names another pg_config (default /usr/bin/pg_config, Debian's).
+set -euo pipefail
+. "$(dirname "$0")/usage.sh"
+takes_no_arguments "$@"
+cd "$(dirname "$0")/.."
+
+PG_CONFIG="${PG_CONFIG:-/usr/bin/pg_config}"
+ext=extensions/idkit-pg
+# The version the extension pins (pgrx = "=X.Y.Z" in its Cargo.toml); cargo-pgrx must match.
+pgrx_version=$(sed -n 's/^pgrx = "=\([0-9.]*\)"/\1/p' "$ext/Cargo.toml")
+
+apt_install() {
+    echo "==> installing $* (Debian packages)"
+    (DEBIAN_FRONTEND=noninteractive apt-get install -y "$@" ||
+        (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y "$@")) >/dev/null
+}
+if [ ! -x "$PG_CONFIG" ] || [ ! -e "$("$PG_CONFIG" --includedir-server 2>/dev/null)/postgres.h" ]; then
+    apt_install postgresql-server-dev-15
+fi
+if ! ls /usr/lib/llvm-*/lib/libclang.so* >/dev/null 2>&1 && ! ls /usr/lib/*/libclang*.so* >/dev/null 2>&1; then
+    apt_install libclang-dev
+fi
+if [ "$(cargo pgrx --version 2>/dev/null)" != "cargo-pgrx $pgrx_version" ]; then
+    echo "==> installing cargo-pgrx $pgrx_version (cargo install, a few minutes)"
+    cargo install cargo-pgrx --version "$pgrx_version" --locked
+fi
+# pgrx's own configuration: Debian's server, nothing downloaded (as root it skips initdb).
+major=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
+if ! grep -qs "^pg$major = \"$PG_CONFIG\"" "${PGRX_HOME:-$HOME/.pgrx}/config.toml"; then
+    cargo pgrx init "--pg$major" "$PG_CONFIG" >/dev/null
+fi
+start=$SECONDS
+(cd "$ext" && cargo pgrx install --release --pg-config "$PG_CONFIG" \
+    --no-default-features --features "pg$major")
+echo "==> idkit installed into $("$PG_CONFIG" --pkglibdir) in $((SECONDS - start)) s"
