@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (.ci/run calls this and nothing else):
-# formatting, lints, every test (the harness's quick profile among them), the range store
+# formatting, lints, every test (the harness's quick profile among them), the PostgreSQL
+# extension built, installed and tested in a real server, the range store
 # against real PostgreSQL and MariaDB servers, worker-id leases against real PostgreSQL,
 # MariaDB and etcd servers and the lease drills with real processes, the report's PostgreSQL
 # and InnoDB runs (quick profile) and the in-database generator against the same servers,
@@ -41,7 +42,7 @@ refused() { # SCRIPT ARGS...: exit 2, having started nothing
     "$@" 2>/dev/null || rc=$?
     [ "$rc" = 2 ] || { echo "$* exited $rc, expected 2" >&2; exit 1; }
 }
-for s in scripts/{load,grpc-load,lease-bench,crosscheck}.sh; do refused "$s" --no-such-option; done
+for s in scripts/{load,grpc-load,lease-bench,crosscheck,pg-extension}.sh; do refused "$s" --no-such-option; done
 no_dir=$(mktemp -u) # `start DIR` without a PORT: refused before DIR is made
 for s in scripts/{pg-cluster,etcd-server,mariadb-server}.sh; do
     refused "$s"
@@ -73,12 +74,21 @@ done
 step "cargo test --workspace"
 cargo test --workspace
 
+step "the PostgreSQL extension (extensions/idkit-pg): format, lints, build, install"
+# Its own workspace, built with cargo-pgrx against Debian's PostgreSQL 15; the script installs
+# the server's headers, libclang and cargo-pgrx when missing. The server below preloads it.
+(cd extensions/idkit-pg && cargo fmt --check)
+scripts/pg-extension.sh
+(cd extensions/idkit-pg && cargo clippy --release --all-targets -- -D warnings)
+
 step "range allocator against a real PostgreSQL server on loopback"
 # Installs Debian's postgresql when missing, starts a throwaway cluster, stops it at exit.
 PG_DIR=$(mktemp -d)
 PG_PORT=$((20000 + RANDOM % 20000))
-# WAL kept for the harness's PostgreSQL runs, which read it back with pg_walinspect.
-PG_OPTS="-c wal_keep_size=2GB" scripts/pg-cluster.sh start "$PG_DIR" "$PG_PORT"
+# WAL kept for the harness's PostgreSQL runs, which read it back with pg_walinspect; the
+# extension preloaded, its generators' shared memory with it, and a worker id for them.
+PG_OPTS="-c wal_keep_size=2GB -c shared_preload_libraries=idkit -c idkit.worker_id=1" \
+    scripts/pg-cluster.sh start "$PG_DIR" "$PG_PORT"
 trap 'scripts/pg-cluster.sh stop "$PG_DIR" >/dev/null 2>&1 || true; rm -rf "$PG_DIR"' EXIT
 export IDKIT_TEST_PG="host=127.0.0.1 port=$PG_PORT user=postgres"
 export IDKIT_TEST_PG_DIR="$PG_DIR"
@@ -123,10 +133,12 @@ cargo test -p bench-harness --features live-tests --test postgres --test mysql
 # The drills stop and restart the servers, so they run one at a time.
 cargo test -p idkit-cli --features drills --test drills -- --test-threads 1 --nocapture
 
-step "id types in database columns: sqlx (PostgreSQL, MariaDB, SQLite), postgres, rusqlite"
-# serde round trips, the column tests on all three engines, and the docs' examples with
-# every feature on.
-cargo test -p idkit-all --features live-tests
+step "id types in database columns: sqlx (PostgreSQL, MariaDB, SQLite), postgres, rusqlite; the extension"
+# serde round trips, the column tests on all three engines, the docs' examples with every
+# feature on, and the PostgreSQL extension in the server (tests/pg_extension.rs: eight
+# sessions, Rust and SQL reading each other's ids, COPY binary, pg_dump, ranges, partitions,
+# bad input; two servers of its own without a worker id and without the preload).
+cargo test -p idkit-all --features pg-extension
 # Features one at a time: each must build alone, as a user turns it on.
 for feature in serde sqlx-postgres sqlx-mysql sqlx-sqlite postgres rusqlite diesel-postgres diesel-mysql diesel-sqlite sea-orm tokio; do
     cargo check -q -p idkit-all --no-default-features --features "snowflake,uuid,ulid,ksuid,range,tsid,objectid,typeid,$feature"

@@ -22,6 +22,8 @@ use idkit_ulid::UlidLayout;
 use idkit_uuid::V7Layout;
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::pg_sys;
+use pgrx::pg_sys::panic::ErrorReport;
+use pgrx::{PgLogLevel, PgSqlErrorCode};
 
 /// Random bits from the operating system on every draw: nothing a fork copies. The shared
 /// time-ordered generators draw once a new millisecond starts, so a draw's system call is
@@ -155,30 +157,38 @@ unsafe extern "C-unwind" fn shmem_startup() {
 fn shared() -> &'static Shared {
     let at = SHARED.load(Ordering::Acquire);
     if at.is_null() {
-        pgrx::ereport!(
-            ERROR,
-            pgrx::PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        report(
+            PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
             "idkit's generators keep their state in shared memory, which needs the library \
-             loaded when the server starts",
-            "Add idkit to shared_preload_libraries in postgresql.conf \
-             (shared_preload_libraries = 'idkit') and restart PostgreSQL."
+             loaded when the server starts"
+                .into(),
+            Some(
+                "Add idkit to shared_preload_libraries in postgresql.conf \
+                 (shared_preload_libraries = 'idkit') and restart PostgreSQL.",
+            ),
         );
     }
     // SAFETY: laid out once by the postmaster before any backend forked, never freed.
     unsafe { &*at }
 }
 
-/// `error`, as an SQL error.
+/// `error` about `what`, as an SQL error (`22000`, data exception).
 pub fn fail(what: &str, error: impl std::fmt::Display) -> ! {
-    pgrx::ereport!(
-        ERROR,
-        pgrx::PgSqlErrorCode::ERRCODE_DATA_EXCEPTION,
-        format!("{what}: {error}")
-    );
-    #[allow(unreachable_code)]
-    {
-        unreachable!("ereport(ERROR) does not return")
+    report(
+        PgSqlErrorCode::ERRCODE_DATA_EXCEPTION,
+        format!("{what}: {error}"),
+        None,
+    )
+}
+
+/// An SQL error with its code, message and, where there is something to do about it, a hint.
+pub fn report(code: PgSqlErrorCode, message: String, hint: Option<&str>) -> ! {
+    let mut error = ErrorReport::new(code, message, "idkit");
+    if let Some(hint) = hint {
+        error = error.set_hint(hint);
     }
+    error.report(PgLogLevel::ERROR);
+    unreachable!("an ERROR report does not return")
 }
 
 /// The next ULID of the server's one sequence.
@@ -271,17 +281,14 @@ fn build(layout: &str, custom: Option<(u64, u64)>, worker: i32) -> Backend {
         let bits: u32 = fixed.iter().map(|f| f.bits).sum();
         let names = fixed.iter().map(|f| f.name).collect::<Vec<_>>().join(", ");
         let Ok(mut left) = u64::try_from(worker) else {
-            pgrx::ereport!(
-                ERROR,
-                pgrx::PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+            report(
+                PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
                 format!("{name} needs a worker id ({names}), and idkit.worker_id is not set"),
-                "Set idkit.worker_id in postgresql.conf, a number different on every server \
-                 that makes ids of this layout, and reload (SELECT pg_reload_conf())."
-            );
-            #[allow(unreachable_code)]
-            {
-                unreachable!("ereport(ERROR) does not return")
-            }
+                Some(
+                    "Set idkit.worker_id in postgresql.conf, a number different on every \
+                     server that makes ids of this layout, and reload (SELECT pg_reload_conf()).",
+                ),
+            )
         };
         if bits < 64 && left >> bits != 0 {
             fail(

@@ -16,7 +16,7 @@ use pgrx::pgrx_sql_entity_graph::metadata::{
 use pgrx::prelude::*;
 use pgrx::{FromDatum, IntoDatum, PgMemoryContexts};
 
-use crate::shared::fail;
+use crate::shared::{fail, report};
 
 /// A ULID's 16 bytes, big-endian: byte order is time order.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
@@ -104,17 +104,11 @@ fn ulid_in(input: &CStr) -> Ulid {
         .unwrap_or_else(|_| fail("ulid", "input is not UTF-8"));
     match UlidCodec.parse(text) {
         Ok(id) => Ulid::of(id),
-        Err(e) => {
-            pgrx::ereport!(
-                ERROR,
-                PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
-                format!("invalid input syntax for type ulid: {text:?}: {e}")
-            );
-            #[allow(unreachable_code)]
-            {
-                unreachable!("ereport(ERROR) does not return")
-            }
-        }
+        Err(e) => report(
+            PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
+            format!("invalid input syntax for type ulid: {text:?}: {e}"),
+            None,
+        ),
     }
 }
 
@@ -134,10 +128,10 @@ fn ulid_recv(buf: pgrx::datum::Internal) -> Ulid {
     // SAFETY: a type's receive function gets the StringInfo of the value's bytes.
     let left = unsafe { (*msg).len - (*msg).cursor };
     if left != 16 {
-        pgrx::ereport!(
-            ERROR,
+        report(
             PgSqlErrorCode::ERRCODE_INVALID_BINARY_REPRESENTATION,
-            format!("invalid binary ulid: {left} bytes, expected 16")
+            format!("invalid binary ulid: {left} bytes, expected 16"),
+            None,
         );
     }
     let mut bytes = [0; 16];
@@ -266,7 +260,9 @@ CREATE OPERATOR CLASS ulid_hash_ops DEFAULT FOR TYPE ulid USING hash AS
     FUNCTION 2 ulid_hash_extended(ulid, bigint);
 
 CREATE CAST (ulid AS uuid) WITH FUNCTION ulid_to_uuid(ulid) AS ASSIGNMENT;
-CREATE CAST (uuid AS ulid) WITH FUNCTION uuid_to_ulid(uuid) AS ASSIGNMENT;
+-- Implicit one way: a driver that sends a 16-byte id as `uuid` compares and stores it in a
+-- `ulid` column as it does in a `uuid` one.
+CREATE CAST (uuid AS ulid) WITH FUNCTION uuid_to_ulid(uuid) AS IMPLICIT;
 "#,
     name = "ulid_operators",
     requires = [

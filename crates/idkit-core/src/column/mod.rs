@@ -83,6 +83,11 @@ macro_rules! sqlx_bigint {
     };
 }
 
+/// The type name of the idkit PostgreSQL extension's `ulid` (16 bytes on the binary protocol,
+/// as `uuid`), which the 16-byte column forms read and write as they do `uuid`.
+#[cfg(any(feature = "postgres", feature = "sqlx-postgres"))]
+const ULID_TYPE: &str = "ulid";
+
 #[cfg(feature = "sqlx-mysql")]
 mod sqlx_mysql;
 #[cfg(feature = "sqlx-postgres")]

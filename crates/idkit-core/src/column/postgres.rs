@@ -28,9 +28,10 @@ impl FromSql<'_> for BigInt {
     }
 }
 
-/// `uuid` for 16 bytes (and `bytea`, which a 16-byte id reads from too), `bytea` otherwise.
+/// `uuid` for 16 bytes (and `bytea`, which a 16-byte id reads from too, and the idkit
+/// extension's `ulid`), `bytea` otherwise.
 fn accepts_bytes<const N: usize>(ty: &Type) -> bool {
-    *ty == Type::BYTEA || (N == 16 && *ty == Type::UUID)
+    *ty == Type::BYTEA || (N == 16 && (*ty == Type::UUID || ty.name() == super::ULID_TYPE))
 }
 
 impl<const N: usize> ToSql for Bytes<N> {

@@ -3,9 +3,9 @@
 use sqlx::encode::IsNull;
 use sqlx::error::BoxDynError;
 use sqlx::postgres::{PgArgumentBuffer, PgTypeInfo, PgValueFormat, PgValueRef};
-use sqlx::{Decode, Encode, Postgres, Type};
+use sqlx::{Decode, Encode, Postgres, Type, TypeInfo};
 
-use super::{BigInt, Bytes};
+use super::{BigInt, Bytes, ULID_TYPE};
 
 sqlx_bigint!(Postgres, PgTypeInfo, PgArgumentBuffer, PgValueRef<'_>);
 
@@ -17,10 +17,12 @@ impl<const N: usize> Type<Postgres> for Bytes<N> {
             <Vec<u8> as Type<Postgres>>::type_info()
         }
     }
-    // A 16-byte id reads from `bytea` too; a wrong width there is a `Width` error.
+    // A 16-byte id reads from `bytea` too (a wrong width there is a `Width` error), and from
+    // the idkit extension's `ulid`, whose binary form is its 16 bytes.
     fn compatible(ty: &PgTypeInfo) -> bool {
         <Vec<u8> as Type<Postgres>>::compatible(ty)
-            || (N == 16 && <uuid::Uuid as Type<Postgres>>::compatible(ty))
+            || (N == 16
+                && (<uuid::Uuid as Type<Postgres>>::compatible(ty) || ty.name() == ULID_TYPE))
     }
 }
 
