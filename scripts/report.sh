@@ -7,7 +7,8 @@
 #   scripts/report.sh --profile full       # larger tables, for people with time
 #   scripts/report.sh --out /tmp/r --quiet # elsewhere, no progress bars
 #   scripts/report.sh --postgres           # also PostgreSQL: two throwaway servers on
-#                                          # loopback (shared_buffers 8 MB and 1 GB)
+#                                          # loopback (shared_buffers 8 MB and 1 GB), with
+#                                          # the idkit extension built and preloaded
 #   scripts/report.sh --postgres-url URL   # also PostgreSQL, on your server (15 or later,
 #                                          # a superuser, postgresql-contrib installed)
 #   scripts/report.sh --mysql              # also InnoDB: two throwaway MariaDB servers on
@@ -16,7 +17,8 @@
 #                                          # (a user that may SET GLOBAL)
 #
 # Needs only the Rust toolchain: SQLite is compiled in (rusqlite's bundled build) and the
-# charts' font is embedded. --postgres installs Debian's postgresql when it is missing,
+# charts' font is embedded. --postgres installs Debian's postgresql when it is missing (and
+# what the extension's build needs: scripts/pg-extension.sh),
 # --mysql Debian's mariadb-server. Without a server, the report keeps the PostgreSQL and
 # InnoDB figures of the last run that had one (reports/data/postgres.json, mysql.json), dated.
 set -euo pipefail
@@ -48,9 +50,15 @@ cleanup() {
 trap cleanup EXIT
 
 if [ "$postgres" = 1 ]; then
+    # The idkit extension, for the ids made inside the server (its build needs the server's
+    # headers, libclang and cargo-pgrx, which the script installs when missing).
+    echo "==> building and installing the idkit PostgreSQL extension"
+    scripts/pg-extension.sh
     # Two throwaway clusters, fsync on, WAL kept for pg_walinspect, checkpoints only when
-    # the harness asks (it issues one every tenth of a run).
+    # the harness asks (it issues one every tenth of a run); the extension preloaded, with a
+    # worker id for its Snowflake generators.
     common="-c wal_keep_size=16GB -c max_wal_size=32GB -c checkpoint_timeout=1d"
+    common="$common -c shared_preload_libraries=idkit -c idkit.worker_id=1"
     for buffers in 8MB 1GB; do
         dir=$(mktemp -d)
         pg_dirs+=("$dir")

@@ -110,6 +110,40 @@ fn quick_profile_fills_every_postgres_column() {
     // Ids repeat exactly when one millisecond asked for more than the sequence holds.
     assert_eq!(d.duplicates > 0, d.max_per_ms > d.per_ms_cap, "{d:?}");
 
+    // Ids made inside the server: scripts/test.sh's server preloads the idkit extension, so
+    // every generator is there, the extension's among them; each made and inserted the
+    // profile's ids (a generator that repeats an id fails the key, and says so).
+    assert_eq!(results.own.generators_missing, None);
+    let names: Vec<&str> = results
+        .own
+        .generators
+        .iter()
+        .map(|g| g.name.as_str())
+        .collect();
+    for name in [
+        "1",
+        "gen_random_uuid()",
+        "idkit_ulid()",
+        "idkit_uuidv7()",
+        "idkit_snowflake()",
+    ] {
+        assert!(names.contains(&name), "{name} missing from {names:?}");
+    }
+    for g in &results.own.generators {
+        assert_eq!(g.ids, params.pg_in_db_ids, "{}", g.name);
+        assert!(g.make_seconds > 0.0, "{}", g.name);
+        if g.source.as_str() == "idkit extension" {
+            assert!(g.error.is_none() && g.insert_seconds.is_some(), "{g:?}");
+        }
+        assert_eq!(g.error.is_some(), g.insert_seconds.is_none(), "{g:?}");
+        assert!(
+            g.index_bytes > 0 && g.leaf_fill > 0.2 && g.leaf_fill <= 1.0,
+            "{g:?}"
+        );
+    }
+    let csv = std::fs::read_to_string(dir.0.join("data/pg_generators.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + results.own.generators.len());
+
     assert_eq!(results.own.created_at.len(), 3);
     let checkpoints = results.runs[0].own.checkpoints;
     assert!(checkpoints > 0);

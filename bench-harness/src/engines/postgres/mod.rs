@@ -10,6 +10,7 @@
 //! `CHECKPOINT`.
 
 pub mod created_at;
+pub mod generators;
 pub mod insert;
 mod report;
 pub mod roundtrip;
@@ -56,6 +57,12 @@ pub struct PgOwn {
     pub in_database: Option<roundtrip::InDatabase>,
     /// The `created_at` index question.
     pub created_at: Vec<created_at::CreatedAtRun>,
+    /// Ids made inside the server, generator by generator (absent from runs before it).
+    #[serde(default)]
+    pub generators: Vec<generators::SqlGenerator>,
+    /// Why the idkit extension's generators were left out, when they were.
+    #[serde(default)]
+    pub generators_missing: Option<String>,
 }
 
 /// A count PostgreSQL returns as a signed integer (never negative here).
@@ -203,13 +210,17 @@ impl Engine for Postgres {
     }
 
     fn more_files(pg: &Pg) -> Vec<(&'static str, String)> {
-        vec![
+        let mut files = vec![
             (
                 "pg_ids.csv",
                 roundtrip::csv(&pg.own.roundtrip, pg.own.in_database.as_ref()),
             ),
             ("pg_created_at.csv", created_at::csv(&pg.own.created_at)),
-        ]
+        ];
+        if !pg.own.generators.is_empty() {
+            files.push(("pg_generators.csv", generators::CSV.csv(&pg.own.generators)));
+        }
+        files
     }
 
     const TITLE: &'static str = "PostgreSQL";
@@ -256,7 +267,7 @@ impl Engine for Postgres {
             .count();
         let bar = progress.bar(
             "postgres",
-            entries.len() * (servers.len() + 2) + uuid_typed + 2 * engine::CONCURRENT.len() + 3,
+            entries.len() * (servers.len() + 2) + uuid_typed + 2 * engine::CONCURRENT.len() + 4,
         );
         let mut v4_v7: (Option<Keys>, Option<Keys>) = (None, None);
         for entry in entries {
@@ -307,6 +318,12 @@ impl Engine for Postgres {
             small,
             i64::try_from(params.pg_in_db_ids).unwrap_or(i64::MAX),
         )?);
+        bar.inc(1);
+        bar.set_message("ids made inside the server: built in, PL/pgSQL, the idkit extension");
+        (out.own.generators, out.own.generators_missing) = generators::measure(
+            small,
+            i64::try_from(params.pg_in_db_ids).unwrap_or(i64::MAX),
+        )?;
         bar.inc(1);
         if let (Some(v4), Some(v7)) = &v4_v7 {
             bar.set_message("created_at index against uuid-v7");

@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use super::created_at::CreatedAtRun;
+use super::generators::SqlGenerator;
 use super::{Pg, PgRun, PgStorage, Postgres};
 use crate::engine::InsertResults as _;
 use crate::engine::UUID_V7_RANDOM;
@@ -286,24 +287,26 @@ impl Report for Postgres {
             return None;
         }
         let best = |method: &str| report::best(&pg.own.roundtrip, method);
-        Some(format!(
-            "- **Ids from the database, one round trip each (PostgreSQL):** at most {} with \
+        Some(
+            format!(
+                "- **Ids from the database, one round trip each (PostgreSQL):** at most {} with \
              `INSERT ... RETURNING` (a commit per id) and {} with `nextval` here, on \
              loopback; the range allocator on the same server gave {}{}. Let the \
              database number rows only where a round trip per row is paid anyway.",
-            rate(best("insert_returning")),
-            rate(best("nextval")),
-            rate(best("range_allocator")),
-            pg.own
-                .in_database
-                .as_ref()
-                .map_or(String::new(), |d| format!(
-                    ", Instagram's in-database function {} per shard, repeating ids past {} \
+                rate(best("insert_returning")),
+                rate(best("nextval")),
+                rate(best("range_allocator")),
+                pg.own
+                    .in_database
+                    .as_ref()
+                    .map_or(String::new(), |d| format!(
+                        ", Instagram's in-database function {} per shard, repeating ids past {} \
                  a millisecond (`idkit sql`)",
-                    rate(d.ids_per_sec),
-                    d.per_ms_cap
-                ))
-        ))
+                        rate(d.ids_per_sec),
+                        d.per_ms_cap
+                    )),
+            ) + &made_inside_line(&pg.own.generators),
+        )
     }
 
     fn writers_line(most: usize, one: &PgRun, many: &PgRun, v4: &PgRun) -> Option<String> {
@@ -408,6 +411,159 @@ fn ids(r: &Results<'_>, md: &mut String) {
                     d.per_ms_cap
                 )
             }
+        );
+    }
+    generators(&pg.own.generators, pg.own.generators_missing.as_deref(), md);
+}
+
+/// The decision guide's line on ids made inside PostgreSQL, when the extension was measured.
+fn made_inside_line(rows: &[SqlGenerator]) -> String {
+    let find = |name: &str| rows.iter().find(|g| g.name.as_str() == name);
+    let (Some(executor), Some(ulid), Some(v7), Some(random)) = (
+        rows.first(),
+        find("idkit_ulid()"),
+        find("idkit_uuidv7()"),
+        find("gen_random_uuid()"),
+    ) else {
+        return String::new();
+    };
+    let insert = |g: &SqlGenerator| {
+        g.insert_seconds
+            .map_or("-".to_owned(), |s| format!("{s:.2} s"))
+    };
+    format!(
+        "\n- **Ids made inside PostgreSQL, as a column default:** with the idkit extension \
+         preloaded, `idkit_ulid()` and `idkit_uuidv7()` made {} ids in {:.3} s and {:.3} s \
+         (the executor alone {:.3} s, `gen_random_uuid()` {:.3} s), unique and increasing \
+         across every session of the server; as a key's default they filled {} rows in {} and \
+         {} ({} for `gen_random_uuid()`), leaving the index {} dense against {}. Make ids in \
+         the database when rows come from many clients that share nothing but the database, \
+         or from SQL itself (`INSERT ... SELECT`, triggers, `COPY`); make them in the \
+         application when it needs the id before the row is written (to send it on, or to \
+         write related rows in one round trip).",
+        executor.ids,
+        ulid.make_seconds,
+        v7.make_seconds,
+        executor.make_seconds,
+        random.make_seconds,
+        executor.ids,
+        insert(ulid),
+        insert(v7),
+        insert(random),
+        pct(v7.leaf_fill),
+        pct(random.leaf_fill)
+    )
+}
+
+/// A generator made inside the server, with the executor's own time to compare.
+struct Made {
+    g: SqlGenerator,
+    executor: f64,
+}
+
+/// The in-database generators' table.
+const MADE: Table<Made> = Table(&[
+    text("generator", |m| format!("`{}`", m.g.name)),
+    text("source", |m| m.g.source.to_string()),
+    text("key", |m| format!("`{}`", m.g.key)),
+    figure("make, s", |m| format!("{:.3}", m.g.make_seconds)),
+    figure("above the executor, s", |m| {
+        format!("{:.3}", m.g.make_seconds - m.executor)
+    }),
+    figure("insert as default, s", |m| {
+        m.g.insert_seconds
+            .map_or_else(|| "failed".to_owned(), |s| format!("{s:.3}"))
+    }),
+    figure("key's index", |m| mib(m.g.index_bytes)),
+    figure("leaf density", |m| pct(m.g.leaf_fill)),
+]);
+
+/// `### Ids made inside PostgreSQL`: built in, PL/pgSQL and the extension, side by side.
+fn generators(rows: &[SqlGenerator], missing: Option<&str>, md: &mut String) {
+    let Some(executor) = rows.first() else {
+        return;
+    };
+    let ids = executor.ids;
+    let _ = writeln!(
+        md,
+        "### Ids made inside PostgreSQL\n\n\
+         Ids made by the server itself, for a column default: each generator made {ids} ids \
+          in one statement, `SELECT count(f()) FROM generate_series(1, {ids})` (the median of \
+          three), then filled a fresh table of {ids} rows keyed by it as the column default, \
+          `INSERT INTO t (n) SELECT g FROM generate_series(1, {ids})` (one statement, one \
+          commit); the key's index and its leaf density as `pgstatindex` reads them. `1` is \
+          the executor alone (an identity column for the insert). The PL/pgSQL UUIDv7 overlays \
+          `gen_random_uuid()` with the millisecond, no counter. The idkit extension \
+          (extensions/idkit-pg) keeps each generator's state in shared memory, one lock-free \
+          word as idkit's Rust shared generators do, so every session of the server draws \
+          from one sequence. The data is in `data/pg_generators.csv`.\n\n{MADE}"
+    );
+    for g in rows {
+        MADE.row(
+            md,
+            &Made {
+                g: g.clone(),
+                executor: executor.make_seconds,
+            },
+        );
+    }
+    md.push('\n');
+    let ours: Vec<&SqlGenerator> = rows
+        .iter()
+        .filter(|g| g.source.as_str() == "idkit extension")
+        .collect();
+    let find = |name: &str| rows.iter().find(|g| g.name.as_str() == name);
+    if let Some(missing) = missing {
+        let _ = writeln!(
+            md,
+            "The idkit extension's generators are not in this run: {missing}.\n"
+        );
+    } else if let (Some(fastest), Some(slowest)) = (
+        ours.iter()
+            .min_by(|a, b| a.make_seconds.total_cmp(&b.make_seconds)),
+        ours.iter()
+            .max_by(|a, b| a.make_seconds.total_cmp(&b.make_seconds)),
+    ) {
+        let time_ordered: Vec<String> = ours
+            .iter()
+            .filter(|g| !g.name.as_str().starts_with("idkit_snowflake"))
+            .map(|g| format!("`{}` {:.3} s", g.name, g.make_seconds))
+            .collect();
+        let _ = writeln!(
+            md,
+            "The extension's generators made {ids} ids in {:.3} s (`{}`) to {:.3} s (`{}`), \
+             {:.3} to {:.3} s above the executor's own {:.3} s; the time-ordered ones, which \
+             no cap holds back: {}. {}{}\n",
+            fastest.make_seconds,
+            fastest.name,
+            slowest.make_seconds,
+            slowest.name,
+            fastest.make_seconds - executor.make_seconds,
+            slowest.make_seconds - executor.make_seconds,
+            executor.make_seconds,
+            time_ordered.join(", "),
+            find("gen_random_uuid()").map_or(String::new(), |g| format!(
+                "`gen_random_uuid()` took {:.3} s and the PL/pgSQL UUIDv7 {}. ",
+                g.make_seconds,
+                find("idkit_bench_uuidv7()")
+                    .map_or("-".to_owned(), |u| format!("{:.3} s", u.make_seconds))
+            )),
+            find("idkit_snowflake('instagram')").map_or(String::new(), |g| format!(
+                "A Snowflake layout cannot beat its cap: Instagram's 1,024 ids a millisecond \
+                 per shard put {ids} ids at {:.3} s at least, and `idkit_snowflake('instagram')` \
+                 took {:.3} s, waiting for the next millisecond where `idkit sql`'s function \
+                 would repeat ids.",
+                ids as f64 / 1_024_000.0,
+                g.make_seconds
+            ))
+        );
+    }
+    for g in rows.iter().filter(|g| g.error.is_some()) {
+        let _ = writeln!(
+            md,
+            "`{}` failed its insert: {}.\n",
+            g.name,
+            g.error.as_deref().unwrap_or_default()
         );
     }
 }

@@ -1,0 +1,256 @@
+//! Ids made inside PostgreSQL, side by side on one server: the executor alone, the built-in
+//! `gen_random_uuid()`, PL/pgSQL generators (`idkit sql`'s Instagram function and a UUIDv7
+//! function), and the idkit extension's generators (extensions/idkit-pg) where the server
+//! has it preloaded. Each makes `ids` ids in one statement, then fills a fresh table with
+//! `ids` rows whose key is the generator as its column default; the key's index size and
+//! leaf fill are read as in the insert runs.
+
+use std::time::Instant;
+
+use postgres::Client;
+use serde::{Deserialize, Serialize};
+
+use super::Server;
+use super::insert::tree_stats;
+use crate::Error;
+use crate::engine::Label;
+use crate::engine::insert::TABLE;
+use crate::table::{Table, figure, text};
+
+/// One generator's figures (a row of `pg_generators.csv`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SqlGenerator {
+    /// The SQL expression, as a column default takes it.
+    pub name: Label,
+    /// Where it comes from: the executor, built in, PL/pgSQL, the idkit extension.
+    pub source: Label,
+    /// The key's column type.
+    pub key: Label,
+    /// Ids made by `SELECT count(f()) FROM generate_series(1, ids)`, and rows inserted.
+    pub ids: u64,
+    /// The median of three such statements, seconds.
+    pub make_seconds: f64,
+    /// `INSERT INTO t (n) SELECT g FROM generate_series(1, ids)` with the key as the column
+    /// default, one statement and one commit, seconds; `None` where the insert failed.
+    pub insert_seconds: Option<f64>,
+    /// The key's index after the insert.
+    pub index_bytes: u64,
+    /// Its leaves' fill (`pgstatindex`'s density, 0 to 1).
+    pub leaf_fill: f64,
+    /// Why the insert failed (a generator that repeated an id fails the primary key).
+    pub error: Option<String>,
+}
+
+/// The PL/pgSQL UUIDv7 measured against the extension's: `gen_random_uuid()`'s bytes with
+/// the first six replaced by the Unix millisecond and the version nibble made 7 (PostgreSQL
+/// numbers a bytea's bits from the low bit of each byte: 52 and 53 are the version's low
+/// two). No counter: ids of one millisecond are in random order.
+const PLPGSQL_UUIDV7: &str = "CREATE FUNCTION idkit_bench_uuidv7() RETURNS uuid
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    ms bytea := substring(int8send((extract(epoch FROM clock_timestamp()) * 1000)::bigint) FROM 3);
+BEGIN
+    RETURN encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) PLACING ms FROM 1 FOR 6),
+                                  52, 1), 53, 1), 'hex')::uuid;
+END
+$$;";
+
+/// A generator: its expression, source, key type, and whether it needs the extension.
+struct Plan {
+    name: &'static str,
+    source: &'static str,
+    key: &'static str,
+    extension: bool,
+}
+
+const PLANS: [Plan; 9] = [
+    Plan {
+        name: "1",
+        source: "the executor alone",
+        key: "bigint identity",
+        extension: false,
+    },
+    Plan {
+        name: "gen_random_uuid()",
+        source: "built in",
+        key: "uuid",
+        extension: false,
+    },
+    Plan {
+        name: "idkit_bench_instagram()",
+        source: "PL/pgSQL (idkit sql snowflake-instagram --shard 1)",
+        key: "bigint",
+        extension: false,
+    },
+    Plan {
+        name: "idkit_bench_uuidv7()",
+        source: "PL/pgSQL",
+        key: "uuid",
+        extension: false,
+    },
+    Plan {
+        name: "idkit_uuidv7()",
+        source: "idkit extension",
+        key: "uuid",
+        extension: true,
+    },
+    Plan {
+        name: "idkit_ulid()",
+        source: "idkit extension",
+        key: "ulid",
+        extension: true,
+    },
+    Plan {
+        name: "idkit_typeid('user')",
+        source: "idkit extension",
+        key: "text",
+        extension: true,
+    },
+    Plan {
+        name: "idkit_snowflake('instagram')",
+        source: "idkit extension",
+        key: "bigint",
+        extension: true,
+    },
+    Plan {
+        name: "idkit_snowflake()",
+        source: "idkit extension",
+        key: "bigint",
+        extension: true,
+    },
+];
+
+/// Whether the server has the extension preloaded with a worker id: what its generators
+/// need. `Err` says what is missing.
+fn extension_ready(client: &mut Client) -> Result<(), String> {
+    let preload: String = client
+        .query_one("SHOW shared_preload_libraries", &[])
+        .map_err(|e| e.to_string())?
+        .get(0);
+    if !preload.split(',').any(|l| l.trim() == "idkit") {
+        return Err(
+            "the server does not preload the idkit extension (scripts/pg-extension.sh \
+             installs it; shared_preload_libraries = 'idkit' loads it)"
+                .to_owned(),
+        );
+    }
+    client
+        .batch_execute("CREATE EXTENSION IF NOT EXISTS idkit")
+        .map_err(|e| format!("CREATE EXTENSION idkit: {e}"))?;
+    let worker: String = client
+        .query_one("SELECT current_setting('idkit.worker_id')", &[])
+        .map_err(|e| e.to_string())?
+        .get(0);
+    if worker == "-1" {
+        return Err("idkit.worker_id is not set on the server".to_owned());
+    }
+    Ok(())
+}
+
+/// Every generator the server can run, `ids` ids each; the reason the extension's were
+/// left out, if they were.
+///
+/// # Errors
+///
+/// [`Error::Postgres`] for a statement that fails other than by a repeated id.
+pub fn measure(server: &Server, ids: i64) -> Result<(Vec<SqlGenerator>, Option<String>), Error> {
+    let mut client = server.connect()?;
+    let layout = idkit_snowflake::preset("snowflake-instagram")
+        .ok_or_else(|| Error::PgSetup("no snowflake-instagram layout".to_owned()))?;
+    let instagram = idkit_snowflake::sql::plpgsql(layout, &[("shard", 1)], "idkit_bench_instagram")
+        .map_err(|e| Error::PgSetup(e.to_string()))?;
+    client.batch_execute(
+        "DROP FUNCTION IF EXISTS idkit_bench_instagram(); \
+         DROP SEQUENCE IF EXISTS idkit_bench_instagram_seq; \
+         DROP FUNCTION IF EXISTS idkit_bench_uuidv7();",
+    )?;
+    client.batch_execute(&instagram)?;
+    client.batch_execute(PLPGSQL_UUIDV7)?;
+    let missing = extension_ready(&mut client).err();
+    let mut out = Vec::new();
+    for plan in PLANS.iter().filter(|p| !p.extension || missing.is_none()) {
+        out.push(one(&mut client, plan, ids)?);
+    }
+    client.batch_execute(
+        "DROP FUNCTION idkit_bench_instagram(); DROP SEQUENCE idkit_bench_instagram_seq; \
+         DROP FUNCTION idkit_bench_uuidv7();",
+    )?;
+    Ok((out, missing))
+}
+
+/// One generator: three statements that make the ids, then the insert.
+fn one(client: &mut Client, plan: &Plan, ids: i64) -> Result<SqlGenerator, Error> {
+    let mut made = Vec::new();
+    for _ in 0..3 {
+        let start = Instant::now();
+        client.query_one(
+            &format!(
+                "SELECT count({}) FROM generate_series(1, $1::bigint)",
+                plan.name
+            ),
+            &[&ids],
+        )?;
+        made.push(start.elapsed().as_secs_f64());
+    }
+    made.sort_by(f64::total_cmp);
+    let column = match plan.key {
+        "bigint identity" => "id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY".to_owned(),
+        "text" => format!("id text COLLATE \"C\" PRIMARY KEY DEFAULT {}", plan.name),
+        key => format!("id {key} PRIMARY KEY DEFAULT {}", plan.name),
+    };
+    client.batch_execute(&format!(
+        "DROP TABLE IF EXISTS {TABLE}; \
+         CREATE TABLE {TABLE} ({column}, n int) WITH (autovacuum_enabled = false); \
+         CHECKPOINT"
+    ))?;
+    let start = Instant::now();
+    let inserted = client.execute(
+        &format!("INSERT INTO {TABLE} (n) SELECT g FROM generate_series(1, $1::bigint) g"),
+        &[&ids],
+    );
+    let seconds = start.elapsed().as_secs_f64();
+    let (insert_seconds, error) = match inserted {
+        Ok(_) => (Some(seconds), None),
+        Err(e) if e.code() == Some(&postgres::error::SqlState::UNIQUE_VIOLATION) => {
+            let message = e
+                .as_db_error()
+                .map_or(e.to_string(), |d| d.message().to_owned());
+            (None, Some(message))
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let tree = tree_stats(client, &format!("{TABLE}_pkey"))?;
+    client.batch_execute(&format!("DROP TABLE {TABLE}"))?;
+    Ok(SqlGenerator {
+        name: Label(plan.name),
+        source: Label(plan.source),
+        key: Label(plan.key),
+        ids: u64::try_from(ids).unwrap_or(0),
+        make_seconds: made[1],
+        insert_seconds,
+        index_bytes: tree.index,
+        leaf_fill: tree.leaf_fill,
+        error,
+    })
+}
+
+/// A text cell quoted for CSV.
+fn quoted(text: &str) -> String {
+    format!("\"{}\"", text.replace('"', "\"\""))
+}
+
+/// `pg_generators.csv`'s columns.
+pub(crate) const CSV: Table<SqlGenerator> = Table(&[
+    text("generator", |g| quoted(g.name.as_str())),
+    text("source", |g| quoted(g.source.as_str())),
+    text("key", |g| g.key.to_string()),
+    figure("ids", |g| g.ids.to_string()),
+    figure("make_seconds", |g| format!("{:.4}", g.make_seconds)),
+    figure("insert_seconds", |g| {
+        g.insert_seconds
+            .map_or(String::new(), |s| format!("{s:.4}"))
+    }),
+    figure("index_bytes", |g| g.index_bytes.to_string()),
+    figure("leaf_fill", |g| format!("{:.4}", g.leaf_fill)),
+    text("error", |g| quoted(g.error.as_deref().unwrap_or(""))),
+]);
