@@ -23,8 +23,12 @@ fn env(name: &str) -> String {
 
 fn client() -> Client {
     let mut c = Client::connect(&env("IDKIT_TEST_PG_URL"), NoTls).unwrap();
-    c.batch_execute("CREATE EXTENSION IF NOT EXISTS idkit")
-        .unwrap();
+    // Once per run: CREATE EXTENSION IF NOT EXISTS in two sessions at once can collide.
+    static CREATED: std::sync::Once = std::sync::Once::new();
+    CREATED.call_once(|| {
+        c.batch_execute("CREATE EXTENSION IF NOT EXISTS idkit")
+            .unwrap();
+    });
     c
 }
 
@@ -328,6 +332,8 @@ fn pg_dump_and_restore_keep_every_id() {
         .args([
             "-X",
             "-q",
+            "-o",
+            "/dev/null",
             "-v",
             "ON_ERROR_STOP=1",
             "-h",
@@ -739,4 +745,121 @@ fn without_a_worker_id_or_the_preload_the_generators_say_what_to_set() {
         .unwrap();
     assert!(row.get::<_, bool>(0));
     assert_eq!(row.get::<_, String>(1), "01ARZ3NDEK0000000000000000");
+}
+
+#[test]
+fn typeids_keep_their_prefix_in_text_binary_and_order() {
+    use std::io::{Read, Write};
+    let mut c = client();
+    schema(&mut c, "typeids");
+    c.batch_execute(
+        "CREATE TABLE users (id typeid PRIMARY KEY DEFAULT idkit_typeid('user'), n int);
+         INSERT INTO users (n) SELECT g FROM generate_series(1, 500) g;
+         CREATE TABLE copied (LIKE users);
+         CREATE DOMAIN user_id AS typeid CHECK (idkit_typeid_prefix(VALUE) = 'user');
+         CREATE TABLE only_users (id user_id PRIMARY KEY)",
+    )
+    .unwrap();
+    // Text: the canonical string, read by idkit's Rust TypeId, prefix and all; in the order
+    // they were made; the time as Rust reads it.
+    let rows = c
+        .query(
+            "SELECT id::text AS text, (extract(epoch FROM id::timestamptz) * 1000)::bigint, id::uuid,
+                    pg_column_size(id)
+             FROM users ORDER BY id",
+            &[],
+        )
+        .unwrap();
+    let mut last = None;
+    for row in &rows {
+        let id: idkit_typeid::TypeId = row.get::<_, String>(0).parse().unwrap();
+        assert_eq!(id.prefix().as_str(), "user");
+        assert_eq!(
+            id.timestamp_ms(),
+            Some(u64::try_from(row.get::<_, i64>(1)).unwrap())
+        );
+        assert_eq!(row.get::<_, uuid::Uuid>(2).as_u128(), id.uuid());
+        // A short varlena: a byte of header, the UUID, the prefix.
+        assert_eq!(row.get::<_, i32>(3), 1 + 16 + 4);
+        assert!(
+            last.is_none_or(|l| l < id.uuid()),
+            "ORDER BY id is the order made"
+        );
+        last = Some(id.uuid());
+    }
+    // Binary COPY: the UUID's 16 bytes then the prefix, and back whole.
+    let mut out = Vec::new();
+    c.copy_out("COPY typeids.users (id) TO STDOUT (FORMAT binary)")
+        .unwrap()
+        .read_to_end(&mut out)
+        .unwrap();
+    assert_eq!(&out[21..25], &20_i32.to_be_bytes());
+    assert_eq!(&out[41..45], b"user");
+    let mut writer = c
+        .copy_in("COPY typeids.copied (id) FROM STDIN (FORMAT binary)")
+        .unwrap();
+    writer.write_all(&out).unwrap();
+    writer.finish().unwrap();
+    let differ: i64 = c
+        .query_one(
+            "SELECT count(*) FROM typeids.users FULL JOIN typeids.copied USING (id)
+             WHERE users.id IS NULL OR copied.id IS NULL",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(differ, 0);
+    // A TypeID of another type where a column wants users' is refused, with a message.
+    c.execute(
+        "INSERT INTO typeids.only_users VALUES (idkit_typeid('user'))",
+        &[],
+    )
+    .unwrap();
+    let e = c
+        .execute(
+            "INSERT INTO typeids.only_users VALUES (idkit_typeid('order'))",
+            &[],
+        )
+        .unwrap_err();
+    assert!(message(&e).contains("user_id"), "{}", message(&e));
+    for bad in [
+        "User_01h455vb4pex5vsknk084sn02q",
+        "user_01h455vb4pex5vsknk084sn02",
+        "user_",
+    ] {
+        let e = c.query_one("SELECT $1::text::typeid", &[&bad]).unwrap_err();
+        assert!(
+            message(&e).contains("invalid input syntax for type typeid"),
+            "{bad}"
+        );
+    }
+    // The bounds of a time are a range within one type.
+    let n: i64 = c
+        .query_one(
+            "SELECT count(*) FROM typeids.users
+             WHERE id >= idkit_typeid_lowest('user', now() - interval '1 hour')
+               AND id < idkit_typeid_lowest('user', now() + interval '1 hour')",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(n, 500);
+    // Any scheme's bounds as text: KSUID's second, as Rust gives it.
+    let row = c
+        .query_one(
+            "SELECT idkit_lowest('ksuid', '2017-10-10 04:00:47+00'),
+                    idkit_highest('ksuid', '2017-10-10 04:00:47+00')",
+            &[],
+        )
+        .unwrap();
+    let codec = idkit_all::registry::find("ksuid").unwrap().codec();
+    let b = codec.bounds_raw(1_507_608_047_000, &[]).unwrap();
+    assert_eq!(
+        row.get::<_, String>(0),
+        codec.format_raw(&b.lowest).unwrap()
+    );
+    assert_eq!(
+        row.get::<_, String>(1),
+        codec.format_raw(&b.highest).unwrap()
+    );
 }

@@ -10,6 +10,7 @@ use pgrx::prelude::*;
 use pgrx::{JsonB, Uuid};
 
 use crate::shared::{self, fail};
+use crate::typeid::Typed;
 use crate::ulid::Ulid;
 
 /// 2000-01-01T00:00:00Z, PostgreSQL's epoch, in Unix microseconds.
@@ -56,9 +57,9 @@ fn idkit_uuidv7() -> Uuid {
 
 /// The next TypeID of type `prefix`: its UUIDv7 from the same sequence as `idkit_uuidv7()`.
 #[pg_extern]
-fn idkit_typeid(prefix: &str) -> String {
+fn idkit_typeid(prefix: &str) -> Typed {
     let prefix = Prefix::new(prefix).unwrap_or_else(|e| fail("typeid prefix", e));
-    TypeId::new(prefix, shared::next_v7().as_u128()).to_string()
+    Typed(TypeId::new(prefix, shared::next_v7().as_u128()))
 }
 
 /// The next id of a Snowflake layout (a preset's name or alias) with this server's
@@ -125,6 +126,18 @@ fn idkit_time_uuid(id: Uuid) -> TimestampWithTimeZone {
     time_of("uuid-v7", &UuidCodec::V7.decode(id))
 }
 
+/// A TypeID's time (its UUIDv7's).
+#[pg_extern(immutable, strict, parallel_safe, name = "idkit_time")]
+fn idkit_time_typeid(id: Typed) -> TimestampWithTimeZone {
+    match id.0.timestamp_ms() {
+        Some(ms) => timestamp(ms),
+        None => fail(
+            "typeid",
+            "its UUID is not a version 7 one, so it carries no time",
+        ),
+    }
+}
+
 /// The time of a 64-bit id stored as `bigint` (a Snowflake layout, TSID).
 #[pg_extern(immutable, strict, parallel_safe, name = "idkit_time")]
 fn idkit_time_bigint(id: i64, scheme: &str) -> TimestampWithTimeZone {
@@ -165,6 +178,12 @@ fn idkit_decode_uuid(id: Uuid) -> JsonB {
     let raw = RawId::from_u128(u128::from_be_bytes(*id.as_bytes()));
     let decoded = codec.decode_raw(&raw).unwrap_or_else(|e| fail("uuid", e));
     decoded_json(&*codec, &raw, &decoded)
+}
+
+/// A TypeID's fields.
+#[pg_extern(immutable, strict, parallel_safe, name = "idkit_decode")]
+fn idkit_decode_typeid(id: Typed) -> JsonB {
+    idkit_decode_text(&id.0.to_string(), "typeid")
 }
 
 /// A 64-bit id's fields.
@@ -265,10 +284,60 @@ fn idkit_snowflake_highest(
     bigint_of(layout, bounds(layout, at).highest)
 }
 
+/// The lowest TypeID of `prefix` at `at`'s millisecond (types order by prefix first, so a
+/// range over one column of several types is a range within one type).
+#[pg_extern(immutable, strict, parallel_safe)]
+fn idkit_typeid_lowest(prefix: &str, at: TimestampWithTimeZone) -> Typed {
+    typeid_bound(prefix, at, |b| b.lowest)
+}
+
+/// The highest TypeID of `prefix` at `at`'s millisecond.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn idkit_typeid_highest(prefix: &str, at: TimestampWithTimeZone) -> Typed {
+    typeid_bound(prefix, at, |b| b.highest)
+}
+
+fn typeid_bound(
+    prefix: &str,
+    at: TimestampWithTimeZone,
+    pick: fn(idkit_core::TimeBounds<RawId>) -> RawId,
+) -> Typed {
+    let prefix = Prefix::new(prefix).unwrap_or_else(|e| fail("typeid prefix", e));
+    let uuid = pick(bounds("uuid-v7", at))
+        .to_u128()
+        .unwrap_or_else(|e| fail("typeid", e));
+    Typed(TypeId::new(prefix, uuid))
+}
+
+/// The lowest id of any time-ordered scheme at `at`, in its canonical text (KSUID, ObjectId,
+/// TSID... stored as text; fixed-width text of an ordered alphabet sorts as the ids do).
+#[pg_extern(immutable, strict, parallel_safe)]
+fn idkit_lowest(scheme: &str, at: TimestampWithTimeZone) -> String {
+    text_of(scheme, bounds(scheme, at).lowest)
+}
+
+/// The highest id of any time-ordered scheme at `at`, in its canonical text.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn idkit_highest(scheme: &str, at: TimestampWithTimeZone) -> String {
+    text_of(scheme, bounds(scheme, at).highest)
+}
+
+fn text_of(scheme: &str, raw: RawId) -> String {
+    codec(scheme)
+        .format_raw(&raw)
+        .unwrap_or_else(|e| fail(scheme, e))
+}
+
 extension_sql!(
     r#"
 CREATE CAST (ulid AS timestamptz) WITH FUNCTION idkit_time(ulid);
+CREATE CAST (typeid AS timestamptz) WITH FUNCTION idkit_time(typeid);
 "#,
-    name = "ulid_time_cast",
-    requires = ["ulid_operators", idkit_time_ulid],
+    name = "time_casts",
+    requires = [
+        "ulid_operators",
+        "typeid_operators",
+        idkit_time_ulid,
+        idkit_time_typeid
+    ],
 );

@@ -10,6 +10,7 @@ use pgrx::prelude::*;
 
 mod functions;
 mod shared;
+mod typeid;
 mod ulid;
 
 ::pgrx::pg_module_magic!(name, version);

@@ -198,30 +198,34 @@ fn ulid_gt(a: Ulid, b: Ulid) -> bool {
     a > b
 }
 
-/// The 16 bytes and a seed mixed into 64 bits (splitmix64's finalizer over each half):
-/// every bit of the id moves about half the bits of the hash.
-fn mix(id: Ulid, seed: u64) -> u64 {
+/// Bytes and a seed mixed into 64 bits (splitmix64's finalizer over each 8-byte chunk, the
+/// length last): every bit of the input moves about half the bits of the hash.
+pub fn mix_bytes(bytes: &[u8], seed: u64) -> u64 {
     let finish = |mut z: u64| {
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
     };
-    let v = u128::from_be_bytes(id.0);
-    let (high, low) = ((v >> 64) as u64, v as u64);
-    finish(finish(high ^ seed.wrapping_mul(0x9e37_79b9_7f4a_7c15)) ^ low)
+    let start = finish(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let mixed = bytes.chunks(8).fold(start, |h, chunk| {
+        let mut word = [0; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        finish(h ^ u64::from_be_bytes(word))
+    });
+    finish(mixed ^ bytes.len() as u64)
 }
 
 /// The hash a hash index and a hash join use.
 #[pg_extern(immutable, strict, parallel_safe)]
 fn ulid_hash(id: Ulid) -> i32 {
     // The low 32 bits of the extended hash with seed 0, as PostgreSQL requires of the two.
-    mix(id, 0) as u32 as i32
+    mix_bytes(&id.0, 0) as u32 as i32
 }
 
 /// The seeded hash hash partitions use.
 #[pg_extern(immutable, strict, parallel_safe)]
 fn ulid_hash_extended(id: Ulid, seed: i64) -> i64 {
-    mix(id, seed as u64) as i64
+    mix_bytes(&id.0, seed as u64) as i64
 }
 
 /// The same 128 bits as a `uuid`.

@@ -103,7 +103,7 @@ const PLANS: [Plan; 9] = [
     Plan {
         name: "idkit_typeid('user')",
         source: "idkit extension",
-        key: "text",
+        key: "typeid",
         extension: true,
     },
     Plan {
@@ -195,7 +195,6 @@ fn one(client: &mut Client, plan: &Plan, ids: i64) -> Result<SqlGenerator, Error
     made.sort_by(f64::total_cmp);
     let column = match plan.key {
         "bigint identity" => "id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY".to_owned(),
-        "text" => format!("id text COLLATE \"C\" PRIMARY KEY DEFAULT {}", plan.name),
         key => format!("id {key} PRIMARY KEY DEFAULT {}", plan.name),
     };
     client.batch_execute(&format!(

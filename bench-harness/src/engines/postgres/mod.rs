@@ -57,11 +57,12 @@ pub struct PgOwn {
     pub in_database: Option<roundtrip::InDatabase>,
     /// The `created_at` index question.
     pub created_at: Vec<created_at::CreatedAtRun>,
-    /// Ids made inside the server, generator by generator (absent from runs before it).
-    #[serde(default)]
+    /// Ids made inside the server, generator by generator (absent from runs before it, and
+    /// then left out of the file, which stays as it was written).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub generators: Vec<generators::SqlGenerator>,
     /// Why the idkit extension's generators were left out, when they were.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generators_missing: Option<String>,
 }
 

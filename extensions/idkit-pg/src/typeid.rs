@@ -1,0 +1,296 @@
+//! The `typeid` type: a TypeID with its prefix kept, stored as its UUID's 16 bytes and the
+//! prefix's bytes (a short varlena: 21 bytes in a row for `user_...`, a byte of header, the UUID's 16 and
+//! the prefix's 4); its canonical text;
+//! on the binary protocol the same 16 bytes then the prefix, so that a binary `COPY`
+//! round-trips whole and a reader that wants the UUID alone takes the first 16 bytes. It
+//! orders by prefix, then by UUID (time order within a type), and casts to `uuid` (the
+//! UUID alone) and to `timestamptz`.
+
+use std::cmp::Ordering;
+use std::ffi::{CStr, CString};
+
+use idkit_typeid::{Prefix, TypeId};
+use pgrx::callconv::{Arg, ArgAbi, BoxRet, FcInfo};
+use pgrx::datum::Datum;
+use pgrx::pg_sys;
+use pgrx::pgrx_sql_entity_graph::metadata::{
+    ArgumentError, ReturnsError, ReturnsRef, SqlMappingRef, SqlTranslatable, TypeOrigin,
+};
+use pgrx::prelude::*;
+use pgrx::{FromDatum, IntoDatum};
+
+use crate::shared::{fail, report};
+
+/// A TypeID as the SQL type holds it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Typed(pub TypeId);
+
+impl Typed {
+    /// The stored and binary form: the UUID's 16 bytes, then the prefix.
+    fn bytes(self) -> Vec<u8> {
+        let mut out = self.0.uuid().to_be_bytes().to_vec();
+        out.extend_from_slice(self.0.prefix().as_str().as_bytes());
+        out
+    }
+
+    /// The value of `bytes` in the stored and binary form.
+    fn from_bytes(bytes: &[u8]) -> Result<Self, String> {
+        if bytes.len() < 16 {
+            return Err(format!(
+                "{} bytes, expected the UUID's 16 and the prefix",
+                bytes.len()
+            ));
+        }
+        let (uuid, prefix) = bytes.split_at(16);
+        let prefix = std::str::from_utf8(prefix)
+            .map_err(|_| "the prefix is not text".to_owned())
+            .and_then(|p| Prefix::new(p).map_err(|e| e.to_string()))?;
+        let mut array = [0; 16];
+        array.copy_from_slice(uuid);
+        Ok(Self(TypeId::new(prefix, u128::from_be_bytes(array))))
+    }
+}
+
+impl Ord for Typed {
+    /// By prefix (as text), then by UUID: a type's ids in the order they were made.
+    fn cmp(&self, other: &Self) -> Ordering {
+        (self.0.prefix().as_str(), self.0.uuid()).cmp(&(other.0.prefix().as_str(), other.0.uuid()))
+    }
+}
+
+impl PartialOrd for Typed {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl IntoDatum for Typed {
+    fn into_datum(self) -> Option<pg_sys::Datum> {
+        self.bytes().into_datum()
+    }
+
+    fn type_oid() -> pg_sys::Oid {
+        pgrx::wrappers::rust_regtypein::<Self>()
+    }
+}
+
+impl FromDatum for Typed {
+    unsafe fn from_polymorphic_datum(
+        datum: pg_sys::Datum,
+        is_null: bool,
+        typoid: pg_sys::Oid,
+    ) -> Option<Self> {
+        // SAFETY: a typeid datum is a varlena, read (and detoasted) as bytea's are.
+        let bytes = unsafe { <&[u8]>::from_polymorphic_datum(datum, is_null, typoid) }?;
+        Some(Self::from_bytes(bytes).unwrap_or_else(|e| fail("typeid", e)))
+    }
+}
+
+// SAFETY: the SQL type `typeid` is made by this extension (below), a varlena.
+unsafe impl SqlTranslatable for Typed {
+    const TYPE_IDENT: &'static str = pgrx::pgrx_resolved_type!(Typed);
+    const TYPE_ORIGIN: TypeOrigin = TypeOrigin::ThisExtension;
+    const ARGUMENT_SQL: Result<SqlMappingRef, ArgumentError> = Ok(SqlMappingRef::literal("typeid"));
+    const RETURN_SQL: Result<ReturnsRef, ReturnsError> =
+        Ok(ReturnsRef::One(SqlMappingRef::literal("typeid")));
+}
+
+// SAFETY: arguments are read as FromDatum reads them; a strict function never sees null.
+unsafe impl<'fcx> ArgAbi<'fcx> for Typed {
+    unsafe fn unbox_arg_unchecked(arg: Arg<'_, 'fcx>) -> Self {
+        let index = arg.index();
+        unsafe { arg.unbox_arg_using_from_datum() }
+            .unwrap_or_else(|| fail("typeid", format!("argument {index} is null")))
+    }
+}
+
+// SAFETY: returned as IntoDatum makes it.
+unsafe impl BoxRet for Typed {
+    unsafe fn box_into<'fcx>(self, fcinfo: &mut FcInfo<'fcx>) -> Datum<'fcx> {
+        match self.into_datum() {
+            Some(datum) => unsafe { fcinfo.return_raw_datum(datum) },
+            None => fcinfo.return_null(),
+        }
+    }
+}
+
+extension_sql!(
+    "CREATE TYPE typeid; -- a shell, completed below once its functions exist\n",
+    name = "typeid_shell",
+    creates = [Type(Typed)],
+);
+
+/// Text in: `prefix_suffix` (or the suffix alone), as the TypeID spec writes it.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn typeid_in(input: &CStr) -> Typed {
+    let text = input
+        .to_str()
+        .unwrap_or_else(|_| fail("typeid", "input is not UTF-8"));
+    match text.parse::<TypeId>() {
+        Ok(id) => Typed(id),
+        Err(e) => report(
+            PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
+            format!("invalid input syntax for type typeid: {text:?}: {e}"),
+            None,
+        ),
+    }
+}
+
+/// Text out: the canonical string.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn typeid_out(id: Typed) -> CString {
+    CString::new(id.0.to_string()).unwrap_or_default()
+}
+
+/// Binary in: the UUID's 16 bytes, then the prefix (0 to 63 bytes).
+#[pg_extern(immutable, strict, parallel_safe)]
+fn typeid_recv(buf: pgrx::datum::Internal) -> Typed {
+    let Some(datum) = buf.unwrap() else {
+        fail("typeid", "no binary input")
+    };
+    let msg = datum.cast_mut_ptr::<pg_sys::StringInfoData>();
+    // SAFETY: a type's receive function gets the StringInfo of the value's bytes.
+    let left = unsafe { (*msg).len - (*msg).cursor };
+    let len = usize::try_from(left).unwrap_or(0);
+    let mut bytes = vec![0; len];
+    // SAFETY: `len` bytes are left in the buffer.
+    unsafe { pg_sys::pq_copymsgbytes(msg, bytes.as_mut_ptr().cast(), left) };
+    Typed::from_bytes(&bytes).unwrap_or_else(|e| {
+        report(
+            PgSqlErrorCode::ERRCODE_INVALID_BINARY_REPRESENTATION,
+            format!("invalid binary typeid: {e}"),
+            None,
+        )
+    })
+}
+
+/// Binary out: the UUID's 16 bytes, then the prefix.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn typeid_send(id: Typed) -> Vec<u8> {
+    id.bytes()
+}
+
+extension_sql!(
+    r#"
+CREATE TYPE typeid (
+    INPUT = typeid_in,
+    OUTPUT = typeid_out,
+    RECEIVE = typeid_recv,
+    SEND = typeid_send,
+    INTERNALLENGTH = VARIABLE,
+    ALIGNMENT = int4,
+    -- main: never moved out of line, and a value this short keeps a one-byte header.
+    STORAGE = main
+);
+COMMENT ON TYPE typeid IS 'TypeID: a type prefix and a UUIDv7, prefix_01h455vb4pex5vsknk084sn02q (idkit)';
+"#,
+    name = "typeid_type",
+    requires = [typeid_in, typeid_out, typeid_recv, typeid_send],
+);
+
+#[pg_extern(immutable, strict, parallel_safe)]
+fn typeid_cmp(a: Typed, b: Typed) -> i32 {
+    a.cmp(&b) as i32
+}
+
+#[pg_extern(immutable, strict, parallel_safe)]
+fn typeid_lt(a: Typed, b: Typed) -> bool {
+    a < b
+}
+
+#[pg_extern(immutable, strict, parallel_safe)]
+fn typeid_le(a: Typed, b: Typed) -> bool {
+    a <= b
+}
+
+#[pg_extern(immutable, strict, parallel_safe)]
+fn typeid_eq(a: Typed, b: Typed) -> bool {
+    a == b
+}
+
+#[pg_extern(immutable, strict, parallel_safe)]
+fn typeid_ne(a: Typed, b: Typed) -> bool {
+    a != b
+}
+
+#[pg_extern(immutable, strict, parallel_safe)]
+fn typeid_ge(a: Typed, b: Typed) -> bool {
+    a >= b
+}
+
+#[pg_extern(immutable, strict, parallel_safe)]
+fn typeid_gt(a: Typed, b: Typed) -> bool {
+    a > b
+}
+
+/// The hash a hash index and a hash join use: the stored bytes' hash.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn typeid_hash(id: Typed) -> i32 {
+    crate::ulid::mix_bytes(&id.bytes(), 0) as u32 as i32
+}
+
+/// The seeded hash hash partitions use.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn typeid_hash_extended(id: Typed, seed: i64) -> i64 {
+    crate::ulid::mix_bytes(&id.bytes(), seed as u64) as i64
+}
+
+/// The UUID alone (the prefix dropped), as idkit's Rust column types store a TypeID.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn typeid_to_uuid(id: Typed) -> pgrx::Uuid {
+    pgrx::Uuid::from_bytes(id.0.uuid().to_be_bytes())
+}
+
+/// The type prefix.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn idkit_typeid_prefix(id: Typed) -> String {
+    id.0.prefix().as_str().to_owned()
+}
+
+/// The TypeID of `prefix` and `uuid`.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn idkit_typeid_of(prefix: &str, uuid: pgrx::Uuid) -> Typed {
+    let prefix = Prefix::new(prefix).unwrap_or_else(|e| fail("typeid prefix", e));
+    Typed(TypeId::new(prefix, u128::from_be_bytes(*uuid.as_bytes())))
+}
+
+extension_sql!(
+    r#"
+CREATE OPERATOR < (LEFTARG = typeid, RIGHTARG = typeid, FUNCTION = typeid_lt,
+    COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+CREATE OPERATOR <= (LEFTARG = typeid, RIGHTARG = typeid, FUNCTION = typeid_le,
+    COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+CREATE OPERATOR = (LEFTARG = typeid, RIGHTARG = typeid, FUNCTION = typeid_eq,
+    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
+CREATE OPERATOR <> (LEFTARG = typeid, RIGHTARG = typeid, FUNCTION = typeid_ne,
+    COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
+CREATE OPERATOR >= (LEFTARG = typeid, RIGHTARG = typeid, FUNCTION = typeid_ge,
+    COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
+CREATE OPERATOR > (LEFTARG = typeid, RIGHTARG = typeid, FUNCTION = typeid_gt,
+    COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+
+CREATE OPERATOR CLASS typeid_ops DEFAULT FOR TYPE typeid USING btree AS
+    OPERATOR 1 <, OPERATOR 2 <=, OPERATOR 3 =, OPERATOR 4 >=, OPERATOR 5 >,
+    FUNCTION 1 typeid_cmp(typeid, typeid);
+CREATE OPERATOR CLASS typeid_hash_ops DEFAULT FOR TYPE typeid USING hash AS
+    OPERATOR 1 =,
+    FUNCTION 1 typeid_hash(typeid),
+    FUNCTION 2 typeid_hash_extended(typeid, bigint);
+
+CREATE CAST (typeid AS uuid) WITH FUNCTION typeid_to_uuid(typeid) AS ASSIGNMENT;
+"#,
+    name = "typeid_operators",
+    requires = [
+        "typeid_type",
+        typeid_cmp,
+        typeid_lt,
+        typeid_le,
+        typeid_eq,
+        typeid_ne,
+        typeid_ge,
+        typeid_gt,
+        typeid_hash,
+        typeid_hash_extended,
+        typeid_to_uuid
+    ],
+);
