@@ -256,6 +256,29 @@ fn copy_in_binary_carries_the_sixteen_bytes_and_round_trips() {
         .unwrap()
         .get(0);
     assert_eq!(differ, 0);
+    // The hash class: a hash index answers an equality, a hash join joins the two tables.
+    c.batch_execute(
+        "CREATE INDEX a_hash ON copying.a USING hash (id);
+         SET enable_seqscan = off; SET enable_bitmapscan = off",
+    )
+    .unwrap();
+    let probe = "SELECT n FROM copying.a WHERE id = (SELECT min(id) FROM copying.b)";
+    assert!(
+        explain(&mut c, probe).contains("a_hash"),
+        "{}",
+        explain(&mut c, probe)
+    );
+    assert_eq!(c.query_one(probe, &[]).unwrap().get::<_, i32>(0), 1);
+    c.batch_execute(
+        "RESET enable_seqscan; RESET enable_bitmapscan;
+         SET enable_mergejoin = off; SET enable_nestloop = off",
+    )
+    .unwrap();
+    let join = "SELECT count(*) FROM copying.a JOIN copying.b USING (id)";
+    assert!(explain(&mut c, join).contains("Hash Join"));
+    assert_eq!(c.query_one(join, &[]).unwrap().get::<_, i64>(0), 1000);
+    c.batch_execute("RESET enable_mergejoin; RESET enable_nestloop")
+        .unwrap();
     // A value of the wrong width is an error naming it, and the session goes on.
     let mut bad = out[..19].to_vec();
     bad.extend(1_i16.to_be_bytes());

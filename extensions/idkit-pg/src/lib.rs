@@ -10,6 +10,7 @@ use pgrx::prelude::*;
 
 mod functions;
 mod shared;
+mod sqltype;
 mod typeid;
 mod ulid;
 

@@ -10,12 +10,7 @@ use std::cmp::Ordering;
 use std::ffi::{CStr, CString};
 
 use idkit_typeid::{Prefix, TypeId};
-use pgrx::callconv::{Arg, ArgAbi, BoxRet, FcInfo};
-use pgrx::datum::Datum;
 use pgrx::pg_sys;
-use pgrx::pgrx_sql_entity_graph::metadata::{
-    ArgumentError, ReturnsError, ReturnsRef, SqlMappingRef, SqlTranslatable, TypeOrigin,
-};
 use pgrx::prelude::*;
 use pgrx::{FromDatum, IntoDatum};
 
@@ -86,33 +81,7 @@ impl FromDatum for Typed {
     }
 }
 
-// SAFETY: the SQL type `typeid` is made by this extension (below), a varlena.
-unsafe impl SqlTranslatable for Typed {
-    const TYPE_IDENT: &'static str = pgrx::pgrx_resolved_type!(Typed);
-    const TYPE_ORIGIN: TypeOrigin = TypeOrigin::ThisExtension;
-    const ARGUMENT_SQL: Result<SqlMappingRef, ArgumentError> = Ok(SqlMappingRef::literal("typeid"));
-    const RETURN_SQL: Result<ReturnsRef, ReturnsError> =
-        Ok(ReturnsRef::One(SqlMappingRef::literal("typeid")));
-}
-
-// SAFETY: arguments are read as FromDatum reads them; a strict function never sees null.
-unsafe impl<'fcx> ArgAbi<'fcx> for Typed {
-    unsafe fn unbox_arg_unchecked(arg: Arg<'_, 'fcx>) -> Self {
-        let index = arg.index();
-        unsafe { arg.unbox_arg_using_from_datum() }
-            .unwrap_or_else(|| fail("typeid", format!("argument {index} is null")))
-    }
-}
-
-// SAFETY: returned as IntoDatum makes it.
-unsafe impl BoxRet for Typed {
-    unsafe fn box_into<'fcx>(self, fcinfo: &mut FcInfo<'fcx>) -> Datum<'fcx> {
-        match self.into_datum() {
-            Some(datum) => unsafe { fcinfo.return_raw_datum(datum) },
-            None => fcinfo.return_null(),
-        }
-    }
-}
+crate::sqltype::sql_type!(Typed, "typeid");
 
 extension_sql!(
     "CREATE TYPE typeid; -- a shell, completed below once its functions exist\n",
@@ -188,52 +157,8 @@ COMMENT ON TYPE typeid IS 'TypeID: a type prefix and a UUIDv7, prefix_01h455vb4p
     requires = [typeid_in, typeid_out, typeid_recv, typeid_send],
 );
 
-#[pg_extern(immutable, strict, parallel_safe)]
-fn typeid_cmp(a: Typed, b: Typed) -> i32 {
-    a.cmp(&b) as i32
-}
-
-#[pg_extern(immutable, strict, parallel_safe)]
-fn typeid_lt(a: Typed, b: Typed) -> bool {
-    a < b
-}
-
-#[pg_extern(immutable, strict, parallel_safe)]
-fn typeid_le(a: Typed, b: Typed) -> bool {
-    a <= b
-}
-
-#[pg_extern(immutable, strict, parallel_safe)]
-fn typeid_eq(a: Typed, b: Typed) -> bool {
-    a == b
-}
-
-#[pg_extern(immutable, strict, parallel_safe)]
-fn typeid_ne(a: Typed, b: Typed) -> bool {
-    a != b
-}
-
-#[pg_extern(immutable, strict, parallel_safe)]
-fn typeid_ge(a: Typed, b: Typed) -> bool {
-    a >= b
-}
-
-#[pg_extern(immutable, strict, parallel_safe)]
-fn typeid_gt(a: Typed, b: Typed) -> bool {
-    a > b
-}
-
-/// The hash a hash index and a hash join use: the stored bytes' hash.
-#[pg_extern(immutable, strict, parallel_safe)]
-fn typeid_hash(id: Typed) -> i32 {
-    crate::ulid::mix_bytes(&id.bytes(), 0) as u32 as i32
-}
-
-/// The seeded hash hash partitions use.
-#[pg_extern(immutable, strict, parallel_safe)]
-fn typeid_hash_extended(id: Typed, seed: i64) -> i64 {
-    crate::ulid::mix_bytes(&id.bytes(), seed as u64) as i64
-}
+crate::sqltype::comparisons!(Typed; typeid_cmp, typeid_lt, typeid_le, typeid_eq, typeid_ne,
+    typeid_ge, typeid_gt, typeid_smaller, typeid_larger, typeid_hash, typeid_hash_extended);
 
 /// The UUID alone (the prefix dropped), as idkit's Rust column types store a TypeID.
 #[pg_extern(immutable, strict, parallel_safe)]
@@ -272,6 +197,10 @@ CREATE OPERATOR > (LEFTARG = typeid, RIGHTARG = typeid, FUNCTION = typeid_gt,
 CREATE OPERATOR CLASS typeid_ops DEFAULT FOR TYPE typeid USING btree AS
     OPERATOR 1 <, OPERATOR 2 <=, OPERATOR 3 =, OPERATOR 4 >=, OPERATOR 5 >,
     FUNCTION 1 typeid_cmp(typeid, typeid);
+CREATE AGGREGATE min(typeid) (SFUNC = typeid_smaller, STYPE = typeid, SORTOP = <, PARALLEL = SAFE,
+    COMBINEFUNC = typeid_smaller);
+CREATE AGGREGATE max(typeid) (SFUNC = typeid_larger, STYPE = typeid, SORTOP = >, PARALLEL = SAFE,
+    COMBINEFUNC = typeid_larger);
 CREATE OPERATOR CLASS typeid_hash_ops DEFAULT FOR TYPE typeid USING hash AS
     OPERATOR 1 =,
     FUNCTION 1 typeid_hash(typeid),
@@ -282,6 +211,8 @@ CREATE CAST (typeid AS uuid) WITH FUNCTION typeid_to_uuid(typeid) AS ASSIGNMENT;
     name = "typeid_operators",
     requires = [
         "typeid_type",
+        typeid_smaller,
+        typeid_larger,
         typeid_cmp,
         typeid_lt,
         typeid_le,

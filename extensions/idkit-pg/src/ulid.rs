@@ -7,12 +7,7 @@ use std::ffi::{CStr, CString};
 
 use idkit_core::Codec;
 use idkit_ulid::UlidCodec;
-use pgrx::callconv::{Arg, ArgAbi, BoxRet, FcInfo};
-use pgrx::datum::Datum;
 use pgrx::pg_sys;
-use pgrx::pgrx_sql_entity_graph::metadata::{
-    ArgumentError, ReturnsError, ReturnsRef, SqlMappingRef, SqlTranslatable, TypeOrigin,
-};
 use pgrx::prelude::*;
 use pgrx::{FromDatum, IntoDatum, PgMemoryContexts};
 
@@ -30,6 +25,11 @@ impl Ulid {
 
     pub fn of(id: idkit_ulid::Ulid) -> Self {
         Self(id.0.to_be_bytes())
+    }
+
+    /// The stored and binary form: the 16 bytes.
+    pub fn bytes(self) -> [u8; 16] {
+        self.0
     }
 }
 
@@ -62,33 +62,7 @@ impl FromDatum for Ulid {
     }
 }
 
-// SAFETY: the SQL type `ulid` is made by this extension (below) and is 16 bytes.
-unsafe impl SqlTranslatable for Ulid {
-    const TYPE_IDENT: &'static str = pgrx::pgrx_resolved_type!(Ulid);
-    const TYPE_ORIGIN: TypeOrigin = TypeOrigin::ThisExtension;
-    const ARGUMENT_SQL: Result<SqlMappingRef, ArgumentError> = Ok(SqlMappingRef::literal("ulid"));
-    const RETURN_SQL: Result<ReturnsRef, ReturnsError> =
-        Ok(ReturnsRef::One(SqlMappingRef::literal("ulid")));
-}
-
-// SAFETY: arguments are read as FromDatum reads them; a strict function never sees null.
-unsafe impl<'fcx> ArgAbi<'fcx> for Ulid {
-    unsafe fn unbox_arg_unchecked(arg: Arg<'_, 'fcx>) -> Self {
-        let index = arg.index();
-        unsafe { arg.unbox_arg_using_from_datum() }
-            .unwrap_or_else(|| fail("ulid", format!("argument {index} is null")))
-    }
-}
-
-// SAFETY: returned as IntoDatum makes it.
-unsafe impl BoxRet for Ulid {
-    unsafe fn box_into<'fcx>(self, fcinfo: &mut FcInfo<'fcx>) -> Datum<'fcx> {
-        match self.into_datum() {
-            Some(datum) => unsafe { fcinfo.return_raw_datum(datum) },
-            None => fcinfo.return_null(),
-        }
-    }
-}
+crate::sqltype::sql_type!(Ulid, "ulid");
 
 extension_sql!(
     "CREATE TYPE ulid; -- a shell, completed below once its functions exist\n",
@@ -163,70 +137,8 @@ COMMENT ON TYPE ulid IS 'ULID: 48-bit Unix ms and 80 random bits, 16 bytes, time
     requires = [ulid_in, ulid_out, ulid_recv, ulid_send],
 );
 
-#[pg_extern(immutable, strict, parallel_safe)]
-fn ulid_cmp(a: Ulid, b: Ulid) -> i32 {
-    a.cmp(&b) as i32
-}
-
-#[pg_extern(immutable, strict, parallel_safe)]
-fn ulid_lt(a: Ulid, b: Ulid) -> bool {
-    a < b
-}
-
-#[pg_extern(immutable, strict, parallel_safe)]
-fn ulid_le(a: Ulid, b: Ulid) -> bool {
-    a <= b
-}
-
-#[pg_extern(immutable, strict, parallel_safe)]
-fn ulid_eq(a: Ulid, b: Ulid) -> bool {
-    a == b
-}
-
-#[pg_extern(immutable, strict, parallel_safe)]
-fn ulid_ne(a: Ulid, b: Ulid) -> bool {
-    a != b
-}
-
-#[pg_extern(immutable, strict, parallel_safe)]
-fn ulid_ge(a: Ulid, b: Ulid) -> bool {
-    a >= b
-}
-
-#[pg_extern(immutable, strict, parallel_safe)]
-fn ulid_gt(a: Ulid, b: Ulid) -> bool {
-    a > b
-}
-
-/// Bytes and a seed mixed into 64 bits (splitmix64's finalizer over each 8-byte chunk, the
-/// length last): every bit of the input moves about half the bits of the hash.
-pub fn mix_bytes(bytes: &[u8], seed: u64) -> u64 {
-    let finish = |mut z: u64| {
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
-    let start = finish(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-    let mixed = bytes.chunks(8).fold(start, |h, chunk| {
-        let mut word = [0; 8];
-        word[..chunk.len()].copy_from_slice(chunk);
-        finish(h ^ u64::from_be_bytes(word))
-    });
-    finish(mixed ^ bytes.len() as u64)
-}
-
-/// The hash a hash index and a hash join use.
-#[pg_extern(immutable, strict, parallel_safe)]
-fn ulid_hash(id: Ulid) -> i32 {
-    // The low 32 bits of the extended hash with seed 0, as PostgreSQL requires of the two.
-    mix_bytes(&id.0, 0) as u32 as i32
-}
-
-/// The seeded hash hash partitions use.
-#[pg_extern(immutable, strict, parallel_safe)]
-fn ulid_hash_extended(id: Ulid, seed: i64) -> i64 {
-    mix_bytes(&id.0, seed as u64) as i64
-}
+crate::sqltype::comparisons!(Ulid; ulid_cmp, ulid_lt, ulid_le, ulid_eq, ulid_ne, ulid_ge, ulid_gt, ulid_smaller, ulid_larger,
+    ulid_hash, ulid_hash_extended);
 
 /// The same 128 bits as a `uuid`.
 #[pg_extern(immutable, strict, parallel_safe)]
@@ -258,6 +170,10 @@ CREATE OPERATOR > (LEFTARG = ulid, RIGHTARG = ulid, FUNCTION = ulid_gt,
 CREATE OPERATOR CLASS ulid_ops DEFAULT FOR TYPE ulid USING btree AS
     OPERATOR 1 <, OPERATOR 2 <=, OPERATOR 3 =, OPERATOR 4 >=, OPERATOR 5 >,
     FUNCTION 1 ulid_cmp(ulid, ulid);
+CREATE AGGREGATE min(ulid) (SFUNC = ulid_smaller, STYPE = ulid, SORTOP = <, PARALLEL = SAFE,
+    COMBINEFUNC = ulid_smaller);
+CREATE AGGREGATE max(ulid) (SFUNC = ulid_larger, STYPE = ulid, SORTOP = >, PARALLEL = SAFE,
+    COMBINEFUNC = ulid_larger);
 CREATE OPERATOR CLASS ulid_hash_ops DEFAULT FOR TYPE ulid USING hash AS
     OPERATOR 1 =,
     FUNCTION 1 ulid_hash(ulid),
@@ -271,6 +187,8 @@ CREATE CAST (uuid AS ulid) WITH FUNCTION uuid_to_ulid(uuid) AS IMPLICIT;
     name = "ulid_operators",
     requires = [
         "ulid_type",
+        ulid_smaller,
+        ulid_larger,
         ulid_cmp,
         ulid_lt,
         ulid_le,
