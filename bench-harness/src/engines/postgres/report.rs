@@ -491,7 +491,8 @@ fn generators(rows: &[SqlGenerator], missing: Option<&str>, md: &mut String) {
           in one statement, `SELECT count(f()) FROM generate_series(1, {ids})` (the median of \
           three), then filled a fresh table of {ids} rows keyed by it as the column default, \
           `INSERT INTO t (n) SELECT g FROM generate_series(1, {ids})` (one statement, one \
-          commit); the key's index and its leaf density as `pgstatindex` reads them. `1` is \
+          commit; the median of three tables, each after a `CHECKPOINT`); the key's index \
+          and its leaf density as `pgstatindex` reads them. `1` is \
           the executor alone (an identity column for the insert). The PL/pgSQL UUIDv7 overlays \
           `gen_random_uuid()` with the millisecond, no counter. The idkit extension \
           (extensions/idkit-pg) keeps each generator's state in shared memory, one lock-free \
