@@ -76,16 +76,28 @@ impl Tokens {
         })
     }
 
-    /// True when `authorization` (the header's value) is `Bearer ` and one of the tokens.
-    /// Every token is compared in full, in time that depends on the lengths only.
+    /// True when `authorization` (the header's value) is the `Bearer` scheme and one of the
+    /// tokens. Every token is compared in full, in time that depends on the lengths only.
     pub(crate) fn accepts(&self, authorization: Option<&[u8]>) -> bool {
-        let Some(given) = authorization.and_then(|v| v.strip_prefix(b"Bearer ")) else {
+        let Some(given) = authorization.and_then(bearer_token) else {
             return false;
         };
         self.tokens
             .iter()
             .fold(false, |found, token| found | constant_time_eq(token, given))
     }
+}
+
+/// The token of an `Authorization` value in the `Bearer` scheme (RFC 6750 section 2.1): the
+/// scheme's name in any case, as RFC 7235 section 2.1 makes auth-scheme names
+/// case-insensitive, then one or more spaces, then the token.
+fn bearer_token(value: &[u8]) -> Option<&[u8]> {
+    let (scheme, rest) = value.split_at_checked(b"Bearer".len())?;
+    if !scheme.eq_ignore_ascii_case(b"Bearer") || rest.first() != Some(&b' ') {
+        return None;
+    }
+    let token = rest.trim_ascii();
+    (!token.is_empty()).then_some(token)
 }
 
 /// `a == b` without an early exit on the first differing byte.
@@ -237,7 +249,12 @@ mod tests {
         assert!(t.accepts(Some(b"Bearer new-token-0123456789")));
         assert!(!t.accepts(Some(b"Bearer new-token-012345678")));
         assert!(!t.accepts(Some(b"Bearer new-token-01234567890")));
-        assert!(!t.accepts(Some(b"bearer new-token-0123456789")));
+        // The scheme's name in any case (RFC 7235 section 2.1), one or more spaces after it.
+        assert!(t.accepts(Some(b"bearer new-token-0123456789")));
+        assert!(t.accepts(Some(b"BEARER  new-token-0123456789")));
+        assert!(!t.accepts(Some(b"Bearernew-token-0123456789")));
+        assert!(!t.accepts(Some(b"Basic new-token-0123456789")));
+        assert!(!t.accepts(Some(b"Bearer ")));
         assert!(!t.accepts(Some(b"new-token-0123456789")));
         assert!(!t.accepts(None));
     }

@@ -60,15 +60,22 @@ async fn start_with(more_toml: &str) -> Secured {
 }
 
 impl Secured {
-    /// One HTTP/1.1 request over TLS; the status code and body.
+    /// One HTTP/1.1 request over TLS with `Authorization: Bearer TOKEN`; the status code and
+    /// body.
     async fn https(&self, path: &str, token: Option<&str>) -> (u16, String) {
+        self.https_authorized(path, token.map(|t| format!("Bearer {t}")).as_deref())
+            .await
+    }
+
+    /// One HTTP/1.1 request over TLS with this `Authorization` value.
+    async fn https_authorized(&self, path: &str, authorization: Option<&str>) -> (u16, String) {
         let connector = tokio_rustls::TlsConnector::from(http::client_config(&self.ca_pem));
         let tcp = tokio::net::TcpStream::connect(self.doors.http)
             .await
             .unwrap();
         let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
         let mut tls = connector.connect(name, tcp).await.unwrap();
-        let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+        let auth = authorization.map_or(String::new(), |a| format!("Authorization: {a}\r\n"));
         tls.write_all(
             format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n{auth}Connection: close\r\n\r\n")
                 .as_bytes(),
@@ -123,14 +130,19 @@ fn counted(metrics: &str, name: &str) -> u64 {
 }
 
 fn next(token: Option<&str>) -> tonic::Request<NextRequest> {
+    next_authorized(token.map(|t| format!("Bearer {t}")).as_deref())
+}
+
+/// A call with this `authorization` value.
+fn next_authorized(authorization: Option<&str>) -> tonic::Request<NextRequest> {
     let mut request = tonic::Request::new(NextRequest {
         scheme: "twitter".into(),
         text: true,
     });
-    if let Some(token) = token {
+    if let Some(value) = authorization {
         request
             .metadata_mut()
-            .insert("authorization", format!("Bearer {token}").parse().unwrap());
+            .insert("authorization", value.parse().unwrap());
     }
     request
 }
@@ -238,6 +250,23 @@ async fn both_doors_need_tls_and_a_token() {
         2,
         "{metrics}"
     );
+    // The scheme's name in any case (RFC 7235 section 2.1), on both doors; another scheme
+    // is refused (after the counts above).
+    for scheme in ["bearer", "BEARER", "Bearer "] {
+        let value = format!("{scheme} {NEW_TOKEN}");
+        let (status, body) = s
+            .https_authorized("/v1/snowflake-twitter/next", Some(&value))
+            .await;
+        assert_eq!(status, 200, "{value}: {body}");
+        c.next(next_authorized(Some(&value))).await.unwrap();
+    }
+    let basic = format!("Basic {NEW_TOKEN}");
+    let (status, _) = s
+        .https_authorized("/v1/snowflake-twitter/next", Some(&basic))
+        .await;
+    assert_eq!(status, 401);
+    let refused = c.next(next_authorized(Some(&basic))).await.unwrap_err();
+    assert_eq!(refused.code(), Code::Unauthenticated);
     s.stop().await;
 }
 
