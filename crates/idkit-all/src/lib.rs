@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 pub mod baseline;
+pub mod convert;
 #[cfg(feature = "lease")]
 pub mod identity;
 pub mod registry;

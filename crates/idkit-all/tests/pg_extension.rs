@@ -242,20 +242,7 @@ fn copy_in_binary_carries_the_sixteen_bytes_and_round_trips() {
         assert_eq!(&out[at + 6..at + 22], &id.0.to_be_bytes());
         at += 22;
     }
-    let mut writer = c
-        .copy_in("COPY copying.b (id) FROM STDIN (FORMAT binary)")
-        .unwrap();
-    writer.write_all(&out).unwrap();
-    writer.finish().unwrap();
-    let differ: i64 = c
-        .query_one(
-            "SELECT count(*) FROM copying.a FULL JOIN copying.b USING (id)
-             WHERE a.id IS NULL OR b.id IS NULL",
-            &[],
-        )
-        .unwrap()
-        .get(0);
-    assert_eq!(differ, 0);
+    copy_back(&mut c, &out, "copying.a", "copying.b");
     // The hash class: a hash index answers an equality, a hash join joins the two tables.
     c.batch_execute(
         "CREATE INDEX a_hash ON copying.a USING hash (id);
@@ -295,6 +282,28 @@ fn copy_in_binary_carries_the_sixteen_bytes_and_round_trips() {
         "{e:?}"
     );
     c.query_one("SELECT 1", &[]).unwrap();
+}
+
+/// Copies `binary` (what `COPY from (id) TO STDOUT (FORMAT binary)` wrote) into table `to`,
+/// and checks that the two tables hold the same ids.
+fn copy_back(c: &mut Client, binary: &[u8], from: &str, to: &str) {
+    use std::io::Write;
+    let mut writer = c
+        .copy_in(&format!("COPY {to} (id) FROM STDIN (FORMAT binary)"))
+        .unwrap();
+    writer.write_all(binary).unwrap();
+    writer.finish().unwrap();
+    let differ: i64 = c
+        .query_one(
+            &format!(
+                "SELECT count(*) FROM {from} a FULL JOIN {to} b USING (id)
+                 WHERE a.id IS NULL OR b.id IS NULL"
+            ),
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(differ, 0, "{from} and {to} differ");
 }
 
 /// PostgreSQL 15's client programs, Debian's.
@@ -772,7 +781,7 @@ fn without_a_worker_id_or_the_preload_the_generators_say_what_to_set() {
 
 #[test]
 fn typeids_keep_their_prefix_in_text_binary_and_order() {
-    use std::io::{Read, Write};
+    use std::io::Read;
     let mut c = client();
     schema(&mut c, "typeids");
     c.batch_execute(
@@ -818,20 +827,7 @@ fn typeids_keep_their_prefix_in_text_binary_and_order() {
         .unwrap();
     assert_eq!(&out[21..25], &20_i32.to_be_bytes());
     assert_eq!(&out[41..45], b"user");
-    let mut writer = c
-        .copy_in("COPY typeids.copied (id) FROM STDIN (FORMAT binary)")
-        .unwrap();
-    writer.write_all(&out).unwrap();
-    writer.finish().unwrap();
-    let differ: i64 = c
-        .query_one(
-            "SELECT count(*) FROM typeids.users FULL JOIN typeids.copied USING (id)
-             WHERE users.id IS NULL OR copied.id IS NULL",
-            &[],
-        )
-        .unwrap()
-        .get(0);
-    assert_eq!(differ, 0);
+    copy_back(&mut c, &out, "typeids.users", "typeids.copied");
     // A TypeID of another type where a column wants users' is refused, with a message.
     c.execute(
         "INSERT INTO typeids.only_users VALUES (idkit_typeid('user'))",

@@ -60,6 +60,27 @@ enum Command {
     /// (Instagram's design: time from clock_timestamp(), a cycling sequence, constant
     /// fields such as the shard).
     Sql(SqlArgs),
+    /// Write an id in another scheme's form where both hold the same bits: a ULID as a UUID
+    /// and back, a TypeID as its UUIDv7 (`uuid` stands for a UUID of any version).
+    #[command(after_help = "Examples:\n  \
+        idkit convert ulid uuid 01ARZ3NDEKTSV4RRFFQ69G5FAV\n  \
+        idkit convert typeid uuid-v7 prefix_01h455vb4pex5vsknk084sn02q\n  \
+        idkit convert uuid-v7 typeid --prefix user 01890a5d-ac96-774b-bcce-b302099a8057")]
+    Convert {
+        /// The scheme the id is written in (`uuid`: any UUID).
+        from: String,
+        /// The scheme to write it in (`uuid`: the 128 bits as a UUID).
+        to: String,
+        /// The id.
+        #[arg(allow_negative_numbers = true)]
+        id: String,
+        /// The type prefix, for a TypeID target.
+        #[arg(long, value_name = "TYPE")]
+        prefix: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print the lowest and highest ids of a time, or the bounds of a time range, for a
     /// time-ordered scheme: `WHERE id >= LOWEST AND id < BELOW` selects the ids made from
     /// FROM up to TO, an index range scan on a time-ordered key.
@@ -324,6 +345,33 @@ fn run(command: Command, given: Options, out: &mut impl Write) -> Result<(), Fai
         }
         Command::Gen(args) => generate(&args, &given, out),
         Command::Serve(args) => serve(args, given),
+        Command::Convert {
+            from,
+            to,
+            id,
+            prefix,
+            json,
+        } => {
+            let mut options = Options::default();
+            if let Some(prefix) = prefix {
+                options.set_option("prefix", prefix);
+            }
+            let converted = idkit_all::convert::convert(&from, &to, &id, &options)
+                .map_err(|e| Failure::Usage(format!("{from} to {to}: {e}")))?;
+            if json {
+                let value = serde_json::json!({
+                    "from": from,
+                    "to": converted.scheme,
+                    "id": converted.id,
+                    "note": converted.note,
+                });
+                return writeln!(out, "{value}").map_err(output_failure);
+            }
+            if let Some(note) = &converted.note {
+                to_stderr(format_args!("note: {note}"));
+            }
+            writeln!(out, "{}", converted.id).map_err(output_failure)
+        }
         Command::Bounds(args) => {
             let text = bounds(&args, &given)?;
             writeln!(out, "{text}").map_err(output_failure)

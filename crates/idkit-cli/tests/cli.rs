@@ -964,3 +964,60 @@ fn bounds_refuse_what_they_cannot_bound() {
     );
     usage_error(&["bounds", "nope", "2026-11-01"], "nope");
 }
+
+#[test]
+fn convert_writes_the_same_bits_in_another_scheme() {
+    // The ULID spec's example as a UUID and back (the UUID text computed apart).
+    let o = idkit(&["convert", "ulid", "uuid", "01ARZ3NDEKTSV4RRFFQ69G5FAV"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "01563e3a-b5d3-d676-4c61-efb99302bd5b\n");
+    let o = idkit(&[
+        "convert",
+        "uuid",
+        "ulid",
+        "01563e3a-b5d3-d676-4c61-efb99302bd5b",
+    ]);
+    assert_eq!(stdout(&o), "01ARZ3NDEKTSV4RRFFQ69G5FAV\n");
+    // The TypeID spec's example and its UUIDv7, both ways.
+    let o = idkit(&[
+        "convert",
+        "typeid",
+        "uuid-v7",
+        "prefix_01h455vb4pex5vsknk084sn02q",
+    ]);
+    assert_eq!(stdout(&o), "01890a5d-ac96-774b-bcce-b302099a8057\n");
+    let typed = json(&[
+        "convert",
+        "uuid-v7",
+        "typeid",
+        "--prefix",
+        "prefix",
+        "01890a5d-ac96-774b-bcce-b302099a8057",
+        "--json",
+    ]);
+    assert_eq!(typed["id"], "prefix_01h455vb4pex5vsknk084sn02q");
+    assert!(typed["note"].is_null());
+    // A UUIDv4 as a ULID: converted, with a note on stderr that its time means nothing.
+    let o = idkit(&[
+        "convert",
+        "v4",
+        "ulid",
+        "9b2f3c1e-5d7a-4f60-8e1b-2c3d4e5f6a7b",
+    ]);
+    assert!(o.status.success());
+    assert_eq!(stdout(&o).trim().len(), 26);
+    assert!(
+        stderr(&o).starts_with("note: uuid-v4 ids carry no time"),
+        "{}",
+        stderr(&o)
+    );
+    usage_error(
+        &["convert", "twitter", "ulid", "1541815603606036480"],
+        "64 bits",
+    );
+    usage_error(
+        &["convert", "ulid", "uuid-v7", "01ARZ3NDEKTSV4RRFFQ69G5FAV"],
+        "not a uuid-v7 id",
+    );
+    usage_error(&["convert", "ulid", "uuid", "nope"], "not a ulid id");
+}
