@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the PostgreSQL extension (extensions/idkit-pg) and installs it into Debian's
-# PostgreSQL 15, installing what the build needs when it is missing: the server's headers
-# (postgresql-server-dev-15), libclang (libclang-dev, for pgrx's bindings) and cargo-pgrx at
-# the version the extension pins. Then, in a server of one's own:
+# PostgreSQL 15, installing what it needs when it is missing: the server's headers
+# (postgresql-server-dev-15), the server itself (postgresql), libclang (libclang-dev, for
+# pgrx's bindings) and cargo-pgrx at the version the extension pins. Then, in a server of one's own:
 #
 #   shared_preload_libraries = 'idkit'   # postgresql.conf; the generators need it
 #   idkit.worker_id = 1                  # for Snowflake layouts with a worker field
@@ -26,6 +26,10 @@ apt_install() {
 }
 if [ ! -x "$PG_CONFIG" ] || [ ! -e "$("$PG_CONFIG" --includedir-server 2>/dev/null)/postgres.h" ]; then
     apt_install postgresql-server-dev-15
+fi
+# The server the extension goes into (its library and extension directories), when missing.
+if [ ! -x "$("$PG_CONFIG" --bindir)/postgres" ]; then
+    apt_install postgresql postgresql-contrib
 fi
 if ! ls /usr/lib/llvm-*/lib/libclang.so* >/dev/null 2>&1 && ! ls /usr/lib/*/libclang*.so* >/dev/null 2>&1; then
     apt_install libclang-dev
