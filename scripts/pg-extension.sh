@@ -31,7 +31,8 @@ fi
 if [ ! -x "$("$PG_CONFIG" --bindir)/postgres" ]; then
     apt_install postgresql postgresql-contrib
 fi
-if ! ls /usr/lib/llvm-*/lib/libclang.so* >/dev/null 2>&1 && ! ls /usr/lib/*/libclang*.so* >/dev/null 2>&1; then
+# libclang and clang's own headers, which pgrx's bindings generator reads.
+if ! dpkg -s libclang-dev >/dev/null 2>&1; then
     apt_install libclang-dev
 fi
 if [ "$(cargo pgrx --version 2>/dev/null)" != "cargo-pgrx $pgrx_version" ]; then
