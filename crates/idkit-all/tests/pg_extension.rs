@@ -828,6 +828,69 @@ fn typeids_keep_their_prefix_in_text_binary_and_order() {
     assert_eq!(&out[21..25], &20_i32.to_be_bytes());
     assert_eq!(&out[41..45], b"user");
     copy_back(&mut c, &out, "typeids.users", "typeids.copied");
+    // idkit's Rust TypeId reads the column over the binary protocol, prefix and all, with
+    // sqlx and with postgres; a typed id checks the prefix against its marker's.
+    struct UserMarker;
+    impl idkit_core::id::Marker for UserMarker {
+        const PREFIX: &'static str = "user";
+    }
+    struct OrderMarker;
+    impl idkit_core::id::Marker for OrderMarker {
+        const PREFIX: &'static str = "order";
+    }
+    type UserId = idkit_core::id::Id<UserMarker, idkit_typeid::TypeId>;
+    type OrderId = idkit_core::id::Id<OrderMarker, idkit_typeid::TypeId>;
+    let texts: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
+    let read: Vec<idkit_typeid::TypeId> = c
+        .query("SELECT id FROM typeids.users ORDER BY id", &[])
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(
+        read.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        texts
+    );
+    let typed: UserId = c
+        .query_one("SELECT id FROM typeids.users ORDER BY id LIMIT 1", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(typed.to_string(), texts[0]);
+    let wrong = c
+        .query_one("SELECT id FROM typeids.users LIMIT 1", &[])
+        .unwrap()
+        .try_get::<_, OrderId>(0)
+        .unwrap_err();
+    assert!(format!("{wrong:?}").contains("order"), "{wrong:?}");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        use sqlx::Connection;
+        let mut conn = sqlx::PgConnection::connect(&env("IDKIT_TEST_PG_URL"))
+            .await
+            .unwrap();
+        let ids: Vec<(idkit_typeid::TypeId, UserId)> =
+            sqlx::query_as("SELECT id, id FROM typeids.users ORDER BY id")
+                .fetch_all(&mut conn)
+                .await
+                .unwrap();
+        for ((plain, typed), text) in ids.iter().zip(&texts) {
+            assert_eq!(
+                (plain.to_string(), typed.to_string()),
+                (text.clone(), text.clone())
+            );
+        }
+        let wrong = sqlx::query_as::<_, (OrderId,)>("SELECT id FROM typeids.users LIMIT 1")
+            .fetch_one(&mut conn)
+            .await
+            .unwrap_err();
+        assert!(wrong.to_string().contains("order"), "{wrong}");
+        // An id of another scheme refuses a typeid value, with a typed error.
+        let ulid = sqlx::query_as::<_, (Ulid,)>("SELECT id FROM typeids.users LIMIT 1")
+            .fetch_one(&mut conn)
+            .await
+            .unwrap_err();
+        assert!(ulid.to_string().contains("typeid value"), "{ulid}");
+    });
     // A TypeID of another type where a column wants users' is refused, with a message.
     c.execute(
         "INSERT INTO typeids.only_users VALUES (idkit_typeid('user'))",

@@ -86,6 +86,20 @@ pub trait IdType:
     /// UUID version).
     fn from_column(column: Self::Column) -> Result<Self, ParseError>;
 
+    /// The id from a database value wider than its column form: the idkit PostgreSQL
+    /// extension's `typeid`, the UUID's 16 bytes then the type prefix. Only TypeID reads it.
+    ///
+    /// # Errors
+    ///
+    /// [`ParseError`] for bytes that are not such a value, and from every id type but
+    /// TypeID's.
+    fn from_prefixed_column(bytes: &[u8]) -> Result<Self, ParseError> {
+        let _ = bytes;
+        Err(ParseError::invalid(
+            "a typeid value (a type prefix and a UUID) is not an id of this scheme",
+        ))
+    }
+
     /// Checks that the id belongs to a type named `prefix` ([`Marker::PREFIX`]). Only ids
     /// that carry a type name (TypeID) check anything.
     ///
@@ -237,6 +251,12 @@ impl<M: Marker, T: IdType> IdType for Id<M, T> {
         T::from_column(column)?
             .with_prefix(M::PREFIX)
             .map(Self::wrap)
+    }
+    /// The value's own prefix, checked against the marker's.
+    fn from_prefixed_column(bytes: &[u8]) -> Result<Self, ParseError> {
+        let id = T::from_prefixed_column(bytes)?;
+        id.check_prefix(M::PREFIX)?;
+        Ok(Self::wrap(id))
     }
     fn check_prefix(&self, prefix: &str) -> Result<(), ParseError> {
         self.id.check_prefix(prefix)
@@ -427,7 +447,13 @@ pub mod __private {
         T: IdType,
         DB: sqlx::Database,
         T::Column: sqlx::Decode<'r, DB>,
+        Vec<u8>: sqlx::Decode<'r, DB>,
     {
+        use sqlx::{TypeInfo as _, ValueRef as _};
+        if value.type_info().name() == crate::column::TYPEID_TYPE {
+            let bytes = <Vec<u8> as sqlx::Decode<'r, DB>>::decode(value)?;
+            return Ok(T::from_prefixed_column(&bytes).map_err(ColumnError::from)?);
+        }
         let column = <T::Column as sqlx::Decode<'r, DB>>::decode(value)?;
         Ok(from_column::<T>(column)?)
     }
@@ -545,6 +571,10 @@ macro_rules! id_type {
                 Self,
                 ::std::boxed::Box<dyn ::std::error::Error + Sync + Send>,
             > {
+                if ty.name() == $crate::column::TYPEID_TYPE {
+                    return Ok(<Self as $crate::id::IdType>::from_prefixed_column(raw)
+                        .map_err($crate::column::ColumnError::from)?);
+                }
                 let column = <<Self as $crate::id::IdType>::Column
                     as $crate::id::__private::postgres_types::FromSql>::from_sql(ty, raw)?;
                 Ok($crate::id::__private::from_column::<Self>(column)?)

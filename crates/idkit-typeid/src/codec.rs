@@ -9,7 +9,7 @@ use idkit_core::{
     SchemeInfo, TimeBounds,
 };
 
-use crate::prefix::Prefix;
+use crate::prefix::{MAX_PREFIX, Prefix};
 
 /// The characters of TypeID strings.
 pub(crate) const ALPHABET: Alphabet =
@@ -249,6 +249,22 @@ impl idkit_core::id::IdType for TypeId {
     }
     fn from_column(column: Self::Column) -> Result<Self, ParseError> {
         Ok(Self::new(Prefix::EMPTY, u128::from_be_bytes(column.0)))
+    }
+    /// The UUID's 16 bytes then the prefix, as the idkit PostgreSQL extension's `typeid`
+    /// carries it.
+    fn from_prefixed_column(bytes: &[u8]) -> Result<Self, ParseError> {
+        let (Some(uuid), Some(prefix)) = (bytes.get(..16), bytes.get(16..)) else {
+            return Err(ParseError::invalid_byte_length(
+                16,
+                16 + MAX_PREFIX,
+                bytes.len(),
+            ));
+        };
+        let prefix = core::str::from_utf8(prefix)
+            .map_err(|_| ParseError::invalid("a type prefix that is not text"))?;
+        let mut array = [0; 16];
+        array.copy_from_slice(uuid);
+        Ok(Self::new(Prefix::new(prefix)?, u128::from_be_bytes(array)))
     }
     fn check_prefix(&self, prefix: &str) -> Result<(), ParseError> {
         if self.prefix.as_str() == prefix {

@@ -88,6 +88,13 @@ macro_rules! sqlx_bigint {
 #[cfg(any(feature = "postgres", feature = "sqlx-postgres"))]
 const ULID_TYPE: &str = "ulid";
 
+/// The type name of the idkit PostgreSQL extension's `typeid`: the UUID's 16 bytes then the
+/// type prefix on the binary protocol, which a TypeID reads whole
+/// ([`IdType::from_prefixed_column`](crate::id::IdType::from_prefixed_column)); it is only
+/// read, never written (a TypeID is written as its UUID).
+#[doc(hidden)]
+pub const TYPEID_TYPE: &str = "typeid";
+
 #[cfg(feature = "sqlx-mysql")]
 mod sqlx_mysql;
 #[cfg(feature = "sqlx-postgres")]

@@ -50,7 +50,9 @@ impl<const N: usize> FromSql<'_> for Bytes<N> {
     fn from_sql(_ty: &Type, raw: &[u8]) -> Result<Self, BoxError> {
         Ok(Self::from_slice(raw)?)
     }
+    // Read from the extension's `typeid` too: the id types read it whole (a TypeID) or
+    // refuse it with a typed error.
     fn accepts(ty: &Type) -> bool {
-        accepts_bytes::<N>(ty)
+        accepts_bytes::<N>(ty) || (N == 16 && ty.name() == super::TYPEID_TYPE)
     }
 }

@@ -22,7 +22,9 @@ impl<const N: usize> Type<Postgres> for Bytes<N> {
     fn compatible(ty: &PgTypeInfo) -> bool {
         <Vec<u8> as Type<Postgres>>::compatible(ty)
             || (N == 16
-                && (<uuid::Uuid as Type<Postgres>>::compatible(ty) || ty.name() == ULID_TYPE))
+                && (<uuid::Uuid as Type<Postgres>>::compatible(ty)
+                    || ty.name() == ULID_TYPE
+                    || ty.name() == super::TYPEID_TYPE))
     }
 }
 
