@@ -90,6 +90,12 @@ fn codec(scheme: &str) -> Box<dyn DynCodec + Send + Sync> {
 
 /// The id of a 64-bit scheme stored as `bigint`.
 fn raw_bigint(id: i64, scheme: &str) -> RawId {
+    bigint_scheme(scheme);
+    RawId::from_u64(id as u64)
+}
+
+/// Checks that `scheme`'s ids are 64 bits, as a `bigint` column holds them.
+fn bigint_scheme(scheme: &str) {
     let bits = registry::find(scheme)
         .unwrap_or_else(|e| fail("scheme", e))
         .info()
@@ -100,7 +106,6 @@ fn raw_bigint(id: i64, scheme: &str) -> RawId {
             format!("its ids are {bits} bits, not a bigint: pass them as text"),
         );
     }
-    RawId::from_u64(id as u64)
 }
 
 /// A decoded id's time, or the error for a scheme without one.
@@ -270,7 +275,7 @@ fn idkit_snowflake_lowest(
     at: TimestampWithTimeZone,
     layout: default!(&str, "'snowflake-twitter'"),
 ) -> i64 {
-    let _ = raw_bigint(0, layout);
+    bigint_scheme(layout);
     bigint_of(layout, bounds(layout, at).lowest)
 }
 
@@ -280,7 +285,7 @@ fn idkit_snowflake_highest(
     at: TimestampWithTimeZone,
     layout: default!(&str, "'snowflake-twitter'"),
 ) -> i64 {
-    let _ = raw_bigint(0, layout);
+    bigint_scheme(layout);
     bigint_of(layout, bounds(layout, at).highest)
 }
 
