@@ -340,8 +340,8 @@ CREATE CAST (typeid AS timestamptz) WITH FUNCTION idkit_time(typeid);
 "#,
     name = "time_casts",
     requires = [
-        "ulid_operators",
-        "typeid_operators",
+        "ulid_type",
+        "typeid_type",
         idkit_time_ulid,
         idkit_time_typeid
     ],

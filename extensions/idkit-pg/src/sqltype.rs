@@ -1,6 +1,9 @@
 //! What the extension's SQL types (`ulid`, `typeid`) share: how pgrx passes them in and out
-//! of functions, their comparison and hash functions, and the hash itself. The SQL that
-//! makes each type and its operator classes stays beside the type: it is the type's own.
+//! of functions, their comparison and hash functions, the hash itself, and the SQL that
+//! makes their operators, operator classes and `min`/`max` from those functions. The SQL
+//! that makes each type and its casts stays beside the type: it is the type's own.
+
+use pgrx::prelude::*;
 
 /// The SQL name of a Rust type made by this extension, and how functions take and return
 /// it (as its `FromDatum` and `IntoDatum` read and write it).
@@ -116,6 +119,49 @@ macro_rules! comparisons {
 }
 
 pub(crate) use {comparisons, sql_type};
+
+// Each type's six operators, btree and hash operator classes and `min`/`max`, made from the
+// functions `comparisons!` defines for it (`<type>_lt`, `<type>_cmp`, ...). Written once and
+// made for each type by name; `finalize` runs it after every type and function exists.
+extension_sql!(
+    r#"
+DO $$
+DECLARE
+    t text;
+BEGIN
+    FOREACH t IN ARRAY ARRAY['ulid', 'typeid'] LOOP
+        EXECUTE format($f$
+CREATE OPERATOR < (LEFTARG = %1$I, RIGHTARG = %1$I, FUNCTION = %1$s_lt,
+    COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+CREATE OPERATOR <= (LEFTARG = %1$I, RIGHTARG = %1$I, FUNCTION = %1$s_le,
+    COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+CREATE OPERATOR = (LEFTARG = %1$I, RIGHTARG = %1$I, FUNCTION = %1$s_eq,
+    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
+CREATE OPERATOR <> (LEFTARG = %1$I, RIGHTARG = %1$I, FUNCTION = %1$s_ne,
+    COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
+CREATE OPERATOR >= (LEFTARG = %1$I, RIGHTARG = %1$I, FUNCTION = %1$s_ge,
+    COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
+CREATE OPERATOR > (LEFTARG = %1$I, RIGHTARG = %1$I, FUNCTION = %1$s_gt,
+    COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+CREATE OPERATOR CLASS %1$s_ops DEFAULT FOR TYPE %1$I USING btree AS
+    OPERATOR 1 <, OPERATOR 2 <=, OPERATOR 3 =, OPERATOR 4 >=, OPERATOR 5 >,
+    FUNCTION 1 %1$s_cmp(%1$I, %1$I);
+CREATE AGGREGATE min(%1$I) (SFUNC = %1$s_smaller, STYPE = %1$I, SORTOP = <,
+    PARALLEL = SAFE, COMBINEFUNC = %1$s_smaller);
+CREATE AGGREGATE max(%1$I) (SFUNC = %1$s_larger, STYPE = %1$I, SORTOP = >,
+    PARALLEL = SAFE, COMBINEFUNC = %1$s_larger);
+CREATE OPERATOR CLASS %1$s_hash_ops DEFAULT FOR TYPE %1$I USING hash AS
+    OPERATOR 1 =,
+    FUNCTION 1 %1$s_hash(%1$I),
+    FUNCTION 2 %1$s_hash_extended(%1$I, bigint);
+$f$, t);
+    END LOOP;
+END
+$$;
+"#,
+    name = "operators",
+    finalize,
+);
 
 /// Bytes and a seed mixed into 64 bits (splitmix64's finalizer over each 8-byte chunk, the
 /// length last): every bit of the input moves about half the bits of the hash.

@@ -181,47 +181,8 @@ fn idkit_typeid_of(prefix: &str, uuid: pgrx::Uuid) -> Typed {
 
 extension_sql!(
     r#"
-CREATE OPERATOR < (LEFTARG = typeid, RIGHTARG = typeid, FUNCTION = typeid_lt,
-    COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
-CREATE OPERATOR <= (LEFTARG = typeid, RIGHTARG = typeid, FUNCTION = typeid_le,
-    COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
-CREATE OPERATOR = (LEFTARG = typeid, RIGHTARG = typeid, FUNCTION = typeid_eq,
-    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
-CREATE OPERATOR <> (LEFTARG = typeid, RIGHTARG = typeid, FUNCTION = typeid_ne,
-    COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
-CREATE OPERATOR >= (LEFTARG = typeid, RIGHTARG = typeid, FUNCTION = typeid_ge,
-    COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
-CREATE OPERATOR > (LEFTARG = typeid, RIGHTARG = typeid, FUNCTION = typeid_gt,
-    COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
-
-CREATE OPERATOR CLASS typeid_ops DEFAULT FOR TYPE typeid USING btree AS
-    OPERATOR 1 <, OPERATOR 2 <=, OPERATOR 3 =, OPERATOR 4 >=, OPERATOR 5 >,
-    FUNCTION 1 typeid_cmp(typeid, typeid);
-CREATE AGGREGATE min(typeid) (SFUNC = typeid_smaller, STYPE = typeid, SORTOP = <, PARALLEL = SAFE,
-    COMBINEFUNC = typeid_smaller);
-CREATE AGGREGATE max(typeid) (SFUNC = typeid_larger, STYPE = typeid, SORTOP = >, PARALLEL = SAFE,
-    COMBINEFUNC = typeid_larger);
-CREATE OPERATOR CLASS typeid_hash_ops DEFAULT FOR TYPE typeid USING hash AS
-    OPERATOR 1 =,
-    FUNCTION 1 typeid_hash(typeid),
-    FUNCTION 2 typeid_hash_extended(typeid, bigint);
-
 CREATE CAST (typeid AS uuid) WITH FUNCTION typeid_to_uuid(typeid) AS ASSIGNMENT;
 "#,
-    name = "typeid_operators",
-    requires = [
-        "typeid_type",
-        typeid_smaller,
-        typeid_larger,
-        typeid_cmp,
-        typeid_lt,
-        typeid_le,
-        typeid_eq,
-        typeid_ne,
-        typeid_ge,
-        typeid_gt,
-        typeid_hash,
-        typeid_hash_extended,
-        typeid_to_uuid
-    ],
+    name = "typeid_casts",
+    requires = ["typeid_type", typeid_to_uuid],
 );

@@ -154,51 +154,11 @@ fn uuid_to_ulid(id: pgrx::Uuid) -> Ulid {
 
 extension_sql!(
     r#"
-CREATE OPERATOR < (LEFTARG = ulid, RIGHTARG = ulid, FUNCTION = ulid_lt,
-    COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
-CREATE OPERATOR <= (LEFTARG = ulid, RIGHTARG = ulid, FUNCTION = ulid_le,
-    COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
-CREATE OPERATOR = (LEFTARG = ulid, RIGHTARG = ulid, FUNCTION = ulid_eq,
-    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
-CREATE OPERATOR <> (LEFTARG = ulid, RIGHTARG = ulid, FUNCTION = ulid_ne,
-    COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
-CREATE OPERATOR >= (LEFTARG = ulid, RIGHTARG = ulid, FUNCTION = ulid_ge,
-    COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
-CREATE OPERATOR > (LEFTARG = ulid, RIGHTARG = ulid, FUNCTION = ulid_gt,
-    COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
-
-CREATE OPERATOR CLASS ulid_ops DEFAULT FOR TYPE ulid USING btree AS
-    OPERATOR 1 <, OPERATOR 2 <=, OPERATOR 3 =, OPERATOR 4 >=, OPERATOR 5 >,
-    FUNCTION 1 ulid_cmp(ulid, ulid);
-CREATE AGGREGATE min(ulid) (SFUNC = ulid_smaller, STYPE = ulid, SORTOP = <, PARALLEL = SAFE,
-    COMBINEFUNC = ulid_smaller);
-CREATE AGGREGATE max(ulid) (SFUNC = ulid_larger, STYPE = ulid, SORTOP = >, PARALLEL = SAFE,
-    COMBINEFUNC = ulid_larger);
-CREATE OPERATOR CLASS ulid_hash_ops DEFAULT FOR TYPE ulid USING hash AS
-    OPERATOR 1 =,
-    FUNCTION 1 ulid_hash(ulid),
-    FUNCTION 2 ulid_hash_extended(ulid, bigint);
-
 CREATE CAST (ulid AS uuid) WITH FUNCTION ulid_to_uuid(ulid) AS ASSIGNMENT;
 -- Implicit one way: a driver that sends a 16-byte id as `uuid` compares and stores it in a
 -- `ulid` column as it does in a `uuid` one.
 CREATE CAST (uuid AS ulid) WITH FUNCTION uuid_to_ulid(uuid) AS IMPLICIT;
 "#,
-    name = "ulid_operators",
-    requires = [
-        "ulid_type",
-        ulid_smaller,
-        ulid_larger,
-        ulid_cmp,
-        ulid_lt,
-        ulid_le,
-        ulid_eq,
-        ulid_ne,
-        ulid_ge,
-        ulid_gt,
-        ulid_hash,
-        ulid_hash_extended,
-        ulid_to_uuid,
-        uuid_to_ulid
-    ],
+    name = "ulid_casts",
+    requires = ["ulid_type", ulid_to_uuid, uuid_to_ulid],
 );
