@@ -42,25 +42,44 @@ pub static ENTRIES: &[&Entry] = &[
     &idkit_typeid::DEFINITION,
 ];
 
-/// Every scheme compiled in.
+/// More schemes that are read, decoded and found by name, but not measured by the harness
+/// nor served unless named: the other UUID versions. Only `uuid-v6` has a generator; the
+/// others' `build` says how their ids are made ([`BuildErrorKind::NoGenerator`]).
+pub static MORE: &[&Entry] = &[
+    #[cfg(feature = "uuid")]
+    &idkit_uuid::definition::UUID_V1,
+    #[cfg(feature = "uuid")]
+    &idkit_uuid::definition::UUID_V3,
+    #[cfg(feature = "uuid")]
+    &idkit_uuid::definition::UUID_V5,
+    #[cfg(feature = "uuid")]
+    &idkit_uuid::definition::UUID_V6,
+    #[cfg(feature = "uuid")]
+    &idkit_uuid::definition::UUID_V8,
+];
+
+/// The schemes compiled in that the harness measures and the service serves by default
+/// ([`ENTRIES`]).
 pub fn schemes() -> &'static [&'static Entry] {
     ENTRIES
 }
 
-/// The scheme with this stable name or alias (ASCII case-insensitive).
+/// Every scheme compiled in, [`ENTRIES`] then [`MORE`]: what `idkit schemes` lists and
+/// `idkit inspect` tries.
+pub fn all() -> impl Iterator<Item = &'static Entry> {
+    ENTRIES.iter().chain(MORE).copied()
+}
+
+/// The scheme with this stable name or alias (ASCII case-insensitive), of [`all`].
 ///
 /// # Errors
 ///
 /// [`BuildErrorKind::UnknownScheme`] listing the stable names.
 pub fn find(name: &str) -> Result<&'static Entry, BuildError> {
-    ENTRIES
-        .iter()
-        .copied()
-        .find(|e| e.is_called(name))
-        .ok_or_else(|| {
-            let known: Vec<&str> = ENTRIES.iter().map(|e| e.name()).collect();
-            BuildError::unknown_scheme(name, &known)
-        })
+    all().find(|e| e.is_called(name)).ok_or_else(|| {
+        let known: Vec<&str> = all().map(|e| e.name()).collect();
+        BuildError::unknown_scheme(name, &known)
+    })
 }
 
 /// Every identity field any registered scheme takes, once each by name, with the schemes

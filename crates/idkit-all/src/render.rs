@@ -108,8 +108,7 @@ pub fn info_json(info: &SchemeInfo, aliases: &[&str], summary: &str) -> Value {
 
 /// Every registered scheme's facts as a JSON array (`idkit schemes --json`).
 pub fn schemes_json() -> String {
-    let all: Vec<Value> = registry::schemes()
-        .iter()
+    let all: Vec<Value> = registry::all()
         .map(|e| info_json(&e.info(), e.aliases(), e.summary()))
         .collect();
     Value::Array(all).to_string()

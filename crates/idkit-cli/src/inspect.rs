@@ -34,7 +34,7 @@ const FORMS: [Format; 5] = [
 
 /// The widths of the registered schemes, in bits, narrowest first.
 fn widths() -> Vec<u32> {
-    let mut bits: Vec<u32> = registry::schemes().iter().map(|e| e.info().bits).collect();
+    let mut bits: Vec<u32> = registry::all().map(|e| e.info().bits).collect();
     bits.sort_unstable();
     bits.dedup();
     bits
@@ -77,7 +77,7 @@ fn readings(id: &str) -> Result<Vec<Candidate>, String> {
     let hex_width = id.bytes().all(|b| b.is_ascii_hexdigit())
         && widths.iter().any(|&bits| id.len() == bits as usize / 4);
     let mut found: Vec<Candidate> = Vec::new();
-    for entry in registry::schemes() {
+    for entry in registry::all() {
         let info = entry.info();
         // The codec alone: inspecting builds no generator and opens no store.
         let codec = entry.codec();
@@ -126,8 +126,7 @@ fn no_reading(id: &str, all_digits: bool, widths: &[u32]) -> String {
     if all_digits {
         let why = if id.len() > 1 && id.starts_with('0') {
             // Too long for every decimal scheme's own string, and no byte form has them.
-            let decimal = registry::schemes()
-                .iter()
+            let decimal = registry::all()
                 .filter(|e| e.info().alphabet == Alphabet::DECIMAL)
                 .max_by_key(|e| e.info().bits);
             let own = match decimal.map(|e| (e.name(), e.codec().parse_raw(id))) {
@@ -137,8 +136,7 @@ fn no_reading(id: &str, all_digits: bool, widths: &[u32]) -> String {
             format!("no scheme reads it{own}, and an id's bytes in decimal have no leading zeros")
         } else if let Err(e) = render::parse_id(id, Format::Decimal, widest_bits) {
             // A number without leading zeros fails at every width only by its size.
-            let widest = registry::schemes()
-                .iter()
+            let widest = registry::all()
                 .filter(|e| e.info().bits == widest_bits)
                 .map(|e| e.name())
                 .collect::<Vec<_>>()
@@ -151,8 +149,7 @@ fn no_reading(id: &str, all_digits: bool, widths: &[u32]) -> String {
         };
         return format!("cannot tell the scheme of {}: {why}", quoted(id));
     }
-    let forms: Vec<String> = registry::schemes()
-        .iter()
+    let forms: Vec<String> = registry::all()
         .map(|e| (e.name(), e.info()))
         .filter(|(_, i)| i.alphabet != Alphabet::DECIMAL)
         .map(|(name, i)| format!("{name} ({} {})", i.string_len, i.alphabet.name()))

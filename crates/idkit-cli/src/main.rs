@@ -81,6 +81,25 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Make the name-based UUID of NAME in NAMESPACE: version 5 (SHA-1 of the namespace's 16
+    /// bytes and the name's UTF-8), or version 3 (MD5) with --v3 (RFC 9562 sections 5.3 and
+    /// 5.5). The same namespace and name always give the same id.
+    #[command(after_help = "Examples:\n  \
+        idkit uuid-name dns www.example.com\n  \
+        idkit uuid-name --v3 url https://example.com/orders/17\n  \
+        idkit uuid-name 6ba7b811-9dad-11d1-80b4-00c04fd430c8 order-17")]
+    UuidName {
+        /// The namespace: dns, url, oid, x500, or any UUID.
+        namespace: String,
+        /// The name, whose UTF-8 bytes are hashed as given.
+        name: String,
+        /// Version 3 (MD5) instead of 5 (SHA-1).
+        #[arg(long)]
+        v3: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print the lowest and highest ids of a time, or the bounds of a time range, for a
     /// time-ordered scheme: `WHERE id >= LOWEST AND id < BELOW` selects the ids made from
     /// FROM up to TO, an index range scan on a time-ordered key.
@@ -371,6 +390,32 @@ fn run(command: Command, given: Options, out: &mut impl Write) -> Result<(), Fai
                 to_stderr(format_args!("note: {note}"));
             }
             writeln!(out, "{}", converted.id).map_err(output_failure)
+        }
+        Command::UuidName {
+            namespace,
+            name,
+            v3,
+            json,
+        } => {
+            use idkit_all::uuid::versions;
+            let ns = versions::namespace(&namespace).map_err(|e| {
+                Failure::Usage(format!("namespace {}: {e}", render::quoted(&namespace)))
+            })?;
+            let (version, id) = if v3 {
+                (3, versions::v3(&ns, name.as_bytes()))
+            } else {
+                (5, versions::v5(&ns, name.as_bytes()))
+            };
+            if json {
+                let value = serde_json::json!({
+                    "scheme": format!("uuid-v{version}"),
+                    "namespace": ns.to_string(),
+                    "name": name,
+                    "id": id.to_string(),
+                });
+                return writeln!(out, "{value}").map_err(output_failure);
+            }
+            writeln!(out, "{id}").map_err(output_failure)
         }
         Command::Bounds(args) => {
             let text = bounds(&args, &given)?;

@@ -96,7 +96,7 @@ pub fn schemes_table() -> String {
         "cap/s per generator".to_owned(),
         "time runs out".to_owned(),
     ]];
-    for entry in registry::schemes() {
+    for entry in registry::all() {
         let info = entry.info();
         rows.push([
             entry.name().to_owned(),

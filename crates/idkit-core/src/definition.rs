@@ -282,6 +282,10 @@ pub enum BuildErrorKind {
     InvalidValue,
     /// Something the scheme needs could not be opened (its store).
     Unavailable,
+    /// The scheme's ids are read but made by no generator: from a name or the caller's own
+    /// bits (UUIDv3, v5, v8), or on other machines (UUIDv1). The message says how to make
+    /// one.
+    NoGenerator,
 }
 
 /// Why a scheme could not be found or built. One lowercase line, starting with the

@@ -533,7 +533,8 @@ pub enum ComposeErrorKind {
     UnknownField,
     /// The timestamp is outside the layout's range.
     TimeOutOfRange,
-    /// The scheme has no time field, so no id stands for a time (UUIDv4, range ids).
+    /// No range of the scheme's ids stands for a time: it has no time field (UUIDv4, range
+    /// ids), or its bytes do not sort by it (UUIDv1).
     NoTime,
 }
 
@@ -575,7 +576,29 @@ impl ComposeError {
 
     /// `scheme` has no time field.
     pub fn no_time(scheme: &'static str) -> Self {
-        Self(ComposeRepr::NoTime { scheme })
+        Self(ComposeRepr::NoTime {
+            scheme,
+            unordered: false,
+        })
+    }
+
+    /// The same error naming `scheme`, where it names one.
+    pub(crate) fn naming(self, scheme: &'static str) -> Self {
+        match self.0 {
+            ComposeRepr::NoTime { unordered, .. } => {
+                Self(ComposeRepr::NoTime { scheme, unordered })
+            }
+            other => Self(other),
+        }
+    }
+
+    /// `scheme`'s ids hold a time but their bytes do not sort by it (UUIDv1): the ids of one
+    /// time are not one range. Its kind is [`ComposeErrorKind::NoTime`].
+    pub fn not_time_ordered(scheme: &'static str) -> Self {
+        Self(ComposeRepr::NoTime {
+            scheme,
+            unordered: true,
+        })
     }
 
     /// What kind of failure this is.
@@ -616,10 +639,12 @@ enum ComposeRepr {
         /// The last representable time, Unix milliseconds.
         last_ms: u64,
     },
-    /// The scheme has no time field.
+    /// The scheme has no time field, or does not sort by it.
     NoTime {
         /// The scheme's name.
         scheme: &'static str,
+        /// It has a time, but its ids do not sort by it.
+        unordered: bool,
     },
 }
 
@@ -642,10 +667,21 @@ impl fmt::Display for ComposeError {
                 f,
                 "timestamp out of range: {timestamp_ms} is outside {first_ms}..={last_ms} (Unix ms)"
             ),
-            R::NoTime { scheme } => write!(
+            R::NoTime {
+                scheme,
+                unordered: false,
+            } => write!(
                 f,
                 "{scheme} ids carry no time, so no id stands for a time: time bounds are for \
                  time-ordered schemes"
+            ),
+            R::NoTime {
+                scheme,
+                unordered: true,
+            } => write!(
+                f,
+                "{scheme} ids carry a time but do not sort by it, so the ids of one time are \
+                 not one range: time bounds are for time-ordered schemes"
             ),
         }
     }

@@ -718,10 +718,7 @@ impl<C: Codec + fmt::Debug> DynCodec for CodecOnly<C> {
         match self.codec.bounds_at(timestamp_ms, fields) {
             Ok(b) => Ok(b.map(|id| self.codec.to_raw(id))),
             // The default's error names the scheme from its facts.
-            Err(e) if e.kind() == crate::ComposeErrorKind::NoTime => {
-                Err(ComposeError::no_time(self.info.name))
-            }
-            Err(e) => Err(e),
+            Err(e) => Err(e.naming(self.info.name)),
         }
     }
 }

@@ -2,6 +2,7 @@
 
 mod codec;
 mod generator;
+pub mod versions;
 
 pub use idkit_core;
 pub use idkit_core::id::{Id, Marker};
@@ -10,12 +11,16 @@ pub use uuid::Uuid;
 
 pub use codec::UuidCodec;
 pub use generator::{AtomicUuidV7, UuidV4, UuidV7, V7Layout};
+pub use versions::UuidV6;
 
-/// The registry definitions: `uuid-v4` and `uuid-v7`.
+/// The registry definitions: `uuid-v4` and `uuid-v7`, the versions idkit measures and
+/// serves by default, and the others (`uuid-v1`, `uuid-v3`, `uuid-v5`, `uuid-v6`,
+/// `uuid-v8`), read and decoded by name; of those, `uuid-v6` has a generator.
 pub mod definition {
-    use idkit_core::{Erased, PlainDef};
+    use idkit_core::definition::{BuildError, BuildErrorKind, Options, Scheme, SchemeDef};
+    use idkit_core::{DynCodec, Erased, PlainDef, SchemeInfo};
 
-    use crate::{AtomicUuidV7, UuidCodec, UuidV4};
+    use crate::{AtomicUuidV7, UuidCodec, UuidV4, UuidV6};
 
     /// UUID version 4.
     pub static UUID_V4: PlainDef<UuidCodec> = PlainDef {
@@ -35,5 +40,120 @@ pub mod definition {
         codec: UuidCodec::V7,
         info: || UuidCodec::V7.info(),
         generator: || Box::new(Erased::new(AtomicUuidV7::new(), UuidCodec::V7)),
+    };
+
+    /// A UUID version read by name, made by `build` where it has a generator.
+    #[derive(Debug)]
+    pub struct VersionDef {
+        /// Stable name.
+        pub name: &'static str,
+        /// Short names that find it too.
+        pub aliases: &'static [&'static str],
+        /// One line for listings.
+        pub summary: &'static str,
+        /// Reads, writes and decodes ids.
+        pub codec: UuidCodec,
+        /// Makes the generator, or says how ids of this version are made.
+        pub build: fn() -> Result<Scheme, BuildError>,
+    }
+
+    impl SchemeDef for VersionDef {
+        fn name(&self) -> &'static str {
+            self.name
+        }
+        fn aliases(&self) -> &'static [&'static str] {
+            self.aliases
+        }
+        fn summary(&self) -> &'static str {
+            self.summary
+        }
+        fn info(&self) -> SchemeInfo {
+            self.codec.info()
+        }
+        fn codec(&self) -> Box<dyn DynCodec + Send + Sync> {
+            Box::new(idkit_core::CodecOnly::new(self.codec, self.info()))
+        }
+        fn build(&self, options: &Options) -> Result<Scheme, BuildError> {
+            options.check_against(self)?;
+            (self.build)()
+        }
+    }
+
+    fn made_elsewhere(scheme: &'static str, how: &str) -> Result<Scheme, BuildError> {
+        Err(BuildError::new(
+            BuildErrorKind::NoGenerator,
+            scheme,
+            format!("no generator: {how}"),
+        ))
+    }
+
+    /// UUID version 1, read only.
+    pub static UUID_V1: VersionDef = VersionDef {
+        name: "uuid-v1",
+        aliases: &["uuid1", "v1"],
+        summary: "UUID version 1: 60-bit time in 100 ns since 1582, clock sequence, MAC address (read only)",
+        codec: UuidCodec::V1,
+        build: || {
+            made_elsewhere(
+                "uuid-v1",
+                "its node is a MAC address; make uuid-v6 (the same fields, sorted by time) or uuid-v7",
+            )
+        },
+    };
+
+    /// UUID version 3: from a namespace and a name, MD5.
+    pub static UUID_V3: VersionDef = VersionDef {
+        name: "uuid-v3",
+        aliases: &["uuid3", "v3"],
+        summary: "UUID version 3: MD5 of a namespace and a name",
+        codec: UuidCodec::V3,
+        build: || {
+            made_elsewhere(
+                "uuid-v3",
+                "made from a namespace and a name: idkit uuid-name --v3 NAMESPACE NAME",
+            )
+        },
+    };
+
+    /// UUID version 5: from a namespace and a name, SHA-1.
+    pub static UUID_V5: VersionDef = VersionDef {
+        name: "uuid-v5",
+        aliases: &["uuid5", "v5"],
+        summary: "UUID version 5: SHA-1 of a namespace and a name",
+        codec: UuidCodec::V5,
+        build: || {
+            made_elsewhere(
+                "uuid-v5",
+                "made from a namespace and a name: idkit uuid-name NAMESPACE NAME",
+            )
+        },
+    };
+
+    /// UUID version 6, made by [`UuidV6`].
+    pub static UUID_V6: VersionDef = VersionDef {
+        name: "uuid-v6",
+        aliases: &["uuid6", "v6"],
+        summary: "UUID version 6: 60-bit time in 100 ns since 1582, random clock sequence and node",
+        codec: UuidCodec::V6,
+        build: || {
+            let generator = UuidV6::new().map_err(|e| {
+                BuildError::new(BuildErrorKind::Unavailable, "uuid-v6", e.to_string())
+            })?;
+            Ok(Box::new(Erased::new(generator, UuidCodec::V6)))
+        },
+    };
+
+    /// UUID version 8: 122 bits of the maker's own.
+    pub static UUID_V8: VersionDef = VersionDef {
+        name: "uuid-v8",
+        aliases: &["uuid8", "v8"],
+        summary: "UUID version 8: 122 bits of the maker's own layout",
+        codec: UuidCodec::V8,
+        build: || {
+            made_elsewhere(
+                "uuid-v8",
+                "its 122 bits are the maker's own (idkit_uuid::versions::v8 in Rust)",
+            )
+        },
     };
 }
