@@ -170,9 +170,9 @@ step "loom model check of the lock-free Snowflake generator"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
     cargo test -p idkit-snowflake --test loom --release
 
-step "loom model check of the shared millisecond-and-counter word (UUIDv7, ULID, TypeID, TSID, ObjectId)"
+step "loom model check of the shared millisecond-and-counter word (UUIDv7, ULID, TypeID, TSID, ObjectId) and UUIDv6's tick word"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
-    cargo test -p idkit-core --test loom --release
+    cargo test -p idkit-core -p idkit-uuid --test loom --release
 
 step "loom model check of the ticker clock's rest (a read while its thread rests is never late)"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \

@@ -17,7 +17,11 @@
 //! # Ok::<(), idkit_core::ParseError>(())
 //! ```
 
-use core::sync::atomic::{AtomicU64, Ordering};
+// The v6 generator's atomic: loom's under `--cfg loom`, so the model checker explores it.
+#[cfg(loom)]
+use loom::sync::atomic::{AtomicU64, Ordering};
+#[cfg(not(loom))]
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use idkit_core::random::{RandomSource, ThreadRandom};
 use idkit_core::{
