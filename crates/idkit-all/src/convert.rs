@@ -98,7 +98,8 @@ impl std::error::Error for ConvertError {}
 /// [`ConvertError`]: an unknown scheme or bad option, an id that is not one of `from`'s,
 /// schemes of different widths, or bits that are not an id of `to` (a UUID of the wrong
 /// version). A UUIDv4 read as a ULID converts, with a [`Converted::note`] that its time
-/// means nothing.
+/// means nothing. `uuid-v1` and `uuid-v6` convert into each other by reordering the time's
+/// bits: the one pair whose conversion changes the bits.
 pub fn convert(
     from: &str,
     to: &str,
@@ -122,6 +123,10 @@ pub fn convert(
     }
     let entry = registry::find(to).map_err(ConvertError::Scheme)?;
     let info = entry.info();
+    #[cfg(feature = "uuid")]
+    if let Some(converted) = time_based(from_name, info.name, &raw) {
+        return converted;
+    }
     let width = bits(raw.as_bytes().len());
     if width != info.bits {
         return Err(ConvertError::DoesNotFit {
@@ -148,6 +153,34 @@ pub fn convert(
         id: text,
         note,
     })
+}
+
+/// A version 1 UUID as version 6 and back: the same time, clock sequence and node, the
+/// time's bits reordered (RFC 9562 section 5.6). `None` for any other pair.
+#[cfg(feature = "uuid")]
+fn time_based(
+    from: &'static str,
+    to: &'static str,
+    raw: &RawId,
+) -> Option<Result<Converted, ConvertError>> {
+    use idkit_uuid::{Uuid, versions};
+    let reorder = match (from, to) {
+        ("uuid-v1", "uuid-v6") => versions::v1_to_v6,
+        ("uuid-v6", "uuid-v1") => versions::v6_to_v1,
+        _ => return None,
+    };
+    let id = raw
+        .to_u128()
+        .and_then(|bits| reorder(Uuid::from_u128(bits)))
+        .map_err(|error| ConvertError::Parse {
+            scheme: from,
+            error,
+        });
+    Some(id.map(|id| Converted {
+        scheme: to,
+        id: id.to_string(),
+        note: None,
+    }))
 }
 
 /// The source's name, the id's bits, and whether they hold a time.

@@ -149,10 +149,29 @@ fn no_reading(id: &str, all_digits: bool, widths: &[u32]) -> String {
         };
         return format!("cannot tell the scheme of {}: {why}", quoted(id));
     }
-    let forms: Vec<String> = registry::all()
-        .map(|e| (e.name(), e.info()))
-        .filter(|(_, i)| i.alphabet != Alphabet::DECIMAL)
-        .map(|(name, i)| format!("{name} ({} {})", i.string_len, i.alphabet.name()))
+    // Schemes written alike are named together: the UUID versions share one form.
+    let mut shapes: Vec<(Vec<&str>, String)> = Vec::new();
+    for e in registry::all().filter(|e| e.info().alphabet != Alphabet::DECIMAL) {
+        let info = e.info();
+        let shape = format!("{} {}", info.string_len, info.alphabet.name());
+        match shapes.iter_mut().find(|(_, s)| *s == shape) {
+            Some((names, _)) => names.push(e.name()),
+            None => shapes.push((vec![e.name()], shape)),
+        }
+    }
+    let forms: Vec<String> = shapes
+        .iter()
+        .map(|(names, shape)| {
+            // `uuid-v4/v7/v1`: a name after the first loses the family it shares with it.
+            let family = names[0].rsplit_once('-').map_or("", |(f, _)| f);
+            let rest = names[1..].iter().map(|n| {
+                n.strip_prefix(family)
+                    .and_then(|n| n.strip_prefix('-'))
+                    .unwrap_or(n)
+            });
+            let names: Vec<&str> = std::iter::once(names[0]).chain(rest).collect();
+            format!("{} ({shape})", names.join("/"))
+        })
         .collect();
     format!(
         "cannot tell the scheme of {}: expected a number, the string of one of {}, or an id's \

@@ -55,14 +55,17 @@ fn schemes_lists_every_scheme_with_its_facts() {
     let o = idkit(&["schemes"]);
     assert!(o.status.success());
     let text = stdout(&o);
-    for name in schemes() {
+    // The measured schemes and the other UUID versions.
+    let listed: Vec<&str> = idkit_all::registry::all().map(|e| e.name()).collect();
+    assert!(listed.len() > schemes().len() && listed.contains(&"uuid-v5"));
+    for name in &listed {
         assert!(text.contains(name), "{name} missing from\n{text}");
     }
     assert!(text.contains("10889-08-02"), "full dates past year 9999");
     let o = idkit(&["schemes", "--json"]);
     let all: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let all = all.as_array().unwrap();
-    assert_eq!(all.len(), schemes().len());
+    assert_eq!(all.len(), listed.len());
     let twitter = &all[0];
     assert_eq!(twitter["name"], "snowflake-twitter");
     assert_eq!(twitter["cap_ids_per_sec"], 4_096_000);
@@ -1020,4 +1023,88 @@ fn convert_writes_the_same_bits_in_another_scheme() {
         "not a uuid-v7 id",
     );
     usage_error(&["convert", "ulid", "uuid", "nope"], "not a ulid id");
+}
+
+#[test]
+fn every_uuid_version_is_read_and_the_made_ones_are_made() {
+    // RFC 9562 appendix A.1: version 1's time, clock sequence and node.
+    let v1 = json(&[
+        "decode",
+        "uuid-v1",
+        "C232AB00-9414-11EC-B3C8-9F6BDECED846",
+        "--json",
+    ]);
+    assert_eq!(v1["timestamp_ms"], 1_645_557_742_000u64);
+    assert_eq!(v1["fields"]["clock_seq"], 0x33C8);
+    assert_eq!(v1["fields"]["node"], "9f6bdeced846");
+    // Appendix A.5: inspect names version 6 alone, with the same time.
+    let o = idkit(&["inspect", "1ec9414c-232a-6b00-b3c8-9f6bdeced846"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("uuid-v6") && out.contains("2022-02-22T19:22:22.000Z"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("uuid-v7") && !out.contains("uuid-v1"),
+        "{out}"
+    );
+    // Appendix A.2 and A.4: names made into ids, versions 3 and 5.
+    let o = idkit(&["uuid-name", "dns", "www.example.com"]);
+    assert_eq!(stdout(&o), "2ed6657d-e927-568b-95e1-2665a8aea6a2\n");
+    let o = idkit(&["uuid-name", "--v3", "DNS", "www.example.com"]);
+    assert_eq!(stdout(&o), "5df41881-3aed-3515-88a7-2f4a814cf09e\n");
+    let made = json(&[
+        "uuid-name",
+        "--json",
+        "6ba7b811-9dad-11d1-80b4-00c04fd430c8",
+        "http://python.org/",
+    ]);
+    // Python's uuid.uuid5(uuid.NAMESPACE_URL, "http://python.org/").
+    assert_eq!(made["id"], "4c565f0d-3f5a-5890-b41b-20cf47701c5e");
+    assert_eq!(made["scheme"], "uuid-v5");
+    // A namespace that is neither a name nor a UUID is refused, with what it may be.
+    let o = idkit(&["uuid-name", "example.com", "x"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("a namespace is dns, url, oid, x500 or a UUID"),
+        "{}",
+        stderr(&o)
+    );
+    // Version 6 is generated, increasing, and converts to version 1 and back.
+    let o = idkit(&["gen", "uuid-v6", "-n", "3"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ids: Vec<String> = stdout(&o).lines().map(str::to_owned).collect();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+    let o = idkit(&["convert", "uuid-v6", "uuid-v1", &ids[0]]);
+    let v1 = stdout(&o);
+    let o = idkit(&["convert", "uuid-v1", "uuid-v6", v1.trim()]);
+    assert_eq!(stdout(&o).trim(), ids[0]);
+    let o = idkit(&[
+        "convert",
+        "uuid-v1",
+        "uuid-v6",
+        "c232ab00-9414-11ec-b3c8-9f6bdeced846",
+    ]);
+    assert_eq!(stdout(&o), "1ec9414c-232a-6b00-b3c8-9f6bdeced846\n");
+    // Versions without a generator say how their ids are made.
+    for (scheme, how) in [
+        ("uuid-v5", "idkit uuid-name"),
+        ("uuid-v3", "idkit uuid-name --v3"),
+        ("uuid-v1", "make uuid-v6"),
+        ("uuid-v8", "maker's own"),
+    ] {
+        let o = idkit(&["gen", scheme]);
+        assert_eq!(o.status.code(), Some(2), "{scheme}");
+        assert!(stderr(&o).contains(how), "{scheme}: {}", stderr(&o));
+    }
+    // Version 6 has time bounds that hold its ids; version 1 has none, and says why.
+    let o = idkit(&["bounds", "uuid-v6", "2022-02-22T19:22:22Z"]);
+    assert!(
+        stdout(&o).contains("lowest  1ec9414c-232a-6b00-8000-000000000000"),
+        "{}",
+        stdout(&o)
+    );
+    let o = idkit(&["bounds", "uuid-v1", "2022-02-22"]);
+    assert!(stderr(&o).contains("do not sort by it"), "{}", stderr(&o));
 }

@@ -171,8 +171,9 @@ pub fn unix_ms(id: Uuid) -> Option<u64> {
 /// A version 1 or 6 UUID's 14-bit clock sequence and 48-bit node.
 pub fn clock_seq_and_node(id: Uuid) -> Option<(u16, u64)> {
     matches!(id.get_version_num(), 1 | 6).then(|| {
-        let n = id.as_u128();
-        (((n >> 48) & 0x3fff) as u16, (n & 0xffff_ffff_ffff) as u64)
+        let (_, low) = id.as_u64_pair();
+        let clock_seq = u16::try_from((low >> 48) & 0x3fff).unwrap_or(0);
+        (clock_seq, low & 0xffff_ffff_ffff)
     })
 }
 
@@ -266,8 +267,8 @@ impl<C: Clock> UuidV6<C> {
     ///
     /// The random source's error when it cannot draw.
     pub fn with_source(clock: C, random: &impl RandomSource) -> Result<Self, GenerateError> {
-        let bits = random.u128()?;
-        Ok(Self::with_low(clock, (bits & u128::from(u64::MAX)) as u64))
+        let (_, low) = Uuid::from_u128(random.u128()?).as_u64_pair();
+        Ok(Self::with_low(clock, low))
     }
 
     /// A generator whose clock sequence and node come from `bits`' low 62 bits (the variant
