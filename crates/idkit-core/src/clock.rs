@@ -76,6 +76,15 @@ pub trait Clock: Send + Sync + Debug {
         true
     }
 
+    /// The current time in nanoseconds since 1970-01-01T00:00:00Z, for a layout that keeps
+    /// part of the millisecond (UUIDv7's RFC 9562 method 3). By default [`now_ms`]'s
+    /// millisecond with no fraction; [`SystemClock`] reads the wall clock's nanoseconds.
+    ///
+    /// [`now_ms`]: Clock::now_ms
+    fn now_ns(&self) -> u64 {
+        self.now_ms().saturating_mul(1_000_000)
+    }
+
     /// The `Instant` at which this clock will read `target_ms`, where the clock knows it
     /// (the clocks of this module do; `None` by default). The async API
     /// ([`nonblocking`](crate::nonblocking)) uses it to end a short wait on time.
@@ -92,6 +101,10 @@ macro_rules! forward_clock {
             #[inline]
             fn now_ms(&self) -> u64 {
                 (**self).now_ms()
+            }
+            #[inline]
+            fn now_ns(&self) -> u64 {
+                (**self).now_ns()
             }
             fn wait_until_ms(&self, target_ms: u64) -> u64 {
                 (**self).wait_until_ms(target_ms)
@@ -131,6 +144,15 @@ pub struct SystemClock;
 impl Clock for SystemClock {
     fn now_ms(&self) -> u64 {
         wall_ms()
+    }
+
+    /// The wall clock to the nanosecond (as the operating system keeps it), saturating past
+    /// the year 2554.
+    fn now_ns(&self) -> u64 {
+        let since = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or(Duration::ZERO);
+        u64::try_from(since.as_nanos()).unwrap_or(u64::MAX)
     }
 
     /// Sleeps for as long as the wall clock says is left (to the microsecond), spinning

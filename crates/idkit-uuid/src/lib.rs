@@ -2,6 +2,7 @@
 
 mod codec;
 mod generator;
+mod sub_ms;
 pub mod versions;
 
 pub use idkit_core;
@@ -11,16 +12,19 @@ pub use uuid::Uuid;
 
 pub use codec::UuidCodec;
 pub use generator::{AtomicUuidV7, UuidV4, UuidV7, V7Layout};
+pub use sub_ms::{UuidV7SubMs, sub_ms_time};
 pub use versions::UuidV6;
 
 /// The registry definitions: `uuid-v4` and `uuid-v7`, the versions idkit measures and
 /// serves by default, and the others (`uuid-v1`, `uuid-v3`, `uuid-v5`, `uuid-v6`,
 /// `uuid-v8`), read and decoded by name; of those, `uuid-v6` has a generator.
 pub mod definition {
-    use idkit_core::definition::{BuildError, BuildErrorKind, Options, Scheme, SchemeDef};
+    use idkit_core::definition::{
+        BuildError, BuildErrorKind, OptionSpec, Options, Scheme, SchemeDef,
+    };
     use idkit_core::{DynCodec, Erased, PlainDef, SchemeInfo};
 
-    use crate::{AtomicUuidV7, UuidCodec, UuidV4, UuidV6};
+    use crate::{AtomicUuidV7, UuidCodec, UuidV4, UuidV6, UuidV7SubMs};
 
     /// UUID version 4.
     pub static UUID_V4: PlainDef<UuidCodec> = PlainDef {
@@ -32,15 +36,55 @@ pub mod definition {
         generator: || Box::new(Erased::new(UuidV4::new(), UuidCodec::V4)),
     };
 
-    /// UUID version 7, monotonic; shared without a lock ([`AtomicUuidV7`]).
-    pub static UUID_V7: PlainDef<UuidCodec> = PlainDef {
-        name: "uuid-v7",
-        aliases: &["uuid7", "v7"],
-        summary: "UUID version 7: 48-bit Unix ms, 74-bit monotonic random counter",
-        codec: UuidCodec::V7,
-        info: || UuidCodec::V7.info(),
-        generator: || Box::new(Erased::new(AtomicUuidV7::new(), UuidCodec::V7)),
-    };
+    /// UUID version 7, shared without a lock: by default monotonic by a counter
+    /// ([`AtomicUuidV7`], RFC 9562 section 6.2 method 2); with the option `v7-method` set
+    /// to `sub-ms`, by the millisecond's fraction ([`UuidV7SubMs`], method 3).
+    pub static UUID_V7: V7Def = V7Def;
+
+    /// The `uuid-v7` scheme and its `v7-method` option.
+    #[derive(Debug)]
+    pub struct V7Def;
+
+    const V7_OPTIONS: &[OptionSpec] = &[OptionSpec {
+        name: "v7-method",
+        value: "METHOD",
+        help: "how UUIDv7 ids of one millisecond increase: counter (RFC 9562 section 6.2 \
+               method 2: rand_a and rand_b count up; the default) or sub-ms (method 3: 12 bits \
+               of the millisecond's fraction in rand_a, as PostgreSQL 18's uuidv7())",
+    }];
+
+    impl SchemeDef for V7Def {
+        fn name(&self) -> &'static str {
+            "uuid-v7"
+        }
+        fn aliases(&self) -> &'static [&'static str] {
+            &["uuid7", "v7"]
+        }
+        fn summary(&self) -> &'static str {
+            "UUID version 7: 48-bit Unix ms, 74-bit monotonic random counter (or 12 bits of \
+             the ms's fraction, --v7-method sub-ms)"
+        }
+        fn info(&self) -> SchemeInfo {
+            UuidCodec::V7.info()
+        }
+        fn codec(&self) -> Box<dyn DynCodec + Send + Sync> {
+            Box::new(idkit_core::CodecOnly::new(UuidCodec::V7, self.info()))
+        }
+        fn options(&self) -> &'static [OptionSpec] {
+            V7_OPTIONS
+        }
+        fn build(&self, options: &Options) -> Result<Scheme, BuildError> {
+            options.check_against(self)?;
+            match options.get("v7-method").unwrap_or("counter") {
+                "counter" => Ok(Box::new(Erased::new(AtomicUuidV7::new(), UuidCodec::V7))),
+                "sub-ms" => Ok(Box::new(Erased::new(UuidV7SubMs::new(), UuidCodec::V7))),
+                other => Err(BuildError::invalid(
+                    "uuid-v7",
+                    format!("v7-method {other:?}: expected counter or sub-ms"),
+                )),
+            }
+        }
+    }
 
     /// A UUID version read by name, made by `build` where it has a generator.
     #[derive(Debug)]

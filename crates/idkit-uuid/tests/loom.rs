@@ -1,5 +1,5 @@
-//! Model check of the lock-free UUIDv6 generator: loom explores the interleavings of threads
-//! racing on its one atomic word (the last 100 ns tick issued). Run with
+//! Model check of the lock-free UUIDv6 and method-3 UUIDv7 generators: loom explores the
+//! interleavings of threads racing on each one's atomic word (the last time issued). Run with
 //! `RUSTFLAGS="--cfg loom" cargo test -p idkit-uuid --test loom --release`.
 #![cfg(loom)]
 
@@ -38,5 +38,42 @@ fn two_threads_share_the_tick_word() {
         let later = generator.next_id().unwrap();
         assert!(all.iter().all(|&id| id < later));
         assert_eq!(versions::unix_ms(later), Some(1_001));
+    });
+}
+
+/// The same race on UUIDv7 by method 3's time word: every id distinct, each thread's
+/// increasing, all of the clock's millisecond.
+#[test]
+fn two_threads_share_the_sub_millisecond_word() {
+    use idkit_core::random::SeededRandom;
+    use idkit_uuid::UuidV7SubMs;
+    loom::model(|| {
+        let clock = std::sync::Arc::new(ManualClock::new(1_000));
+        let generator = Arc::new(UuidV7SubMs::with_source(
+            std::sync::Arc::clone(&clock),
+            SeededRandom::new(5),
+        ));
+        let handles: Vec<_> = (0..2)
+            .map(|_| {
+                let generator = Arc::clone(&generator);
+                thread::spawn(move || {
+                    (0..2)
+                        .map(|_| generator.next_id().unwrap())
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let ids: Vec<Vec<_>> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+        let mut all = Vec::new();
+        for own in ids {
+            assert!(own[0] < own[1]);
+            assert!(own.iter().all(|id| id.as_u128() >> 80 == 1_000));
+            all.extend(own);
+        }
+        // The 60-bit times alone are distinct: four steps of the one millisecond.
+        let mut times: Vec<u128> = all.iter().map(|id| id.as_u128() >> 64).collect();
+        times.sort_unstable();
+        times.dedup();
+        assert_eq!(times.len(), 4);
     });
 }
