@@ -134,6 +134,22 @@ pub fn build(entry: &Entry, n: u64) -> Result<Scheme, Error> {
     Ok(entry.build(&options)?)
 }
 
+/// A registry scheme with an option set, measured beside the schemes as a row of its own:
+/// its label, the scheme, the option and its value.
+pub const SUB_MS: (&str, &str, &str, &str) = ("uuid-v7-sub-ms", "uuid-v7", "v7-method", "sub-ms");
+
+/// A generator of [`SUB_MS`]: `uuid-v7` by RFC 9562's method 3.
+///
+/// # Errors
+///
+/// The registry's error when `uuid-v7` is not compiled in or refuses the option.
+pub fn build_sub_ms() -> Result<Scheme, Error> {
+    let (_, scheme, option, value) = SUB_MS;
+    let mut options = idkit_all::registry::Options::default();
+    options.set_option(option, value);
+    Ok(idkit_all::registry::find(scheme)?.build(&options)?)
+}
+
 /// The file of the range allocator's store in the report's runs.
 pub const RANGE_STORE: &str = "idkit-report-range.sqlite3";
 

@@ -6,7 +6,7 @@ use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
 use idkit_all::registry::{Entry, Scheme};
-use idkit_core::{Coordination, GenerateError, RawId};
+use idkit_core::{Coordination, GenerateError, RawId, SchemeInfo};
 use serde::Serialize;
 
 use crate::{Error, Params, Progress};
@@ -56,11 +56,23 @@ pub fn measure(
     params: &Params,
     progress: &Progress,
 ) -> Result<Vec<PropRow>, Error> {
-    let bar = progress.bar("properties", entries.len());
+    let sub_ms = entries
+        .iter()
+        .find(|e| e.name() == crate::generation::SUB_MS.1);
+    let bar = progress.bar("properties", entries.len() + usize::from(sub_ms.is_some()));
     let mut rows = Vec::new();
     for entry in entries {
         bar.set_message(entry.name());
-        rows.push(measure_one(*entry, params)?);
+        let build = |n| crate::generation::build(*entry, n);
+        rows.push(measure_one(entry.name(), entry.info(), &build, params)?);
+        bar.inc(1);
+    }
+    // UUIDv7 by RFC 9562's method 3, beside the counter's `uuid-v7`, when that is measured.
+    if let Some(v7) = sub_ms {
+        let label = crate::generation::SUB_MS.0;
+        bar.set_message(label);
+        let build = |_| crate::generation::build_sub_ms();
+        rows.push(measure_one(label, v7.info(), &build, params)?);
         bar.inc(1);
     }
     let distinct_dups: usize = rows.iter().map(|r| r.unique_duplicates).sum();
@@ -84,12 +96,16 @@ pub fn measure(
     Ok(rows)
 }
 
-fn measure_one(entry: &Entry, params: &Params) -> Result<PropRow, Error> {
-    let name = entry.name();
-    let info = entry.info();
-
+/// One row: `build(n)` makes a generator with identity `n` (the same one for a scheme
+/// without identities).
+fn measure_one(
+    name: &'static str,
+    info: SchemeInfo,
+    build: &dyn Fn(u64) -> Result<Scheme, Error>,
+    params: &Params,
+) -> Result<PropRow, Error> {
     // Size: from generated ids, not from the scheme's own facts.
-    let probe = crate::generation::build(entry, 0)?;
+    let probe = build(0)?;
     let (mut len_min, mut len_max, mut bytes) = (usize::MAX, 0, 0);
     for _ in 0..1_000 {
         let id = probe.next_raw().map_err(Error::generate(name))?;
@@ -103,10 +119,10 @@ fn measure_one(entry: &Entry, params: &Params) -> Result<PropRow, Error> {
     let generators = |count: usize| -> Result<Vec<Scheme>, Error> {
         if store {
             // Generators of a store-coordinated scheme draw from one store.
-            return Ok(vec![crate::generation::build(entry, 0)?]);
+            return Ok(vec![build(0)?]);
         }
         (0..u64::try_from(count).unwrap_or(u64::MAX))
-            .map(|n| crate::generation::build(entry, n))
+            .map(build)
             .collect()
     };
 
@@ -138,10 +154,7 @@ fn measure_one(entry: &Entry, params: &Params) -> Result<PropRow, Error> {
         Coordination::Store => "two instances",
         _ => "independent",
     };
-    let pair = [
-        crate::generation::build(entry, 0)?,
-        crate::generation::build(entry, 0)?,
-    ];
+    let pair = [build(0)?, build(0)?];
     let pair_ids = run_tagged(name, &pick(&pair, 2), params.collision_ids, None)?;
 
     Ok(PropRow {

@@ -85,7 +85,12 @@ fn quick_profile_writes_a_complete_report() {
     ] {
         let (header, rows) = read_csv(&dir.0.join("data").join(file));
         let seen: BTreeSet<&str> = column(&header, &rows, "scheme").into_iter().collect();
-        assert_eq!(seen, schemes, "{file}");
+        let mut expected = schemes.clone();
+        if file == "properties.csv" {
+            // uuid-v7 by RFC 9562's method 3 has a row of its own there.
+            expected.insert(bench_harness::generation::SUB_MS.0);
+        }
+        assert_eq!(seen, expected, "{file}");
     }
 
     let (h, rows) = read_csv(&dir.0.join("data/generation.csv"));

@@ -803,12 +803,18 @@ pub fn servers<E: Engine>(
 /// per id, no counter, so ids of one millisecond arrive in random order.
 pub const UUID_V7_RANDOM: &str = "uuid-v7-random";
 
+/// UUIDv7 by RFC 9562 section 6.2's method 3, as PostgreSQL 18's `uuidv7()` makes it:
+/// idkit's `uuid-v7` with `v7-method = sub-ms` ([`crate::generation::SUB_MS`]), the
+/// millisecond's fraction in `rand_a` and fresh random bits in `rand_b`.
+pub const UUID_V7_SUB_MS: &str = crate::generation::SUB_MS.0;
+
 /// The schemes of the multi-writer runs, with their widths in bits: each engine keys them
 /// by its own binary type for that width.
-pub const CONCURRENT: [(&str, u32); 5] = [
+pub const CONCURRENT: [(&str, u32); 6] = [
     ("snowflake-twitter", 64),
     ("uuid-v7", 128),
     (UUID_V7_RANDOM, 128),
+    (UUID_V7_SUB_MS, 128),
     ("ulid", 128),
     ("uuid-v4", 128),
 ];
@@ -861,8 +867,8 @@ pub fn signed_keys(scheme: &'static str, ids: &[RawId]) -> Result<Vec<i64>, Erro
 }
 
 /// One writer's batches: ids of a generator of `scheme` with worker id `worker` (schemes
-/// with an identity; the others need none), or UUIDv7 with random low bits
-/// ([`UUID_V7_RANDOM`]), made at the moment the writer asks for them and bound as the
+/// with an identity; the others need none), UUIDv7 with random low bits
+/// ([`UUID_V7_RANDOM`]), or UUIDv7 by method 3 ([`UUID_V7_SUB_MS`]), made at the moment the writer asks for them and bound as the
 /// engine's keys by `keys`.
 ///
 /// # Errors
@@ -878,12 +884,16 @@ pub fn producer<K>(
     if scheme == UUID_V7_RANDOM {
         return Ok(Box::new(move |n| keys(&uuid_v7_random(n))));
     }
-    let entry = entries
-        .iter()
-        .find(|e| e.name() == scheme)
-        .ok_or_else(|| setup(format!("{scheme} is not in the registry")))?;
-    let generator = crate::generation::build(*entry, worker)?;
-    let name = entry.name();
+    let generator = if scheme == UUID_V7_SUB_MS {
+        crate::generation::build_sub_ms()?
+    } else {
+        let entry = entries
+            .iter()
+            .find(|e| e.name() == scheme)
+            .ok_or_else(|| setup(format!("{scheme} is not in the registry")))?;
+        crate::generation::build(*entry, worker)?
+    };
+    let name = scheme;
     Ok(Box::new(move |n| {
         let mut ids = vec![RawId::default(); n];
         generator

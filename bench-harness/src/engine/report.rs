@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use super::roundtrip::RoundTrip;
 use super::shape::ShapeRun;
-use super::{Engine, InsertResults, Measured, Run, RunOf, Stamp, UUID_V7_RANDOM};
+use super::{Engine, InsertResults, Measured, Run, RunOf, Stamp, UUID_V7_RANDOM, UUID_V7_SUB_MS};
 use crate::collisions::CollisionRow;
 use crate::generation::Generation;
 use crate::machine::{Machine, Primitive};
@@ -185,6 +185,31 @@ pub(crate) fn arrival<R: InsertResults>(results: &R, writers: usize) -> Option<[
         results.live(UUID_V7_RANDOM, writers)?,
         results.live("uuid-v4", 1)?,
     ])
+}
+
+/// The clause on RFC 9562's method 3 ([`UUID_V7_SUB_MS`]) from one writer and from `writers`,
+/// their fill and `splits` (in the engine's words); empty where either run is missing, as in
+/// data measured before it was.
+pub(crate) fn sub_ms_clause<R: InsertResults>(
+    results: &R,
+    writers: usize,
+    splits: impl Fn(&RunOf<R>) -> String,
+) -> String {
+    let (Some(one), Some(many)) = (
+        results.live(UUID_V7_SUB_MS, 1),
+        results.live(UUID_V7_SUB_MS, writers),
+    ) else {
+        return String::new();
+    };
+    format!(
+        " RFC 9562's method 3 (`{UUID_V7_SUB_MS}`: 12 bits of the millisecond's fraction in \
+         `rand_a` and fresh random bits below, as PostgreSQL 18's `uuidv7()` makes them) filled \
+         them to {} from one writer and {} from {writers}, with {} and {}.",
+        pct(one.leaf_fill),
+        pct(many.leaf_fill),
+        splits(one),
+        splits(many)
+    )
 }
 
 /// The log each of [`arrival`]'s runs wrote per 1,000 rows, in the engine's word for its log

@@ -118,6 +118,23 @@ const LEASES: Table<LeaseRow> = Table(&[
     text("per renewal", |l| l.per_renewal.clone()),
 ]);
 
+/// The sentence naming the schemes the registry reads by name but the report does not
+/// measure (`registry::MORE`: the other UUID versions); empty when there are none.
+fn not_measured() -> String {
+    let more: Vec<String> = idkit_all::registry::MORE
+        .iter()
+        .map(|e| format!("`{}`", e.name()))
+        .collect();
+    if more.is_empty() {
+        return String::new();
+    }
+    format!(
+        " The registry also reads {}, the other UUID versions, by name; they are not measured \
+         here.",
+        listed(more.iter().map(String::as_str))
+    )
+}
+
 fn header(r: &Results<'_>, md: &mut String) {
     let pragmas = r.named(SQLITE).map_or(&[][..], |e| e.settings());
     let m = r.machine;
@@ -126,8 +143,8 @@ fn header(r: &Results<'_>, md: &mut String) {
         md,
         "# idkit: unique-id schemes compared\n\n\
          Every scheme in the idkit registry, measured on one machine in one run: how fast ids \
-         are made, how they order and collide, and what they cost as B-tree keys in {}. Every \
-         number below comes from this run, except where a section names its source (an \
+         are made, how they order and collide, and what they cost as B-tree keys in {}.{} \
+         Every number below comes from this run, except where a section names its source (an \
          engine's runs carried forward when no server was given for it, the worker-identity \
          figures); `data/` holds them all, `charts/` draws them.\n\n\
          ## Environment\n\n\
@@ -135,6 +152,7 @@ fn header(r: &Results<'_>, md: &mut String) {
          | CPU | {} |\n| cores | {} |\n| memory | {:.1} GiB |\n| OS | {} |\n| toolchain | {} |\n\
          | git revision | `{}` |\n| profile | `{}` |\n| command | `{}` |\n| date | {} |\n",
         listed(ENGINES.iter().map(|e| e.report_name())),
+        not_measured(),
         m.cpu,
         m.cores,
         m.memory_bytes as f64 / 1_073_741_824.0,
@@ -325,6 +343,24 @@ fn properties(r: &Results<'_>, md: &mut String) {
          distinct-identity run is independent generators, and their duplicates are real \
          (Mastodon itself makes ids inside one database, per table, not in many processes).\n"
     );
+    let find = |name: &str| r.properties.iter().find(|p| p.scheme == name);
+    let (label, scheme, option, value) = crate::generation::SUB_MS;
+    if let (Some(sub), Some(counter)) = (find(label), find(scheme)) {
+        let _ = writeln!(
+            md,
+            "`{label}` is `{scheme}` with `{option} = {value}`: RFC 9562's method 3, 12 bits of \
+             the millisecond's fraction in `rand_a` (a step of about 244 ns, read from the \
+             system clock) and fresh random bits below, as PostgreSQL 18's `uuidv7()` makes \
+             them. Across {} generators its ids inverted {} of pairs with a largest \
+             displacement of {:.3} ms, against {} and {:.3} ms for the counter within the \
+             millisecond (method 2).\n",
+            sub.order_generators,
+            small_pct(sub.inverted_pair_fraction),
+            sub.max_displacement_ms,
+            small_pct(counter.inverted_pair_fraction),
+            counter.max_displacement_ms
+        );
+    }
 }
 
 const PROPERTIES: Table<PropRow> = Table(&[

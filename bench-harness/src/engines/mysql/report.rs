@@ -151,7 +151,7 @@ fn arrival(r: &Results<'_>, md: &mut String) {
         "\n**What several writers do.** `uuid-v7` from one writer filled its leaves to {} with \
          {:.2} splits per 1,000 rows; from {writers} writers, to {} with {:.2}. Without a \
          counter, `{UUID_V7_RANDOM}` filled them to {} (one writer) and {} ({writers} \
-         writers), against uuid-v4's {}.{} {}. {}{random_finding}\n",
+         writers), against uuid-v4's {}.{}{} {}. {}{random_finding}\n",
         pct(c1.leaf_fill),
         c1.splits_per_1k(),
         pct(cn.leaf_fill),
@@ -159,6 +159,10 @@ fn arrival(r: &Results<'_>, md: &mut String) {
         pct(r1.leaf_fill),
         pct(rn.leaf_fill),
         pct(v4.leaf_fill),
+        report::sub_ms_clause(&*my, writers, |b| format!(
+            "{:.2} splits per 1,000 rows",
+            b.splits_per_1k()
+        )),
         s1.zip(sn).map_or(String::new(), |(a, b)| format!(
             " Snowflake ids with distinct worker ids: {} and {}.",
             pct(a.leaf_fill),

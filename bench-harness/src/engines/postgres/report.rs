@@ -132,7 +132,7 @@ fn arrival(r: &Results<'_>, md: &mut String) {
              writer filled its leaves to {} with {} splits; from {writers} writers, {} with {} \
              splits. Without a counter, `{UUID_V7_RANDOM}` filled them to {} (one writer) and \
              {} ({writers} writers), with {} and {} splits, against uuid-v4's {} and {} \
-             splits. {}{}.\n",
+             splits.{} {}{}.\n",
             pct(c1.leaf_fill),
             c1.splits(),
             pct(cn.leaf_fill),
@@ -143,6 +143,7 @@ fn arrival(r: &Results<'_>, md: &mut String) {
             rn.splits(),
             pct(v4.leaf_fill),
             v4.splits(),
+            report::sub_ms_clause(&*pg, writers, |b| format!("{} splits", b.splits())),
             report::arrival_log("WAL", runs),
             if cn.wal_per_1k().max(rn.wal_per_1k()) < 0.75 * v4.wal_per_1k() {
                 ": keys out of order within a millisecond cost density, not the WAL that keys \
