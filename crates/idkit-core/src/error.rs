@@ -3,8 +3,18 @@
 //! Messages are one lowercase line that says what was wrong and what was expected, so the
 //! CLI and the HTTP service can show them as they are.
 
+use alloc::borrow::Cow;
 use core::fmt;
-use std::borrow::Cow;
+use core::time::Duration;
+
+use crate::prelude::*;
+
+/// When a deferred wait on a clock ends, where the clock knows it: an `Instant` with `std`;
+/// without it no clock knows one.
+#[cfg(feature = "std")]
+type WaitEnd = std::time::Instant;
+#[cfg(not(feature = "std"))]
+type WaitEnd = core::convert::Infallible;
 
 /// Why a generator could not issue an id: an opaque error with a [`kind`](Self::kind), so
 /// that new failure modes can be added without breaking callers.
@@ -77,10 +87,10 @@ enum GenerateRepr {
     /// The generator would have to wait `left` and was asked not to (inside the async
     /// API); after `give_up` in all, the wait ends with `Unavailable` and its message.
     WouldWait {
-        left: std::time::Duration,
+        left: Duration,
         /// When the wait ends, where the clock knows it.
-        at: Option<std::time::Instant>,
-        give_up: Option<(std::time::Duration, String)>,
+        at: Option<WaitEnd>,
+        give_up: Option<(Duration, String)>,
     },
 }
 
@@ -191,10 +201,7 @@ impl GenerateError {
     /// Generators that wait on a clock call
     /// [`nonblocking::wait_for`](crate::nonblocking::wait_for), which makes this error;
     /// one that waits on something else (a store) makes it itself.
-    pub fn would_wait(
-        left: std::time::Duration,
-        give_up: Option<(std::time::Duration, String)>,
-    ) -> Self {
+    pub fn would_wait(left: Duration, give_up: Option<(Duration, String)>) -> Self {
         Self(GenerateRepr::WouldWait {
             left,
             at: None,
@@ -205,10 +212,8 @@ impl GenerateError {
     /// A wait on a clock that ends at `at`: [`would_wait`](Self::would_wait) with the
     /// instant, so that a short wait can end on time rather than on the async timer's
     /// next millisecond.
-    pub(crate) fn would_wait_until(
-        left: std::time::Duration,
-        at: Option<std::time::Instant>,
-    ) -> Self {
+    #[cfg(feature = "std")]
+    pub(crate) fn would_wait_until(left: Duration, at: Option<WaitEnd>) -> Self {
         Self(GenerateRepr::WouldWait {
             left,
             at,
@@ -222,11 +227,7 @@ impl GenerateError {
     #[allow(clippy::type_complexity)]
     pub(crate) fn deferred(
         &self,
-    ) -> Option<(
-        std::time::Duration,
-        Option<std::time::Instant>,
-        Option<&(std::time::Duration, String)>,
-    )> {
+    ) -> Option<(Duration, Option<WaitEnd>, Option<&(Duration, String)>)> {
         match &self.0 {
             GenerateRepr::WouldWait { left, at, give_up } => Some((*left, *at, give_up.as_ref())),
             _ => None,
@@ -334,7 +335,7 @@ impl fmt::Display for GenerateError {
     }
 }
 
-impl std::error::Error for GenerateError {}
+impl core::error::Error for GenerateError {}
 
 /// Why a string or a raw value is not a valid id of a scheme: an opaque error with a
 /// [`kind`](Self::kind).
@@ -516,7 +517,7 @@ impl fmt::Display for ParseError {
     }
 }
 
-impl std::error::Error for ParseError {}
+impl core::error::Error for ParseError {}
 
 /// Why an id could not be composed from explicit parts: an opaque error with a
 /// [`kind`](Self::kind).
@@ -687,7 +688,7 @@ impl fmt::Display for ComposeError {
     }
 }
 
-impl std::error::Error for ComposeError {}
+impl core::error::Error for ComposeError {}
 
 /// `error`'s message followed by those of the errors that caused it, joined by `": "`: one
 /// line that says what failed and why. Some errors name only what failed (the `postgres`
@@ -703,7 +704,7 @@ impl std::error::Error for ComposeError {}
 ///         f.write_str("error connecting to server")
 ///     }
 /// }
-/// impl std::error::Error for Connect {
+/// impl core::error::Error for Connect {
 ///     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
 ///         Some(&self.0)
 ///     }
@@ -712,7 +713,7 @@ impl std::error::Error for ComposeError {}
 /// assert_eq!(e.to_string(), "error connecting to server");
 /// assert_eq!(idkit_core::with_causes(&e), "error connecting to server: Connection refused");
 /// ```
-pub fn with_causes(error: &dyn std::error::Error) -> String {
+pub fn with_causes(error: &dyn core::error::Error) -> String {
     let mut line = error.to_string();
     let mut cause = error.source();
     while let Some(e) = cause {
@@ -740,7 +741,7 @@ mod tests {
         }
     }
 
-    impl std::error::Error for Failed {
+    impl core::error::Error for Failed {
         fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
             self.1.as_deref()
         }

@@ -55,6 +55,7 @@ use core::str::FromStr;
 
 use crate::column::ColumnForm;
 use crate::error::{GenerateError, ParseError};
+use crate::prelude::*;
 
 /// An id type: canonical text (`Display`, `FromStr`), ordered as the scheme orders ids, and
 /// one column form ([`BigInt`](crate::column::BigInt) or [`Bytes<N>`](crate::column::Bytes))
@@ -770,6 +771,7 @@ mod uuid_impl {
     use super::{FromGenerated, IdType};
     use crate::column::Bytes;
     use crate::error::{GenerateError, ParseError};
+    use crate::prelude::*;
 
     impl IdType for uuid::Uuid {
         type Column = Bytes<16>;

@@ -30,6 +30,11 @@
 //!   [`nonblocking::wait_for`], which is where the waits are deferred.
 //! * [`after_fork`]: what a child process made by `fork` calls before it makes ids.
 //! * [`codec`]: decimal, hex, Crockford base32 and base62, all strict.
+//! * Without the feature `std` (on by default) the crate is `#![no_std]` with `alloc`: the
+//!   traits, codecs, errors, [`ManualClock`] and the generators given a clock and a random
+//!   source of the caller's ([`Clock`], [`random::RandomSource`]). The operating system's
+//!   clocks, [`random::ThreadRandom`] (feature `rand`), [`definition`], the lease
+//!   [`guard`], [`after_fork`] and the drivers' features need `std`.
 //! * [`id`] and [`column`](mod@column): id types where applications keep them: [`id::IdType`], typed
 //!   [`id::Id<M, T>`](id::Id), serde and every database driver's impls written once over
 //!   two column forms, given to a scheme's id type by [`id_type!`] (features `serde`,
@@ -45,25 +50,42 @@
 //! assert_eq!(clock.now_ms(), 1_700_000_000_001);
 //! ```
 
+#![cfg_attr(not(feature = "std"), no_std)]
+
+extern crate alloc;
+
 pub mod clock;
 pub mod codec;
 pub mod column;
+#[cfg(feature = "std")]
 pub mod definition;
 mod error;
+#[cfg(feature = "std")]
 pub mod guard;
 pub mod id;
 pub mod monotonic;
 pub mod nonblocking;
-#[cfg(feature = "rand")]
 pub mod random;
 mod raw;
 mod scheme;
+#[cfg(feature = "std")]
 pub mod state;
 pub mod time;
-#[cfg(feature = "rand")]
 pub mod time_ordered;
 
-pub use clock::{Clock, ManualClock, MonotonicClock, SystemClock, TickerClock};
+/// The names of `alloc` that the standard library's prelude holds, for the modules to use
+/// in builds without `std`.
+mod prelude {
+    pub(crate) use alloc::borrow::ToOwned;
+    pub(crate) use alloc::string::{String, ToString};
+    pub(crate) use alloc::vec::Vec;
+    pub(crate) use alloc::{format, vec};
+}
+
+pub use clock::{Clock, DefaultClock, ManualClock};
+#[cfg(feature = "std")]
+pub use clock::{MonotonicClock, SystemClock, TickerClock};
+#[cfg(feature = "std")]
 pub use definition::{BuildError, BuildErrorKind, Options, PlainDef, SchemeDef};
 pub use error::{
     ComposeError, ComposeErrorKind, GenerateError, GenerateErrorKind, ParseError, ParseErrorKind,
@@ -113,6 +135,7 @@ pub use scheme::{
 /// idkit_core::after_fork()?;
 /// # Ok::<(), std::io::Error>(())
 /// ```
+#[cfg(feature = "std")]
 pub fn after_fork() -> std::io::Result<()> {
     #[cfg(feature = "rand")]
     random::forget_this_thread();

@@ -105,10 +105,10 @@ impl MsCounter {
     }
 }
 
+#[cfg(not(loom))]
+use core::sync::atomic::{AtomicU64, Ordering};
 #[cfg(loom)]
 use loom::sync::atomic::{AtomicU64, Ordering};
-#[cfg(not(loom))]
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// What [`AtomicMsCounter::step`] issued.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

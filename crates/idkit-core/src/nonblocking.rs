@@ -48,24 +48,30 @@
 //! [`deferring`] tells a generator that waits on anything else to return
 //! [`GenerateError::would_wait`] instead.
 
+#[cfg(feature = "std")]
 use std::cell::Cell;
-use std::time::Duration;
 
 use crate::{Clock, GenerateError};
 
-thread_local! {
+#[cfg(feature = "std")]
+std::thread_local! {
     static DEFERRING: Cell<bool> = const { Cell::new(false) };
 }
 
 /// True while the calling thread runs a generator for this module's async functions: a
 /// generator about to block (on anything but a clock, which [`wait_for`] handles) returns
-/// [`GenerateError::would_wait`] instead, before it changes any state.
+/// [`GenerateError::would_wait`] instead, before it changes any state. Always false without
+/// `std`.
 #[inline]
 pub fn deferring() -> bool {
-    DEFERRING.with(Cell::get)
+    #[cfg(feature = "std")]
+    return DEFERRING.with(Cell::get);
+    #[cfg(not(feature = "std"))]
+    false
 }
 
 /// Runs `f` with waits deferred on this thread (restored after, also on a panic).
+#[cfg(feature = "std")]
 #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
 fn with_waits_deferred<T>(f: impl FnOnce() -> T) -> T {
     struct Restore(bool);
@@ -89,10 +95,11 @@ fn with_waits_deferred<T>(f: impl FnOnce() -> T) -> T {
 /// caller awaits it and asks again); never otherwise.
 #[inline]
 pub fn wait_for<C: Clock + ?Sized>(clock: &C, target_ms: u64) -> Result<u64, GenerateError> {
+    #[cfg(feature = "std")]
     if deferring() && clock.wait_blocks() {
         let left = target_ms.saturating_sub(clock.now_ms());
         return Err(GenerateError::would_wait_until(
-            Duration::from_millis(left.max(1)),
+            core::time::Duration::from_millis(left.max(1)),
             clock.instant_at_ms(target_ms),
         ));
     }

@@ -1,8 +1,10 @@
 //! The [`IdScheme`] trait, the facts every scheme publishes ([`SchemeInfo`]), the capability
 //! traits ([`Codec`], [`Compose`]) and the object-safe form ([`DynScheme`]).
 
+use alloc::sync::Arc;
 use core::fmt;
-use std::sync::Arc;
+
+use crate::prelude::*;
 
 use crate::error::{ComposeError, GenerateError, ParseError};
 use crate::raw::RawId;
@@ -161,6 +163,7 @@ forward_id_scheme!(&T, Arc<T>);
 /// A single-owner generator behind a mutex is a shared one: `Mutex<UuidV7>` can be used
 /// from every thread. A poisoned lock is recovered, since generators assign their state
 /// whole after an id is decided.
+#[cfg(feature = "std")]
 impl<G: IdScheme> IdScheme for std::sync::Mutex<G> {
     type Id = G::Id;
     fn next_id(&self) -> Result<G::Id, GenerateError> {
@@ -369,6 +372,7 @@ impl SchemeInfo {
     /// let per_ms = ulid.ids_per_tick_at_odds(1e-9, YEAR_MS).unwrap();
     /// assert!((276.0..278.0).contains(&per_ms), "{per_ms}");
     /// ```
+    #[cfg(feature = "std")]
     pub fn ids_per_tick_at_odds(&self, probability: f64, period_ms: u64) -> Option<f64> {
         if self.random_bits == 0 {
             return None;

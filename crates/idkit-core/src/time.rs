@@ -2,6 +2,8 @@
 //!
 //! The crate formats dates itself so that no scheme crate needs a date library.
 
+use crate::prelude::*;
+
 /// Formats Unix milliseconds as RFC 3339 UTC with milliseconds, e.g.
 /// `2016-04-30T11:18:25.796Z`. Years past 9999 are printed with more digits.
 ///
@@ -183,7 +185,7 @@ pub fn parse_time_ms(text: &str) -> Result<u64, TimeError> {
             Some(f) => {
                 number(f, "fraction of a second")?;
                 f.bytes()
-                    .chain(std::iter::repeat(b'0'))
+                    .chain(core::iter::repeat(b'0'))
                     .take(3)
                     .fold(0, |acc, b| acc * 10 + u64::from(b - b'0'))
             }
@@ -203,13 +205,13 @@ pub struct TimeError {
     why: String,
 }
 
-impl std::fmt::Display for TimeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Display for TimeError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "{:?} is not a time: {}", self.text, self.why)
     }
 }
 
-impl std::error::Error for TimeError {}
+impl core::error::Error for TimeError {}
 
 #[cfg(test)]
 mod tests {

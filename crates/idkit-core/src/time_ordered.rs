@@ -50,8 +50,9 @@ use core::marker::PhantomData;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use crate::monotonic::{AtomicMsCounter, MsCounter, Step};
-use crate::random::{RandomSource, ThreadRandom};
-use crate::{Clock, ComposeError, GenerateError, IdScheme, SchemeInfo, TickerClock, TimeBounds};
+use crate::prelude::*;
+use crate::random::{DefaultRandom, RandomSource};
+use crate::{Clock, ComposeError, DefaultClock, GenerateError, IdScheme, SchemeInfo, TimeBounds};
 
 /// The last Unix millisecond a 48-bit field holds.
 pub const LAST_MS: u64 = (1 << 48) - 1;
@@ -124,9 +125,9 @@ const fn counter_max<L: Layout>() -> u128 {
 /// within it. A clock that steps back keeps the last millisecond and counts on, so the ids
 /// strictly increase. `fill` and `take` read the clock once for the batch.
 ///
-/// Randomness comes from a [`RandomSource`]: by default [`ThreadRandom`], a ChaCha8
+/// Randomness comes from a [`RandomSource`]: by default [`ThreadRandom`](crate::random::ThreadRandom), a ChaCha8
 /// generator per thread seeded from the operating system once.
-pub struct TimeOrdered<L, C = TickerClock, R = ThreadRandom> {
+pub struct TimeOrdered<L, C = DefaultClock, R = DefaultRandom> {
     clock: C,
     random: R,
     state: Cell<MsCounter>,
@@ -134,6 +135,7 @@ pub struct TimeOrdered<L, C = TickerClock, R = ThreadRandom> {
     layout: PhantomData<fn() -> L>,
 }
 
+#[cfg(feature = "rand")]
 impl<L: Layout, C: Clock> TimeOrdered<L, C> {
     /// A deterministic generator for tests and vectors: every new millisecond's counter
     /// starts at `start` (masked to the layout's counter bits) instead of a random value.
@@ -219,7 +221,7 @@ impl<L: Layout, C: Clock, R: RandomSource> TimeOrdered<L, C, R> {
 ///
 /// The word counts milliseconds from the generator's creation: 2^40 ms, 34 years, after
 /// which ids fail with a time-overflow error (make a new generator).
-pub struct AtomicTimeOrdered<L, C = TickerClock, R = ThreadRandom> {
+pub struct AtomicTimeOrdered<L, C = DefaultClock, R = DefaultRandom> {
     clock: C,
     random: R,
     state: AtomicMsCounter,
@@ -339,23 +341,27 @@ fn past_last_ms() -> GenerateError {
 /// and still strictly increasing).
 macro_rules! generator_impls {
     ($generator:ident) => {
+        #[cfg(feature = "rand")]
         impl<L: Layout> $generator<L> {
-            /// A generator on a [`TickerClock`].
+            /// A generator on a [`TickerClock`](crate::TickerClock).
             pub fn new() -> Self {
-                Self::with_clock(TickerClock::new())
+                Self::with_clock(crate::TickerClock::new())
             }
         }
 
+        #[cfg(feature = "rand")]
         impl<L: Layout> Default for $generator<L> {
             fn default() -> Self {
                 Self::new()
             }
         }
 
+        #[cfg(feature = "rand")]
         impl<L: Layout, C: Clock> $generator<L, C> {
-            /// A generator on `clock`.
+            /// A generator on `clock`, drawing from the thread's random source
+            /// ([`ThreadRandom`](crate::random::ThreadRandom)).
             pub fn with_clock(clock: C) -> Self {
-                Self::with_source(clock, ThreadRandom)
+                Self::with_source(clock, crate::random::ThreadRandom)
             }
         }
 

@@ -1,7 +1,13 @@
 #![doc = include_str!("../README.md")]
+#![cfg_attr(not(feature = "std"), no_std)]
+
+extern crate alloc;
+
+use alloc::string::String;
+use alloc::vec;
 
 use idkit_core::codec::{base62, hex};
-use idkit_core::random::{RandomSource, ThreadRandom};
+use idkit_core::random::{DefaultRandom, RandomSource};
 use idkit_core::{
     Alphabet, Clock, Codec, ComposeError, Coordination, Decoded, FieldValue, GenerateError,
     ParseError, RawId, SchemeInfo, TimeBounds,
@@ -9,9 +15,12 @@ use idkit_core::{
 
 pub use idkit_core;
 pub use idkit_core::id::{Id, Marker};
-pub use idkit_core::{IdScheme, MonotonicClock, TickerClock};
+pub use idkit_core::{DefaultClock, IdScheme};
+#[cfg(feature = "std")]
+pub use idkit_core::{MonotonicClock, TickerClock};
 
 /// The registry definition of `ksuid`: stateless, shared as it is.
+#[cfg(feature = "std")]
 pub static DEFINITION: idkit_core::PlainDef<KsuidCodec> = idkit_core::PlainDef {
     name: "ksuid",
     aliases: &[],
@@ -45,22 +54,24 @@ pub const TEXT_LEN: usize = 27;
 /// # Ok::<(), idkit_core::GenerateError>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default)]
-pub struct KsuidGenerator<C = TickerClock, R = ThreadRandom> {
+pub struct KsuidGenerator<C = DefaultClock, R = DefaultRandom> {
     clock: C,
     random: R,
 }
 
+#[cfg(feature = "std")]
 impl KsuidGenerator {
     /// A generator on a [`TickerClock`].
     pub fn new() -> Self {
-        Self::with_clock(TickerClock::new())
+        Self::with_clock(idkit_core::TickerClock::new())
     }
 }
 
+#[cfg(feature = "std")]
 impl<C: Clock> KsuidGenerator<C> {
     /// A generator on `clock`.
     pub fn with_clock(clock: C) -> Self {
-        Self::with_source(clock, ThreadRandom)
+        Self::with_source(clock, idkit_core::random::ThreadRandom)
     }
 }
 
@@ -258,6 +269,7 @@ impl core::str::FromStr for Ksuid {
     }
 }
 
+#[cfg(feature = "std")]
 impl From<svix_ksuid::Ksuid> for Ksuid {
     fn from(id: svix_ksuid::Ksuid) -> Self {
         use svix_ksuid::KsuidLike;
@@ -267,6 +279,7 @@ impl From<svix_ksuid::Ksuid> for Ksuid {
     }
 }
 
+#[cfg(feature = "std")]
 impl From<Ksuid> for svix_ksuid::Ksuid {
     fn from(id: Ksuid) -> Self {
         use svix_ksuid::KsuidLike;

@@ -1,5 +1,8 @@
 //! The ObjectId value, its text and its fields: pure functions, no clock.
 
+use alloc::string::String;
+use alloc::vec;
+
 use core::fmt;
 use core::str::FromStr;
 

@@ -3,8 +3,8 @@
 use core::cell::Cell;
 
 use idkit_core::monotonic::{AtomicMsCounter, Step};
-use idkit_core::random::{RandomSource, ThreadRandom};
-use idkit_core::{Clock, GenerateError, IdScheme, SchemeInfo, TickerClock};
+use idkit_core::random::RandomSource;
+use idkit_core::{Clock, DefaultClock, GenerateError, IdScheme, SchemeInfo};
 
 use crate::codec::{LAST_MS, ObjectId, ObjectIdCodec};
 
@@ -34,8 +34,9 @@ fn seed(random: &impl RandomSource) -> Result<(u64, u32), GenerateError> {
 /// Both generators' constructors from a random source (`with_parts` is each one's own).
 macro_rules! constructors {
     ($generator:ident) => {
+        #[cfg(feature = "std")]
         impl $generator {
-            /// A generator on a [`TickerClock`], its process-unique value and first counter
+            /// A generator on a [`TickerClock`](idkit_core::TickerClock), its process-unique value and first counter
             /// from this thread's random source.
             ///
             /// # Panics
@@ -44,11 +45,15 @@ macro_rules! constructors {
             /// the thread's generator is first seeded (use
             /// [`with_source`](Self::with_source) to handle that as an error).
             pub fn new() -> Self {
-                Self::with_source(TickerClock::new(), &ThreadRandom)
-                    .unwrap_or_else(|e| panic!("cannot seed the ObjectId generator: {e}"))
+                Self::with_source(
+                    idkit_core::TickerClock::new(),
+                    &idkit_core::random::ThreadRandom,
+                )
+                .unwrap_or_else(|e| panic!("cannot seed the ObjectId generator: {e}"))
             }
         }
 
+        #[cfg(feature = "std")]
         impl Default for $generator {
             fn default() -> Self {
                 Self::new()
@@ -102,7 +107,7 @@ macro_rules! constructors {
 /// # Ok::<(), idkit_core::GenerateError>(())
 /// ```
 #[derive(Debug)]
-pub struct ObjectIdGenerator<C = TickerClock> {
+pub struct ObjectIdGenerator<C = DefaultClock> {
     clock: C,
     random: u64,
     state: Cell<State>,
@@ -195,7 +200,7 @@ impl<C: Clock> IdScheme for ObjectIdGenerator<C> {
 /// # Ok::<(), idkit_core::GenerateError>(())
 /// ```
 #[derive(Debug)]
-pub struct AtomicObjectIdGenerator<C = TickerClock> {
+pub struct AtomicObjectIdGenerator<C = DefaultClock> {
     clock: C,
     random: u64,
     first_counter: u32,

@@ -1,17 +1,23 @@
 #![doc = include_str!("../README.md")]
+#![cfg_attr(not(feature = "std"), no_std)]
+
+extern crate alloc;
 
 mod codec;
 mod generator;
 
 pub use idkit_core;
 pub use idkit_core::id::{Id, Marker};
-pub use idkit_core::{IdScheme, MonotonicClock, TickerClock};
+pub use idkit_core::{DefaultClock, IdScheme};
+#[cfg(feature = "std")]
+pub use idkit_core::{MonotonicClock, TickerClock};
 
 pub use codec::{ObjectId, ObjectIdCodec};
 pub use generator::{AtomicObjectIdGenerator, ObjectIdGenerator};
 
 /// The registry definition of `objectid`: no settings; one generator (one process-unique
 /// random value) shared without a lock ([`AtomicObjectIdGenerator`]).
+#[cfg(feature = "std")]
 pub static DEFINITION: idkit_core::PlainDef<ObjectIdCodec> = idkit_core::PlainDef {
     name: "objectid",
     aliases: &["object-id", "oid"],

@@ -1,5 +1,8 @@
 #![doc = include_str!("../README.md")]
 
+#[cfg(not(feature = "std"))]
+compile_error!("idkit-snowflake needs its `std` feature for now (it is on by default)");
+
 pub mod definition;
 mod error;
 mod generator;

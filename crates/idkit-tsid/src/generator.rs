@@ -1,11 +1,14 @@
 //! The stateful part: a clock, a random source and the millisecond-plus-counter state.
 
+use alloc::format;
+use alloc::string::String;
+
 use core::cell::Cell;
 use core::fmt;
 
 use idkit_core::monotonic::{AtomicMsCounter, MsCounter, Step};
-use idkit_core::random::{RandomSource, ThreadRandom};
-use idkit_core::{Clock, GenerateError, IdScheme, SchemeInfo, TickerClock};
+use idkit_core::random::{DefaultRandom, RandomSource};
+use idkit_core::{Clock, DefaultClock, GenerateError, IdScheme, SchemeInfo};
 
 use crate::codec::{EPOCH_MS, LAST_MS, RANDOM_BITS, Tsid, TsidCodec};
 
@@ -18,8 +21,32 @@ pub const MAX_NODE_BITS: u32 = 20;
 /// it reports the clock as moved backwards (as the Snowflake generators' default policy).
 const WAIT_GRACE_MS: u64 = 5;
 
-fn elapsed_ms(since: std::time::Instant) -> u64 {
-    u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
+/// When a wait for the next millisecond began, in real time (`std`'s `Instant`). Without
+/// `std` there is no real time: the clock's own wait, which returns only once the clock gets
+/// there, bounds the loop, and no time has passed by this measure.
+#[derive(Clone, Copy)]
+struct Started(#[cfg(feature = "std")] std::time::Instant);
+
+impl Started {
+    #[cfg(feature = "std")]
+    fn now() -> Self {
+        Self(std::time::Instant::now())
+    }
+
+    #[cfg(not(feature = "std"))]
+    fn now() -> Self {
+        Self()
+    }
+}
+
+#[cfg(feature = "std")]
+fn elapsed_ms(since: Started) -> u64 {
+    u64::try_from(since.0.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(not(feature = "std"))]
+fn elapsed_ms(_: Started) -> u64 {
+    0
 }
 
 /// Why a generator could not be built: node bits above [`MAX_NODE_BITS`], or a node that
@@ -33,7 +60,7 @@ impl fmt::Display for TsidConfigError {
     }
 }
 
-impl std::error::Error for TsidConfigError {}
+impl core::error::Error for TsidConfigError {}
 
 /// Monotonic TSIDs for one node.
 ///
@@ -59,7 +86,7 @@ impl std::error::Error for TsidConfigError {}
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
-pub struct TsidGenerator<C = TickerClock, R = ThreadRandom> {
+pub struct TsidGenerator<C = DefaultClock, R = DefaultRandom> {
     clock: C,
     random: R,
     codec: TsidCodec,
@@ -67,6 +94,7 @@ pub struct TsidGenerator<C = TickerClock, R = ThreadRandom> {
     state: Cell<MsCounter>,
 }
 
+#[cfg(feature = "std")]
 impl TsidGenerator {
     /// A generator for `node` of `node_bits` bits, on a [`TickerClock`].
     ///
@@ -74,7 +102,12 @@ impl TsidGenerator {
     ///
     /// [`TsidConfigError`] when `node_bits` is above 20 or `node` does not fit it.
     pub fn with_node(node_bits: u32, node: u64) -> Result<Self, TsidConfigError> {
-        Self::with_parts(TickerClock::new(), ThreadRandom, node_bits, node)
+        Self::with_parts(
+            idkit_core::TickerClock::new(),
+            idkit_core::random::ThreadRandom,
+            node_bits,
+            node,
+        )
     }
 }
 
@@ -127,7 +160,7 @@ impl<C: Clock, R: RandomSource> TsidGenerator<C, R> {
                 // bounded by real time, so re-read until the clock gets there, for at most
                 // how far behind it is plus a grace of WAIT_GRACE_MS.
                 let last = state.last_ms;
-                let started = std::time::Instant::now();
+                let started = Started::now();
                 let mut now = self.clock.now_ms();
                 let budget = last.saturating_sub(now) + 1 + WAIT_GRACE_MS;
                 while now <= last && elapsed_ms(started) < budget {
@@ -208,7 +241,7 @@ fn node_codec(node_bits: u32, node: u64) -> Result<TsidCodec, TsidConfigError> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
-pub struct AtomicTsidGenerator<C = TickerClock, R = ThreadRandom> {
+pub struct AtomicTsidGenerator<C = DefaultClock, R = DefaultRandom> {
     clock: C,
     random: R,
     codec: TsidCodec,
@@ -216,6 +249,7 @@ pub struct AtomicTsidGenerator<C = TickerClock, R = ThreadRandom> {
     state: AtomicMsCounter,
 }
 
+#[cfg(feature = "std")]
 impl AtomicTsidGenerator {
     /// A generator with `node_bits` bits of node id, this process's being `node`, on a
     /// [`TickerClock`].
@@ -225,7 +259,12 @@ impl AtomicTsidGenerator {
     /// As [`TsidGenerator::with_node`]: more than [`MAX_NODE_BITS`] node bits, or a node
     /// that does not fit them.
     pub fn with_node(node_bits: u32, node: u64) -> Result<Self, TsidConfigError> {
-        Self::with_parts(TickerClock::new(), ThreadRandom, node_bits, node)
+        Self::with_parts(
+            idkit_core::TickerClock::new(),
+            idkit_core::random::ThreadRandom,
+            node_bits,
+            node,
+        )
     }
 }
 
@@ -263,7 +302,7 @@ impl<C: Clock, R: RandomSource> AtomicTsidGenerator<C, R> {
             let r = self.random.u128()? & ((1u128 << (counter_bits - 1)) - 1);
             Ok(u64::try_from(r).unwrap_or(0))
         };
-        let started = std::time::Instant::now();
+        let started = Started::now();
         loop {
             if now > LAST_MS {
                 return Err(GenerateError::time_overflow(LAST_MS));
@@ -358,7 +397,7 @@ mod tests {
     fn time_bounds_are_errors() {
         let before = ManualClock::new(EPOCH_MS - 1);
         assert_eq!(
-            TsidGenerator::with_parts(&before, ThreadRandom, 10, 0)
+            TsidGenerator::with_parts(&before, idkit_core::random::ThreadRandom, 10, 0)
                 .unwrap()
                 .next_id()
                 .unwrap_err()
@@ -367,7 +406,7 @@ mod tests {
         );
         let after = ManualClock::new(LAST_MS + 1);
         assert_eq!(
-            TsidGenerator::with_parts(&after, ThreadRandom, 10, 0)
+            TsidGenerator::with_parts(&after, idkit_core::random::ThreadRandom, 10, 0)
                 .unwrap()
                 .next_id(),
             Err(GenerateError::time_overflow(LAST_MS))

@@ -1,5 +1,9 @@
 //! TypeID text: `prefix_suffix`, the suffix a UUID in 26 lower-case base32 characters.
 
+use alloc::borrow::ToOwned;
+use alloc::string::{String, ToString};
+use alloc::{format, vec};
+
 use core::fmt;
 use core::str::FromStr;
 

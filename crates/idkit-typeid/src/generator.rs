@@ -1,8 +1,10 @@
 //! TypeIDs of one type: a prefix around idkit-uuid's UUIDv7 generators, single-owner or
 //! shared.
 
-use idkit_core::random::{RandomSource, ThreadRandom};
-use idkit_core::{Clock, GenerateError, IdScheme, SchemeInfo, TickerClock};
+use alloc::vec::Vec;
+
+use idkit_core::random::{DefaultRandom, RandomSource};
+use idkit_core::{Clock, DefaultClock, GenerateError, IdScheme, SchemeInfo};
 use idkit_uuid::{AtomicUuidV7, Uuid, UuidV7};
 
 use crate::codec::{TypeId, TypeIdCodec};
@@ -32,7 +34,7 @@ pub struct Typed<G> {
 /// assert_eq!(id.to_string().len(), 31);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub type TypeIdGenerator<C = TickerClock, R = ThreadRandom> = Typed<UuidV7<C, R>>;
+pub type TypeIdGenerator<C = DefaultClock, R = DefaultRandom> = Typed<UuidV7<C, R>>;
 
 /// TypeIDs of one type from one generator shared by threads, without a lock: a prefix
 /// around [`AtomicUuidV7`], so strictly increasing per generator and never a duplicate.
@@ -52,12 +54,17 @@ pub type TypeIdGenerator<C = TickerClock, R = ThreadRandom> = Typed<UuidV7<C, R>
 /// assert!(ours[0].to_string().starts_with("user_"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub type AtomicTypeIdGenerator<C = TickerClock, R = ThreadRandom> = Typed<AtomicUuidV7<C, R>>;
+pub type AtomicTypeIdGenerator<C = DefaultClock, R = DefaultRandom> = Typed<AtomicUuidV7<C, R>>;
 
+#[cfg(feature = "std")]
 impl TypeIdGenerator {
     /// A generator of ids of type `prefix`, on a [`TickerClock`].
     pub fn new(prefix: Prefix) -> Self {
-        Self::with_source(prefix, TickerClock::new(), ThreadRandom)
+        Self::with_source(
+            prefix,
+            idkit_core::TickerClock::new(),
+            idkit_core::random::ThreadRandom,
+        )
     }
 }
 
@@ -72,10 +79,15 @@ impl<C: Clock, R: RandomSource> TypeIdGenerator<C, R> {
     }
 }
 
+#[cfg(feature = "std")]
 impl AtomicTypeIdGenerator {
     /// A generator of `prefix` on a [`TickerClock`].
     pub fn new(prefix: Prefix) -> Self {
-        Self::with_source(prefix, TickerClock::new(), ThreadRandom)
+        Self::with_source(
+            prefix,
+            idkit_core::TickerClock::new(),
+            idkit_core::random::ThreadRandom,
+        )
     }
 }
 

@@ -1,5 +1,7 @@
 //! The type prefix: up to 63 characters of `[a-z_]`, starting and ending with a letter.
 
+use alloc::format;
+
 use core::fmt;
 
 use idkit_core::{InlineBytes, ParseError};

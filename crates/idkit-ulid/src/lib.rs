@@ -1,7 +1,13 @@
 #![doc = include_str!("../README.md")]
+#![cfg_attr(not(feature = "std"), no_std)]
+
+extern crate alloc;
+
+use alloc::string::String;
+use alloc::vec;
 
 use idkit_core::codec::{crockford, hex};
-use idkit_core::random::ThreadRandom;
+use idkit_core::random::DefaultRandom;
 use idkit_core::time_ordered::{self, AtomicTimeOrdered, TimeOrdered, WhenFull};
 use idkit_core::{
     Alphabet, Codec, ComposeError, Coordination, Decoded, FieldValue, ParseError, RawId,
@@ -10,9 +16,12 @@ use idkit_core::{
 
 pub use idkit_core;
 pub use idkit_core::id::{Id, Marker};
-pub use idkit_core::{IdScheme, MonotonicClock, TickerClock};
+pub use idkit_core::{DefaultClock, IdScheme};
+#[cfg(feature = "std")]
+pub use idkit_core::{MonotonicClock, TickerClock};
 
 /// The registry definition of `ulid`: monotonic, shared without a lock ([`AtomicUlid`]).
+#[cfg(feature = "std")]
 pub static DEFINITION: idkit_core::PlainDef<UlidCodec> = idkit_core::PlainDef {
     name: "ulid",
     aliases: &[],
@@ -57,7 +66,7 @@ impl time_ordered::Layout for UlidLayout {
 /// incrementing, so ids still increase. `fill` and `take` read the clock once for the batch.
 ///
 /// Randomness comes from a [`RandomSource`](idkit_core::random::RandomSource): by default
-/// [`ThreadRandom`], a ChaCha8 generator per thread seeded from the operating system once;
+/// [`ThreadRandom`](idkit_core::random::ThreadRandom), a ChaCha8 generator per thread seeded from the operating system once;
 /// `with_source` takes a seeded one for tests, `with_fixed_random` a fixed random part.
 ///
 /// Single-owner (`Send`, not `Sync`); to share one between threads, use [`AtomicUlid`]
@@ -73,7 +82,7 @@ impl time_ordered::Layout for UlidLayout {
 /// assert!(b > a);
 /// # Ok::<(), idkit_core::GenerateError>(())
 /// ```
-pub type UlidGenerator<C = TickerClock, R = ThreadRandom> = TimeOrdered<UlidLayout, C, R>;
+pub type UlidGenerator<C = DefaultClock, R = DefaultRandom> = TimeOrdered<UlidLayout, C, R>;
 
 /// Monotonic ULIDs from one generator shared by threads, without a lock: `Sync`, strictly
 /// increasing per generator (so per thread), never a duplicate.
@@ -103,7 +112,7 @@ pub type UlidGenerator<C = TickerClock, R = ThreadRandom> = TimeOrdered<UlidLayo
 /// assert!(ours.iter().all(|id| !theirs.contains(id)));
 /// # Ok::<(), idkit_core::GenerateError>(())
 /// ```
-pub type AtomicUlid<C = TickerClock, R = ThreadRandom> = AtomicTimeOrdered<UlidLayout, C, R>;
+pub type AtomicUlid<C = DefaultClock, R = DefaultRandom> = AtomicTimeOrdered<UlidLayout, C, R>;
 
 /// Reads and writes ULIDs: 26 characters of Crockford base32.
 ///

@@ -1,5 +1,8 @@
 //! Text, bytes and decoding for UUIDs of one version.
 
+use alloc::string::{String, ToString};
+use alloc::{format, vec};
+
 use idkit_core::codec::hex;
 use idkit_core::{
     Alphabet, Codec, ComposeError, Coordination, Decoded, FieldValue, ParseError, RawId,

@@ -1,10 +1,13 @@
-//! UUID generators. Randomness comes from a [`RandomSource`]: by default [`ThreadRandom`], a
+//! UUID generators. Randomness comes from a [`RandomSource`]: by default [`ThreadRandom`](idkit_core::random::ThreadRandom), a
 //! ChaCha8 generator per thread seeded from the operating system once, so no id costs a
 //! system call; `with_source` takes a seeded one for tests.
 
-use idkit_core::random::{RandomSource, ThreadRandom};
+use alloc::vec;
+use alloc::vec::Vec;
+
+use idkit_core::random::{DefaultRandom, RandomSource};
 use idkit_core::time_ordered::{self, AtomicTimeOrdered, TimeOrdered, WhenFull};
-use idkit_core::{GenerateError, IdScheme, SchemeInfo, TickerClock};
+use idkit_core::{DefaultClock, GenerateError, IdScheme, SchemeInfo};
 use uuid::Uuid;
 
 use crate::codec::UuidCodec;
@@ -25,14 +28,15 @@ const V4_BITS: u128 = 0x0000_0000_0000_4000_8000_0000_0000_0000;
 /// # Ok::<(), idkit_core::GenerateError>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default)]
-pub struct UuidV4<R = ThreadRandom> {
+pub struct UuidV4<R = DefaultRandom> {
     random: R,
 }
 
+#[cfg(feature = "std")]
 impl UuidV4 {
     /// A generator.
     pub fn new() -> Self {
-        Self::with_source(ThreadRandom)
+        Self::with_source(idkit_core::random::ThreadRandom)
     }
 }
 
@@ -131,7 +135,7 @@ impl time_ordered::Layout for V7Layout {
 /// assert_eq!(a.get_version_num(), 7);
 /// # Ok::<(), idkit_core::GenerateError>(())
 /// ```
-pub type UuidV7<C = TickerClock, R = ThreadRandom> = TimeOrdered<V7Layout, C, R>;
+pub type UuidV7<C = DefaultClock, R = DefaultRandom> = TimeOrdered<V7Layout, C, R>;
 
 /// Time-ordered UUIDs (version 7) from one generator shared by threads, without a lock:
 /// `Sync`, strictly increasing per generator (so per thread), never a duplicate.
@@ -168,7 +172,7 @@ pub type UuidV7<C = TickerClock, R = ThreadRandom> = TimeOrdered<V7Layout, C, R>
 /// }
 /// # Ok::<(), idkit_core::GenerateError>(())
 /// ```
-pub type AtomicUuidV7<C = TickerClock, R = ThreadRandom> = AtomicTimeOrdered<V7Layout, C, R>;
+pub type AtomicUuidV7<C = DefaultClock, R = DefaultRandom> = AtomicTimeOrdered<V7Layout, C, R>;
 
 #[cfg(test)]
 mod tests {

@@ -1,4 +1,7 @@
 #![doc = include_str!("../README.md")]
+#![cfg_attr(not(feature = "std"), no_std)]
+
+extern crate alloc;
 
 mod codec;
 mod generator;
@@ -7,7 +10,9 @@ pub mod versions;
 
 pub use idkit_core;
 pub use idkit_core::id::{Id, Marker};
-pub use idkit_core::{Clock, IdScheme, MonotonicClock, TickerClock};
+pub use idkit_core::{Clock, DefaultClock, IdScheme};
+#[cfg(feature = "std")]
+pub use idkit_core::{MonotonicClock, TickerClock};
 pub use uuid::Uuid;
 
 pub use codec::UuidCodec;
@@ -18,6 +23,7 @@ pub use versions::UuidV6;
 /// The registry definitions: `uuid-v4` and `uuid-v7`, the versions idkit measures and
 /// serves by default, and the others (`uuid-v1`, `uuid-v3`, `uuid-v5`, `uuid-v6`,
 /// `uuid-v8`), read and decoded by name; of those, `uuid-v6` has a generator.
+#[cfg(feature = "std")]
 pub mod definition {
     use idkit_core::definition::{
         BuildError, BuildErrorKind, OptionSpec, Options, Scheme, SchemeDef,

@@ -2,16 +2,24 @@
 //! layout PostgreSQL 18's `uuidv7()` makes.
 
 // The generator's atomic: loom's under `--cfg loom`, so the model checker explores it.
+#[cfg(not(loom))]
+use core::sync::atomic::{AtomicU64, Ordering};
 #[cfg(loom)]
 use loom::sync::atomic::{AtomicU64, Ordering};
-#[cfg(not(loom))]
-use std::sync::atomic::{AtomicU64, Ordering};
 
-use idkit_core::random::{RandomSource, ThreadRandom};
-use idkit_core::{Clock, GenerateError, IdScheme, SchemeInfo, SystemClock};
+use idkit_core::random::{DefaultRandom, RandomSource};
+use idkit_core::{Clock, GenerateError, IdScheme, SchemeInfo};
 use uuid::Uuid;
 
 use crate::codec::UuidCodec;
+
+/// The clock a method-3 generator reads unless given another: the system clock, to the
+/// nanosecond, with `std`; without it, none.
+#[cfg(feature = "std")]
+pub type SubMsClock = idkit_core::SystemClock;
+/// The clock a method-3 generator reads unless given another: none without `std`.
+#[cfg(not(feature = "std"))]
+pub type SubMsClock = idkit_core::clock::NoClock;
 
 /// Steps of a millisecond in `rand_a`'s 12 bits.
 const STEPS_PER_MS: u64 = 1 << 12;
@@ -51,20 +59,22 @@ pub fn sub_ms_time(ns: u64) -> u64 {
 /// # Ok::<(), idkit_core::GenerateError>(())
 /// ```
 #[derive(Debug)]
-pub struct UuidV7SubMs<C = SystemClock, R = ThreadRandom> {
+pub struct UuidV7SubMs<C = SubMsClock, R = DefaultRandom> {
     clock: C,
     random: R,
     /// The last 60-bit time issued: milliseconds above 12 bits of fraction.
     last: AtomicU64,
 }
 
+#[cfg(feature = "std")]
 impl UuidV7SubMs {
     /// A generator on the system clock (to the nanosecond) and the thread's random source.
     pub fn new() -> Self {
-        Self::with_source(SystemClock, ThreadRandom)
+        Self::with_source(idkit_core::SystemClock, idkit_core::random::ThreadRandom)
     }
 }
 
+#[cfg(feature = "std")]
 impl Default for UuidV7SubMs {
     fn default() -> Self {
         Self::new()

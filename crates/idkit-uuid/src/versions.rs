@@ -18,14 +18,16 @@
 //! ```
 
 // The v6 generator's atomic: loom's under `--cfg loom`, so the model checker explores it.
+use alloc::format;
+
+#[cfg(not(loom))]
+use core::sync::atomic::{AtomicU64, Ordering};
 #[cfg(loom)]
 use loom::sync::atomic::{AtomicU64, Ordering};
-#[cfg(not(loom))]
-use std::sync::atomic::{AtomicU64, Ordering};
 
-use idkit_core::random::{RandomSource, ThreadRandom};
+use idkit_core::random::RandomSource;
 use idkit_core::{
-    Clock, ComposeError, GenerateError, IdScheme, ParseError, SchemeInfo, SystemClock,
+    Clock, ComposeError, DefaultClock, GenerateError, IdScheme, ParseError, SchemeInfo,
 };
 use uuid::Uuid;
 
@@ -240,7 +242,7 @@ fn time_based(version: u128, ticks: u64, low: u128) -> Uuid {
 /// # Ok::<(), idkit_core::GenerateError>(())
 /// ```
 #[derive(Debug)]
-pub struct UuidV6<C = SystemClock> {
+pub struct UuidV6<C = DefaultClock> {
     clock: C,
     /// The clock sequence and node, bits 0 to 63 of every id with the variant.
     low: u64,
@@ -248,15 +250,19 @@ pub struct UuidV6<C = SystemClock> {
     last: AtomicU64,
 }
 
+#[cfg(feature = "std")]
 impl UuidV6 {
-    /// A generator on the system clock, its clock sequence and node drawn from the thread's
-    /// random source.
+    /// A generator on a [`TickerClock`](idkit_core::TickerClock), its clock sequence and
+    /// node drawn from the thread's random source.
     ///
     /// # Errors
     ///
     /// The random source's error when the operating system gives no random bytes.
     pub fn new() -> Result<Self, GenerateError> {
-        Self::with_source(SystemClock, &ThreadRandom)
+        Self::with_source(
+            idkit_core::TickerClock::new(),
+            &idkit_core::random::ThreadRandom,
+        )
     }
 }
 

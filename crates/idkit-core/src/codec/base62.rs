@@ -3,6 +3,7 @@
 
 use super::ascii_len;
 use crate::error::ParseError;
+use crate::prelude::*;
 
 /// The alphabet, in ASCII order.
 pub const ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";

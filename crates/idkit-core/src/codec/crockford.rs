@@ -5,6 +5,7 @@
 
 use super::{ascii_len, bad_char, push_ascii};
 use crate::error::ParseError;
+use crate::prelude::*;
 
 /// The canonical alphabet: digits and upper-case letters without `I L O U`.
 pub const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
@@ -164,7 +165,7 @@ fn decode(text: &str, len: usize, value_bits: usize, aliases: Aliases) -> Result
             };
             let mut max = String::with_capacity(len);
             max.push(char::from(alphabet[usize::from(top_max)]));
-            max.extend(std::iter::repeat_n(char::from(alphabet[31]), len - 1));
+            max.extend(core::iter::repeat_n(char::from(alphabet[31]), len - 1));
             return Err(ParseError::overflow(max));
         }
         v = (v << 5) | u128::from(d);

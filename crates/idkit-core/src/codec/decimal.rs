@@ -2,6 +2,7 @@
 
 use super::{ascii_len, bad_char};
 use crate::error::ParseError;
+use crate::prelude::*;
 use crate::raw::RawId;
 use crate::scheme::{Codec, Decoded};
 

@@ -2,6 +2,7 @@
 
 use super::{ascii_len, bad_char};
 use crate::error::ParseError;
+use crate::prelude::*;
 
 const EXPECTED: &str = "hexadecimal digits 0-9 a-f";
 const DIGITS: &[u8; 16] = b"0123456789abcdef";

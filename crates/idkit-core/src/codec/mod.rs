@@ -7,6 +7,7 @@ pub mod decimal;
 pub mod hex;
 
 use crate::error::ParseError;
+use crate::prelude::*;
 
 /// Writes the big-endian number in `bytes` with the digits of `alphabet` (its length is the
 /// base), padded with the zero digit to at least `min_width` characters.

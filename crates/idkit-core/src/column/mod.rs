@@ -37,6 +37,7 @@
 use core::fmt;
 
 use crate::error::ParseError;
+use crate::prelude::*;
 
 #[cfg(any(
     feature = "diesel-postgres",
@@ -361,8 +362,8 @@ impl fmt::Display for ColumnError {
     }
 }
 
-impl std::error::Error for ColumnError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+impl core::error::Error for ColumnError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         match &self.kind {
             ColumnKind::Invalid(e) => Some(e),
             _ => None,
