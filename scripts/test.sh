@@ -5,8 +5,9 @@
 # against real PostgreSQL and MariaDB servers, worker-id leases against real PostgreSQL,
 # MariaDB and etcd servers and the lease drills with real processes, the report's PostgreSQL
 # and InnoDB runs (quick profile) and the in-database generator against the same servers,
-# docs with warnings denied, the loom model checks, ids cross-checked against other
-# languages' implementations (scripts/crosscheck.sh), every id type through every database
+# docs with warnings denied, the loom model checks, the no_std builds, short runs of the
+# fuzz targets, ids cross-checked against other languages' implementations
+# (scripts/crosscheck.sh), every id type through every database
 # driver against real PostgreSQL and MariaDB servers and SQLite, typed ids as Diesel and
 # SeaORM primary keys on the same three (examples/orm), the example axum + sqlx service end
 # to end, `cargo publish --workspace --dry-run`, and a smoke run of the
@@ -27,6 +28,9 @@ step() {
 
 step "cargo fmt --check"
 cargo fmt --all --check
+# The two crates with workspaces of their own: the fuzz targets and the no_std check.
+cargo fmt --manifest-path fuzz/Cargo.toml --check
+cargo fmt --manifest-path no-std-check/Cargo.toml --check
 
 step "the scripts' --help, and their refusal of arguments they do not take"
 # Before anything is built or started (scripts/usage.sh); the scripts run nothing else here.
@@ -42,7 +46,7 @@ refused() { # SCRIPT ARGS...: exit 2, having started nothing
     "$@" 2>/dev/null || rc=$?
     [ "$rc" = 2 ] || { echo "$* exited $rc, expected 2" >&2; exit 1; }
 }
-for s in scripts/{load,grpc-load,lease-bench,crosscheck,pg-extension}.sh; do refused "$s" --no-such-option; done
+for s in scripts/{load,grpc-load,lease-bench,crosscheck,pg-extension,fuzz}.sh; do refused "$s" --no-such-option; done
 no_dir=$(mktemp -u) # `start DIR` without a PORT: refused before DIR is made
 for s in scripts/{pg-cluster,etcd-server,mariadb-server}.sh; do
     refused "$s"
@@ -158,7 +162,7 @@ cargo test -p idkit-range --features live-tests --test mysql -- --ignored --test
 step "the example service (examples/axum-sqlx) end to end on PostgreSQL and SQLite"
 cargo test -p idkit-example-axum-sqlx --features live-tests
 
-step "ids read back by other languages' reference implementations (typeid-js, bson, tsid-ts)"
+step "ids read back by other languages' reference implementations (typeid-js, bson, tsid-ts, Python's uuid, the uuid npm package)"
 scripts/crosscheck.sh
 
 step "rustdoc, warnings denied"
@@ -191,6 +195,22 @@ step "cargo publish --workspace --dry-run (the crates marked publish = false are
 rm -rf target/publish "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/idkit-*-[0-9]*
 CARGO_TARGET_DIR=target/publish cargo publish --workspace --dry-run --allow-dirty
 rm -rf target/publish # every run starts it afresh (above); no use keeping its 1.5 GB
+
+step "no_std: idkit-core and the scheme crates with every std feature off (no-std-check/)"
+# A #![no_std] crate that builds each scheme's generators on its own clock and random source
+# and reads the ids back; then no crate of its build may have its `std` feature on.
+cargo clippy --manifest-path no-std-check/Cargo.toml --all-targets -- -D warnings
+cargo test --manifest-path no-std-check/Cargo.toml
+with_std=$(cargo tree --manifest-path no-std-check/Cargo.toml -e features --prefix none | grep -F 'feature "std"' | sort -u || true)
+[ -z "$with_std" ] || { printf 'std turned on in the no_std build:\n%s\n' "$with_std" >&2; exit 1; }
+for crate in idkit-core idkit-uuid idkit-ulid idkit-ksuid idkit-tsid idkit-objectid idkit-typeid; do
+    cargo clippy -p "$crate" --no-default-features -- -D warnings
+done
+
+step "fuzz targets, a short run of each (scripts/fuzz.sh; nightly for fuzz/ alone)"
+# Every parser: scheme text and bytes, serde, column decoders, HTTP and gRPC requests. 20 s a
+# target without AddressSanitizer (the longer runs of scripts/fuzz.sh keep it).
+FUZZ_SECONDS=20 FUZZ_SANITIZER=none scripts/fuzz.sh
 
 step "criterion benches, smoke run (each benchmark once, no timing)"
 # In the dev profile: a smoke run times nothing, and the dev builds of the dependencies are

@@ -67,15 +67,30 @@ pub fn ids<C: Clock + Copy>(
     let mut out = Vec::new();
     let prefix =
         Prefix::new("user").map_err(|e| GenerateError::unavailable(alloc::format!("{e}")))?;
-    out.push(texts("uuid-v4", &idkit_uuid::UuidV4::with_source(random), UuidCodec::V4, n)?);
+    out.push(texts(
+        "uuid-v4",
+        &idkit_uuid::UuidV4::with_source(random),
+        UuidCodec::V4,
+        n,
+    )?);
     out.push(texts(
         "uuid-v7",
         &idkit_uuid::AtomicUuidV7::with_source(clock, random),
         UuidCodec::V7,
         n,
     )?);
-    out.push(texts("uuid-v7-sub-ms", &UuidV7SubMs::with_source(clock, random), UuidCodec::V7, n)?);
-    out.push(texts("uuid-v6", &UuidV6::with_source(clock, random)?, UuidCodec::V6, n)?);
+    out.push(texts(
+        "uuid-v7-sub-ms",
+        &UuidV7SubMs::with_source(clock, random),
+        UuidCodec::V7,
+        n,
+    )?);
+    out.push(texts(
+        "uuid-v6",
+        &UuidV6::with_source(clock, random)?,
+        UuidCodec::V6,
+        n,
+    )?);
     out.push(texts(
         "ulid",
         &idkit_ulid::AtomicUlid::with_source(clock, random),
@@ -158,8 +173,12 @@ mod tests {
             assert_eq!(distinct.len(), texts.len(), "{name}: a duplicate");
         }
         // The ids of one millisecond: time bounds hold them (RFC 9562's v7 layout).
-        let bounds = idkit_uuid::UuidCodec::V7.bounds_at(1_704_067_200_000, &[]).unwrap();
-        let v7 = idkit_uuid::AtomicUuidV7::with_source(clock, &RANDOM).next_id().unwrap();
+        let bounds = idkit_uuid::UuidCodec::V7
+            .bounds_at(1_704_067_200_000, &[])
+            .unwrap();
+        let v7 = idkit_uuid::AtomicUuidV7::with_source(clock, &RANDOM)
+            .next_id()
+            .unwrap();
         assert!(bounds.lowest <= v7 && v7 <= bounds.highest);
     }
 }

@@ -54,13 +54,15 @@ pub fn civil_from_days(days_since_epoch: u64) -> (u64, u64, u64) {
 }
 
 /// Converts a proleptic Gregorian (year, month, day) to days since 1970-01-01, the inverse of
-/// [`civil_from_days`]; `None` before 1970 or for a month or day that does not exist.
+/// [`civil_from_days`]; `None` before 1970, for a month or day that does not exist, or for a
+/// year so far ahead that its day count does not fit 64 bits.
 ///
 /// ```
 /// use idkit_core::time::days_from_civil;
 /// assert_eq!(days_from_civil(1970, 1, 1), Some(0));
 /// assert_eq!(days_from_civil(2000, 2, 29), Some(11_016));
 /// assert_eq!(days_from_civil(2001, 2, 29), None);
+/// assert_eq!(days_from_civil(u64::MAX, 1, 1), None);
 /// ```
 pub fn days_from_civil(year: u64, month: u64, day: u64) -> Option<u64> {
     let leap = year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400));
@@ -81,7 +83,9 @@ pub fn days_from_civil(year: u64, month: u64, day: u64) -> Option<u64> {
     let mp = if month > 2 { month - 3 } else { month + 9 };
     let doy = (153 * mp + 2) / 5 + day - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    (era * 146_097 + doe).checked_sub(719_468)
+    era.checked_mul(146_097)?
+        .checked_add(doe)?
+        .checked_sub(719_468)
 }
 
 /// Reads a time as Unix milliseconds: a whole number of Unix milliseconds, a date
@@ -139,6 +143,10 @@ pub fn parse_time_ms(text: &str) -> Result<u64, TimeError> {
         ));
     };
     let (year, month, day) = (number(y, "year")?, number(m, "month")?, number(d, "day")?);
+    // u64 milliseconds end in the year 584,556,019: a later year is no time here.
+    if year > 584_556_019 {
+        return Err(bad("more milliseconds than 64 bits hold"));
+    }
     let days = days_from_civil(year, month, day)
         .ok_or_else(|| bad("no such date on or after 1970-01-01"))?;
     let mut ms = u128::from(days) * 86_400_000;
@@ -216,6 +224,22 @@ impl core::error::Error for TimeError {}
 #[cfg(test)]
 mod tests {
     use super::{civil_from_days, days_from_civil, format_rfc3339_ms, parse_time_ms};
+
+    /// Found by the `text` fuzz target (fuzz/): a year whose day count overflowed 64 bits
+    /// panicked in a debug build and would wrap to a wrong time in a release one.
+    #[test]
+    fn a_year_past_what_64_bits_of_milliseconds_hold_is_refused() {
+        let err = parse_time_ms("202577645455776452-01-01").unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("more milliseconds than 64 bits hold"),
+            "{err}"
+        );
+        assert_eq!(days_from_civil(202_577_645_455_776_452, 1, 1), None);
+        assert!(parse_time_ms("584556019-01-01").is_ok());
+        assert!(parse_time_ms("584556020-01-01").is_err());
+        assert!(parse_time_ms("584556019-12-31T23:59:59Z").is_err());
+    }
 
     #[test]
     fn days_round_trip_through_the_calendar() {

@@ -19,8 +19,9 @@
 //! A layout of one's own: a 48-bit millisecond and an 80-bit counter, as ULID lays them.
 //!
 //! ```
+//! use idkit_core::random::RandomSource;
 //! use idkit_core::time_ordered::{Layout, TimeOrdered, WhenFull};
-//! use idkit_core::{IdScheme, ManualClock, SchemeInfo};
+//! use idkit_core::{GenerateError, IdScheme, ManualClock, SchemeInfo};
 //!
 //! #[derive(Debug)]
 //! struct Plain;
@@ -37,8 +38,21 @@
 //!     }
 //! }
 //!
+//! // A random source of one's own (a platform's, without `std`); this one always draws 7.
+//! #[derive(Debug)]
+//! struct Sevens;
+//! impl RandomSource for Sevens {
+//!     fn u128(&self) -> Result<u128, GenerateError> {
+//!         Ok(7)
+//!     }
+//!     fn fill(&self, dest: &mut [u8]) -> Result<(), GenerateError> {
+//!         dest.fill(7);
+//!         Ok(())
+//!     }
+//! }
+//!
 //! let clock = ManualClock::new(1_000);
-//! let generator = TimeOrdered::<Plain, _>::with_fixed_start(&clock, 7);
+//! let generator = TimeOrdered::<Plain, _, _>::with_source(&clock, Sevens);
 //! assert_eq!(generator.next_id()?, 1_000 << 80 | 7);
 //! assert_eq!(generator.next_id()?, 1_000 << 80 | 8);
 //! # Ok::<(), idkit_core::GenerateError>(())
@@ -406,7 +420,7 @@ macro_rules! generator_impls {
 generator_impls!(TimeOrdered);
 generator_impls!(AtomicTimeOrdered);
 
-#[cfg(test)]
+#[cfg(all(test, feature = "rand"))]
 mod tests {
     use super::*;
     use crate::ManualClock;

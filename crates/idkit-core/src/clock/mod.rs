@@ -29,9 +29,11 @@ use std::time::{Duration, Instant};
 #[cfg(feature = "std")]
 mod os;
 #[cfg(feature = "std")]
-pub use os::{MonotonicClock, SystemClock, TickerClock};
+pub(crate) use os::restart_ticker_after_fork;
+#[cfg(feature = "tokio")]
+pub(crate) use os::sleep_until;
 #[cfg(feature = "std")]
-pub(crate) use os::{restart_ticker_after_fork, sleep_until};
+pub use os::{MonotonicClock, SystemClock, TickerClock};
 
 /// The clock a generator reads unless given another: [`TickerClock`] with `std`.
 #[cfg(feature = "std")]
