@@ -36,7 +36,8 @@ macro_rules! constructors {
     ($generator:ident) => {
         #[cfg(feature = "std")]
         impl $generator {
-            /// A generator on a [`TickerClock`](idkit_core::TickerClock), its process-unique value and first counter
+            /// A generator on a [`TickerClock`](idkit_core::TickerClock), its process-unique
+            /// value and first counter
             /// from this thread's random source.
             ///
             /// # Panics

@@ -94,20 +94,26 @@ pub struct TsidGenerator<C = DefaultClock, R = DefaultRandom> {
     state: Cell<MsCounter>,
 }
 
+/// The default clock and random source of `with_node`.
+#[cfg(feature = "std")]
+fn on_ticker() -> (idkit_core::TickerClock, idkit_core::random::ThreadRandom) {
+    (
+        idkit_core::TickerClock::new(),
+        idkit_core::random::ThreadRandom,
+    )
+}
+
 #[cfg(feature = "std")]
 impl TsidGenerator {
-    /// A generator for `node` of `node_bits` bits, on a [`TickerClock`].
+    /// A generator for `node` of `node_bits` bits, on a
+    /// [`TickerClock`](idkit_core::TickerClock).
     ///
     /// # Errors
     ///
     /// [`TsidConfigError`] when `node_bits` is above 20 or `node` does not fit it.
     pub fn with_node(node_bits: u32, node: u64) -> Result<Self, TsidConfigError> {
-        Self::with_parts(
-            idkit_core::TickerClock::new(),
-            idkit_core::random::ThreadRandom,
-            node_bits,
-            node,
-        )
+        let (clock, random) = on_ticker();
+        Self::with_parts(clock, random, node_bits, node)
     }
 }
 
@@ -252,19 +258,15 @@ pub struct AtomicTsidGenerator<C = DefaultClock, R = DefaultRandom> {
 #[cfg(feature = "std")]
 impl AtomicTsidGenerator {
     /// A generator with `node_bits` bits of node id, this process's being `node`, on a
-    /// [`TickerClock`].
+    /// [`TickerClock`](idkit_core::TickerClock).
     ///
     /// # Errors
     ///
     /// As [`TsidGenerator::with_node`]: more than [`MAX_NODE_BITS`] node bits, or a node
     /// that does not fit them.
     pub fn with_node(node_bits: u32, node: u64) -> Result<Self, TsidConfigError> {
-        Self::with_parts(
-            idkit_core::TickerClock::new(),
-            idkit_core::random::ThreadRandom,
-            node_bits,
-            node,
-        )
+        let (clock, random) = on_ticker();
+        Self::with_parts(clock, random, node_bits, node)
     }
 }
 

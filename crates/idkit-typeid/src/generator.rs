@@ -58,7 +58,7 @@ pub type AtomicTypeIdGenerator<C = DefaultClock, R = DefaultRandom> = Typed<Atom
 
 #[cfg(feature = "std")]
 impl TypeIdGenerator {
-    /// A generator of ids of type `prefix`, on a [`TickerClock`].
+    /// A generator of ids of type `prefix`, on a [`TickerClock`](idkit_core::TickerClock).
     pub fn new(prefix: Prefix) -> Self {
         Self::with_source(
             prefix,
@@ -81,7 +81,7 @@ impl<C: Clock, R: RandomSource> TypeIdGenerator<C, R> {
 
 #[cfg(feature = "std")]
 impl AtomicTypeIdGenerator {
-    /// A generator of `prefix` on a [`TickerClock`].
+    /// A generator of `prefix` on a [`TickerClock`](idkit_core::TickerClock).
     pub fn new(prefix: Prefix) -> Self {
         Self::with_source(
             prefix,

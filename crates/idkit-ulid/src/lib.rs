@@ -66,8 +66,9 @@ impl time_ordered::Layout for UlidLayout {
 /// incrementing, so ids still increase. `fill` and `take` read the clock once for the batch.
 ///
 /// Randomness comes from a [`RandomSource`](idkit_core::random::RandomSource): by default
-/// [`ThreadRandom`](idkit_core::random::ThreadRandom), a ChaCha8 generator per thread seeded from the operating system once;
-/// `with_source` takes a seeded one for tests, `with_fixed_random` a fixed random part.
+/// [`ThreadRandom`](idkit_core::random::ThreadRandom), a ChaCha8 generator per thread seeded
+/// from the operating system once; `with_source` takes a seeded one for tests,
+/// `with_fixed_random` a fixed random part.
 ///
 /// Single-owner (`Send`, not `Sync`); to share one between threads, use [`AtomicUlid`]
 /// (lock-free). Both are idkit's time-ordered generator

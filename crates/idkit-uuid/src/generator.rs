@@ -1,4 +1,5 @@
-//! UUID generators. Randomness comes from a [`RandomSource`]: by default [`ThreadRandom`](idkit_core::random::ThreadRandom), a
+//! UUID generators. Randomness comes from a [`RandomSource`]: by default
+//! [`ThreadRandom`](idkit_core::random::ThreadRandom), a
 //! ChaCha8 generator per thread seeded from the operating system once, so no id costs a
 //! system call; `with_source` takes a seeded one for tests.
 

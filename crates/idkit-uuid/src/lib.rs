@@ -92,7 +92,8 @@ pub mod definition {
         }
     }
 
-    /// A UUID version read by name, made by `build` where it has a generator.
+    /// A UUID version read by name; `build` makes the one with a generator (version 6) and
+    /// says how the others are made.
     #[derive(Debug)]
     pub struct VersionDef {
         /// Stable name.
@@ -103,8 +104,8 @@ pub mod definition {
         pub summary: &'static str,
         /// Reads, writes and decodes ids.
         pub codec: UuidCodec,
-        /// Makes the generator, or says how ids of this version are made.
-        pub build: fn() -> Result<Scheme, BuildError>,
+        /// How ids of this version are made, where no generator makes them.
+        pub made_by: Option<&'static str>,
     }
 
     impl SchemeDef for VersionDef {
@@ -123,18 +124,25 @@ pub mod definition {
         fn codec(&self) -> Box<dyn DynCodec + Send + Sync> {
             Box::new(idkit_core::CodecOnly::new(self.codec, self.info()))
         }
+        /// # Errors
+        ///
+        /// [`BuildErrorKind::NoGenerator`] saying how ids of this version are made, for
+        /// every version but 6.
         fn build(&self, options: &Options) -> Result<Scheme, BuildError> {
             options.check_against(self)?;
-            (self.build)()
+            if let Some(how) = self.made_by {
+                let message = format!("no generator: {how}");
+                return Err(BuildError::new(
+                    BuildErrorKind::NoGenerator,
+                    self.name,
+                    message,
+                ));
+            }
+            let generator = UuidV6::new().map_err(|e| {
+                BuildError::new(BuildErrorKind::Unavailable, self.name, e.to_string())
+            })?;
+            Ok(Box::new(Erased::new(generator, self.codec)))
         }
-    }
-
-    fn made_elsewhere(scheme: &'static str, how: &str) -> Result<Scheme, BuildError> {
-        Err(BuildError::new(
-            BuildErrorKind::NoGenerator,
-            scheme,
-            format!("no generator: {how}"),
-        ))
     }
 
     /// UUID version 1, read only.
@@ -143,12 +151,9 @@ pub mod definition {
         aliases: &["uuid1", "v1"],
         summary: "UUID version 1: 60-bit time in 100 ns since 1582, clock sequence, MAC address (read only)",
         codec: UuidCodec::V1,
-        build: || {
-            made_elsewhere(
-                "uuid-v1",
-                "its node is a MAC address; make uuid-v6 (the same fields, sorted by time) or uuid-v7",
-            )
-        },
+        made_by: Some(
+            "its node is a MAC address; make uuid-v6 (the same fields, sorted by time) or uuid-v7",
+        ),
     };
 
     /// UUID version 3: from a namespace and a name, MD5.
@@ -157,12 +162,7 @@ pub mod definition {
         aliases: &["uuid3", "v3"],
         summary: "UUID version 3: MD5 of a namespace and a name",
         codec: UuidCodec::V3,
-        build: || {
-            made_elsewhere(
-                "uuid-v3",
-                "made from a namespace and a name: idkit uuid-name --v3 NAMESPACE NAME",
-            )
-        },
+        made_by: Some("made from a namespace and a name: idkit uuid-name --v3 NAMESPACE NAME"),
     };
 
     /// UUID version 5: from a namespace and a name, SHA-1.
@@ -171,12 +171,7 @@ pub mod definition {
         aliases: &["uuid5", "v5"],
         summary: "UUID version 5: SHA-1 of a namespace and a name",
         codec: UuidCodec::V5,
-        build: || {
-            made_elsewhere(
-                "uuid-v5",
-                "made from a namespace and a name: idkit uuid-name NAMESPACE NAME",
-            )
-        },
+        made_by: Some("made from a namespace and a name: idkit uuid-name NAMESPACE NAME"),
     };
 
     /// UUID version 6, made by [`UuidV6`].
@@ -185,12 +180,7 @@ pub mod definition {
         aliases: &["uuid6", "v6"],
         summary: "UUID version 6: 60-bit time in 100 ns since 1582, random clock sequence and node",
         codec: UuidCodec::V6,
-        build: || {
-            let generator = UuidV6::new().map_err(|e| {
-                BuildError::new(BuildErrorKind::Unavailable, "uuid-v6", e.to_string())
-            })?;
-            Ok(Box::new(Erased::new(generator, UuidCodec::V6)))
-        },
+        made_by: None,
     };
 
     /// UUID version 8: 122 bits of the maker's own.
@@ -199,11 +189,6 @@ pub mod definition {
         aliases: &["uuid8", "v8"],
         summary: "UUID version 8: 122 bits of the maker's own layout",
         codec: UuidCodec::V8,
-        build: || {
-            made_elsewhere(
-                "uuid-v8",
-                "its 122 bits are the maker's own (idkit_uuid::versions::v8 in Rust)",
-            )
-        },
+        made_by: Some("its 122 bits are the maker's own (idkit_uuid::versions::v8 in Rust)"),
     };
 }
