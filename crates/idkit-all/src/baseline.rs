@@ -63,7 +63,7 @@ pub static DEFINITION: PlainDef<DecimalCodec> = PlainDef {
     summary: "a single counter, as a database sequence gives (baseline)",
     codec: DecimalCodec,
     info: || INFO,
-    generator: || Box::new(Erased::new(AutoIncrement::new(), DecimalCodec)),
+    generator: || Ok(Box::new(Erased::new(AutoIncrement::new(), DecimalCodec))),
 };
 
 #[cfg(test)]

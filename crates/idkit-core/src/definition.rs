@@ -307,7 +307,16 @@ impl BuildError {
         }
     }
 
-    /// A value out of range or malformed.
+    /// [`BuildErrorKind::NoGenerator`] for `scheme`, whose ids are made as `how` says.
+    pub fn no_generator(scheme: &'static str, how: &str) -> Self {
+        Self::new(
+            BuildErrorKind::NoGenerator,
+            scheme,
+            format!("no generator: {how}"),
+        )
+    }
+
+    /// [`BuildErrorKind::InvalidValue`] for `scheme`.
     pub fn invalid(scheme: &'static str, message: impl Into<String>) -> Self {
         Self::new(BuildErrorKind::InvalidValue, scheme, message)
     }
@@ -496,7 +505,7 @@ pub trait SchemeDef: fmt::Debug + Send + Sync {
 ///     summary: "counts up from 1",
 ///     codec: DecimalCodec,
 ///     info: || SchemeInfo::new("counter", 64),
-///     generator: || Box::new(Erased::new(Counter::default(), DecimalCodec)),
+///     generator: || Ok(Box::new(Erased::new(Counter::default(), DecimalCodec))),
 /// };
 /// assert!(COUNTER.is_called("COUNT"));
 /// assert_eq!(COUNTER.build(&Options::default())?.info(), COUNTER.info());
@@ -514,8 +523,9 @@ pub struct PlainDef<C> {
     pub codec: C,
     /// The scheme's facts.
     pub info: fn() -> SchemeInfo,
-    /// Makes a generator shared across threads.
-    pub generator: fn() -> Scheme,
+    /// Makes a generator shared across threads; fails where one cannot start, or where the
+    /// scheme's ids are not made by a generator ([`BuildError::no_generator`]).
+    pub generator: fn() -> Result<Scheme, BuildError>,
 }
 
 impl<C> SchemeDef for PlainDef<C>
@@ -539,6 +549,6 @@ where
     }
     fn build(&self, options: &Options) -> Result<Scheme, BuildError> {
         options.check_against(self)?;
-        Ok((self.generator)())
+        (self.generator)()
     }
 }

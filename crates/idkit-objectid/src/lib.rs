@@ -25,9 +25,9 @@ pub static DEFINITION: idkit_core::PlainDef<ObjectIdCodec> = idkit_core::PlainDe
     codec: ObjectIdCodec,
     info: || ObjectIdCodec.info(),
     generator: || {
-        Box::new(idkit_core::Erased::new(
+        Ok(Box::new(idkit_core::Erased::new(
             AtomicObjectIdGenerator::new(),
             ObjectIdCodec,
-        ))
+        )))
     },
 };

@@ -49,6 +49,67 @@ fn elapsed_ms(_: Started) -> u64 {
     0
 }
 
+/// What both generators share: `with_node`, `with_parts` (given how the generator's state
+/// starts from its parts), `codec` and [`IdScheme`].
+macro_rules! generators {
+    ($generator:ident, $state:expr) => {
+        #[cfg(feature = "std")]
+        impl $generator {
+            /// A generator for `node` of `node_bits` bits, on a
+            /// [`TickerClock`](idkit_core::TickerClock) and the thread's random source.
+            ///
+            /// # Errors
+            ///
+            /// [`TsidConfigError`] when `node_bits` is above [`MAX_NODE_BITS`] or `node`
+            /// does not fit them.
+            pub fn with_node(node_bits: u32, node: u64) -> Result<Self, TsidConfigError> {
+                let (clock, random) = (
+                    idkit_core::TickerClock::new(),
+                    idkit_core::random::ThreadRandom,
+                );
+                Self::with_parts(clock, random, node_bits, node)
+            }
+        }
+
+        impl<C: Clock, R: RandomSource> $generator<C, R> {
+            /// A generator on `clock` drawing counter starts from `random` (a seeded source
+            /// and a manual clock give the same ids every run).
+            ///
+            /// # Errors
+            ///
+            /// As `with_node`.
+            pub fn with_parts(
+                clock: C,
+                random: R,
+                node_bits: u32,
+                node: u64,
+            ) -> Result<Self, TsidConfigError> {
+                let parts = Parts::new(clock, random, node_bits, node)?;
+                let state = $state(&parts);
+                Ok(Self { parts, state })
+            }
+
+            /// The codec for this generator's node width.
+            pub fn codec(&self) -> TsidCodec {
+                self.parts.codec
+            }
+        }
+
+        impl<C: Clock, R: RandomSource> IdScheme for $generator<C, R> {
+            type Id = Tsid;
+
+            #[inline]
+            fn next_id(&self) -> Result<Tsid, GenerateError> {
+                self.issue_at(self.parts.clock.now_ms())
+            }
+
+            fn info(&self) -> SchemeInfo {
+                self.parts.codec.info()
+            }
+        }
+    };
+}
+
 /// Why a generator could not be built: node bits above [`MAX_NODE_BITS`], or a node that
 /// does not fit them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,67 +148,37 @@ impl core::error::Error for TsidConfigError {}
 /// ```
 #[derive(Debug)]
 pub struct TsidGenerator<C = DefaultClock, R = DefaultRandom> {
+    parts: Parts<C, R>,
+    state: Cell<MsCounter>,
+}
+
+/// What both generators hold beside their state: the clock, the random source, the codec
+/// for the node's width and the node.
+#[derive(Debug)]
+struct Parts<C, R> {
     clock: C,
     random: R,
     codec: TsidCodec,
     node: u64,
-    state: Cell<MsCounter>,
 }
 
-/// The default clock and random source of `with_node`.
-#[cfg(feature = "std")]
-fn on_ticker() -> (idkit_core::TickerClock, idkit_core::random::ThreadRandom) {
-    (
-        idkit_core::TickerClock::new(),
-        idkit_core::random::ThreadRandom,
-    )
-}
-
-#[cfg(feature = "std")]
-impl TsidGenerator {
-    /// A generator for `node` of `node_bits` bits, on a
-    /// [`TickerClock`](idkit_core::TickerClock).
-    ///
-    /// # Errors
-    ///
-    /// [`TsidConfigError`] when `node_bits` is above 20 or `node` does not fit it.
-    pub fn with_node(node_bits: u32, node: u64) -> Result<Self, TsidConfigError> {
-        let (clock, random) = on_ticker();
-        Self::with_parts(clock, random, node_bits, node)
-    }
-}
-
-impl<C: Clock, R: RandomSource> TsidGenerator<C, R> {
-    /// A generator on `clock` drawing counter starts from `random` (a seeded source and a
-    /// manual clock give the same ids every run).
-    ///
-    /// # Errors
-    ///
-    /// As [`TsidGenerator::with_node`].
-    pub fn with_parts(
-        clock: C,
-        random: R,
-        node_bits: u32,
-        node: u64,
-    ) -> Result<Self, TsidConfigError> {
+impl<C: Clock, R> Parts<C, R> {
+    fn new(clock: C, random: R, node_bits: u32, node: u64) -> Result<Self, TsidConfigError> {
+        let codec = node_codec(node_bits, node)?;
         Ok(Self {
             clock,
             random,
-            codec: node_codec(node_bits, node)?,
+            codec,
             node,
-            state: Cell::new(MsCounter::default()),
         })
-    }
-
-    /// The codec for this generator's node width.
-    pub fn codec(&self) -> TsidCodec {
-        self.codec
     }
 
     fn counter_bits(&self) -> u32 {
         RANDOM_BITS - self.codec.node_bits()
     }
+}
 
+impl<C: Clock, R: RandomSource> TsidGenerator<C, R> {
     fn issue_at(&self, now: u64) -> Result<Tsid, GenerateError> {
         if now > LAST_MS {
             return Err(GenerateError::time_overflow(LAST_MS));
@@ -155,9 +186,9 @@ impl<C: Clock, R: RandomSource> TsidGenerator<C, R> {
         if now < EPOCH_MS {
             return Err(GenerateError::before_epoch(now, EPOCH_MS));
         }
-        let counter_max = (1u128 << self.counter_bits()) - 1;
+        let counter_max = (1u128 << self.parts.counter_bits()) - 1;
         // Lower half: the rollover guard, as UUIDv7's.
-        let fresh = || Ok(self.random.rare_u128()? & (counter_max >> 1));
+        let fresh = || Ok(self.parts.random.rare_u128()? & (counter_max >> 1));
         let mut state = self.state.get();
         let (ms, counter) = match state.step(now, counter_max, fresh)? {
             Some(next) => next,
@@ -167,10 +198,10 @@ impl<C: Clock, R: RandomSource> TsidGenerator<C, R> {
                 // how far behind it is plus a grace of WAIT_GRACE_MS.
                 let last = state.last_ms;
                 let started = Started::now();
-                let mut now = self.clock.now_ms();
+                let mut now = self.parts.clock.now_ms();
                 let budget = last.saturating_sub(now) + 1 + WAIT_GRACE_MS;
                 while now <= last && elapsed_ms(started) < budget {
-                    now = idkit_core::nonblocking::wait_for(&self.clock, last + 1)?;
+                    now = idkit_core::nonblocking::wait_for(&self.parts.clock, last + 1)?;
                 }
                 if now <= last {
                     return Err(GenerateError::clock_moved_backwards(
@@ -191,22 +222,12 @@ impl<C: Clock, R: RandomSource> TsidGenerator<C, R> {
         let counter = u64::try_from(counter).unwrap_or(0);
         Ok(Tsid::from_parts(
             ms - EPOCH_MS,
-            (self.node << self.counter_bits()) | counter,
+            (self.parts.node << self.parts.counter_bits()) | counter,
         ))
     }
 }
 
-impl<C: Clock, R: RandomSource> IdScheme for TsidGenerator<C, R> {
-    type Id = Tsid;
-
-    fn next_id(&self) -> Result<Tsid, GenerateError> {
-        self.issue_at(self.clock.now_ms())
-    }
-
-    fn info(&self) -> SchemeInfo {
-        self.codec.info()
-    }
-}
+generators!(TsidGenerator, |_| Cell::new(MsCounter::default()));
 
 /// The codec for `node_bits`, once `node` is known to fit them.
 fn node_codec(node_bits: u32, node: u64) -> Result<TsidCodec, TsidConfigError> {
@@ -248,60 +269,15 @@ fn node_codec(node_bits: u32, node: u64) -> Result<TsidCodec, TsidConfigError> {
 /// ```
 #[derive(Debug)]
 pub struct AtomicTsidGenerator<C = DefaultClock, R = DefaultRandom> {
-    clock: C,
-    random: R,
-    codec: TsidCodec,
-    node: u64,
+    parts: Parts<C, R>,
     state: AtomicMsCounter,
 }
 
-#[cfg(feature = "std")]
-impl AtomicTsidGenerator {
-    /// A generator with `node_bits` bits of node id, this process's being `node`, on a
-    /// [`TickerClock`](idkit_core::TickerClock).
-    ///
-    /// # Errors
-    ///
-    /// As [`TsidGenerator::with_node`]: more than [`MAX_NODE_BITS`] node bits, or a node
-    /// that does not fit them.
-    pub fn with_node(node_bits: u32, node: u64) -> Result<Self, TsidConfigError> {
-        let (clock, random) = on_ticker();
-        Self::with_parts(clock, random, node_bits, node)
-    }
-}
-
 impl<C: Clock, R: RandomSource> AtomicTsidGenerator<C, R> {
-    /// A generator on `clock` drawing counter starts from `random`.
-    ///
-    /// # Errors
-    ///
-    /// As [`TsidGenerator::with_parts`].
-    pub fn with_parts(
-        clock: C,
-        random: R,
-        node_bits: u32,
-        node: u64,
-    ) -> Result<Self, TsidConfigError> {
-        let codec = node_codec(node_bits, node)?;
-        let base = clock.now_ms();
-        Ok(Self {
-            clock,
-            random,
-            codec,
-            node,
-            state: AtomicMsCounter::new(base, RANDOM_BITS - codec.node_bits()),
-        })
-    }
-
-    /// The codec for this generator's node bits.
-    pub fn codec(&self) -> TsidCodec {
-        self.codec
-    }
-
     fn issue_at(&self, mut now: u64) -> Result<Tsid, GenerateError> {
-        let counter_bits = RANDOM_BITS - self.codec.node_bits();
+        let counter_bits = self.parts.counter_bits();
         let fresh = || {
-            let r = self.random.u128()? & ((1u128 << (counter_bits - 1)) - 1);
+            let r = self.parts.random.u128()? & ((1u128 << (counter_bits - 1)) - 1);
             Ok(u64::try_from(r).unwrap_or(0))
         };
         let started = Started::now();
@@ -316,13 +292,13 @@ impl<C: Clock, R: RandomSource> AtomicTsidGenerator<C, R> {
                 Step::Issued { tick, counter } => {
                     return Ok(Tsid::from_parts(
                         tick - EPOCH_MS,
-                        (self.node << counter_bits) | counter,
+                        (self.parts.node << counter_bits) | counter,
                     ));
                 }
                 // A full counter: wait for the next millisecond, as the single-owner
                 // generator does, within the same budget.
                 Step::Exhausted { tick } => {
-                    now = idkit_core::nonblocking::wait_for(&self.clock, tick + 1)?;
+                    now = idkit_core::nonblocking::wait_for(&self.parts.clock, tick + 1)?;
                     let budget = tick.saturating_sub(now) + 1 + WAIT_GRACE_MS;
                     if now <= tick && elapsed_ms(started) >= budget {
                         return Err(GenerateError::clock_moved_backwards(
@@ -336,18 +312,9 @@ impl<C: Clock, R: RandomSource> AtomicTsidGenerator<C, R> {
     }
 }
 
-impl<C: Clock, R: RandomSource> IdScheme for AtomicTsidGenerator<C, R> {
-    type Id = Tsid;
-
-    #[inline]
-    fn next_id(&self) -> Result<Tsid, GenerateError> {
-        self.issue_at(self.clock.now_ms())
-    }
-
-    fn info(&self) -> SchemeInfo {
-        self.codec.info()
-    }
-}
+generators!(AtomicTsidGenerator, |parts: &Parts<C, R>| {
+    AtomicMsCounter::new(parts.clock.now_ms(), parts.counter_bits())
+});
 
 #[cfg(test)]
 mod tests {

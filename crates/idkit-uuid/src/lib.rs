@@ -39,7 +39,7 @@ pub mod definition {
         summary: "UUID version 4: 122 random bits",
         codec: UuidCodec::V4,
         info: || UuidCodec::V4.info(),
-        generator: || Box::new(Erased::new(UuidV4::new(), UuidCodec::V4)),
+        generator: || Ok(Box::new(Erased::new(UuidV4::new(), UuidCodec::V4))),
     };
 
     /// UUID version 7, shared without a lock: by default monotonic by a counter
@@ -92,103 +92,78 @@ pub mod definition {
         }
     }
 
-    /// A UUID version read by name; `build` makes the one with a generator (version 6) and
-    /// says how the others are made.
-    #[derive(Debug)]
-    pub struct VersionDef {
-        /// Stable name.
-        pub name: &'static str,
-        /// Short names that find it too.
-        pub aliases: &'static [&'static str],
-        /// One line for listings.
-        pub summary: &'static str,
-        /// Reads, writes and decodes ids.
-        pub codec: UuidCodec,
-        /// How ids of this version are made, where no generator makes them.
-        pub made_by: Option<&'static str>,
-    }
-
-    impl SchemeDef for VersionDef {
-        fn name(&self) -> &'static str {
-            self.name
-        }
-        fn aliases(&self) -> &'static [&'static str] {
-            self.aliases
-        }
-        fn summary(&self) -> &'static str {
-            self.summary
-        }
-        fn info(&self) -> SchemeInfo {
-            self.codec.info()
-        }
-        fn codec(&self) -> Box<dyn DynCodec + Send + Sync> {
-            Box::new(idkit_core::CodecOnly::new(self.codec, self.info()))
-        }
-        /// # Errors
-        ///
-        /// [`BuildErrorKind::NoGenerator`] saying how ids of this version are made, for
-        /// every version but 6.
-        fn build(&self, options: &Options) -> Result<Scheme, BuildError> {
-            options.check_against(self)?;
-            if let Some(how) = self.made_by {
-                let message = format!("no generator: {how}");
-                return Err(BuildError::new(
-                    BuildErrorKind::NoGenerator,
-                    self.name,
-                    message,
-                ));
-            }
-            let generator = UuidV6::new().map_err(|e| {
-                BuildError::new(BuildErrorKind::Unavailable, self.name, e.to_string())
-            })?;
-            Ok(Box::new(Erased::new(generator, self.codec)))
-        }
-    }
-
     /// UUID version 1, read only.
-    pub static UUID_V1: VersionDef = VersionDef {
+    pub static UUID_V1: PlainDef<UuidCodec> = PlainDef {
         name: "uuid-v1",
         aliases: &["uuid1", "v1"],
         summary: "UUID version 1: 60-bit time in 100 ns since 1582, clock sequence, MAC address (read only)",
         codec: UuidCodec::V1,
-        made_by: Some(
-            "its node is a MAC address; make uuid-v6 (the same fields, sorted by time) or uuid-v7",
-        ),
+        info: || UuidCodec::V1.info(),
+        generator: || {
+            Err(BuildError::no_generator(
+                "uuid-v1",
+                "its node is a MAC address; make uuid-v6 (the same fields, sorted by time) or uuid-v7",
+            ))
+        },
     };
 
     /// UUID version 3: from a namespace and a name, MD5.
-    pub static UUID_V3: VersionDef = VersionDef {
+    pub static UUID_V3: PlainDef<UuidCodec> = PlainDef {
         name: "uuid-v3",
         aliases: &["uuid3", "v3"],
         summary: "UUID version 3: MD5 of a namespace and a name",
         codec: UuidCodec::V3,
-        made_by: Some("made from a namespace and a name: idkit uuid-name --v3 NAMESPACE NAME"),
+        info: || UuidCodec::V3.info(),
+        generator: || {
+            Err(BuildError::no_generator(
+                "uuid-v3",
+                "made from a namespace and a name: idkit uuid-name --v3 NAMESPACE NAME",
+            ))
+        },
     };
 
     /// UUID version 5: from a namespace and a name, SHA-1.
-    pub static UUID_V5: VersionDef = VersionDef {
+    pub static UUID_V5: PlainDef<UuidCodec> = PlainDef {
         name: "uuid-v5",
         aliases: &["uuid5", "v5"],
         summary: "UUID version 5: SHA-1 of a namespace and a name",
         codec: UuidCodec::V5,
-        made_by: Some("made from a namespace and a name: idkit uuid-name NAMESPACE NAME"),
+        info: || UuidCodec::V5.info(),
+        generator: || {
+            Err(BuildError::no_generator(
+                "uuid-v5",
+                "made from a namespace and a name: idkit uuid-name NAMESPACE NAME",
+            ))
+        },
     };
 
     /// UUID version 6, made by [`UuidV6`].
-    pub static UUID_V6: VersionDef = VersionDef {
+    pub static UUID_V6: PlainDef<UuidCodec> = PlainDef {
         name: "uuid-v6",
         aliases: &["uuid6", "v6"],
         summary: "UUID version 6: 60-bit time in 100 ns since 1582, random clock sequence and node",
         codec: UuidCodec::V6,
-        made_by: None,
+        info: || UuidCodec::V6.info(),
+        generator: || {
+            let generator = UuidV6::new().map_err(|e| {
+                BuildError::new(BuildErrorKind::Unavailable, "uuid-v6", e.to_string())
+            })?;
+            Ok(Box::new(Erased::new(generator, UuidCodec::V6)))
+        },
     };
 
     /// UUID version 8: 122 bits of the maker's own.
-    pub static UUID_V8: VersionDef = VersionDef {
+    pub static UUID_V8: PlainDef<UuidCodec> = PlainDef {
         name: "uuid-v8",
         aliases: &["uuid8", "v8"],
         summary: "UUID version 8: 122 bits of the maker's own layout",
         codec: UuidCodec::V8,
-        made_by: Some("its 122 bits are the maker's own (idkit_uuid::versions::v8 in Rust)"),
+        info: || UuidCodec::V8.info(),
+        generator: || {
+            Err(BuildError::no_generator(
+                "uuid-v8",
+                "its 122 bits are the maker's own (idkit_uuid::versions::v8 in Rust)",
+            ))
+        },
     };
 }
