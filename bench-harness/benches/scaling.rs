@@ -79,17 +79,28 @@ fn one_shared<S: Send + Sync + 'static, F: Fn(&S) + Copy + Send + 'static>(
     );
 }
 
+/// [`each_thread`] for idkit's generator made by `make`, named "idkit".
+fn idkit_each<S: IdScheme + 'static>(
+    g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    make: impl Fn() -> S + Send + Sync + Clone + 'static,
+) {
+    each_thread(g, "idkit", make, |s| keep(s.next_id().unwrap()));
+}
+
+/// [`one_shared`] for idkit's shared `generator`, named "idkit".
+fn idkit_shared<S: IdScheme + Send + Sync + 'static>(
+    g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    generator: S,
+) {
+    one_shared(g, "idkit", generator, |s| keep(s.next_id().unwrap()));
+}
+
 fn snowflake(c: &mut Criterion) {
     let ticker = || Snowflake::builder(wide()).clock(TickerClock::new());
     let ferroid_atomic = || AtomicSnowflakeGenerator::<WideId, _>::new(0, ferroid_clock());
 
     let mut g = group(c, "snowflake-single");
-    each_thread(
-        &mut g,
-        "idkit",
-        move || ticker().build().unwrap(),
-        |s| keep(s.next_id().unwrap()),
-    );
+    idkit_each(&mut g, move || ticker().build().unwrap());
     each_thread(
         &mut g,
         "ferroid-basic",
@@ -99,33 +110,21 @@ fn snowflake(c: &mut Criterion) {
     g.finish();
 
     let mut g = group(c, "snowflake-lockfree");
-    each_thread(
-        &mut g,
-        "idkit",
-        move || ticker().build_atomic().unwrap(),
-        |s| keep(s.next_id().unwrap()),
-    );
+    idkit_each(&mut g, move || ticker().build_atomic().unwrap());
     each_thread(&mut g, "ferroid-atomic", ferroid_atomic, |s| {
         keep(s.next_id(spin))
     });
     g.finish();
 
     let mut g = group(c, "snowflake-shared");
-    one_shared(&mut g, "idkit", ticker().build_atomic().unwrap(), |s| {
-        keep(s.next_id().unwrap())
-    });
+    idkit_shared(&mut g, ticker().build_atomic().unwrap());
     one_shared(&mut g, "ferroid-atomic", ferroid_atomic(), |s| {
         keep(s.next_id(spin))
     });
     g.finish();
 
     let mut g = group(c, "snowflake-defaults");
-    each_thread(
-        &mut g,
-        "idkit",
-        || Snowflake::builder(wide()).build().unwrap(),
-        |s| keep(s.next_id().unwrap()),
-    );
+    idkit_each(&mut g, || Snowflake::builder(wide()).build().unwrap());
     each_thread(
         &mut g,
         "ferroid-basic",
@@ -137,9 +136,7 @@ fn snowflake(c: &mut Criterion) {
 
 fn uuid_v4(c: &mut Criterion) {
     let mut g = group(c, "uuid-v4");
-    each_thread(&mut g, "idkit", idkit_uuid::UuidV4::new, |s| {
-        keep(s.next_id().unwrap())
-    });
+    idkit_each(&mut g, idkit_uuid::UuidV4::new);
     each_thread(
         &mut g,
         "uuid-new_v4",
@@ -151,16 +148,12 @@ fn uuid_v4(c: &mut Criterion) {
 
 fn uuid_v7(c: &mut Criterion) {
     let mut g = group(c, "uuid-v7-shared");
-    one_shared(&mut g, "idkit", idkit_uuid::AtomicUuidV7::new(), |s| {
-        keep(s.next_id().unwrap())
-    });
+    idkit_shared(&mut g, idkit_uuid::AtomicUuidV7::new());
     one_shared(&mut g, "uuid-now_v7", (), |()| keep(uuid::Uuid::now_v7()));
     g.finish();
 
     let mut g = group(c, "uuid-v7-single");
-    each_thread(&mut g, "idkit", idkit_uuid::UuidV7::new, |s| {
-        keep(s.next_id().unwrap())
-    });
+    idkit_each(&mut g, idkit_uuid::UuidV7::new);
     each_thread(
         &mut g,
         "uuid-now_v7",
@@ -172,9 +165,7 @@ fn uuid_v7(c: &mut Criterion) {
 
 fn ulid(c: &mut Criterion) {
     let mut g = group(c, "ulid-single");
-    each_thread(&mut g, "idkit", idkit_ulid::UlidGenerator::new, |s| {
-        keep(s.next_id().unwrap())
-    });
+    idkit_each(&mut g, idkit_ulid::UlidGenerator::new);
     each_thread(
         &mut g,
         "ferroid-thread-local-mono",
@@ -187,9 +178,7 @@ fn ulid(c: &mut Criterion) {
     g.finish();
 
     let mut g = group(c, "ulid-shared");
-    one_shared(&mut g, "idkit", idkit_ulid::AtomicUlid::new(), |s| {
-        keep(s.next_id().unwrap())
-    });
+    idkit_shared(&mut g, idkit_ulid::AtomicUlid::new());
     one_shared(
         &mut g,
         "ulid-generator-mutex",
@@ -202,36 +191,24 @@ fn ulid(c: &mut Criterion) {
 fn others(c: &mut Criterion) {
     let mut g = group(c, "typeid-shared");
     let prefix = idkit_all::typeid::Prefix::new("user").unwrap();
-    one_shared(
+    idkit_shared(
         &mut g,
-        "idkit",
         idkit_all::typeid::AtomicTypeIdGenerator::new(prefix),
-        |s| keep(s.next_id().unwrap()),
     );
     g.finish();
     let mut g = group(c, "typeid-single");
-    each_thread(
-        &mut g,
-        "idkit",
-        move || idkit_all::typeid::TypeIdGenerator::new(prefix),
-        |s| keep(s.next_id().unwrap()),
-    );
+    idkit_each(&mut g, move || {
+        idkit_all::typeid::TypeIdGenerator::new(prefix)
+    });
     g.finish();
     let mut g = group(c, "tsid-shared");
-    one_shared(
+    idkit_shared(
         &mut g,
-        "idkit",
         idkit_all::tsid::AtomicTsidGenerator::with_node(10, 1).unwrap(),
-        |s| keep(s.next_id().unwrap()),
     );
     g.finish();
     let mut g = group(c, "objectid-shared");
-    one_shared(
-        &mut g,
-        "idkit",
-        idkit_all::objectid::AtomicObjectIdGenerator::new(),
-        |s| keep(s.next_id().unwrap()),
-    );
+    idkit_shared(&mut g, idkit_all::objectid::AtomicObjectIdGenerator::new());
     g.finish();
 }
 

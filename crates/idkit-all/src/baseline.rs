@@ -3,7 +3,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use idkit_core::codec::decimal::DecimalCodec;
-use idkit_core::{Coordination, Erased, GenerateError, IdScheme, PlainDef, SchemeInfo};
+use idkit_core::{Coordination, GenerateError, IdScheme, PlainDef, SchemeInfo};
 
 /// A counter from 1: dense, ordered, 64-bit, and only unique while every id comes from this
 /// one counter (a database sequence, in practice). Shared across threads.
@@ -63,7 +63,7 @@ pub static DEFINITION: PlainDef<DecimalCodec> = PlainDef {
     summary: "a single counter, as a database sequence gives (baseline)",
     codec: DecimalCodec,
     info: || INFO,
-    generator: || Ok(Box::new(Erased::new(AutoIncrement::new(), DecimalCodec))),
+    generator: || idkit_core::definition::shared(AutoIncrement::new(), DecimalCodec),
 };
 
 #[cfg(test)]

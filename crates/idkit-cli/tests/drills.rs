@@ -305,22 +305,27 @@ fn outage(path: &'static str, stop: &'static str, dir: &str) -> Option<Outage> {
 }
 
 fn postgres() -> Backend {
-    let url = env("IDKIT_TEST_PG_URL");
-    Backend {
-        name: "postgres",
-        source: Box::new(move |ns| format!("{url}?namespace={ns}&ttl_ms={TTL_MS}&max_workers=4")),
-        outage: outage("scripts/pg-cluster.sh", "stop", "IDKIT_TEST_PG_DIR"),
-        _files: None,
-    }
+    sql_server(
+        "postgres",
+        "IDKIT_TEST_PG_URL",
+        outage("scripts/pg-cluster.sh", "stop", "IDKIT_TEST_PG_DIR"),
+    )
 }
 
 fn mysql() -> Backend {
-    let url = env("IDKIT_TEST_MYSQL_URL");
+    // kill -9: a graceful InnoDB shutdown takes a while, and an outage does not wait.
+    let outage = outage("scripts/mariadb-server.sh", "kill", "IDKIT_TEST_MYSQL_DIR");
+    sql_server("mysql", "IDKIT_TEST_MYSQL_URL", outage)
+}
+
+/// A SQL server's backend: its URL in the environment variable `url`, with the drills' lease
+/// settings.
+fn sql_server(name: &'static str, url: &str, outage: Option<Outage>) -> Backend {
+    let url = env(url);
     Backend {
-        name: "mysql",
+        name,
         source: Box::new(move |ns| format!("{url}?namespace={ns}&ttl_ms={TTL_MS}&max_workers=4")),
-        // kill -9: a graceful InnoDB shutdown takes a while, and an outage does not wait.
-        outage: outage("scripts/mariadb-server.sh", "kill", "IDKIT_TEST_MYSQL_DIR"),
+        outage,
         _files: None,
     }
 }

@@ -60,6 +60,20 @@ use crate::scheme::{DynCodec, DynScheme, SchemeInfo};
 /// A built scheme, ready to use from any thread.
 pub type Scheme = Box<dyn DynScheme + Send + Sync>;
 
+/// `generator` and `codec` as a [`Scheme`]: what a [`PlainDef`]'s `generator` returns when
+/// its generator cannot fail to start.
+///
+/// # Errors
+///
+/// None: the `Result` is the shape `PlainDef::generator` asks for.
+pub fn shared<G, C>(generator: G, codec: C) -> Result<Scheme, BuildError>
+where
+    G: crate::IdScheme,
+    crate::Erased<G, C>: DynScheme + Send + Sync + 'static,
+{
+    Ok(Box::new(crate::Erased::new(generator, codec)))
+}
+
 /// A field that tells one generator from another (worker, datacenter, shard, node...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IdentityField {
@@ -490,7 +504,7 @@ pub trait SchemeDef: fmt::Debug + Send + Sync {
 /// # Examples
 ///
 /// ```
-/// use idkit_core::definition::{Options, PlainDef, SchemeDef};
+/// use idkit_core::definition::{Options, PlainDef, SchemeDef, shared};
 /// use idkit_core::codec::decimal::DecimalCodec;
 /// use idkit_core::{Erased, SchemeInfo};
 /// # #[derive(Debug, Default)] struct Counter(std::sync::atomic::AtomicU64);
@@ -505,7 +519,7 @@ pub trait SchemeDef: fmt::Debug + Send + Sync {
 ///     summary: "counts up from 1",
 ///     codec: DecimalCodec,
 ///     info: || SchemeInfo::new("counter", 64),
-///     generator: || Ok(Box::new(Erased::new(Counter::default(), DecimalCodec))),
+///     generator: || shared(Counter::default(), DecimalCodec),
 /// };
 /// assert!(COUNTER.is_called("COUNT"));
 /// assert_eq!(COUNTER.build(&Options::default())?.info(), COUNTER.info());

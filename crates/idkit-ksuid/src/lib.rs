@@ -27,12 +27,7 @@ pub static DEFINITION: idkit_core::PlainDef<KsuidCodec> = idkit_core::PlainDef {
     summary: "KSUID: 32-bit seconds since 2014, 128-bit payload, base62",
     codec: KsuidCodec,
     info: || KsuidCodec.info(),
-    generator: || {
-        Ok(Box::new(idkit_core::Erased::new(
-            KsuidGenerator::new(),
-            KsuidCodec,
-        )))
-    },
+    generator: || idkit_core::definition::shared(KsuidGenerator::new(), KsuidCodec),
 };
 
 /// KSUID's epoch: 1400000000 seconds after the Unix epoch (2014-05-13T16:53:20Z).

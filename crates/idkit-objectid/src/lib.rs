@@ -24,10 +24,5 @@ pub static DEFINITION: idkit_core::PlainDef<ObjectIdCodec> = idkit_core::PlainDe
     summary: "MongoDB ObjectId: 32-bit seconds, 40-bit process random, 24-bit counter, hex",
     codec: ObjectIdCodec,
     info: || ObjectIdCodec.info(),
-    generator: || {
-        Ok(Box::new(idkit_core::Erased::new(
-            AtomicObjectIdGenerator::new(),
-            ObjectIdCodec,
-        )))
-    },
+    generator: || idkit_core::definition::shared(AtomicObjectIdGenerator::new(), ObjectIdCodec),
 };

@@ -28,12 +28,7 @@ pub static DEFINITION: idkit_core::PlainDef<UlidCodec> = idkit_core::PlainDef {
     summary: "ULID: 48-bit Unix ms, 80 random bits, monotonic, Crockford base32",
     codec: UlidCodec,
     info: || UlidCodec.info(),
-    generator: || {
-        Ok(Box::new(idkit_core::Erased::new(
-            AtomicUlid::new(),
-            UlidCodec,
-        )))
-    },
+    generator: || idkit_core::definition::shared(AtomicUlid::new(), UlidCodec),
 };
 
 /// Bits of the random part.

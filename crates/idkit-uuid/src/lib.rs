@@ -39,7 +39,7 @@ pub mod definition {
         summary: "UUID version 4: 122 random bits",
         codec: UuidCodec::V4,
         info: || UuidCodec::V4.info(),
-        generator: || Ok(Box::new(Erased::new(UuidV4::new(), UuidCodec::V4))),
+        generator: || idkit_core::definition::shared(UuidV4::new(), UuidCodec::V4),
     };
 
     /// UUID version 7, shared without a lock: by default monotonic by a counter
