@@ -6,7 +6,7 @@ use clap::{Arg, ArgMatches, Command};
 use idkit_all::registry::{self, Options};
 
 /// The subcommands that take scheme settings.
-const TAKE_SETTINGS: [&str; 3] = ["gen", "serve", "bounds"];
+const TAKE_SETTINGS: [&str; 4] = ["gen", "serve", "bounds", "compose"];
 /// The subcommands that take identity fields only.
 const TAKE_IDENTITY: [&str; 1] = ["sql"];
 

@@ -1108,3 +1108,116 @@ fn every_uuid_version_is_read_and_the_made_ones_are_made() {
     let o = idkit(&["bounds", "uuid-v1", "2022-02-22"]);
     assert!(stderr(&o).contains("do not sort by it"), "{}", stderr(&o));
 }
+
+/// `idkit compose`: the examples of its help, an id composed again from what `decode --json`
+/// gives, and bad parts refused on one line.
+#[test]
+fn compose_makes_the_id_of_a_time_and_its_parts() {
+    let line = |args: &[&str]| {
+        let o = idkit(args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        stdout(&o).trim_end().to_owned()
+    };
+    // The ULID spec's example, and RFC 9562 appendix A.6's version 7 example.
+    assert_eq!(
+        line(&[
+            "compose",
+            "ulid",
+            "2016-07-30T23:54:10.259Z",
+            "randomness=0xd6764c61efb99302bd5b"
+        ]),
+        "01ARZ3NDEKTSV4RRFFQ69G5FAV"
+    );
+    assert_eq!(
+        line(&[
+            "compose",
+            "uuid-v7",
+            "1645557742000",
+            "rand_a=0xcc3",
+            "rand_b=0x18c4dc0c0c07398f"
+        ]),
+        "017f22e2-79b0-7cc3-98c4-dc0c0c07398f"
+    );
+    // An identity field as a flag, the rest as parts; --format as `gen` writes it.
+    let twitter = [
+        "compose",
+        "twitter",
+        "2026-11-29T10:00:00Z",
+        "--worker",
+        "3",
+        "sequence=7",
+    ];
+    let made = json(
+        &twitter
+            .iter()
+            .copied()
+            .chain(["--json"])
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(made["timestamp"], "2026-11-29T10:00:00.000Z");
+    assert_eq!(made["fields"]["worker"], 3);
+    assert_eq!(made["fields"]["sequence"], 7);
+    let hex = line(
+        &twitter
+            .iter()
+            .copied()
+            .chain(["--format", "hex"])
+            .collect::<Vec<_>>(),
+    );
+    let decimal: u64 = made["id"].as_str().unwrap().parse().unwrap();
+    assert_eq!(hex, format!("{decimal:016x}"));
+    // What decode gives composes the id again.
+    for scheme in ["ulid", "ksuid", "objectid", "uuid-v7"] {
+        let id = line(&["gen", scheme]);
+        let decoded = json(&["decode", scheme, &id, "--json"]);
+        let parts: Vec<String> = decoded["fields"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(name, _)| *name != "version")
+            .map(|(name, value)| match value.as_str() {
+                Some(hex) => format!("{name}=0x{hex}"),
+                None => format!("{name}={value}"),
+            })
+            .collect();
+        let ms = decoded["timestamp_ms"].to_string();
+        let mut args = vec!["compose", scheme, &ms];
+        args.extend(parts.iter().map(String::as_str));
+        assert_eq!(line(&args), id, "{args:?}");
+    }
+    usage_error(
+        &["compose", "ulid", "2026-01-01", "worker=1"],
+        "ulid: unknown field \"worker\"",
+    );
+    usage_error(
+        &["compose", "ulid", "2026-01-01", "randomness"],
+        "expected NAME=VALUE",
+    );
+    usage_error(
+        &["compose", "ulid", "2026-01-01", "randomness=zz"],
+        "hexadecimal after 0x",
+    );
+    usage_error(
+        &["compose", "uuid-v7", "2026-01-01", "rand_a=4096"],
+        "rand_a must be at most 4095",
+    );
+    usage_error(
+        &["compose", "uuid-v4", "2026-01-01"],
+        "uuid-v4 ids carry no time",
+    );
+    usage_error(
+        &["compose", "ksuid", "2000-01-01"],
+        "timestamp out of range",
+    );
+    usage_error(
+        &[
+            "compose",
+            "twitter",
+            "2026-01-01",
+            "worker=1",
+            "--worker",
+            "2",
+        ],
+        "given twice",
+    );
+}

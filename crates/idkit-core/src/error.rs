@@ -673,8 +673,7 @@ impl fmt::Display for ComposeError {
                 unordered: false,
             } => write!(
                 f,
-                "{scheme} ids carry no time, so no id stands for a time: time bounds are for \
-                 time-ordered schemes"
+                "{scheme} ids carry no time: no id stands for a time, and none is made from one"
             ),
             R::NoTime {
                 scheme,

@@ -94,7 +94,7 @@ pub use error::{
 pub use raw::{InlineBytes, MAX_ID_BYTES, RawId};
 pub use scheme::{
     Alphabet, Codec, CodecOnly, Compose, Coordination, Decoded, DynCodec, DynScheme, Erased,
-    FieldValue, GeneratorStats, IdScheme, SchemeInfo, TimeBounds,
+    FieldValue, GeneratorStats, IdScheme, SchemeInfo, TimeBounds, compose_fields,
 };
 
 /// Makes a child process made by `fork` (without `exec`) safe for ids: call it in the child

@@ -529,6 +529,70 @@ pub trait Codec {
         let _ = (timestamp_ms, fields);
         Err(ComposeError::no_time("these"))
     }
+
+    /// The id of `timestamp_ms` (Unix ms, taken to the scheme's precision as
+    /// [`bounds_at`](Self::bounds_at) takes it) with the named `fields` at their values and
+    /// every field not named at zero: the inverse of [`decode`](Self::decode) for the time
+    /// and the parts it gives. Each time-ordered scheme names its parts (a ULID's
+    /// `randomness`, a UUIDv7's `rand_a` and `rand_b`, an ObjectId's `random` and
+    /// `counter`, a Snowflake layout's fields); the default says the scheme has no time.
+    ///
+    /// # Errors
+    ///
+    /// As [`bounds_at`](Self::bounds_at): `NoTime`, `TimeOutOfRange`, `UnknownField` (the
+    /// message lists the scheme's parts) or `FieldOutOfRange`.
+    fn compose_at(
+        &self,
+        timestamp_ms: u64,
+        fields: &[(&str, u128)],
+    ) -> Result<Self::Id, ComposeError> {
+        let _ = (timestamp_ms, fields);
+        Err(ComposeError::no_time("these"))
+    }
+}
+
+/// The values of `fields` in the order of `parts` (each a name and a width in bits), zero
+/// for a part not given: what a [`Codec::compose_at`] reads its parts with.
+///
+/// # Errors
+///
+/// [`ComposeError`]: `UnknownField` for a name not among `parts` (the message lists them),
+/// `FieldOutOfRange` for a value wider than its part.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_core::{ComposeErrorKind, compose_fields};
+/// let parts = [("random", 40), ("counter", 24)];
+/// assert_eq!(compose_fields(&[("counter", 7)], parts)?, [0, 7]);
+/// let wide = compose_fields(&[("counter", 1 << 24)], parts).unwrap_err();
+/// assert_eq!(wide.kind(), ComposeErrorKind::FieldOutOfRange);
+/// let unknown = compose_fields(&[("worker", 1)], parts).unwrap_err();
+/// assert_eq!(unknown.to_string(), "unknown field \"worker\": expected one of random, counter");
+/// # Ok::<(), idkit_core::ComposeError>(())
+/// ```
+pub fn compose_fields<const N: usize>(
+    fields: &[(&str, u128)],
+    parts: [(&'static str, u32); N],
+) -> Result<[u128; N], ComposeError> {
+    let mut values = [0; N];
+    for &(name, value) in fields {
+        let Some(i) = parts.iter().position(|(part, _)| *part == name) else {
+            let known: Vec<&str> = parts.iter().map(|(part, _)| *part).collect();
+            return Err(ComposeError::unknown_field(name, known.join(", ")));
+        };
+        let (part, bits) = parts[i];
+        let max = if bits >= 128 {
+            u128::MAX
+        } else {
+            (1 << bits) - 1
+        };
+        if value > max {
+            return Err(ComposeError::field_out_of_range(part, value, max));
+        }
+        values[i] = value;
+    }
+    Ok(values)
 }
 
 /// The lowest and the highest id of one time (see [`Codec::bounds_at`]).
@@ -650,6 +714,17 @@ pub trait DynCodec: fmt::Debug {
         timestamp_ms: u64,
         fields: &[(&str, u128)],
     ) -> Result<TimeBounds<RawId>, ComposeError>;
+
+    /// The id of a time and its parts, as [`Codec::compose_at`] makes it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Codec::compose_at`].
+    fn compose_raw(
+        &self,
+        timestamp_ms: u64,
+        fields: &[(&str, u128)],
+    ) -> Result<RawId, ComposeError>;
 }
 
 /// The object-safe form of a scheme: generation, and (through [`DynCodec`]) text and
@@ -722,6 +797,16 @@ impl<C: Codec + fmt::Debug> DynCodec for CodecOnly<C> {
         match self.codec.bounds_at(timestamp_ms, fields) {
             Ok(b) => Ok(b.map(|id| self.codec.to_raw(id))),
             // The default's error names the scheme from its facts.
+            Err(e) => Err(e.naming(self.info.name)),
+        }
+    }
+    fn compose_raw(
+        &self,
+        timestamp_ms: u64,
+        fields: &[(&str, u128)],
+    ) -> Result<RawId, ComposeError> {
+        match self.codec.compose_at(timestamp_ms, fields) {
+            Ok(id) => Ok(self.codec.to_raw(id)),
             Err(e) => Err(e.naming(self.info.name)),
         }
     }
@@ -809,6 +894,13 @@ where
         fields: &[(&str, u128)],
     ) -> Result<TimeBounds<RawId>, ComposeError> {
         self.codec.bounds_raw(timestamp_ms, fields)
+    }
+    fn compose_raw(
+        &self,
+        timestamp_ms: u64,
+        fields: &[(&str, u128)],
+    ) -> Result<RawId, ComposeError> {
+        self.codec.compose_raw(timestamp_ms, fields)
     }
 }
 

@@ -130,6 +130,31 @@ pub fn bounds<L: Layout>(
     ))
 }
 
+/// The id of millisecond `ms` and `counter` in layout `L`: what the time-ordered codecs'
+/// `compose_at` give once they have read their parts into the counter.
+///
+/// # Errors
+///
+/// [`ComposeError`]: `TimeOutOfRange` past [`LAST_MS`]; `FieldOutOfRange` for a counter
+/// wider than the layout's, named `part`.
+pub fn compose<L: Layout>(
+    ms: u64,
+    counter: u128,
+    part: &'static str,
+) -> Result<L::Id, ComposeError> {
+    if ms > LAST_MS {
+        return Err(ComposeError::time_out_of_range(ms, 0, LAST_MS));
+    }
+    if counter > counter_max::<L>() {
+        return Err(ComposeError::field_out_of_range(
+            part,
+            counter,
+            counter_max::<L>(),
+        ));
+    }
+    Ok(L::assemble(ms, counter))
+}
+
 const fn counter_max<L: Layout>() -> u128 {
     (1 << L::COUNTER_BITS) - 1
 }

@@ -184,19 +184,48 @@ impl Codec for KsuidCodec {
         fields: &[(&str, u128)],
     ) -> Result<TimeBounds<Ksuid>, ComposeError> {
         ComposeError::refuse_fields(fields)?;
-        let secs = (timestamp_ms / 1000)
-            .checked_sub(EPOCH_SECONDS)
-            .and_then(|s| u32::try_from(s).ok())
-            .ok_or(ComposeError::time_out_of_range(
-                timestamp_ms,
-                EPOCH_SECONDS * 1000,
-                LAST_MS,
-            ))?;
+        let secs = ksuid_seconds(timestamp_ms)?;
         Ok(TimeBounds::new(
             Ksuid::from_parts(secs, [0; 16]),
             Ksuid::from_parts(secs, [0xff; 16]),
         ))
     }
+
+    /// The KSUID of `timestamp_ms`'s second and its 128-bit `payload` (zero when not
+    /// given).
+    ///
+    /// ```
+    /// use idkit_core::Codec;
+    /// use idkit_ksuid::KsuidCodec;
+    /// // Segment's example KSUID, from its time and payload.
+    /// let payload = 0xB5A1_CD34_B5F9_9D11_54FB_6853_345C_9735;
+    /// let id = KsuidCodec.compose_at(1_507_608_047_000, &[("payload", payload)])?;
+    /// assert_eq!(id.to_string(), "0ujtsYcgvSTl8PAuAdqWYSMnLOv");
+    /// # Ok::<(), idkit_core::ComposeError>(())
+    /// ```
+    fn compose_at(
+        &self,
+        timestamp_ms: u64,
+        fields: &[(&str, u128)],
+    ) -> Result<Ksuid, ComposeError> {
+        let [payload] = idkit_core::compose_fields(fields, [("payload", 128)])?;
+        Ok(Ksuid::from_parts(
+            ksuid_seconds(timestamp_ms)?,
+            payload.to_be_bytes(),
+        ))
+    }
+}
+
+/// The KSUID second count of `timestamp_ms`.
+fn ksuid_seconds(timestamp_ms: u64) -> Result<u32, ComposeError> {
+    (timestamp_ms / 1000)
+        .checked_sub(EPOCH_SECONDS)
+        .and_then(|s| u32::try_from(s).ok())
+        .ok_or(ComposeError::time_out_of_range(
+            timestamp_ms,
+            EPOCH_SECONDS * 1000,
+            LAST_MS,
+        ))
 }
 
 /// A KSUID: 4 bytes of seconds since [`EPOCH_SECONDS`], then 16 bytes of payload, big-endian,

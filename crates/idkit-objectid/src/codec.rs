@@ -144,13 +144,47 @@ impl Codec for ObjectIdCodec {
         fields: &[(&str, u128)],
     ) -> Result<TimeBounds<ObjectId>, ComposeError> {
         ComposeError::refuse_fields(fields)?;
-        let secs = u32::try_from(timestamp_ms / 1000)
-            .map_err(|_| ComposeError::time_out_of_range(timestamp_ms, 0, LAST_MS))?;
+        let secs = seconds(timestamp_ms)?;
         Ok(TimeBounds::new(
             ObjectId::from_parts(secs, 0, 0),
             ObjectId::from_parts(secs, u64::MAX, u32::MAX),
         ))
     }
+
+    /// The ObjectId of `timestamp_ms`'s second, its 40-bit `random` part and 24-bit
+    /// `counter` (zero when not given).
+    ///
+    /// ```
+    /// use idkit_core::Codec;
+    /// use idkit_objectid::ObjectIdCodec;
+    /// // MongoDB's documentation's example ObjectId, from its parts.
+    /// let parts = [("random", 0xBC_F86C_D799), ("counter", 0x43_9011)];
+    /// let id = ObjectIdCodec.compose_at(1_350_508_407_000, &parts)?;
+    /// assert_eq!(id.to_string(), "507f1f77bcf86cd799439011");
+    /// # Ok::<(), idkit_core::ComposeError>(())
+    /// ```
+    fn compose_at(
+        &self,
+        timestamp_ms: u64,
+        fields: &[(&str, u128)],
+    ) -> Result<ObjectId, ComposeError> {
+        let [random, counter] =
+            idkit_core::compose_fields(fields, [("random", 40), ("counter", 24)])?;
+        // Both fit their widths (40 and 24 bits).
+        let random = u64::try_from(random).unwrap_or(u64::MAX);
+        let counter = u32::try_from(counter).unwrap_or(u32::MAX);
+        Ok(ObjectId::from_parts(
+            seconds(timestamp_ms)?,
+            random,
+            counter,
+        ))
+    }
+}
+
+/// The 32-bit second count of `timestamp_ms`.
+fn seconds(timestamp_ms: u64) -> Result<u32, ComposeError> {
+    u32::try_from(timestamp_ms / 1000)
+        .map_err(|_| ComposeError::time_out_of_range(timestamp_ms, 0, LAST_MS))
 }
 
 impl idkit_core::id::IdType for ObjectId {

@@ -129,6 +129,18 @@ impl TsidCodec {
     }
 }
 
+/// Milliseconds since the TSID epoch of the Unix millisecond `timestamp_ms`.
+fn since_epoch(timestamp_ms: u64) -> Result<u64, ComposeError> {
+    if !(EPOCH_MS..=LAST_MS).contains(&timestamp_ms) {
+        return Err(ComposeError::time_out_of_range(
+            timestamp_ms,
+            EPOCH_MS,
+            LAST_MS,
+        ));
+    }
+    Ok(timestamp_ms - EPOCH_MS)
+}
+
 impl Codec for TsidCodec {
     type Id = Tsid;
 
@@ -202,18 +214,35 @@ impl Codec for TsidCodec {
             low = node << counter_bits;
             high = low | ((1 << counter_bits) - 1);
         }
-        if !(EPOCH_MS..=LAST_MS).contains(&timestamp_ms) {
-            return Err(ComposeError::time_out_of_range(
-                timestamp_ms,
-                EPOCH_MS,
-                LAST_MS,
-            ));
-        }
-        let time = timestamp_ms - EPOCH_MS;
+        let time = since_epoch(timestamp_ms)?;
         Ok(TimeBounds::new(
             Tsid::from_parts(time, low),
             Tsid::from_parts(time, high),
         ))
+    }
+
+    /// The TSID of `timestamp_ms` with its `node` and `counter` (widths by this codec's
+    /// node bits; zero when not given).
+    ///
+    /// ```
+    /// use idkit_core::Codec;
+    /// use idkit_tsid::TsidCodec;
+    /// let codec = TsidCodec::with_node_bits(10);
+    /// let id = codec.compose_at(1_800_000_000_000, &[("node", 7), ("counter", 42)])?;
+    /// let decoded = codec.decode(id);
+    /// assert_eq!(decoded.timestamp_ms, Some(1_800_000_000_000));
+    /// assert_eq!(id.random(), 7 << 12 | 42);
+    /// # Ok::<(), idkit_core::ComposeError>(())
+    /// ```
+    fn compose_at(&self, timestamp_ms: u64, fields: &[(&str, u128)]) -> Result<Tsid, ComposeError> {
+        let counter_bits = RANDOM_BITS - self.node_bits;
+        let [node, counter] = idkit_core::compose_fields(
+            fields,
+            [("node", self.node_bits), ("counter", counter_bits)],
+        )?;
+        // Both fit their widths, 22 bits together.
+        let random = u64::try_from(node << counter_bits | counter).unwrap_or(u64::MAX);
+        Ok(Tsid::from_parts(since_epoch(timestamp_ms)?, random))
     }
 }
 

@@ -239,6 +239,28 @@ impl Codec for TypeIdCodec {
                 .map(|uuid| TypeId::new(prefix, uuid.as_u128())),
         )
     }
+
+    /// The TypeID of this codec's prefix over the UUIDv7 of `timestamp_ms`, `rand_a` and
+    /// `rand_b`, as [`UuidCodec::V7`](idkit_uuid::UuidCodec::V7) composes it.
+    ///
+    /// ```
+    /// use idkit_core::Codec;
+    /// use idkit_typeid::{Prefix, TypeIdCodec};
+    /// let codec = TypeIdCodec::issuing(Prefix::new("user")?);
+    /// let parts = [("rand_a", 0xCC3), ("rand_b", 0x18C4_DC0C_0C07_398F)];
+    /// let id = codec.compose_at(0x017F_22E2_79B0, &parts)?;
+    /// assert_eq!(id.uuid(), 0x017F_22E2_79B0_7CC3_98C4_DC0C_0C07_398F);
+    /// assert!(id.to_string().starts_with("user_"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn compose_at(
+        &self,
+        timestamp_ms: u64,
+        fields: &[(&str, u128)],
+    ) -> Result<TypeId, ComposeError> {
+        let uuid = idkit_uuid::UuidCodec::V7.compose_at(timestamp_ms, fields)?;
+        Ok(TypeId::new(self.prefix.unwrap_or_default(), uuid.as_u128()))
+    }
 }
 
 /// A TypeID's column is its UUID; the prefix is the type's, so a plain `TypeId` reads back

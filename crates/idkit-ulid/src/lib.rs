@@ -11,7 +11,7 @@ use idkit_core::random::DefaultRandom;
 use idkit_core::time_ordered::{self, AtomicTimeOrdered, TimeOrdered, WhenFull};
 use idkit_core::{
     Alphabet, Codec, ComposeError, Coordination, Decoded, FieldValue, ParseError, RawId,
-    SchemeInfo, TimeBounds,
+    SchemeInfo, TimeBounds, compose_fields,
 };
 
 pub use idkit_core;
@@ -198,6 +198,22 @@ impl Codec for UlidCodec {
         fields: &[(&str, u128)],
     ) -> Result<TimeBounds<Ulid>, ComposeError> {
         time_ordered::bounds::<UlidLayout>(timestamp_ms, fields)
+    }
+
+    /// The ULID of `timestamp_ms` and its 80-bit `randomness` (the part
+    /// [`decode`](Codec::decode) gives; zero when not given).
+    ///
+    /// ```
+    /// use idkit_core::Codec;
+    /// use idkit_ulid::UlidCodec;
+    /// // The ULID spec's example, from its time and random part.
+    /// let id = UlidCodec.compose_at(1_469_922_850_259, &[("randomness", 0xD676_4C61_EFB9_9302_BD5B)])?;
+    /// assert_eq!(id.to_string(), "01ARZ3NDEKTSV4RRFFQ69G5FAV");
+    /// # Ok::<(), idkit_core::ComposeError>(())
+    /// ```
+    fn compose_at(&self, timestamp_ms: u64, fields: &[(&str, u128)]) -> Result<Ulid, ComposeError> {
+        let [randomness] = compose_fields(fields, [("randomness", RANDOM_BITS)])?;
+        time_ordered::compose::<UlidLayout>(timestamp_ms, randomness, "randomness")
     }
 }
 

@@ -6,7 +6,7 @@ use alloc::{format, vec};
 use idkit_core::codec::hex;
 use idkit_core::{
     Alphabet, Codec, ComposeError, Coordination, Decoded, FieldValue, ParseError, RawId,
-    SchemeInfo, TimeBounds,
+    SchemeInfo, TimeBounds, compose_fields,
 };
 use uuid::Uuid;
 
@@ -171,6 +171,13 @@ impl Codec for UuidCodec {
             fields.push(("clock_seq", FieldValue::Int(u64::from(clock_seq))));
             fields.push(("node", FieldValue::Hex(format!("{node:012x}"))));
         }
+        if version == 7 {
+            // RFC 9562 section 5.7's fields below the time, as `compose_at` takes them.
+            let bits = id.as_u128();
+            fields.push(("rand_a", FieldValue::Int(((bits >> 64) & 0xfff) as u64)));
+            let rand_b = bits & ((1 << 62) - 1);
+            fields.push(("rand_b", FieldValue::Hex(format!("{rand_b:016x}"))));
+        }
         if let Some(custom) = versions::v8_custom(id) {
             fields.push(("custom", FieldValue::Hex(format!("{custom:031x}"))));
         }
@@ -203,6 +210,36 @@ impl Codec for UuidCodec {
             Self::V7 => idkit_core::time_ordered::bounds::<crate::V7Layout>(timestamp_ms, fields),
             Self::V6 => versions::v6_bounds(timestamp_ms, fields),
             Self::V1 => Err(ComposeError::not_time_ordered("uuid-v1")),
+            _ => Err(ComposeError::no_time(self.info().name)),
+        }
+    }
+
+    /// A version 7 UUID of `timestamp_ms` and its `rand_a` (12 bits) and `rand_b` (62
+    /// bits); a version 6 or 1 UUID of the millisecond's first 100 ns tick and its
+    /// `clock_seq` (14 bits) and `node` (48 bits). Parts not given are zero. Versions 3,
+    /// 4, 5 and 8 carry no time.
+    ///
+    /// ```
+    /// use idkit_core::Codec;
+    /// use idkit_uuid::UuidCodec;
+    /// // RFC 9562 appendix A.6's version 7 example, from its fields.
+    /// let parts = [("rand_a", 0xCC3), ("rand_b", 0x18C4_DC0C_0C07_398F)];
+    /// let id = UuidCodec::V7.compose_at(0x017F_22E2_79B0, &parts)?;
+    /// assert_eq!(id.to_string(), "017f22e2-79b0-7cc3-98c4-dc0c0c07398f");
+    /// # Ok::<(), idkit_core::ComposeError>(())
+    /// ```
+    fn compose_at(&self, timestamp_ms: u64, fields: &[(&str, u128)]) -> Result<Uuid, ComposeError> {
+        match self {
+            Self::V7 => {
+                let [a, b] = compose_fields(fields, [("rand_a", 12), ("rand_b", 62)])?;
+                idkit_core::time_ordered::compose::<crate::V7Layout>(
+                    timestamp_ms,
+                    a << 62 | b,
+                    "rand_a",
+                )
+            }
+            Self::V6 => versions::time_based_at(6, timestamp_ms, fields),
+            Self::V1 => versions::time_based_at(1, timestamp_ms, fields),
             _ => Err(ComposeError::no_time(self.info().name)),
         }
     }

@@ -341,5 +341,24 @@ pub(crate) fn v6_bounds(
     })
 }
 
+/// The version 1 or 6 UUID of the Unix millisecond `ms` (its first 100 ns tick) with the
+/// `clock_seq` and `node` of `fields` (zero when not given).
+pub(crate) fn time_based_at(
+    version: u128,
+    ms: u64,
+    fields: &[(&str, u128)],
+) -> Result<Uuid, ComposeError> {
+    let [clock_seq, node] = idkit_core::compose_fields(fields, [("clock_seq", 14), ("node", 48)])?;
+    if ms > LAST_MS {
+        return Err(ComposeError::time_out_of_range(ms, 0, LAST_MS));
+    }
+    let ticks = ms * TICKS_PER_MS + GREGORIAN_TO_UNIX_100NS;
+    Ok(time_based(
+        version,
+        ticks,
+        0b10 << 62 | clock_seq << 48 | node,
+    ))
+}
+
 /// The last Unix millisecond a 60-bit count of 100 ns from 1582 holds (in 5236).
 pub const LAST_MS: u64 = (TICKS_MAX - GREGORIAN_TO_UNIX_100NS) / TICKS_PER_MS;

@@ -89,14 +89,24 @@ impl<L: Layout> Codec for SnowflakeCodec<L> {
         // bounds_u128 only sets bits inside the word.
         Ok(b.map(|id| L::Id::from_u128(id).unwrap_or_default()))
     }
+
+    /// The id of the tick holding `timestamp_ms` with the named fields (see
+    /// [`LayoutSpec::compose_u128`](crate::LayoutSpec::compose_u128)).
+    fn compose_at(
+        &self,
+        timestamp_ms: u64,
+        fields: &[(&str, u128)],
+    ) -> Result<L::Id, ComposeError> {
+        let id = self.0.spec().compose_u128(timestamp_ms, fields)?;
+        // compose_u128 only sets bits inside the word.
+        Ok(L::Id::from_u128(id).unwrap_or_default())
+    }
 }
 
 impl<L: Layout> Compose for SnowflakeCodec<L> {
     type Id = L::Id;
 
     fn compose(&self, timestamp_ms: u64, fields: &[(&str, u128)]) -> Result<L::Id, ComposeError> {
-        let id = self.0.spec().compose_u128(timestamp_ms, fields)?;
-        // compose_u128 only sets bits inside the word.
-        Ok(L::Id::from_u128(id).unwrap_or_default())
+        self.compose_at(timestamp_ms, fields)
     }
 }
