@@ -945,3 +945,43 @@ fn typeids_keep_their_prefix_in_text_binary_and_order() {
         codec.format_raw(&b.highest).unwrap()
     );
 }
+
+/// `idkit_time(uuid)` and `idkit_decode(uuid)` read a UUID by its own version: RFC 9562's
+/// version 1 and 6 examples (appendices A.1 and A.5, 2022-02-22T19:22:22Z) and version 7's
+/// (A.6) give their times and fields; a version 4 has none.
+#[test]
+fn uuids_are_read_by_their_own_version() {
+    let mut c = client();
+    for (uuid, scheme) in [
+        ("c232ab00-9414-11ec-b3c8-9f6bdeced846", "uuid-v1"),
+        ("1ec9414c-232a-6b00-b3c8-9f6bdeced846", "uuid-v6"),
+    ] {
+        let row = c
+            .query_one(
+                "SELECT (extract(epoch FROM idkit_time($1::text::uuid)) * 1000)::bigint,
+                        idkit_decode($1::text::uuid)::text",
+                &[&uuid],
+            )
+            .unwrap();
+        assert_eq!(row.get::<_, i64>(0), 1_645_557_742_000, "{uuid}");
+        let decoded: serde_json::Value = serde_json::from_str(&row.get::<_, String>(1)).unwrap();
+        assert_eq!(decoded["scheme"], scheme);
+        assert_eq!(decoded["fields"]["clock_seq"], 0x33C8);
+        assert_eq!(decoded["fields"]["node"], "9f6bdeced846");
+    }
+    let row = c
+        .query_one(
+            "SELECT (extract(epoch FROM idkit_time('017f22e2-79b0-7cc3-98c4-dc0c0c07398f'::uuid))
+                     * 1000)::bigint",
+            &[],
+        )
+        .unwrap();
+    assert_eq!(row.get::<_, i64>(0), 0x017F_22E2_79B0);
+    let e = c
+        .query_one(
+            "SELECT idkit_time('919108f7-52d1-4320-9bac-f847db4148a8'::uuid)",
+            &[],
+        )
+        .unwrap_err();
+    assert!(message(&e).contains("uuid-v4"), "{}", message(&e));
+}

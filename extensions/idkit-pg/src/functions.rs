@@ -122,13 +122,23 @@ fn idkit_time_ulid(id: Ulid) -> TimestampWithTimeZone {
     timestamp(id.to_ulid().timestamp_ms())
 }
 
-/// A UUIDv7's time.
+/// A UUID's time, by its own version: the Unix millisecond of version 7, the 100 ns count
+/// since 1582 of versions 1 and 6 (to the millisecond); the other versions carry none.
 #[pg_extern(immutable, strict, parallel_safe, name = "idkit_time")]
 fn idkit_time_uuid(id: Uuid) -> TimestampWithTimeZone {
-    let id = UuidCodec::V7
-        .read_raw(&RawId::from_u128(u128::from_be_bytes(*id.as_bytes())))
-        .unwrap_or_else(|e| fail("uuid", e));
-    time_of("uuid-v7", &UuidCodec::V7.decode(id))
+    let (codec, raw) = uuid_by_version(&id);
+    let decoded = codec.decode_raw(&raw).unwrap_or_else(|e| fail("uuid", e));
+    time_of(codec.info().name, &decoded)
+}
+
+/// The registered scheme of a UUID's version (`uuid-v1` ... `uuid-v8`), and its bits.
+fn uuid_by_version(id: &Uuid) -> (Box<dyn DynCodec + Send + Sync>, RawId) {
+    let bits = u128::from_be_bytes(*id.as_bytes());
+    let version = id.as_bytes()[6] >> 4;
+    let Some(scheme) = UuidCodec::of_version(version) else {
+        fail("uuid", format_args!("version {version} is none that RFC 9562 lays out"));
+    };
+    (codec(scheme.info().name), RawId::from_u128(bits))
 }
 
 /// A TypeID's time (its UUIDv7's).
@@ -176,11 +186,10 @@ fn idkit_decode_ulid(id: Ulid) -> JsonB {
     decoded_json(&*codec, &raw, &UlidCodec.decode(id.to_ulid()))
 }
 
-/// A UUIDv7's fields.
+/// A UUID's fields, by its own version.
 #[pg_extern(immutable, strict, parallel_safe, name = "idkit_decode")]
 fn idkit_decode_uuid(id: Uuid) -> JsonB {
-    let codec = codec("uuid-v7");
-    let raw = RawId::from_u128(u128::from_be_bytes(*id.as_bytes()));
+    let (codec, raw) = uuid_by_version(&id);
     let decoded = codec.decode_raw(&raw).unwrap_or_else(|e| fail("uuid", e));
     decoded_json(&*codec, &raw, &decoded)
 }
