@@ -4,6 +4,8 @@ pub mod baseline;
 pub mod convert;
 #[cfg(feature = "lease")]
 pub mod identity;
+#[cfg(feature = "render")]
+pub mod inspect;
 pub mod registry;
 #[cfg(feature = "render")]
 pub mod render;

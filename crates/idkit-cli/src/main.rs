@@ -4,15 +4,15 @@
 //! status 2; a failure while generating (the clock, an exhausted id space) exits with 1.
 
 mod files;
-mod inspect;
 mod render;
 mod settings;
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::{FromArgMatches, Parser, Subcommand, ValueEnum};
+use clap::{FromArgMatches, Parser, Subcommand};
 use idkit_all::registry::{self, Options};
+use idkit_all::render::Format;
 use idkit_core::RawId;
 
 /// Most ids one `gen` call prints.
@@ -298,29 +298,6 @@ struct ServeArgs {
     identity: IdentityArgs,
 }
 
-/// How `gen` writes ids, and `decode --format` reads them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Format {
-    /// The scheme's own string.
-    Canonical,
-    /// The id's bytes as one unsigned decimal integer.
-    Decimal,
-    /// The id's bytes in lowercase hex.
-    Hex,
-    /// The id's value in Crockford base32.
-    Base32,
-    /// The id's value in base62 (0-9A-Za-z).
-    Base62,
-}
-
-impl Format {
-    /// The name `--format` gives it.
-    fn name(self) -> String {
-        self.to_possible_value()
-            .map_or_else(String::new, |v| v.get_name().to_owned())
-    }
-}
-
 /// What went wrong, and whose fault it was.
 #[derive(Debug)]
 enum Failure {
@@ -491,7 +468,7 @@ fn run(command: Command, given: Options, out: &mut impl Write) -> Result<(), Fai
             writeln!(out, "{text}").map_err(output_failure)
         }
         Command::Inspect { id, json } => {
-            let found = inspect::inspect(&id).map_err(Failure::Usage)?;
+            let found = idkit_all::inspect::inspect(&id).map_err(Failure::Usage)?;
             if found.is_empty() {
                 return Err(Failure::Usage(format!(
                     "{} has the shape of an id, but no scheme decodes it to a plausible time",
@@ -514,7 +491,7 @@ fn run(command: Command, given: Options, out: &mut impl Write) -> Result<(), Fai
                 found
                     .iter()
                     .map(|c| {
-                        let read_as = [("read as", c.read_as.name())];
+                        let read_as = [("read as", c.read_as.name().to_owned())];
                         render::decoded_plain_with(c.scheme, &c.id, &read_as, &c.decoded)
                     })
                     .collect::<Vec<_>>()

@@ -1,20 +1,22 @@
 //! `idkit inspect`: read the id every way it could be written, keep the decodings whose time
 //! is plausible, most plausible first.
 
-use idkit_all::registry;
 use idkit_core::{Alphabet, Clock, Decoded, ParseError, SystemClock};
 
-use crate::Format;
-use crate::render::{self, quoted};
+use crate::registry;
+use crate::render::{self, Format, quoted};
 
 /// One plausible reading of an id.
+#[derive(Debug)]
 pub struct Candidate {
+    /// The scheme's name.
     pub scheme: &'static str,
     /// The id in its scheme's canonical form.
     pub id: String,
     /// How the input was read: as the scheme's own string ([`Format::Canonical`]), or as the
     /// id's bytes written the way `idkit gen --format` writes them.
     pub read_as: Format,
+    /// Its time and fields.
     pub decoded: Decoded,
 }
 
@@ -24,13 +26,7 @@ const EARLIEST_MS: u64 = 1_199_145_600_000;
 const FUTURE_SLACK_MS: u64 = 86_400_000;
 
 /// The forms `idkit gen --format` writes, each scheme's own string first.
-const FORMS: [Format; 5] = [
-    Format::Canonical,
-    Format::Decimal,
-    Format::Hex,
-    Format::Base32,
-    Format::Base62,
-];
+const FORMS: [Format; 5] = Format::ALL;
 
 /// The widths of the registered schemes, in bits, narrowest first.
 fn widths() -> Vec<u32> {
