@@ -203,7 +203,7 @@ cargo clippy --manifest-path no-std-check/Cargo.toml --all-targets -- -D warning
 cargo test --manifest-path no-std-check/Cargo.toml
 with_std=$(cargo tree --manifest-path no-std-check/Cargo.toml -e features --prefix none | grep -F 'feature "std"' | sort -u || true)
 [ -z "$with_std" ] || { printf 'std turned on in the no_std build:\n%s\n' "$with_std" >&2; exit 1; }
-for crate in idkit-core idkit-uuid idkit-ulid idkit-ksuid idkit-tsid idkit-objectid idkit-typeid; do
+for crate in idkit-core idkit-uuid idkit-ulid idkit-ksuid idkit-tsid idkit-objectid idkit-typeid idkit-snowflake idkit-range; do
     cargo clippy -p "$crate" --no-default-features -- -D warnings
 done
 

@@ -119,6 +119,31 @@ pub fn ids<C: Clock + Copy>(
         TypeIdCodec::issuing(prefix),
         n,
     )?);
+    // Snowflake layouts on the same clock, single-owner and lock-free (a seed of the
+    // platform's randomness would go to `Builder::seed`).
+    use idkit_snowflake::{Builder, Discord, SnowflakeCodec, Twitter};
+    let configured =
+        |e: idkit_snowflake::ConfigError| GenerateError::unavailable(alloc::format!("{e}"));
+    let twitter = Builder::with_clock(Twitter, clock)
+        .field("worker", 3)
+        .build()
+        .map_err(configured)?;
+    out.push(texts(
+        "snowflake-twitter",
+        &twitter,
+        SnowflakeCodec(Twitter),
+        n,
+    )?);
+    let discord = Builder::with_clock(Discord, clock)
+        .field("process", 1)
+        .build_atomic()
+        .map_err(configured)?;
+    out.push(texts(
+        "snowflake-discord",
+        &discord,
+        SnowflakeCodec(Discord),
+        n,
+    )?);
     Ok(out)
 }
 
@@ -180,5 +205,16 @@ mod tests {
             .next_id()
             .unwrap();
         assert!(bounds.lowest <= v7 && v7 <= bounds.highest);
+    }
+
+    /// Range ids are made by an allocator that leases blocks from a database (`std`); a
+    /// program without `std` reads and writes them.
+    #[test]
+    fn range_ids_read_and_write() {
+        let id: idkit_range::RangeId = "18446744073709551615".parse().unwrap();
+        assert_eq!(id.get(), u64::MAX);
+        assert!("-1".parse::<idkit_range::RangeId>().is_err());
+        let codec = idkit_range::RangeCodec;
+        assert_eq!(codec.parse(&codec.format(42)).unwrap(), 42);
     }
 }

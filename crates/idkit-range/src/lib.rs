@@ -36,16 +36,22 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#![cfg_attr(not(feature = "std"), no_std)]
+
+#[cfg(feature = "std")]
 mod allocator;
 mod id;
+#[cfg(feature = "std")]
 mod store;
 
 pub use id::RangeId;
 
+#[cfg(feature = "std")]
 pub use allocator::{INFO, RangeAllocator, RangeBuilder, RangeConfigError, RangeStats};
 /// Range ids are plain decimal counters.
 pub use idkit_core::codec::decimal::DecimalCodec as RangeCodec;
 
+#[cfg(feature = "std")]
 pub mod definition;
 pub use idkit_core::id::{Id, Marker};
 pub use idkit_core::{self, GenerateError, IdScheme};
@@ -53,6 +59,7 @@ pub use idkit_core::{self, GenerateError, IdScheme};
 pub use store::MySqlStore;
 #[cfg(feature = "postgres")]
 pub use store::PostgresStore;
+#[cfg(feature = "std")]
 pub use store::{
     Interleave, Lease, MAX_NAMESPACE, SqliteStore, Store, StoreError, check_lease, check_namespace,
 };

@@ -1,5 +1,6 @@
 //! Configuration errors: a layout or generator that cannot be built.
 
+use crate::prelude::*;
 use core::fmt;
 
 /// Why a layout or a generator could not be built. Checked once, at build time, so a
@@ -161,4 +162,4 @@ impl fmt::Display for ConfigError {
     }
 }
 
-impl std::error::Error for ConfigError {}
+impl core::error::Error for ConfigError {}

@@ -1,24 +1,37 @@
 #![doc = include_str!("../README.md")]
+#![cfg_attr(not(feature = "std"), no_std)]
 
-#[cfg(not(feature = "std"))]
-compile_error!("idkit-snowflake needs its `std` feature for now (it is on by default)");
+extern crate alloc;
 
+/// The names of `alloc` that the standard library's prelude holds, for builds without `std`.
+mod prelude {
+    pub(crate) use alloc::borrow::ToOwned;
+    pub(crate) use alloc::boxed::Box;
+    pub(crate) use alloc::string::{String, ToString};
+    pub(crate) use alloc::vec::Vec;
+    pub(crate) use alloc::{format, vec};
+}
+
+#[cfg(feature = "std")]
 pub mod definition;
 mod error;
 mod generator;
 mod id;
 mod layout;
+#[cfg(feature = "std")]
 pub mod sql;
 mod sync;
 
 pub use idkit_core;
 pub use idkit_core::id::{Id, Marker};
-pub use idkit_core::{Clock, IdScheme, ManualClock, MonotonicClock, TickerClock};
+pub use idkit_core::{Clock, DefaultClock, IdScheme, ManualClock};
+#[cfg(feature = "std")]
+pub use idkit_core::{MonotonicClock, TickerClock};
 
 pub use error::ConfigError;
-pub use generator::{
-    AtomicSnowflake, Builder, MutexSnowflake, RollbackPolicy, SequenceStart, Snowflake,
-};
+#[cfg(feature = "std")]
+pub use generator::MutexSnowflake;
+pub use generator::{AtomicSnowflake, Builder, RollbackPolicy, SequenceStart, Snowflake};
 pub use id::SnowflakeId;
 pub use layout::{
     Boundary, Custom, Discord, FieldKind, FieldSpec, Instagram, Layout, LayoutBuilder, LayoutSpec,
@@ -26,17 +39,17 @@ pub use layout::{
 };
 
 /// Twitter's layout, single-owner.
-pub type TwitterSnowflake<C = TickerClock> = Snowflake<Twitter, C>;
+pub type TwitterSnowflake<C = DefaultClock> = Snowflake<Twitter, C>;
 /// Discord's layout, single-owner.
-pub type DiscordSnowflake<C = TickerClock> = Snowflake<Discord, C>;
+pub type DiscordSnowflake<C = DefaultClock> = Snowflake<Discord, C>;
 /// Instagram's layout, single-owner.
-pub type InstagramSnowflake<C = TickerClock> = Snowflake<Instagram, C>;
+pub type InstagramSnowflake<C = DefaultClock> = Snowflake<Instagram, C>;
 /// Sony's layout (10 ms ticks), single-owner.
-pub type SonyflakeGenerator<C = TickerClock> = Snowflake<Sonyflake, C>;
+pub type SonyflakeGenerator<C = DefaultClock> = Snowflake<Sonyflake, C>;
 /// Mastodon's layout, single-owner.
-pub type MastodonSnowflake<C = TickerClock> = Snowflake<Mastodon, C>;
+pub type MastodonSnowflake<C = DefaultClock> = Snowflake<Mastodon, C>;
 /// Boundary's 128-bit flake, single-owner.
-pub type BoundaryFlake<C = TickerClock> = Snowflake<Boundary, C>;
+pub type BoundaryFlake<C = DefaultClock> = Snowflake<Boundary, C>;
 
 /// A Twitter Snowflake id.
 pub type TwitterId = SnowflakeId<Twitter>;

@@ -19,6 +19,7 @@
 //! shard, then starts again at 0. More ids than that in one tick (1,024 a millisecond for
 //! Instagram's 10 bits) repeat earlier ids; the printed text says so in a comment.
 
+use crate::prelude::*;
 use core::fmt::{self, Write as _};
 
 use crate::ConfigError;
@@ -85,8 +86,8 @@ impl fmt::Display for SqlError {
     }
 }
 
-impl std::error::Error for SqlError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+impl core::error::Error for SqlError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         match self {
             Self::Field(e) => Some(e),
             _ => None,
@@ -175,7 +176,7 @@ pub fn plpgsql(
         format!("tick of {} ms", layout.tick_ms())
     };
     // Most significant first, as the layout declares them.
-    let mut in_order: Vec<_> = std::iter::once(time).chain(layout.fields()).collect();
+    let mut in_order: Vec<_> = core::iter::once(time).chain(layout.fields()).collect();
     in_order.sort_by_key(|f| core::cmp::Reverse(f.shift));
     let fields = in_order
         .iter()

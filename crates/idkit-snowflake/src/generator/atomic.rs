@@ -4,7 +4,7 @@ use core::fmt;
 use core::ops::Deref;
 
 use idkit_core::monotonic::{Backoff, CachePadded};
-use idkit_core::{Clock, GenerateError, GeneratorStats, IdScheme, SchemeInfo, TickerClock};
+use idkit_core::{Clock, DefaultClock, GenerateError, GeneratorStats, IdScheme, SchemeInfo};
 
 use super::*;
 use crate::layout::{Layout, Word};
@@ -62,7 +62,7 @@ const BACKOFF: Backoff = Backoff::new(10);
 /// [`on_word`](Self::on_word) moves the generator onto a word of the caller's, such as one
 /// in memory that several processes share (the PostgreSQL extension's backends), so that
 /// every generator on that word issues from one sequence.
-pub struct AtomicSnowflake<L: Layout, C = TickerClock, W = CachePadded<AtomicU64>> {
+pub struct AtomicSnowflake<L: Layout, C = DefaultClock, W = CachePadded<AtomicU64>> {
     pub(super) core: Core<L, C>,
     /// On a cache line of its own: a swap then leaves the `core`'s settings, read on every
     /// id, in every thread's cache.

@@ -1,12 +1,16 @@
 //! [`Builder`]: one configuration, three concurrency modes.
 
 use core::cell::Cell;
+#[cfg(feature = "std")]
 use std::sync::Mutex;
 
-use idkit_core::guard::Guard;
-use idkit_core::{Clock, MonotonicClock, TickerClock};
+use idkit_core::Clock;
+#[cfg(feature = "std")]
+use idkit_core::{MonotonicClock, TickerClock};
 
+use super::step::Guard;
 use super::*;
+use crate::prelude::*;
 use crate::error::ConfigError;
 use crate::layout::{Layout, Word};
 use crate::sync::AtomicU64;
@@ -40,13 +44,24 @@ pub struct Builder<L, C> {
     guard: Option<Guard>,
 }
 
+#[cfg(feature = "std")]
 impl<L: Layout> Builder<L, TickerClock> {
-    /// A builder for `layout`, with every fixed field 0, a [`TickerClock`], the default
-    /// [`RollbackPolicy`] and sequences starting at 0.
+    /// A builder for `layout`, with every fixed field 0, a
+    /// [`TickerClock`](idkit_core::TickerClock), the default [`RollbackPolicy`] and
+    /// sequences starting at 0.
     pub fn new(layout: L) -> Self {
+        Self::with_clock(layout, TickerClock::new())
+    }
+}
+
+impl<L: Layout, C: Clock> Builder<L, C> {
+    /// A builder for `layout` on `clock` (without `std`, the way to start one: a clock of
+    /// the platform's), with every fixed field 0, the default [`RollbackPolicy`] and
+    /// sequences starting at 0.
+    pub fn with_clock(layout: L, clock: C) -> Self {
         Self {
             layout,
-            clock: TickerClock::new(),
+            clock,
             fields: Vec::new(),
             policy: RollbackPolicy::default(),
             start: SequenceStart::Zero,
@@ -64,7 +79,7 @@ impl<L: Layout, C: Clock> Builder<L, C> {
         self
     }
 
-    /// Uses `clock` instead of a [`TickerClock`].
+    /// Uses `clock` instead of the one given before.
     pub fn clock<C2: Clock>(self, clock: C2) -> Builder<L, C2> {
         Builder {
             layout: self.layout,
@@ -77,6 +92,7 @@ impl<L: Layout, C: Clock> Builder<L, C> {
         }
     }
 
+    #[cfg(feature = "std")]
     /// Puts the generator under a lease guard: it reads the guard's clock, issues only
     /// while the guard's fence is ahead (checked once per tick), and starts above the
     /// guard's high-water mark, so a clock behind the mark is handled by the rollback
@@ -120,7 +136,8 @@ impl<L: Layout, C: Clock> Builder<L, C> {
     }
 
     /// Seeds [`SequenceStart::Random`] (default: from the operating system's randomness,
-    /// through `std`'s `RandomState`), for reproducible tests.
+    /// through `std`'s `RandomState`; without `std`, from the clock), for reproducible
+    /// tests.
     #[must_use]
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = Some(seed);
@@ -135,6 +152,7 @@ impl<L: Layout, C: Clock> Builder<L, C> {
             let mask = u128::from(field.max()) << field.shift;
             base = (base & !mask) | (u128::from(*value) << field.shift);
         }
+        #[cfg(feature = "std")]
         if let Some(guard) = &self.guard {
             guard.set_tick_ms(spec.tick_ms());
             if let RollbackPolicy::Logical { max_ahead_ms } = self.policy {
@@ -161,6 +179,7 @@ impl<L: Layout, C: Clock> Builder<L, C> {
             Some(bits) if bits < 64 => spec.max_tick().min((1u64 << bits) - 1),
             _ => spec.max_tick(),
         };
+        let seed = self.seed.unwrap_or_else(|| random_seed(&self.clock));
         Ok(Core {
             layout: self.layout,
             clock: self.clock,
@@ -179,10 +198,10 @@ impl<L: Layout, C: Clock> Builder<L, C> {
             tick_ms: spec.tick_ms(),
             max_tick,
             start_below,
-            seed: self.seed.unwrap_or_else(random_seed),
+            seed,
             guard: self.guard,
-            rollbacks: std::sync::atomic::AtomicU64::new(0),
-            tick_waits: std::sync::atomic::AtomicU64::new(0),
+            rollbacks: core::sync::atomic::AtomicU64::new(0),
+            tick_waits: core::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -225,6 +244,7 @@ impl<L: Layout, C: Clock> Builder<L, C> {
         })
     }
 
+    #[cfg(feature = "std")]
     /// Builds a mutex-guarded generator to share between threads (the baseline the
     /// lock-free one is measured against).
     ///
@@ -240,7 +260,21 @@ impl<L: Layout, C: Clock> Builder<L, C> {
     }
 }
 
-fn random_seed() -> u64 {
+/// The seed of [`SequenceStart::Random`] when none is given: from the operating system's
+/// randomness, through `std`'s `RandomState`.
+#[cfg(feature = "std")]
+fn random_seed(_: &impl Clock) -> u64 {
     use std::hash::{BuildHasher, RandomState};
     RandomState::new().hash_one(0x1d_u64)
+}
+
+/// Without `std` there is no randomness to read: the seed is the clock's millisecond,
+/// mixed (SplitMix64's finalizer), so generators built at different times differ; give
+/// [`Builder::seed`] one of the platform's randomness for more.
+#[cfg(not(feature = "std"))]
+fn random_seed(clock: &impl Clock) -> u64 {
+    let mut z = clock.now_ms().wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }

@@ -29,6 +29,7 @@ macro_rules! alike_in_every_mode {
 
 mod atomic;
 mod builder;
+#[cfg(feature = "std")]
 mod mutex;
 mod policy;
 mod single;
@@ -38,6 +39,7 @@ pub use atomic::AtomicSnowflake;
 pub use builder::Builder;
 pub(crate) use step::{Core, Owned, State, Step};
 
+use crate::prelude::*;
 use idkit_core::{GenerateError, IdScheme};
 
 /// `take` through `fill`, so a batch gets the run-at-a-time path of every mode.
@@ -49,6 +51,7 @@ where
     generator.fill(&mut out)?;
     Ok(out)
 }
+#[cfg(feature = "std")]
 pub use mutex::MutexSnowflake;
 pub use policy::{RollbackPolicy, SequenceStart};
 pub use single::Snowflake;

@@ -3,7 +3,7 @@
 use core::cell::Cell;
 use core::fmt;
 
-use idkit_core::{Clock, GenerateError, GeneratorStats, IdScheme, SchemeInfo, TickerClock};
+use idkit_core::{Clock, DefaultClock, GenerateError, GeneratorStats, IdScheme, SchemeInfo};
 
 use super::*;
 use crate::layout::{Layout, Word};
@@ -22,7 +22,7 @@ use crate::layout::{Layout, Word};
 /// assert!(b > a);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub struct Snowflake<L: Layout, C = TickerClock> {
+pub struct Snowflake<L: Layout, C = DefaultClock> {
     pub(super) core: Core<L, C>,
     // The state is the last id (its tick and sequence are its own fields) and the Unix ms
     // its tick starts at: the next id in the same tick is one comparison of the clock, one
@@ -33,9 +33,12 @@ pub struct Snowflake<L: Layout, C = TickerClock> {
     pub(super) last: Cell<L::Id>,
 }
 
+#[cfg(feature = "std")]
 impl<L: Layout> Snowflake<L> {
-    /// Starts configuring a generator for `layout`; see [`Builder`].
-    pub fn builder(layout: L) -> Builder<L, TickerClock> {
+    /// Starts configuring a generator for `layout` on a
+    /// [`TickerClock`](idkit_core::TickerClock); see [`Builder`] (and
+    /// [`Builder::with_clock`] for another clock, the way without `std`).
+    pub fn builder(layout: L) -> Builder<L, idkit_core::TickerClock> {
         Builder::new(layout)
     }
 }

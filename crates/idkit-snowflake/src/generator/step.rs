@@ -57,11 +57,36 @@ pub(crate) struct Core<L: Layout, C> {
     pub(super) start_below: u64,
     pub(super) seed: u64,
     /// The lease guard, when the worker id is leased: its fence is checked once per tick.
-    pub(super) guard: Option<idkit_core::guard::Guard>,
-    // Counters for `IdScheme::stats`, touched only on the cold path. Plain std atomics even
+    pub(super) guard: Option<Guard>,
+    // Counters for `IdScheme::stats`, touched only on the cold path. Plain atomics even
     // under loom: they never decide an id.
-    pub(super) rollbacks: std::sync::atomic::AtomicU64,
-    pub(super) tick_waits: std::sync::atomic::AtomicU64,
+    pub(super) rollbacks: core::sync::atomic::AtomicU64,
+    pub(super) tick_waits: core::sync::atomic::AtomicU64,
+}
+
+/// A lease guard (`idkit_core::guard`, which needs `std`).
+#[cfg(feature = "std")]
+pub(super) type Guard = idkit_core::guard::Guard;
+
+/// Without `std` there are no leases: a guard type with no values, so `Core::guard` is
+/// always `None` and the guarded paths are never taken.
+#[cfg(not(feature = "std"))]
+#[derive(Debug, Clone)]
+pub(super) enum Guard {}
+
+#[cfg(not(feature = "std"))]
+impl Guard {
+    fn floor_ms(&self) -> u64 {
+        match *self {}
+    }
+
+    fn allows(&self, _: u64, _: u64) -> bool {
+        match *self {}
+    }
+
+    fn refusal(&self, _: u64) -> GenerateError {
+        match *self {}
+    }
 }
 
 impl<L: Layout, C: fmt::Debug> fmt::Debug for Core<L, C> {
@@ -216,7 +241,7 @@ impl<L: Layout, C: Clock> Core<L, C> {
         let behind = now < last;
         if behind {
             self.rollbacks
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                .fetch_add(1, core::sync::atomic::Ordering::Relaxed);
             let behind_ms = self.tick_start(last).saturating_sub(now_ms);
             match self.policy {
                 RollbackPolicy::FailFast => {
@@ -265,7 +290,7 @@ impl<L: Layout, C: Clock> Core<L, C> {
             }
             _ => {
                 self.tick_waits
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    .fetch_add(1, core::sync::atomic::Ordering::Relaxed);
                 Ok(Step::Wait {
                     until_ms: self.tick_start(next),
                 })
@@ -313,7 +338,8 @@ impl<L: Layout, C: Clock> Core<L, C> {
         now_ms.wrapping_sub(start) < self.tick_ms && word & self.seq_field != self.seq_field
     }
 
-    /// Issues one id against a state the caller owns exclusively.
+    /// Issues one id against a state the caller owns exclusively (the mutex mode's step).
+    #[cfg(feature = "std")]
     #[inline(always)]
     pub(crate) fn next(&self, owned: &mut Owned<L::Id>) -> Result<L::Id, GenerateError> {
         let now = self.clock.now_ms();
@@ -419,7 +445,7 @@ impl<L: Layout, C: Clock> Core<L, C> {
     }
 
     pub(crate) fn stats(&self) -> GeneratorStats {
-        use std::sync::atomic::Ordering::Relaxed;
+        use core::sync::atomic::Ordering::Relaxed;
         GeneratorStats::new(self.rollbacks.load(Relaxed), self.tick_waits.load(Relaxed))
     }
 }

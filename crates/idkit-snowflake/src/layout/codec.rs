@@ -1,5 +1,6 @@
 //! [`SnowflakeCodec`]: decimal text, raw bytes, decoding and composing for any layout.
 
+use crate::prelude::*;
 use core::fmt::Debug;
 
 use idkit_core::{Codec, Compose, ComposeError, Decoded, ParseError, RawId, TimeBounds};

@@ -1,6 +1,7 @@
 //! [`LayoutSpec`]: fields, widths, tick and epoch, checked when built; pure compose and
 //! decompose over them, and the [`Layout`] trait with [`Custom`] layouts.
 
+use crate::prelude::*;
 use core::fmt::Debug;
 
 use idkit_core::{
@@ -80,7 +81,6 @@ pub struct LayoutBuilder {
     parts: Vec<(&'static str, FieldKind, u32)>,
     tick_ms: u64,
     epoch_ms: u64,
-    check_epoch: bool,
 }
 
 impl LayoutBuilder {
@@ -177,7 +177,9 @@ impl LayoutBuilder {
         if self.tick_ms == 0 {
             return Err(ConfigError::ZeroTick);
         }
-        if self.check_epoch {
+        // Without `std` there is no system clock to read.
+        #[cfg(feature = "std")]
+        {
             let now_ms = idkit_core::Clock::now_ms(&idkit_core::SystemClock);
             if self.epoch_ms > now_ms {
                 return Err(ConfigError::EpochInFuture {
@@ -186,46 +188,29 @@ impl LayoutBuilder {
                 });
             }
         }
-        // Pack from the bottom: the last declared field sits at bit 0 and any spare bits
-        // are left at the top, where they read as reserved zeros.
-        let mut shift = total;
-        let mut fields = [None; MAX_FIELDS];
-        let mut next = 0;
-        let mut time = None;
-        let mut sequence = None;
-        for &(name, kind, bits) in &self.parts {
-            shift -= bits;
-            let spec = FieldSpec {
-                name,
-                kind,
-                bits,
-                shift,
-            };
-            match kind {
-                FieldKind::Time => time = Some(spec),
-                _ => {
-                    if kind == FieldKind::Sequence {
-                        sequence = Some(spec);
-                    }
-                    fields[next] = Some(spec);
-                    next += 1;
-                }
-            }
-        }
-        match (time, sequence) {
-            (Some(time), Some(sequence)) => Ok(LayoutSpec {
-                name: self.name,
-                word_bits: self.word_bits,
-                time,
-                fields,
-                sequence,
-                tick_ms: self.tick_ms,
-                epoch_ms: self.epoch_ms,
-            }),
-            // Counted above: exactly one of each.
-            _ => Err(ConfigError::TimeField { found: 0 }),
-        }
+        Ok(LayoutSpec::packed(
+            self.name,
+            self.word_bits,
+            &self.parts,
+            self.tick_ms,
+            self.epoch_ms,
+        ))
     }
+}
+
+/// A part of a preset's declaration: the time field, `bits` wide.
+pub(super) const fn time(bits: u32) -> (&'static str, FieldKind, u32) {
+    ("time", FieldKind::Time, bits)
+}
+
+/// A part of a preset's declaration: the sequence field called `name`.
+pub(super) const fn sequence(name: &'static str, bits: u32) -> (&'static str, FieldKind, u32) {
+    (name, FieldKind::Sequence, bits)
+}
+
+/// A part of a preset's declaration: a fixed field.
+pub(super) const fn fixed(name: &'static str, bits: u32) -> (&'static str, FieldKind, u32) {
+    (name, FieldKind::Fixed, bits)
 }
 
 impl LayoutSpec {
@@ -279,21 +264,64 @@ impl LayoutSpec {
             parts: Vec::new(),
             tick_ms: 1,
             epoch_ms: 0,
-            check_epoch: true,
         }
     }
 
-    /// Builds a preset; the presets' epochs are in the past, so the epoch check is skipped
-    /// (it would read the clock on first use for nothing).
-    pub(super) fn preset(builder: LayoutBuilder) -> LayoutSpec {
-        let builder = LayoutBuilder {
-            check_epoch: false,
-            ..builder
+    /// The layout of `parts` (declared from the most significant bit), packed from the
+    /// bottom: the last part sits at bit 0 and any spare bits are left at the top, where
+    /// they read as reserved zeros. The parts are not checked: [`LayoutBuilder::build`]
+    /// checks them first, and the presets, written with it in `const`, are checked by this
+    /// crate's tests against it.
+    pub(super) const fn packed(
+        name: &'static str,
+        word_bits: u32,
+        parts: &[(&'static str, FieldKind, u32)],
+        tick_ms: u64,
+        epoch_ms: u64,
+    ) -> LayoutSpec {
+        let mut total = 0;
+        let mut i = 0;
+        while i < parts.len() {
+            total += parts[i].2;
+            i += 1;
+        }
+        let none = FieldSpec {
+            name: "",
+            kind: FieldKind::Fixed,
+            bits: 0,
+            shift: 0,
         };
-        match builder.build() {
-            Ok(spec) => spec,
-            // The presets are constants checked by this crate's tests.
-            Err(e) => unreachable!("invalid preset layout: {e}"),
+        let (mut time, mut sequence) = (none, none);
+        let mut fields = [None; MAX_FIELDS];
+        let (mut shift, mut next, mut i) = (total, 0, 0);
+        while i < parts.len() {
+            let (name, kind, bits) = parts[i];
+            shift -= bits;
+            let spec = FieldSpec {
+                name,
+                kind,
+                bits,
+                shift,
+            };
+            if matches!(kind, FieldKind::Time) {
+                time = spec;
+            } else {
+                if matches!(kind, FieldKind::Sequence) {
+                    sequence = spec;
+                }
+                fields[next] = Some(spec);
+                next += 1;
+            }
+            i += 1;
+        }
+        LayoutSpec {
+            name,
+            word_bits,
+            time,
+            fields,
+            sequence,
+            tick_ms,
+            epoch_ms,
         }
     }
 
