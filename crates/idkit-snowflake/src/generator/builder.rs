@@ -10,9 +10,9 @@ use idkit_core::{MonotonicClock, TickerClock};
 
 use super::step::Guard;
 use super::*;
-use crate::prelude::*;
 use crate::error::ConfigError;
 use crate::layout::{Layout, Word};
+use crate::prelude::*;
 use crate::sync::AtomicU64;
 
 /// Configures and builds a generator of any of the three modes.
