@@ -136,7 +136,10 @@ fn uuid_by_version(id: &Uuid) -> (Box<dyn DynCodec + Send + Sync>, RawId) {
     let bits = u128::from_be_bytes(*id.as_bytes());
     let version = id.as_bytes()[6] >> 4;
     let Some(scheme) = UuidCodec::of_version(version) else {
-        fail("uuid", format_args!("version {version} is none that RFC 9562 lays out"));
+        fail(
+            "uuid",
+            format_args!("version {version} has no layout in RFC 9562"),
+        );
     };
     (codec(scheme.info().name), RawId::from_u128(bits))
 }
