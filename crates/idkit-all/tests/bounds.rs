@@ -1,28 +1,17 @@
 //! Time bounds: for every scheme of the registry, the lowest and highest ids of a time hold
 //! every id made at that time and no id of the times beside it.
 
-use idkit_all::registry::{Options, schemes};
-use idkit_core::{ComposeErrorKind, RawId};
+mod common;
 
-/// Every registered scheme, built (range with a store of its own).
-fn built() -> Vec<(
-    &'static idkit_all::registry::Entry,
-    Box<dyn idkit_core::DynScheme + Send + Sync>,
-)> {
-    let dir = idkit_testkit::Scratch::new("bounds-range");
-    let out = schemes()
-        .iter()
-        .map(|entry| {
-            let mut options = Options::default();
-            if entry.options().iter().any(|o| o.name == "range-store") {
-                options.set_option("range-store", dir.join("ids.db").to_string_lossy());
-            }
-            (*entry, entry.build(&options).unwrap())
-        })
-        .collect();
-    // The range store is read once at build; the directory may go.
-    drop(dir);
-    out
+use idkit_all::registry::{Entry, Options, Scheme, schemes};
+use idkit_core::ComposeErrorKind;
+
+/// Every registered scheme, built.
+fn built() -> Vec<(&'static Entry, Scheme)> {
+    common::build_each(schemes().iter().copied(), "bounds-range")
+        .into_iter()
+        .map(|(entry, scheme)| (entry, scheme.unwrap()))
+        .collect()
 }
 
 #[test]
@@ -30,14 +19,10 @@ fn the_bounds_of_an_ids_time_hold_it_and_the_times_beside_do_not() {
     for (entry, scheme) in built() {
         let codec = entry.codec();
         let Some(precision) = entry.info().time_precision_ms else {
-            let e = codec.bounds_raw(1_700_000_000_000, &[]).unwrap_err();
-            assert_eq!(e.kind(), ComposeErrorKind::NoTime, "{}", entry.name());
-            assert!(e.to_string().contains(entry.name()), "{e}");
+            common::refused_for_no_time(entry, codec.bounds_raw(1_700_000_000_000, &[]));
             continue;
         };
-        let mut ids = vec![RawId::from_u64(0); 2_000];
-        scheme.fill_raw(&mut ids).unwrap();
-        for id in ids {
+        for id in common::made(&scheme, 2_000) {
             let ms = codec.decode_raw(&id).unwrap().timestamp_ms.unwrap();
             let at = codec.bounds_raw(ms, &[]).unwrap();
             assert!(at.holds(&id), "{}: {id:?} outside {at:?}", entry.name());

@@ -2,7 +2,9 @@
 //! a made id's time and the parts `decode` gives is that id; the examples of the schemes'
 //! specifications come out of their parts; bad parts get typed errors.
 
-use idkit_all::registry::{self, Options};
+mod common;
+
+use idkit_all::registry;
 use idkit_core::{ComposeErrorKind, DynCodec, FieldValue, RawId};
 
 /// The parts of `id` as `compose_raw` takes them: `decode`'s numbers and hex fields, less
@@ -24,26 +26,17 @@ fn parts(codec: &dyn DynCodec, id: &RawId) -> (u64, Vec<(&'static str, u128)>) {
 
 #[test]
 fn an_id_is_composed_again_from_its_time_and_parts() {
-    let dir = idkit_testkit::Scratch::new("compose-range");
     let mut composed = Vec::new();
-    for entry in registry::all() {
-        let mut options = Options::default();
-        if entry.options().iter().any(|o| o.name == "range-store") {
-            options.set_option("range-store", dir.join("ids.db").to_string_lossy());
-        }
+    for (entry, scheme) in common::build_each(registry::all(), "compose-range") {
         let codec = entry.codec();
-        let Ok(scheme) = entry.build(&options) else {
+        let Ok(scheme) = scheme else {
             continue; // versions made from names or a caller's bits: tested below
         };
         if entry.info().time_precision_ms.is_none() {
-            let e = codec.compose_raw(1_700_000_000_000, &[]).unwrap_err();
-            assert_eq!(e.kind(), ComposeErrorKind::NoTime, "{}", entry.name());
-            assert!(e.to_string().contains(entry.name()), "{e}");
+            common::refused_for_no_time(entry, codec.compose_raw(1_700_000_000_000, &[]));
             continue;
         }
-        let mut ids = vec![RawId::from_u64(0); 500];
-        scheme.fill_raw(&mut ids).unwrap();
-        for id in ids {
+        for id in common::made(&scheme, 500) {
             let (ms, mut parts) = parts(&*codec, &id);
             match entry.name() {
                 // A TypeID's parts are its UUIDv7's.
@@ -77,7 +70,6 @@ fn an_id_is_composed_again_from_its_time_and_parts() {
         }
         composed.push(entry.name());
     }
-    drop(dir);
     for name in [
         "snowflake-twitter",
         "ulid",

@@ -1,6 +1,8 @@
 //! The registry: every scheme by name and alias, each passing the shared conformance checks
 //! through its object-safe form.
 
+mod common;
+
 use idkit_all::registry::{BuildErrorKind, Options, find, schemes};
 
 const NAMES: [&str; 12] = [
@@ -33,14 +35,8 @@ fn every_scheme_is_registered_and_conforms() {
             );
         }
     }
-    // range with a store of its own, not the user's default one.
-    let dir = idkit_testkit::Scratch::new("registry-range");
-    for entry in schemes() {
-        let mut options = Options::default();
-        if entry.options().iter().any(|o| o.name == "range-store") {
-            options.set_option("range-store", dir.join("ids.db").to_string_lossy());
-        }
-        let scheme = entry.build(&options).unwrap();
+    for (entry, scheme) in common::build_each(schemes().iter().copied(), "registry-range") {
+        let scheme = scheme.unwrap();
         assert_eq!(scheme.info().name, entry.name());
         assert_eq!(entry.info(), scheme.info());
         idkit_testkit::check_dyn(scheme.as_ref(), 5_000);
