@@ -92,50 +92,39 @@ pub mod definition {
         }
     }
 
-    /// UUID version 1, read only.
-    pub static UUID_V1: PlainDef<UuidCodec> = PlainDef {
-        name: "uuid-v1",
-        aliases: &["uuid1", "v1"],
-        summary: "UUID version 1: 60-bit time in 100 ns since 1582, clock sequence, MAC address (read only)",
-        codec: UuidCodec::V1,
-        info: || UuidCodec::V1.info(),
-        generator: || {
-            Err(BuildError::no_generator(
-                "uuid-v1",
-                "its node is a MAC address; make uuid-v6 (the same fields, sorted by time) or uuid-v7",
-            ))
-        },
-    };
+    /// The definitions of the versions idkit reads but does not make: each static's name,
+    /// codec and aliases, its summary, and how its ids are made (what `build` answers, with
+    /// [`BuildErrorKind::NoGenerator`]).
+    macro_rules! read_only {
+        ($($(#[$doc:meta])* $static:ident = $codec:ident $name:literal [$($alias:literal),*]
+           $summary:literal, made by $how:literal;)*) => {$(
+            $(#[$doc])*
+            pub static $static: PlainDef<UuidCodec> = PlainDef {
+                name: $name,
+                aliases: &[$($alias),*],
+                summary: $summary,
+                codec: UuidCodec::$codec,
+                info: || UuidCodec::$codec.info(),
+                generator: || Err(BuildError::no_generator($name, $how)),
+            };
+        )*};
+    }
 
-    /// UUID version 3: from a namespace and a name, MD5.
-    pub static UUID_V3: PlainDef<UuidCodec> = PlainDef {
-        name: "uuid-v3",
-        aliases: &["uuid3", "v3"],
-        summary: "UUID version 3: MD5 of a namespace and a name",
-        codec: UuidCodec::V3,
-        info: || UuidCodec::V3.info(),
-        generator: || {
-            Err(BuildError::no_generator(
-                "uuid-v3",
-                "made from a namespace and a name: idkit uuid-name --v3 NAMESPACE NAME",
-            ))
-        },
-    };
-
-    /// UUID version 5: from a namespace and a name, SHA-1.
-    pub static UUID_V5: PlainDef<UuidCodec> = PlainDef {
-        name: "uuid-v5",
-        aliases: &["uuid5", "v5"],
-        summary: "UUID version 5: SHA-1 of a namespace and a name",
-        codec: UuidCodec::V5,
-        info: || UuidCodec::V5.info(),
-        generator: || {
-            Err(BuildError::no_generator(
-                "uuid-v5",
-                "made from a namespace and a name: idkit uuid-name NAMESPACE NAME",
-            ))
-        },
-    };
+    read_only! {
+        /// UUID version 1, read only.
+        UUID_V1 = V1 "uuid-v1" ["uuid1", "v1"]
+            "UUID version 1: 60-bit time in 100 ns since 1582, clock sequence, MAC address (read only)",
+            made by "its node is a MAC address; make uuid-v6 (the same fields, sorted by time) or uuid-v7";
+        /// UUID version 3: from a namespace and a name, MD5.
+        UUID_V3 = V3 "uuid-v3" ["uuid3", "v3"] "UUID version 3: MD5 of a namespace and a name",
+            made by "made from a namespace and a name: idkit uuid-name --v3 NAMESPACE NAME";
+        /// UUID version 5: from a namespace and a name, SHA-1.
+        UUID_V5 = V5 "uuid-v5" ["uuid5", "v5"] "UUID version 5: SHA-1 of a namespace and a name",
+            made by "made from a namespace and a name: idkit uuid-name NAMESPACE NAME";
+        /// UUID version 8: 122 bits of the maker's own.
+        UUID_V8 = V8 "uuid-v8" ["uuid8", "v8"] "UUID version 8: 122 bits of the maker's own layout",
+            made by "its 122 bits are the maker's own (idkit_uuid::versions::v8 in Rust)";
+    }
 
     /// UUID version 6, made by [`UuidV6`].
     pub static UUID_V6: PlainDef<UuidCodec> = PlainDef {
@@ -149,21 +138,6 @@ pub mod definition {
                 BuildError::new(BuildErrorKind::Unavailable, "uuid-v6", e.to_string())
             })?;
             Ok(Box::new(Erased::new(generator, UuidCodec::V6)))
-        },
-    };
-
-    /// UUID version 8: 122 bits of the maker's own.
-    pub static UUID_V8: PlainDef<UuidCodec> = PlainDef {
-        name: "uuid-v8",
-        aliases: &["uuid8", "v8"],
-        summary: "UUID version 8: 122 bits of the maker's own layout",
-        codec: UuidCodec::V8,
-        info: || UuidCodec::V8.info(),
-        generator: || {
-            Err(BuildError::no_generator(
-                "uuid-v8",
-                "its 122 bits are the maker's own (idkit_uuid::versions::v8 in Rust)",
-            ))
         },
     };
 }
