@@ -25,9 +25,6 @@ const EARLIEST_MS: u64 = 1_199_145_600_000;
 /// How far in the future a timestamp may be and still be plausible (clock skew).
 const FUTURE_SLACK_MS: u64 = 86_400_000;
 
-/// The forms `idkit gen --format` writes, each scheme's own string first.
-const FORMS: [Format; 5] = Format::ALL;
-
 /// The widths of the registered schemes, in bits, narrowest first.
 fn widths() -> Vec<u32> {
     let mut bits: Vec<u32> = registry::all().map(|e| e.info().bits).collect();
@@ -77,7 +74,7 @@ fn readings(id: &str) -> Result<Vec<Candidate>, String> {
         let info = entry.info();
         // The codec alone: inspecting builds no generator and opens no store.
         let codec = entry.codec();
-        for read_as in FORMS {
+        for read_as in Format::ALL {
             let tried = match read_as {
                 Format::Canonical => !number || hex_width || info.alphabet == Alphabet::DECIMAL,
                 Format::Decimal => number_bits == Some(info.bits),

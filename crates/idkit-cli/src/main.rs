@@ -502,17 +502,32 @@ fn run(command: Command, given: Options, out: &mut impl Write) -> Result<(), Fai
     }
 }
 
-/// The text `idkit bounds` prints.
-fn bounds(args: &BoundsArgs, given: &Options) -> Result<String, Failure> {
-    use idkit_core::time::{format_rfc3339_ms, parse_time_ms};
-    let usage = |e: &dyn std::fmt::Display| Failure::Usage(e.to_string());
-    let entry = registry::find(&args.scheme).map_err(|e| usage(&e))?;
-    let codec = entry.codec_with(given).map_err(|e| usage(&e))?;
-    let fields: Vec<(&str, u128)> = given
+/// What a time command (`bounds`, `compose`) works on: the scheme it names, its codec with
+/// the settings given, and the identity fields given (`--worker 3`) as parts.
+type TimeCommand<'a> = (
+    &'static registry::Entry,
+    Box<dyn idkit_core::DynCodec + Send + Sync>,
+    Vec<(&'a str, u128)>,
+);
+
+/// The [`TimeCommand`] of `scheme` and the settings given.
+fn scheme_with_fields<'a>(scheme: &str, given: &'a Options) -> Result<TimeCommand<'a>, Failure> {
+    let usage = |e: registry::BuildError| Failure::Usage(e.to_string());
+    let entry = registry::find(scheme).map_err(usage)?;
+    let codec = entry.codec_with(given).map_err(usage)?;
+    let fields = given
         .fields
         .iter()
         .map(|(name, value)| (name.as_str(), u128::from(*value)))
         .collect();
+    Ok((entry, codec, fields))
+}
+
+/// The text `idkit bounds` prints.
+fn bounds(args: &BoundsArgs, given: &Options) -> Result<String, Failure> {
+    use idkit_core::time::{format_rfc3339_ms, parse_time_ms};
+    let usage = |e: &dyn std::fmt::Display| Failure::Usage(e.to_string());
+    let (entry, codec, fields) = scheme_with_fields(&args.scheme, given)?;
     let time = |text: &str| parse_time_ms(text).map_err(|e| usage(&e));
     let at = |ms: u64| {
         codec
@@ -565,13 +580,7 @@ fn bounds(args: &BoundsArgs, given: &Options) -> Result<String, Failure> {
 /// The text `idkit compose` prints.
 fn compose(args: &ComposeArgs, given: &Options) -> Result<String, Failure> {
     let usage = |e: &dyn std::fmt::Display| Failure::Usage(e.to_string());
-    let entry = registry::find(&args.scheme).map_err(|e| usage(&e))?;
-    let codec = entry.codec_with(given).map_err(|e| usage(&e))?;
-    let mut fields: Vec<(&str, u128)> = given
-        .fields
-        .iter()
-        .map(|(name, value)| (name.as_str(), u128::from(*value)))
-        .collect();
+    let (entry, codec, mut fields) = scheme_with_fields(&args.scheme, given)?;
     for part in &args.parts {
         let (name, value) = read_part(part).map_err(Failure::Usage)?;
         if fields.iter().any(|(given, _)| *given == name) {
