@@ -15,16 +15,26 @@ mod common;
 
 use std::hint::black_box;
 
-use common::{each, group};
-use criterion::{Criterion, criterion_group, criterion_main};
+use common::{each, each_id, group};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, criterion_group, criterion_main};
 use idkit_core::IdScheme;
 use rand::TryRng;
 use svix_ksuid::KsuidLike;
 
+/// The group `name` with idkit's generator `ours` timed first, as "idkit".
+fn idkit_group<'a>(
+    c: &'a mut Criterion,
+    name: &str,
+    ours: impl IdScheme,
+) -> BenchmarkGroup<'a, WallTime> {
+    let mut g = group(c, name);
+    each_id(&mut g, "idkit", ours);
+    g
+}
+
 fn uuid_v4(c: &mut Criterion) {
-    let mut g = group(c, "uuid-v4");
-    let ours = idkit_uuid::UuidV4::new();
-    each(&mut g, "idkit", || ours.next_id().unwrap());
+    let mut g = idkit_group(c, "uuid-v4", idkit_uuid::UuidV4::new());
     each(&mut g, "uuid-fast-rng", uuid::Uuid::new_v4);
     g.bench_function("uuid-os-rng", |b| {
         b.iter(|| {
@@ -37,17 +47,13 @@ fn uuid_v4(c: &mut Criterion) {
 }
 
 fn uuid_v7(c: &mut Criterion) {
-    let mut g = group(c, "uuid-v7");
-    let ours = idkit_uuid::UuidV7::new();
-    each(&mut g, "idkit", || ours.next_id().unwrap());
+    let mut g = idkit_group(c, "uuid-v7", idkit_uuid::UuidV7::new());
     each(&mut g, "uuid-now_v7", uuid::Uuid::now_v7);
     g.finish();
 }
 
 fn ulid(c: &mut Criterion) {
-    let mut g = group(c, "ulid");
-    let ours = idkit_ulid::UlidGenerator::new();
-    each(&mut g, "idkit", || ours.next_id().unwrap());
+    let mut g = idkit_group(c, "ulid", idkit_ulid::UlidGenerator::new());
     each(&mut g, "ulid-generate", ulid::Ulid::generate);
     let mut upstream = ulid::Generator::new();
     each(&mut g, "ulid-generator", || upstream.generate().unwrap());
@@ -55,9 +61,7 @@ fn ulid(c: &mut Criterion) {
 }
 
 fn ksuid(c: &mut Criterion) {
-    let mut g = group(c, "ksuid");
-    let ours = idkit_ksuid::KsuidGenerator::new();
-    each(&mut g, "idkit", || ours.next_id().unwrap());
+    let mut g = idkit_group(c, "ksuid", idkit_ksuid::KsuidGenerator::new());
     each(&mut g, "svix-ksuid-new", || {
         svix_ksuid::Ksuid::new(None::<std::time::SystemTime>, None)
     });

@@ -62,6 +62,16 @@ fn each_thread<S, M, F>(
     }
 }
 
+/// Benchmarks a function with no state of its own (its crate's state is process-wide or
+/// thread-local), at 1 and 2 threads.
+fn each_call<T, F: Fn() -> T + Copy + Send + Sync + 'static>(
+    g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    call: F,
+) {
+    each_thread(g, name, || (), move |()| keep(call()));
+}
+
 /// Benchmarks `op` on one shared state, at 1 and 2 threads: each thread's own state is a
 /// handle on it.
 fn one_shared<S: Send + Sync + 'static, F: Fn(&S) + Copy + Send + 'static>(
@@ -137,12 +147,7 @@ fn snowflake(c: &mut Criterion) {
 fn uuid_v4(c: &mut Criterion) {
     let mut g = group(c, "uuid-v4");
     idkit_each(&mut g, idkit_uuid::UuidV4::new);
-    each_thread(
-        &mut g,
-        "uuid-new_v4",
-        || (),
-        |()| keep(uuid::Uuid::new_v4()),
-    );
+    each_call(&mut g, "uuid-new_v4", uuid::Uuid::new_v4);
     g.finish();
 }
 
@@ -154,24 +159,16 @@ fn uuid_v7(c: &mut Criterion) {
 
     let mut g = group(c, "uuid-v7-single");
     idkit_each(&mut g, idkit_uuid::UuidV7::new);
-    each_thread(
-        &mut g,
-        "uuid-now_v7",
-        || (),
-        |()| keep(uuid::Uuid::now_v7()),
-    );
+    each_call(&mut g, "uuid-now_v7", uuid::Uuid::now_v7);
     g.finish();
 }
 
 fn ulid(c: &mut Criterion) {
     let mut g = group(c, "ulid-single");
     idkit_each(&mut g, idkit_ulid::UlidGenerator::new);
-    each_thread(
-        &mut g,
-        "ferroid-thread-local-mono",
-        || (),
-        |()| keep(FerroidUlid::new_ulid_mono(spin)),
-    );
+    each_call(&mut g, "ferroid-thread-local-mono", || {
+        FerroidUlid::new_ulid_mono(spin)
+    });
     each_thread(&mut g, "ulid-generator", ulid::Generator::new, |s| {
         keep(s.generate().unwrap())
     });

@@ -21,14 +21,15 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{WideId, each, ferroid_clock, group, per_thread, spin, wide};
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use common::{WideId, each, each_id, ferroid_clock, group, per_thread, spin, wide};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use ferroid::generator::{
     AtomicSnowflakeGenerator, BasicSnowflakeGenerator, LockSnowflakeGenerator,
 };
 use ferroid::id::SnowflakeTwitterId;
 use idkit_core::{IdScheme, MonotonicClock, TickerClock};
-use idkit_snowflake::{Builder, Custom, LayoutSpec, Snowflake, Twitter};
+use idkit_snowflake::{Builder, Custom, Layout, LayoutSpec, Snowflake, Twitter};
 
 fn snowflake_me_wide() -> snowflake_me::Snowflake {
     let zero = || Ok(0);
@@ -56,10 +57,16 @@ fn monotonic() -> Builder<Custom<u64>, MonotonicClock> {
 fn twitter_one_thread(c: &mut Criterion) {
     let mut g = group(c, "twitter-1t");
     g.measurement_time(Duration::from_secs(3));
-    let ours = Snowflake::builder(Twitter).build().unwrap();
-    each(&mut g, "idkit-single", || ours.next_id().unwrap());
-    let ours = Snowflake::builder(Twitter).build_atomic().unwrap();
-    each(&mut g, "idkit-lockfree", || ours.next_id().unwrap());
+    each_id(
+        &mut g,
+        "idkit-single",
+        Snowflake::builder(Twitter).build().unwrap(),
+    );
+    each_id(
+        &mut g,
+        "idkit-lockfree",
+        Snowflake::builder(Twitter).build_atomic().unwrap(),
+    );
     let ferroid = BasicSnowflakeGenerator::<SnowflakeTwitterId, _>::new(0, ferroid_clock());
     each(&mut g, "ferroid-basic", || ferroid.next_id(spin));
     let mut snowflaked = snowflaked::Generator::new(0);
@@ -69,10 +76,8 @@ fn twitter_one_thread(c: &mut Criterion) {
 
 fn uncapped(c: &mut Criterion) {
     let mut g = group(c, "uncapped-single");
-    let ours = ticker().build().unwrap();
-    each(&mut g, "idkit-ticker", || ours.next_id().unwrap());
-    let ours = monotonic().build().unwrap();
-    each(&mut g, "idkit-monotonic", || ours.next_id().unwrap());
+    each_id(&mut g, "idkit-ticker", ticker().build().unwrap());
+    each_id(&mut g, "idkit-monotonic", monotonic().build().unwrap());
     let ferroid = BasicSnowflakeGenerator::<WideId, _>::new(0, ferroid_clock());
     each(&mut g, "ferroid-basic", || ferroid.next_id(spin));
     let mut snowflaked = snowflaked::Generator::new(0);
@@ -82,10 +87,12 @@ fn uncapped(c: &mut Criterion) {
     g.finish();
 
     let mut g = group(c, "uncapped-lockfree");
-    let ours = ticker().build_atomic().unwrap();
-    each(&mut g, "idkit-ticker", || ours.next_id().unwrap());
-    let ours = monotonic().build_atomic().unwrap();
-    each(&mut g, "idkit-monotonic", || ours.next_id().unwrap());
+    each_id(&mut g, "idkit-ticker", ticker().build_atomic().unwrap());
+    each_id(
+        &mut g,
+        "idkit-monotonic",
+        monotonic().build_atomic().unwrap(),
+    );
     let ferroid = AtomicSnowflakeGenerator::<WideId, _>::new(0, ferroid_clock());
     each(&mut g, "ferroid-atomic", || ferroid.next_id(spin));
     let me = snowflake_me_wide();
@@ -113,8 +120,7 @@ fn uncapped(c: &mut Criterion) {
     g.finish();
 
     let mut g = group(c, "uncapped-mutex");
-    let ours = ticker().build_mutex().unwrap();
-    each(&mut g, "idkit-ticker", || ours.next_id().unwrap());
+    each_id(&mut g, "idkit-ticker", ticker().build_mutex().unwrap());
     let ferroid = LockSnowflakeGenerator::<WideId, _>::new(0, ferroid_clock());
     g.bench_function("ferroid-lock", |b| {
         // The lock generator's only fallible path is a poisoned mutex.
@@ -165,7 +171,8 @@ fn lockfree_threads(c: &mut Criterion) {
     g.finish();
 }
 
-/// With and without a lease: each pair differs only in `.guard(lease.guard())`.
+/// With and without a lease: each pair differs only in `.guard(lease.guard())`, both on the
+/// monotonic clock the guard sets.
 fn leased(c: &mut Criterion) {
     let dir = std::env::temp_dir().join(format!("idkit-bench-lease-{}", std::process::id()));
     let source = idkit_lease::IdentitySource::parse("static:0")
@@ -173,37 +180,32 @@ fn leased(c: &mut Criterion) {
         .with_state_dir(Some(&dir));
     let lease = idkit_lease::Lease::acquire(&source, "bench", 1).expect("static lease");
     let mut g = group(c, "leased");
-    let plain = monotonic().build().unwrap();
-    each(&mut g, "uncapped-single", || plain.next_id().unwrap());
-    let guarded = Snowflake::builder(wide())
-        .guard(lease.guard())
-        .build()
-        .unwrap();
-    each(&mut g, "uncapped-single-leased", || {
-        guarded.next_id().unwrap()
-    });
-    let plain = monotonic().build_atomic().unwrap();
-    each(&mut g, "uncapped-lockfree", || plain.next_id().unwrap());
-    let guarded = Snowflake::builder(wide())
-        .guard(lease.guard())
-        .build_atomic()
-        .unwrap();
-    each(&mut g, "uncapped-lockfree-leased", || {
-        guarded.next_id().unwrap()
-    });
+    let single = |b: Builder<_, _>| b.build().unwrap();
+    let lockfree = |b: Builder<_, _>| b.build_atomic().unwrap();
+    leased_pair(&mut g, "uncapped-single", wide(), &lease, single);
+    leased_pair(&mut g, "uncapped-lockfree", wide(), &lease, lockfree);
     g.measurement_time(Duration::from_secs(3));
-    let plain = Snowflake::builder(Twitter).build_atomic().unwrap();
-    each(&mut g, "twitter-lockfree", || plain.next_id().unwrap());
-    let guarded = Snowflake::builder(Twitter)
-        .guard(lease.guard())
-        .build_atomic()
-        .unwrap();
-    each(&mut g, "twitter-lockfree-leased", || {
-        guarded.next_id().unwrap()
+    leased_pair(&mut g, "twitter-lockfree", Twitter, &lease, |b| {
+        b.build_atomic().unwrap()
     });
     g.finish();
     drop(lease);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `name` and `name-leased`: generators of `layout` on the monotonic clock (the clock a
+/// lease's guard sets), made by `build` from a builder without and with the guard.
+fn leased_pair<L: Layout + Copy, G: IdScheme>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    layout: L,
+    lease: &idkit_lease::Lease,
+    build: impl Fn(Builder<L, MonotonicClock>) -> G,
+) {
+    let plain = Snowflake::builder(layout).clock(MonotonicClock::new());
+    each_id(g, name, build(plain));
+    let guarded = Snowflake::builder(layout).guard(lease.guard());
+    each_id(g, &format!("{name}-leased"), build(guarded));
 }
 
 /// What the typed ids of the `typed` group name.
@@ -215,7 +217,7 @@ impl idkit_snowflake::Marker for User {}
 #[derive(Debug, Clone, Copy, Default)]
 struct Wide;
 
-impl idkit_snowflake::Layout for Wide {
+impl Layout for Wide {
     type Id = u64;
     fn spec(&self) -> &LayoutSpec {
         static SPEC: std::sync::LazyLock<LayoutSpec> = std::sync::LazyLock::new(|| *wide().spec());
@@ -224,32 +226,28 @@ impl idkit_snowflake::Layout for Wide {
 }
 
 fn typed(c: &mut Criterion) {
+    let mut g = group(c, "typed");
+    let builder = || Snowflake::builder(Wide).clock(TickerClock::new());
+    typed_forms(&mut g, "single", builder().build().unwrap());
+    typed_forms(&mut g, "lockfree", builder().build_atomic().unwrap());
+    g.finish();
+}
+
+/// `generator`'s ids as its word, as a `SnowflakeId` and as a typed id, named `<mode>-<form>`.
+fn typed_forms<G: IdScheme<Id = u64>>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    mode: &str,
+    generator: G,
+) {
     type Sf = idkit_snowflake::SnowflakeId<Wide>;
     type Typed = idkit_snowflake::Id<User, Sf>;
-    let mut g = group(c, "typed");
-    let single = Snowflake::builder(Wide)
-        .clock(TickerClock::new())
-        .build()
-        .unwrap();
-    each(&mut g, "single-word", || single.next_id().unwrap());
-    each(&mut g, "single-snowflake-id", || {
-        single.next_as::<Sf>().unwrap()
+    each(g, &format!("{mode}-word"), || generator.next_id().unwrap());
+    each(g, &format!("{mode}-snowflake-id"), || {
+        generator.next_as::<Sf>().unwrap()
     });
-    each(&mut g, "single-typed-id", || {
-        single.next_as::<Typed>().unwrap()
+    each(g, &format!("{mode}-typed-id"), || {
+        generator.next_as::<Typed>().unwrap()
     });
-    let lockfree = Snowflake::builder(Wide)
-        .clock(TickerClock::new())
-        .build_atomic()
-        .unwrap();
-    each(&mut g, "lockfree-word", || lockfree.next_id().unwrap());
-    each(&mut g, "lockfree-snowflake-id", || {
-        lockfree.next_as::<Sf>().unwrap()
-    });
-    each(&mut g, "lockfree-typed-id", || {
-        lockfree.next_as::<Typed>().unwrap()
-    });
-    g.finish();
 }
 
 criterion_group!(

@@ -62,6 +62,15 @@ pub fn each<T>(g: &mut BenchmarkGroup<'_, WallTime>, name: &str, mut op: impl Fn
     g.bench_function(name, |b| b.iter(|| black_box(op())));
 }
 
+/// Times idkit's `generator` under `name`, one id per iteration.
+pub fn each_id<G: idkit_core::IdScheme>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    generator: G,
+) {
+    each(g, name, || generator.next_id().unwrap());
+}
+
 /// Keeps `value` from being optimised away (the closures' one statement).
 pub fn keep<T>(value: T) {
     black_box(value);

@@ -9,53 +9,42 @@ pub use idkit_core::definition::{
 /// A registered scheme: its definition.
 pub type Entry = dyn SchemeDef;
 
+/// A list of definitions, each behind the feature of the crate that defines it (none for
+/// the ones in this crate).
+macro_rules! entries {
+    ($($($feature:literal)? => $entry:path,)*) => {
+        &[$($(#[cfg(feature = $feature)])? &$entry,)*]
+    };
+}
+
 /// The schemes compiled in, in the order listings show them.
-pub static ENTRIES: &[&Entry] = &[
-    #[cfg(feature = "snowflake")]
-    &idkit_snowflake::definition::TWITTER,
-    #[cfg(feature = "snowflake")]
-    &idkit_snowflake::definition::DISCORD,
-    #[cfg(feature = "snowflake")]
-    &idkit_snowflake::definition::INSTAGRAM,
-    #[cfg(feature = "snowflake")]
-    &idkit_snowflake::definition::SONYFLAKE,
-    #[cfg(feature = "snowflake")]
-    &idkit_snowflake::definition::MASTODON,
-    #[cfg(feature = "snowflake")]
-    &idkit_snowflake::definition::BOUNDARY,
-    #[cfg(feature = "uuid")]
-    &idkit_uuid::definition::UUID_V4,
-    #[cfg(feature = "uuid")]
-    &idkit_uuid::definition::UUID_V7,
-    #[cfg(feature = "ulid")]
-    &idkit_ulid::DEFINITION,
-    #[cfg(feature = "ksuid")]
-    &idkit_ksuid::DEFINITION,
-    #[cfg(feature = "range")]
-    &idkit_range::definition::DEFINITION,
-    &crate::baseline::DEFINITION,
-    #[cfg(feature = "tsid")]
-    &idkit_tsid::DEFINITION,
-    #[cfg(feature = "objectid")]
-    &idkit_objectid::DEFINITION,
-    #[cfg(feature = "typeid")]
-    &idkit_typeid::DEFINITION,
-    #[cfg(feature = "uuid")]
-    &idkit_uuid::definition::UUID_V6,
+pub static ENTRIES: &[&Entry] = entries![
+    "snowflake" => idkit_snowflake::definition::TWITTER,
+    "snowflake" => idkit_snowflake::definition::DISCORD,
+    "snowflake" => idkit_snowflake::definition::INSTAGRAM,
+    "snowflake" => idkit_snowflake::definition::SONYFLAKE,
+    "snowflake" => idkit_snowflake::definition::MASTODON,
+    "snowflake" => idkit_snowflake::definition::BOUNDARY,
+    "uuid" => idkit_uuid::definition::UUID_V4,
+    "uuid" => idkit_uuid::definition::UUID_V7,
+    "ulid" => idkit_ulid::DEFINITION,
+    "ksuid" => idkit_ksuid::DEFINITION,
+    "range" => idkit_range::definition::DEFINITION,
+    => crate::baseline::DEFINITION,
+    "tsid" => idkit_tsid::DEFINITION,
+    "objectid" => idkit_objectid::DEFINITION,
+    "typeid" => idkit_typeid::DEFINITION,
+    "uuid" => idkit_uuid::definition::UUID_V6,
 ];
 
 /// More schemes that are read, decoded and found by name, but not measured by the harness
 /// nor served unless named: the UUID versions idkit does not generate, whose `build` says
 /// how their ids are made ([`BuildErrorKind::NoGenerator`]).
-pub static MORE: &[&Entry] = &[
-    #[cfg(feature = "uuid")]
-    &idkit_uuid::definition::UUID_V1,
-    #[cfg(feature = "uuid")]
-    &idkit_uuid::definition::UUID_V3,
-    #[cfg(feature = "uuid")]
-    &idkit_uuid::definition::UUID_V5,
-    #[cfg(feature = "uuid")]
-    &idkit_uuid::definition::UUID_V8,
+pub static MORE: &[&Entry] = entries![
+    "uuid" => idkit_uuid::definition::UUID_V1,
+    "uuid" => idkit_uuid::definition::UUID_V3,
+    "uuid" => idkit_uuid::definition::UUID_V5,
+    "uuid" => idkit_uuid::definition::UUID_V8,
 ];
 
 /// The schemes compiled in that the harness measures and the service serves by default

@@ -250,6 +250,14 @@ mod tests {
     use super::*;
     use crate::preset;
 
+    /// Asserts that `text` holds each of `parts`, showing the text when one is missing.
+    #[track_caller]
+    fn assert_holds(text: &str, parts: &[&str]) {
+        for part in parts {
+            assert!(text.contains(part), "{part:?} missing from\n{text}");
+        }
+    }
+
     #[test]
     fn instagram_matches_its_layout() {
         let text = plpgsql(
@@ -258,18 +266,28 @@ mod tests {
             "next_id",
         )
         .unwrap();
-        assert!(text.contains("MAXVALUE 1023"));
-        assert!(text.contains("- 1314220021721) / 1"));
-        assert!(text.contains("RETURN (ticks << 23) | (5::bigint << 10) | seq;"));
-        assert!(text.contains("more than 1024 ids in one millisecond"));
+        assert_holds(
+            &text,
+            &[
+                "MAXVALUE 1023",
+                "- 1314220021721) / 1",
+                "RETURN (ticks << 23) | (5::bigint << 10) | seq;",
+                "more than 1024 ids in one millisecond",
+            ],
+        );
     }
 
     #[test]
     fn sonyflake_puts_the_sequence_above_the_machine() {
         let text = plpgsql(preset("sonyflake").unwrap(), &[("machine", 7)], "sf").unwrap();
-        assert!(text.contains("RETURN (ticks << 24) | (7::bigint << 0) | (seq << 16);"));
-        assert!(text.contains(") / 10;"));
-        assert!(text.contains("per tick of 10 ms"));
+        assert_holds(
+            &text,
+            &[
+                "RETURN (ticks << 24) | (7::bigint << 0) | (seq << 16);",
+                ") / 10;",
+                "per tick of 10 ms",
+            ],
+        );
     }
 
     #[test]
@@ -287,10 +305,12 @@ mod tests {
             .build()
             .unwrap();
         let text = plpgsql(&top, &[], "f").unwrap();
-        assert!(text.contains("(64 bits: sequence 22, time 41;"), "{text}");
-        assert!(
-            text.contains("RETURN (ticks << 0) | (seq << 41);"),
-            "{text}"
+        assert_holds(
+            &text,
+            &[
+                "(64 bits: sequence 22, time 41;",
+                "RETURN (ticks << 0) | (seq << 41);",
+            ],
         );
     }
 

@@ -60,11 +60,8 @@ pub type AtomicTypeIdGenerator<C = DefaultClock, R = DefaultRandom> = Typed<Atom
 impl TypeIdGenerator {
     /// A generator of ids of type `prefix`, on a [`TickerClock`](idkit_core::TickerClock).
     pub fn new(prefix: Prefix) -> Self {
-        Self::with_source(
-            prefix,
-            idkit_core::TickerClock::new(),
-            idkit_core::random::ThreadRandom,
-        )
+        let uuids = UuidV7::new();
+        Typed { prefix, uuids }
     }
 }
 
@@ -72,10 +69,8 @@ impl<C: Clock, R: RandomSource> TypeIdGenerator<C, R> {
     /// A generator on `clock` drawing from `random` (a manual clock and a seeded source
     /// give the same ids every run).
     pub fn with_source(prefix: Prefix, clock: C, random: R) -> Self {
-        Typed {
-            prefix,
-            uuids: UuidV7::with_source(clock, random),
-        }
+        let uuids = UuidV7::with_source(clock, random);
+        Typed { prefix, uuids }
     }
 }
 
@@ -83,21 +78,16 @@ impl<C: Clock, R: RandomSource> TypeIdGenerator<C, R> {
 impl AtomicTypeIdGenerator {
     /// A generator of `prefix` on a [`TickerClock`](idkit_core::TickerClock).
     pub fn new(prefix: Prefix) -> Self {
-        Self::with_source(
-            prefix,
-            idkit_core::TickerClock::new(),
-            idkit_core::random::ThreadRandom,
-        )
+        let uuids = AtomicUuidV7::new();
+        Typed { prefix, uuids }
     }
 }
 
 impl<C: Clock, R: RandomSource> AtomicTypeIdGenerator<C, R> {
     /// A generator of `prefix` on `clock`, drawing from `random`.
     pub fn with_source(prefix: Prefix, clock: C, random: R) -> Self {
-        Typed {
-            prefix,
-            uuids: AtomicUuidV7::with_source(clock, random),
-        }
+        let uuids = AtomicUuidV7::with_source(clock, random);
+        Typed { prefix, uuids }
     }
 }
 
