@@ -196,12 +196,7 @@ fn rust_reads_the_extensions_ids_and_the_extension_reads_rusts() {
         assert_eq!(row.get::<_, Ulid>(4), *u);
     }
     // ORDER BY on the ulid column is the order Rust made them in.
-    let ordered: Vec<Ulid> = c
-        .query("SELECT u FROM theirs ORDER BY u", &[])
-        .unwrap()
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
+    let ordered: Vec<Ulid> = first_column(&mut c, "SELECT u FROM theirs ORDER BY u");
     assert_eq!(ordered, ulids);
     // 16 bytes in a row.
     let size: i32 = c
@@ -229,12 +224,7 @@ fn copy_in_binary_carries_the_sixteen_bytes_and_round_trips() {
         .unwrap();
     // PostgreSQL's binary COPY: an 11-byte signature, flags and extension length (4 + 4),
     // then per row a 16-bit field count and each field's 32-bit length and bytes.
-    let ids: Vec<Ulid> = c
-        .query("SELECT id FROM copying.a", &[])
-        .unwrap()
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
+    let ids: Vec<Ulid> = first_column(&mut c, "SELECT id FROM copying.a");
     let mut at = 19;
     for id in &ids {
         assert_eq!(&out[at..at + 2], &1_i16.to_be_bytes());
@@ -732,6 +722,12 @@ fn message(e: &postgres::Error) -> String {
     format!("{} {}", db.message(), db.hint().unwrap_or(""))
 }
 
+/// The first column of every row `sql` returns.
+fn first_column<T: for<'a> postgres::types::FromSql<'a>>(c: &mut Client, sql: &str) -> Vec<T> {
+    let rows = c.query(sql, &[]).unwrap();
+    rows.iter().map(|r| r.get(0)).collect()
+}
+
 /// Asserts that the server refuses `sql` with a message (or hint) that holds `expected`.
 #[track_caller]
 fn assert_refused(
@@ -851,12 +847,8 @@ fn typeids_keep_their_prefix_in_text_binary_and_order() {
     type UserId = idkit_core::id::Id<UserMarker, idkit_typeid::TypeId>;
     type OrderId = idkit_core::id::Id<OrderMarker, idkit_typeid::TypeId>;
     let texts: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
-    let read: Vec<idkit_typeid::TypeId> = c
-        .query("SELECT id FROM typeids.users ORDER BY id", &[])
-        .unwrap()
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
+    let read: Vec<idkit_typeid::TypeId> =
+        first_column(&mut c, "SELECT id FROM typeids.users ORDER BY id");
     assert_eq!(
         read.iter().map(ToString::to_string).collect::<Vec<_>>(),
         texts

@@ -57,6 +57,8 @@ extern crate alloc;
 pub mod clock;
 pub mod codec;
 pub mod column;
+#[cfg(any(feature = "postgres-client", feature = "mysql-client"))]
+pub mod connect;
 #[cfg(feature = "std")]
 pub mod definition;
 mod error;

@@ -31,6 +31,19 @@ pub struct LeaseError {
     message: String,
 }
 
+/// An address that does not parse is [`LeaseErrorKind::Invalid`]; a server not reached
+/// is [`LeaseErrorKind::Unreachable`].
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+impl From<idkit_core::connect::ConnectError> for LeaseError {
+    fn from(e: idkit_core::connect::ConnectError) -> Self {
+        use idkit_core::connect::ConnectError;
+        match e {
+            ConnectError::Address(line) => Self::invalid(line),
+            ConnectError::Unreachable(line) => Self::unreachable(line),
+        }
+    }
+}
+
 impl LeaseError {
     /// A new error of `kind`.
     pub fn new(kind: LeaseErrorKind, message: impl Into<String>) -> Self {

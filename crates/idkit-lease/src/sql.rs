@@ -402,72 +402,19 @@ where
 #[cfg(feature = "postgres")]
 pub(crate) use pg::PostgresBackend;
 
-/// How long one connection attempt to a server may take, unless its address says
-/// (`connect_timeout`, `tcp_connect_timeout_ms`): a host that drops packets would
-/// otherwise hold the renewing thread for the system's TCP timeout (about two minutes on
-/// Linux) on every attempt.
-#[cfg(any(feature = "postgres", feature = "mysql"))]
-const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// How long a server connection may leave what it sent unacknowledged before it is given up
-/// (`TCP_USER_TIMEOUT`), unless its address says (`tcp_user_timeout`, `tcp_user_timeout_ms`):
-/// once the server's host dies or the network splits, a renewal in flight would otherwise
-/// wait out the system's retransmissions, about 15 minutes on Linux, and the lease could
-/// neither learn that it is unproven nor be granted again, even after a failover. A server
-/// that is slow but up acknowledges at once.
-#[cfg(any(feature = "postgres", feature = "mysql"))]
-const STALL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
-
 #[cfg(feature = "postgres")]
 mod pg {
+    use idkit_core::connect::{self, postgres_failure as failure};
+
     use super::{Conn, Dial, Param, Redial, SqlBackend, schema};
     use crate::LeaseError;
 
     pub(crate) type PostgresBackend = SqlBackend<Redial<postgres::Client>>;
 
-    /// The session's `lock_timeout` when nothing has set one (PostgreSQL's 0, no limit):
-    /// 10 s.
-    const LOCK_TIMEOUT: &str = "SELECT set_config('lock_timeout', '10s', false) \
-                                WHERE current_setting('lock_timeout') = '0'";
-
-    /// A PostgreSQL error as one line, with its causes: the crate's own message names only
-    /// what failed ("error connecting to server") and keeps the reason in its source.
-    fn failure(e: &postgres::Error) -> String {
-        format!("postgres: {}", idkit_core::with_causes(e))
-    }
-
     impl Dial for postgres::Client {
         fn dial(address: &str) -> Result<Self, LeaseError> {
-            let mut config: postgres::Config = address
-                .parse()
-                .map_err(|e| LeaseError::invalid(failure(&e)))?;
-            if config.get_connect_timeout().is_none() {
-                config.connect_timeout(super::CONNECT_TIMEOUT);
-            }
-            if config.get_tcp_user_timeout().is_none() {
-                config.tcp_user_timeout(super::STALL_TIMEOUT);
-            }
-            let mut client = config
-                .connect(postgres::NoTls)
-                .map_err(|e| LeaseError::unreachable(failure(&e)))?;
-            // Bound the wait for a row another connection holds locked, unless a
-            // lock_timeout is set already: a grant would otherwise wait, silent, for as long
-            // as the other transaction stays open.
-            client
-                .batch_execute(LOCK_TIMEOUT)
-                .map_err(|e| LeaseError::unreachable(failure(&e)))?;
-            // Concurrent CREATE TABLE IF NOT EXISTS can race in the catalog; the table
-            // then exists, which is all we need.
-            if let Err(e) = client.batch_execute(&schema("TEXT", "")) {
-                let exists: Option<String> = client
-                    .query_one("SELECT to_regclass('idkit_worker_leases')::text", &[])
-                    .ok()
-                    .and_then(|row| row.get(0));
-                if exists.is_none() {
-                    return Err(LeaseError::unreachable(failure(&e)));
-                }
-            }
-            Ok(client)
+            let tables = [("idkit_worker_leases", &*schema("TEXT", ""))];
+            connect::postgres(address, &tables).map_err(LeaseError::from)
         }
 
         fn is_closed(&self) -> bool {
@@ -574,19 +521,10 @@ mod my {
     const DUPLICATE: u16 = 1062;
 
     /// The connection options of `address`, with the timeouts it does not set itself
-    /// (`tcp_connect_timeout_ms`, `tcp_user_timeout_ms`) at the crate's defaults.
+    /// (`tcp_connect_timeout_ms`, `tcp_user_timeout_ms`) at idkit's defaults
+    /// ([`idkit_core::connect`]).
     fn options(address: &str) -> Result<mysql::OptsBuilder, LeaseError> {
-        let opts = mysql::Opts::from_url(address)
-            .map_err(|e| LeaseError::invalid(format!("mysql: {e}")))?;
-        let connect = opts
-            .get_tcp_connect_timeout()
-            .unwrap_or(super::CONNECT_TIMEOUT);
-        let stalled = opts
-            .get_tcp_user_timeout_ms()
-            .unwrap_or_else(|| u32::try_from(super::STALL_TIMEOUT.as_millis()).unwrap_or(u32::MAX));
-        Ok(mysql::OptsBuilder::from_opts(opts)
-            .tcp_connect_timeout(Some(connect))
-            .tcp_user_timeout_ms(Some(stalled))
+        Ok(idkit_core::connect::mysql_options(address)?
             // Affected rows count the rows matched, as in PostgreSQL and SQLite: a
             // renewal that writes the same expiry still says it found its row.
             .additional_capabilities(mysql::consts::CapabilityFlags::CLIENT_FOUND_ROWS))
@@ -729,7 +667,7 @@ mod my {
             let defaulted = mysql::Opts::from(options("mysql://u@h:3306/db").unwrap());
             assert_eq!(
                 defaulted.get_tcp_connect_timeout(),
-                Some(super::super::CONNECT_TIMEOUT)
+                Some(idkit_core::connect::CONNECT_TIMEOUT)
             );
             assert_eq!(defaulted.get_tcp_user_timeout_ms(), Some(10_000));
 

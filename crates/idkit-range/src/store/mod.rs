@@ -235,22 +235,6 @@ pub(crate) fn next_lease(
     Ok((Lease { first, last }, new_max))
 }
 
-/// How long one connection attempt of a server store may take when its address does not
-/// say: a host that drops packets would otherwise hold the leasing thread for the system's
-/// TCP timeout (about two minutes on Linux) on every attempt.
-#[cfg(any(feature = "postgres", feature = "mysql"))]
-pub(crate) const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// How long a server store's connection may leave what it sent unacknowledged before it is
-/// given up (`TCP_USER_TIMEOUT`), when its address does not say: once a store's host stops
-/// answering mid-lease (it died, or the network between split), the leasing thread would
-/// otherwise wait for the system's retransmissions to end, about 15 minutes on Linux
-/// (`tcp_retries2` = 15), and the allocator would hand out nothing more until then, even
-/// after a failover. A server that is slow but up acknowledges at once, so a slow lease is
-/// not cut short.
-#[cfg(any(feature = "postgres", feature = "mysql"))]
-pub(crate) const STALL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
-
 /// Checks that the store `at(port)` gives up a server that never answers: a loopback
 /// listener whose listen queue is full (connections it never accepts), so that the kernel
 /// drops each new connection request, as for a host behind a network that drops packets.

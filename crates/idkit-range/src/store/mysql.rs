@@ -76,16 +76,8 @@ impl MySqlStore {
     fn connect(&self) -> Result<mysql::Conn, StoreError> {
         let unreachable =
             |e: &dyn std::fmt::Display| StoreError::Unreachable(format!("mysql: {e}"));
-        let opts = mysql::Opts::from_url(&self.url).map_err(|e| unreachable(&e))?;
-        let timeout = opts
-            .get_tcp_connect_timeout()
-            .unwrap_or(super::CONNECT_TIMEOUT);
-        let stalled = opts
-            .get_tcp_user_timeout_ms()
-            .unwrap_or_else(|| u32::try_from(super::STALL_TIMEOUT.as_millis()).unwrap_or(u32::MAX));
-        let opts = mysql::OptsBuilder::from_opts(opts)
-            .tcp_connect_timeout(Some(timeout))
-            .tcp_user_timeout_ms(Some(stalled));
+        let opts = idkit_core::connect::mysql_options(&self.url)
+            .map_err(|e| StoreError::Unreachable(e.to_string()))?;
         let mut conn = mysql::Conn::new(opts).map_err(|e| unreachable(&e))?;
         conn.query_drop(SCHEMA).map_err(|e| unreachable(&e))?;
         conn.query_drop(INTERLEAVE_SCHEMA)

@@ -2,9 +2,11 @@
 
 use std::sync::Mutex;
 
+use idkit_core::connect::{self, postgres_failure as failure};
+
 use super::{
-    CONNECT_TIMEOUT, Interleave, Lease, STALL_TIMEOUT, Store, StoreError, check_lease,
-    check_namespace, connection, lock, next_lease,
+    Interleave, Lease, Store, StoreError, check_lease, check_namespace, connection, lock,
+    next_lease,
 };
 
 /// The PostgreSQL store: each lease is one `INSERT ... ON CONFLICT DO UPDATE ...
@@ -33,16 +35,6 @@ const INTERLEAVE_SCHEMA: &str = "CREATE TABLE IF NOT EXISTS idkit_range_interlea
     id_offset BIGINT NOT NULL
 )";
 
-/// The session's `lock_timeout` when nothing has set one (0, no limit): 10 s.
-const LOCK_TIMEOUT: &str = "SELECT set_config('lock_timeout', '10s', false) \
-                            WHERE current_setting('lock_timeout') = '0'";
-
-/// A PostgreSQL error as one line, with its causes: the crate's own message names only
-/// what failed ("error connecting to server") and keeps the reason in its source.
-fn failure(e: &postgres::Error) -> String {
-    format!("postgres: {}", idkit_core::with_causes(e))
-}
-
 impl PostgresStore {
     /// A store reached with libpq-style `params` (`host=127.0.0.1 port=5432 user=ids`) or a
     /// `postgres://` URL. Connects lazily: a store that is down now is not an error until a
@@ -63,39 +55,11 @@ impl PostgresStore {
     }
 
     fn connect(&self) -> Result<postgres::Client, StoreError> {
-        let mut config: postgres::Config = (self.params.parse())
-            .map_err(|e: postgres::Error| StoreError::Unreachable(failure(&e)))?;
-        if config.get_connect_timeout().is_none() {
-            config.connect_timeout(CONNECT_TIMEOUT);
-        }
-        if config.get_tcp_user_timeout().is_none() {
-            config.tcp_user_timeout(STALL_TIMEOUT);
-        }
-        let mut client =
-            (config.connect(postgres::NoTls)).map_err(|e| StoreError::Unreachable(failure(&e)))?;
-        // Bound the wait for a row another connection holds locked, unless a lock_timeout
-        // is set already: the allocator then hands out nothing and names nothing, for as
-        // long as the other transaction stays open.
-        client
-            .batch_execute(LOCK_TIMEOUT)
-            .map_err(|e| StoreError::Unreachable(failure(&e)))?;
-        // Concurrent `CREATE TABLE IF NOT EXISTS` can race in PostgreSQL (a unique
-        // violation in the catalog); the table then exists, which is all we need.
-        for (table, schema) in [
+        let tables = [
             ("idkit_ranges", SCHEMA),
             ("idkit_range_interleave", INTERLEAVE_SCHEMA),
-        ] {
-            if let Err(e) = client.batch_execute(schema) {
-                let exists: Option<String> = client
-                    .query_one("SELECT to_regclass($1)::text", &[&table])
-                    .ok()
-                    .and_then(|row| row.get(0));
-                if exists.is_none() {
-                    return Err(StoreError::Unreachable(failure(&e)));
-                }
-            }
-        }
-        Ok(client)
+        ];
+        connect::postgres(&self.params, &tables).map_err(|e| StoreError::Unreachable(e.to_string()))
     }
 }
 
