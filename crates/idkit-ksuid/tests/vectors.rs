@@ -1,63 +1,15 @@
 //! KSUID README examples, Nil and Max, and malformed input.
 
-use idkit_core::{Codec, FieldValue, IdScheme, ManualClock};
-use idkit_ksuid::{KsuidCodec, KsuidGenerator};
-use idkit_testkit::load_vectors;
-use serde::Deserialize;
-
-#[derive(Deserialize)]
-struct File {
-    valid: Vec<Valid>,
-    invalid: Vec<Invalid>,
-}
-
-#[derive(Deserialize)]
-struct Valid {
-    name: String,
-    text: String,
-    raw: String,
-    timestamp_ms: u64,
-    payload: String,
-}
-
-#[derive(Deserialize)]
-struct Invalid {
-    name: String,
-    text: String,
-    error: String,
-}
+use idkit_core::{IdScheme, ManualClock};
+use idkit_ksuid::KsuidGenerator;
 
 #[test]
 fn readme() {
-    let file: File = load_vectors(env!("CARGO_MANIFEST_DIR"), "readme");
-    for v in &file.valid {
-        let id = KsuidCodec
-            .parse(&v.text)
-            .unwrap_or_else(|e| panic!("{}: {e}", v.name));
-        assert_eq!(
-            idkit_core::codec::hex::encode(id.bytes()),
-            v.raw,
-            "{}",
-            v.name
-        );
-        let d = KsuidCodec.decode(id);
-        assert_eq!(d.timestamp_ms, Some(v.timestamp_ms), "{}", v.name);
-        assert_eq!(
-            d.field("payload"),
-            Some(&FieldValue::Hex(v.payload.clone()))
-        );
-        assert_eq!(KsuidCodec.format(id), v.text);
-        // svix-ksuid agrees on the text.
-        assert_eq!(id.to_string(), v.text);
-    }
-    for v in &file.invalid {
-        assert_eq!(
-            KsuidCodec.parse(&v.text).unwrap_err().to_string(),
-            v.error,
-            "{}",
-            v.name
-        );
-    }
+    idkit_testkit::vectors::run(
+        &idkit_ksuid::DEFINITION,
+        env!("CARGO_MANIFEST_DIR"),
+        "readme",
+    );
 }
 
 #[test]
