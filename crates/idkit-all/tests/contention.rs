@@ -4,7 +4,7 @@
 //! second, is checked for duplicates only). The registry's shared generators are these.
 
 use std::collections::HashSet;
-use std::sync::{Arc, Barrier};
+use std::sync::Arc;
 
 use idkit_all::core::{IdScheme, TickerClock};
 use idkit_all::objectid::AtomicObjectIdGenerator;
@@ -12,7 +12,7 @@ use idkit_all::tsid::AtomicTsidGenerator;
 use idkit_all::typeid::{AtomicTypeIdGenerator, Prefix};
 use idkit_all::ulid::AtomicUlid;
 use idkit_all::uuid::AtomicUuidV7;
-use idkit_testkit::{check_contention, check_mixed_contention};
+use idkit_testkit::{check_contention, check_mixed_contention, together};
 
 #[test]
 fn uuid_v7_four_threads_two_million_ids() {
@@ -54,21 +54,13 @@ fn tsid_four_threads_waiting_on_a_small_counter() {
 #[test]
 fn objectid_four_threads_one_million_distinct_ids() {
     let generator = Arc::new(AtomicObjectIdGenerator::new());
-    let barrier = Arc::new(Barrier::new(4));
-    let handles: Vec<_> = (0..4)
-        .map(|_| {
-            let (generator, barrier) = (Arc::clone(&generator), Arc::clone(&barrier));
-            std::thread::spawn(move || {
-                barrier.wait();
-                (0..250_000)
-                    .map(|_| generator.next_id().unwrap())
-                    .collect::<Vec<_>>()
-            })
-        })
-        .collect();
+    let threads = together(4, move |_| {
+        (0..250_000)
+            .map(|_| generator.next_id().unwrap())
+            .collect::<Vec<_>>()
+    });
     let mut all = HashSet::new();
-    for h in handles {
-        let ids = h.join().unwrap();
+    for ids in threads {
         // Within a thread the seconds never go back.
         assert!(
             ids.windows(2)
@@ -91,21 +83,14 @@ fn the_registry_shares_these_generators_across_threads() {
                 .build(&entry.with_identity(identity).unwrap())
                 .unwrap(),
         );
-        let handles: Vec<_> = (0..4)
-            .map(|_| {
-                let scheme = Arc::clone(&scheme);
-                std::thread::spawn(move || {
-                    let mut ids = vec![idkit_all::core::RawId::default(); 50_000];
-                    scheme.fill_raw(&mut ids).unwrap();
-                    ids
-                })
-            })
-            .collect();
+        let threads = together(4, move |_| {
+            let mut ids = vec![idkit_all::core::RawId::default(); 50_000];
+            scheme.fill_raw(&mut ids).unwrap();
+            ids
+        });
         let mut all = HashSet::new();
-        for h in handles {
-            for id in h.join().unwrap() {
-                assert!(all.insert(id), "{name}: duplicate");
-            }
+        for id in threads.into_iter().flatten() {
+            assert!(all.insert(id), "{name}: duplicate");
         }
         assert_eq!(all.len(), 200_000, "{name}");
     }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use idkit_core::{MonotonicClock, TickerClock};
 use idkit_snowflake::{Mastodon, Snowflake, Twitter};
-use idkit_testkit::{check_contention, check_mixed_contention};
+use idkit_testkit::{check_contention, check_mixed_contention, check_threads, together};
 
 #[test]
 fn lock_free_twitter_four_threads_three_million_ids() {
@@ -58,27 +58,12 @@ fn lock_free_generators_of_their_own_on_one_shared_word() {
             .unwrap()
     };
     let word: &'static AtomicU64 = Box::leak(Box::new(AtomicU64::new(settings().initial_word())));
-    let threads: Vec<_> = (0..4)
-        .map(|_| {
-            let generator = settings().on_word(word);
-            // One at a time: the fast path, as a column default takes them.
-            std::thread::spawn(move || {
-                (0..400_000)
-                    .map(|_| generator.next_id().unwrap())
-                    .collect::<Vec<_>>()
-            })
-        })
-        .collect();
-    let mut all = Vec::new();
-    for t in threads {
-        let ids = t.join().unwrap();
-        assert!(
-            ids.windows(2).all(|w| w[0] < w[1]),
-            "one thread's ids increase"
-        );
-        all.extend(ids);
-    }
-    all.sort_unstable();
-    all.dedup();
-    assert_eq!(all.len(), 1_600_000);
+    let threads = together(4, move |_| {
+        let generator = settings().on_word(word);
+        // One at a time: the fast path, as a column default takes them.
+        (0..400_000)
+            .map(|_| generator.next_id().unwrap())
+            .collect::<Vec<_>>()
+    });
+    assert_eq!(check_threads(threads), 1_600_000);
 }

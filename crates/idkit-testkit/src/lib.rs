@@ -8,7 +8,8 @@
 //! * [`check_sequence`], [`check_dyn`] and [`check_contention`] are the checks every scheme
 //!   passes: unique and increasing ids, text and byte round trips that agree with
 //!   [`SchemeInfo`](idkit_core::SchemeInfo), and no duplicate under contention (with single-id
-//!   and batch callers at once, [`check_mixed_contention`]);
+//!   and batch callers at once, [`check_mixed_contention`]; threads released together,
+//!   [`together`]);
 //!   `check_seeded` (feature `seeded`), that a generator on a manual clock and a seeded
 //!   source repeats itself.
 //! * [`Scratch`] is a test's own directory, removed when dropped.
@@ -206,39 +207,55 @@ where
     G: IdScheme + Send + Sync + 'static,
     G::Id: Ord + Debug + Default + Send + 'static,
 {
-    let threads = batches.len();
-    let barrier = Arc::new(Barrier::new(threads));
-    let handles: Vec<_> = batches
-        .iter()
-        .map(|&batch| {
-            let generator = Arc::clone(&generator);
-            let barrier = Arc::clone(&barrier);
-            std::thread::spawn(move || {
-                let mut ids = Vec::with_capacity(per_thread);
-                barrier.wait();
-                let mut buf = vec![G::Id::default(); batch.max(1)];
-                while ids.len() < per_thread {
-                    if batch <= 1 {
-                        ids.push(generator.next_id().expect("next_id under contention"));
-                    } else {
-                        let k = batch.min(per_thread - ids.len());
-                        generator
-                            .fill(&mut buf[..k])
-                            .expect("fill under contention");
-                        ids.extend_from_slice(&buf[..k]);
-                    }
-                }
-                ids
-            })
-        })
-        .collect();
-    let ids: Vec<Vec<G::Id>> = handles
-        .into_iter()
-        .map(|h| h.join().expect("generator thread panicked"))
-        .collect();
+    let batches = batches.to_vec();
+    let ids = together(batches.len(), move |t| {
+        let batch = batches[t];
+        let mut ids = Vec::with_capacity(per_thread);
+        let mut buf = vec![G::Id::default(); batch.max(1)];
+        while ids.len() < per_thread {
+            if batch <= 1 {
+                ids.push(generator.next_id().expect("next_id under contention"));
+            } else {
+                let k = batch.min(per_thread - ids.len());
+                generator
+                    .fill(&mut buf[..k])
+                    .expect("fill under contention");
+                ids.extend_from_slice(&buf[..k]);
+            }
+        }
+        ids
+    });
+    let threads = ids.len();
     let total = check_threads(ids);
     assert_eq!(total, threads * per_thread);
     total
+}
+
+/// Runs `threads` threads released together (a barrier), thread `t` doing `work(t)`, and
+/// gives what each returned, in thread order.
+///
+/// # Panics
+///
+/// When a thread panicked (a failed check inside `work`).
+pub fn together<T: Send + 'static>(
+    threads: usize,
+    work: impl Fn(usize) -> T + Send + Sync + 'static,
+) -> Vec<T> {
+    let barrier = Arc::new(Barrier::new(threads));
+    let work = Arc::new(work);
+    let handles: Vec<_> = (0..threads)
+        .map(|t| {
+            let (barrier, work) = (Arc::clone(&barrier), Arc::clone(&work));
+            std::thread::spawn(move || {
+                barrier.wait();
+                work(t)
+            })
+        })
+        .collect();
+    handles
+        .into_iter()
+        .map(|h| h.join().expect("a thread panicked"))
+        .collect()
 }
 
 /// Checks the ids several threads took from one generator: each thread's in strictly
