@@ -15,6 +15,8 @@ use idkit_server::grpc::proto::{
 };
 use tonic::Code;
 use tonic::transport::Channel;
+use tonic_health::pb::health_check_response::ServingStatus::{self, NotServing, Serving};
+use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
 
 mod common;
 
@@ -81,6 +83,22 @@ impl Running {
             .unwrap_or_else(|| panic!("no {series} in {text}"))
             .parse()
             .unwrap()
+    }
+
+    /// Asks the health service about `service` until it answers `want`, every 100 ms for up
+    /// to 10 s; whether it did.
+    async fn health_becomes(&self, service: &str, want: ServingStatus) -> bool {
+        let mut health = HealthClient::new(self.grpc.clone());
+        for _ in 0..100 {
+            let request = HealthCheckRequest {
+                service: service.to_owned(),
+            };
+            if health.check(request).await.unwrap().into_inner().status == want as i32 {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        false
     }
 
     async fn stop(self) {
@@ -462,46 +480,15 @@ async fn hostile_input_gets_a_status_and_the_server_keeps_serving() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn health_follows_readiness() {
-    use tonic_health::pb::health_check_response::ServingStatus;
-    use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
-
     let clock = Arc::new(ManualClock::new(1_700_000_000_000));
     let s = Running::start(on_clock(&clock)).await;
-    let mut health = HealthClient::new(s.grpc.clone());
-    let status = |service: &str| {
-        let mut health = health.clone();
-        let service = service.to_owned();
-        async move {
-            health
-                .check(HealthCheckRequest { service })
-                .await
-                .unwrap()
-                .into_inner()
-                .status
-        }
-    };
-    let serving = ServingStatus::Serving as i32;
-    let not_serving = ServingStatus::NotServing as i32;
-    /// Asks until `service` reports `want`, for up to 5 s.
-    async fn until<F: std::future::Future<Output = i32>>(
-        mut get: impl FnMut() -> F,
-        want: i32,
-    ) -> bool {
-        for _ in 0..50 {
-            if get().await == want {
-                return true;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        false
-    }
-    assert!(until(|| status(""), serving).await);
-    assert!(until(|| status("idkit.v1.IdService"), serving).await);
-    assert!(until(|| status("snowflake-twitter"), serving).await);
+    assert!(s.health_becomes("", Serving).await);
+    assert!(s.health_becomes("idkit.v1.IdService", Serving).await);
+    assert!(s.health_becomes("snowflake-twitter", Serving).await);
 
     clock.step_back(50);
-    assert!(until(|| status("snowflake-twitter"), not_serving).await);
-    assert!(until(|| status(""), not_serving).await);
+    assert!(s.health_becomes("snowflake-twitter", NotServing).await);
+    assert!(s.health_becomes("", NotServing).await);
     let refused = s
         .client()
         .next(next_request("snowflake-twitter", false))
@@ -511,9 +498,9 @@ async fn health_follows_readiness() {
     assert!(refused.message().contains("clock moved backwards"));
 
     clock.advance(51);
-    assert!(until(|| status("snowflake-twitter"), serving).await);
-    assert!(until(|| status("idkit.v1.IdService"), serving).await);
-    let unknown = health
+    assert!(s.health_becomes("snowflake-twitter", Serving).await);
+    assert!(s.health_becomes("idkit.v1.IdService", Serving).await);
+    let unknown = HealthClient::new(s.grpc.clone())
         .check(HealthCheckRequest {
             service: "nothing".into(),
         })
@@ -525,8 +512,7 @@ async fn health_follows_readiness() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn health_watch_sends_each_change_then_ends_at_shutdown() {
-    use tonic_health::pb::health_check_response::ServingStatus::{NotServing, Serving};
-    use tonic_health::pb::{HealthCheckRequest, HealthCheckResponse, health_client::HealthClient};
+    use tonic_health::pb::HealthCheckResponse;
 
     let clock = Arc::new(ManualClock::new(1_700_000_000_000));
     let s = Running::start(on_clock(&clock)).await;
@@ -577,8 +563,6 @@ async fn health_watch_sends_each_change_then_ends_at_shutdown() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn health_watches_of_one_name_share_their_probes() {
-    use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
-
     // The clock stands still, so every id issued, probes among them, takes the next
     // sequence number of one millisecond: the sequence counts the probes.
     let clock = Arc::new(ManualClock::new(1_700_000_000_000));
@@ -686,9 +670,6 @@ async fn shutdown_ends_open_streams() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn health_follows_a_worker_id_lease_lost_and_regained() {
-    use tonic_health::pb::health_check_response::ServingStatus;
-    use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
-
     // A leased worker id on SQLite with a 1 s TTL: renewed every third of it, proven up to
     // four fifths of it after each renewal.
     let db = std::env::temp_dir().join(format!("idkit-grpc-lease-{}.db", std::process::id()));
@@ -698,33 +679,7 @@ async fn health_follows_a_worker_id_lease_lost_and_regained() {
         db.display()
     ));
     let s = Running::start(service).await;
-    let health = HealthClient::new(s.grpc.clone());
-    let status = |service: &'static str| {
-        let mut health = health.clone();
-        async move {
-            health
-                .check(HealthCheckRequest {
-                    service: service.to_owned(),
-                })
-                .await
-                .unwrap()
-                .into_inner()
-                .status
-        }
-    };
-    async fn until<F: std::future::Future<Output = i32>>(
-        mut get: impl FnMut() -> F,
-        want: ServingStatus,
-    ) -> bool {
-        for _ in 0..100 {
-            if get().await == want as i32 {
-                return true;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        false
-    }
-    assert!(until(|| status("snowflake-twitter"), ServingStatus::Serving).await);
+    assert!(s.health_becomes("snowflake-twitter", Serving).await);
 
     // Another connection holds the store's write lock for 3 s: no renewal gets through,
     // the proof runs out, the generator fences itself and health says so.
@@ -735,8 +690,8 @@ async fn health_follows_a_worker_id_lease_lost_and_regained() {
         std::thread::sleep(Duration::from_secs(3));
         connection.execute_batch("COMMIT").unwrap();
     });
-    assert!(until(|| status("snowflake-twitter"), ServingStatus::NotServing).await);
-    assert!(until(|| status(""), ServingStatus::NotServing).await);
+    assert!(s.health_becomes("snowflake-twitter", NotServing).await);
+    assert!(s.health_becomes("", NotServing).await);
     let refused = s
         .client()
         .next(next_request("snowflake-twitter", false))
@@ -747,8 +702,8 @@ async fn health_follows_a_worker_id_lease_lost_and_regained() {
     // The store back: the lease is renewed (or granted again, nobody having held it since)
     // and the scheme serves again.
     outage.join().unwrap();
-    assert!(until(|| status("snowflake-twitter"), ServingStatus::Serving).await);
-    assert!(until(|| status("idkit.v1.IdService"), ServingStatus::Serving).await);
+    assert!(s.health_becomes("snowflake-twitter", Serving).await);
+    assert!(s.health_becomes("idkit.v1.IdService", Serving).await);
     s.client()
         .next(next_request("snowflake-twitter", false))
         .await
