@@ -87,7 +87,8 @@ fn bytes<const N: usize>(b: &[u8]) -> deserialize::Result<Bytes<N>> {
 }
 
 /// Implements [`DieselColumn`] for a form, backend and SQL type, and the type's `Nullable`;
-/// the binary forms are given by width.
+/// the binary forms are given by width, and `bigint DB` is the `BigInt` form in the
+/// backend's own 64-bit integer.
 macro_rules! column {
     ($form:ty, $db:ty, $st:ty, |$v:ident, $out:ident| $write:expr, |$raw:ident| $read:expr) => {
         column!(@one $form, $db, $st, |$v, $out| $write, |$raw| $read);
@@ -107,6 +108,15 @@ macro_rules! column {
     (bytes [$($n:literal),+], $db:ty, $st:ty, |$v:ident, $out:ident| $write:expr, |$raw:ident| $read:expr) => {
         $(column!(Bytes<$n>, $db, $st, |$v, $out| $write, |$raw| $read);)+
     };
+    (bigint $db:ty) => {
+        column!(
+            BigInt,
+            $db,
+            sql_types::BigInt,
+            |v, out| write_as::<$db, sql_types::BigInt, i64>(&v.to_i64().map_err(boxed)?, out),
+            |raw| bigint(<i64 as FromSql<sql_types::BigInt, $db>>::from_sql(raw)?)
+        );
+    };
 }
 
 #[cfg(feature = "diesel-postgres")]
@@ -118,13 +128,7 @@ mod pg {
 
     use super::*;
 
-    column!(
-        BigInt,
-        Pg,
-        sql_types::BigInt,
-        |v, out| write_as::<Pg, sql_types::BigInt, i64>(&v.to_i64().map_err(boxed)?, out),
-        |raw| bigint(<i64 as FromSql<sql_types::BigInt, Pg>>::from_sql(raw)?)
-    );
+    column!(bigint Pg);
     // PostgreSQL's binary `uuid` is its 16 bytes, as `bytea`'s is its bytes.
     column!(
         Bytes<16>,
@@ -147,13 +151,7 @@ mod mysql {
 
     use super::*;
 
-    column!(
-        BigInt,
-        Mysql,
-        sql_types::BigInt,
-        |v, out| write_as::<Mysql, sql_types::BigInt, i64>(&v.to_i64().map_err(boxed)?, out),
-        |raw| bigint(<i64 as FromSql<sql_types::BigInt, Mysql>>::from_sql(raw)?)
-    );
+    column!(bigint Mysql);
     column!(bytes [12, 16, 20], Mysql, sql_types::Binary,
         |v, out| write_as::<Mysql, sql_types::Binary, [u8]>(&v.0[..], out),
         |raw| bytes(raw.as_bytes()));

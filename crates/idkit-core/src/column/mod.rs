@@ -252,27 +252,21 @@ pub mod bounds {
         "serde",
         serde::Serialize + serde::de::DeserializeOwned
     );
-    bound!(
-        SqlxPostgres,
-        "sqlx-postgres",
-        sqlx::Type<sqlx::Postgres>
-            + for<'q> sqlx::Encode<'q, sqlx::Postgres>
-            + for<'r> sqlx::Decode<'r, sqlx::Postgres>
-    );
-    bound!(
-        SqlxMySql,
-        "sqlx-mysql",
-        sqlx::Type<sqlx::MySql>
-            + for<'q> sqlx::Encode<'q, sqlx::MySql>
-            + for<'r> sqlx::Decode<'r, sqlx::MySql>
-    );
-    bound!(
-        SqlxSqlite,
-        "sqlx-sqlite",
-        sqlx::Type<sqlx::Sqlite>
-            + for<'q> sqlx::Encode<'q, sqlx::Sqlite>
-            + for<'r> sqlx::Decode<'r, sqlx::Sqlite>
-    );
+    /// sqlx's three traits (`Type`, `Encode`, `Decode`) for one database.
+    macro_rules! sqlx_bound {
+        ($name:ident, $feature:literal, $db:ident) => {
+            bound!(
+                $name,
+                $feature,
+                sqlx::Type<sqlx::$db>
+                    + for<'q> sqlx::Encode<'q, sqlx::$db>
+                    + for<'r> sqlx::Decode<'r, sqlx::$db>
+            );
+        };
+    }
+    sqlx_bound!(SqlxPostgres, "sqlx-postgres", Postgres);
+    sqlx_bound!(SqlxMySql, "sqlx-mysql", MySql);
+    sqlx_bound!(SqlxSqlite, "sqlx-sqlite", Sqlite);
     bound!(
         Postgres,
         "postgres",
