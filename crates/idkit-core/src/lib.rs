@@ -99,6 +99,17 @@ pub use scheme::{
     FieldValue, GeneratorStats, IdScheme, SchemeInfo, TimeBounds, compose_fields,
 };
 
+/// The names every scheme crate re-exports (`pub use idkit_core::reexports::*;`), so that
+/// its users make, type and time its ids without naming idkit-core: [`Id`](crate::id::Id)
+/// and [`Marker`](crate::id::Marker), [`IdScheme`], [`DefaultClock`] and, with `std`,
+/// [`MonotonicClock`] and [`TickerClock`].
+pub mod reexports {
+    pub use crate::id::{Id, Marker};
+    pub use crate::{DefaultClock, IdScheme};
+    #[cfg(feature = "std")]
+    pub use crate::{MonotonicClock, TickerClock};
+}
+
 /// Makes a child process made by `fork` (without `exec`) safe for ids: call it in the child
 /// before the child makes any, then build the child's generators anew.
 ///

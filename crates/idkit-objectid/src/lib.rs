@@ -7,10 +7,7 @@ mod codec;
 mod generator;
 
 pub use idkit_core;
-pub use idkit_core::id::{Id, Marker};
-pub use idkit_core::{DefaultClock, IdScheme};
-#[cfg(feature = "std")]
-pub use idkit_core::{MonotonicClock, TickerClock};
+pub use idkit_core::reexports::*;
 
 pub use codec::{ObjectId, ObjectIdCodec};
 pub use generator::{AtomicObjectIdGenerator, ObjectIdGenerator};

@@ -23,10 +23,8 @@ pub mod sql;
 mod sync;
 
 pub use idkit_core;
-pub use idkit_core::id::{Id, Marker};
-pub use idkit_core::{Clock, DefaultClock, IdScheme, ManualClock};
-#[cfg(feature = "std")]
-pub use idkit_core::{MonotonicClock, TickerClock};
+pub use idkit_core::reexports::*;
+pub use idkit_core::{Clock, ManualClock};
 
 pub use error::ConfigError;
 #[cfg(feature = "std")]

@@ -9,10 +9,7 @@ mod definition;
 mod generator;
 
 pub use idkit_core;
-pub use idkit_core::id::{Id, Marker};
-pub use idkit_core::{DefaultClock, IdScheme};
-#[cfg(feature = "std")]
-pub use idkit_core::{MonotonicClock, TickerClock};
+pub use idkit_core::reexports::*;
 
 pub use codec::{EPOCH_MS, RANDOM_BITS, Tsid, TsidCodec};
 #[cfg(feature = "std")]

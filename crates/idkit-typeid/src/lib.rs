@@ -10,10 +10,7 @@ mod generator;
 mod prefix;
 
 pub use idkit_core;
-pub use idkit_core::id::{Id, Marker};
-pub use idkit_core::{DefaultClock, IdScheme};
-#[cfg(feature = "std")]
-pub use idkit_core::{MonotonicClock, TickerClock};
+pub use idkit_core::reexports::*;
 
 pub use codec::{TypeId, TypeIdCodec};
 #[cfg(feature = "std")]

@@ -15,10 +15,7 @@ use idkit_core::{
 };
 
 pub use idkit_core;
-pub use idkit_core::id::{Id, Marker};
-pub use idkit_core::{DefaultClock, IdScheme};
-#[cfg(feature = "std")]
-pub use idkit_core::{MonotonicClock, TickerClock};
+pub use idkit_core::reexports::*;
 
 /// The registry definition of `ulid`: monotonic, shared without a lock ([`AtomicUlid`]).
 #[cfg(feature = "std")]

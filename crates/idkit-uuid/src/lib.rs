@@ -9,10 +9,8 @@ mod sub_ms;
 pub mod versions;
 
 pub use idkit_core;
-pub use idkit_core::id::{Id, Marker};
-pub use idkit_core::{Clock, DefaultClock, IdScheme};
-#[cfg(feature = "std")]
-pub use idkit_core::{MonotonicClock, TickerClock};
+pub use idkit_core::reexports::*;
+pub use idkit_core::{Clock};
 pub use uuid::Uuid;
 
 pub use codec::UuidCodec;
