@@ -43,6 +43,43 @@ enum Order {
     None,
 }
 
+/// One scheme's ids for a driver to store and read back, and what to expect of them.
+struct Case<T> {
+    /// The scheme, in its table's name.
+    name: &'static str,
+    /// The ids, in the order they were made.
+    made: Vec<T>,
+    /// What `ORDER BY id` must give back.
+    order: Order,
+    /// An id's second, for [`Order::Seconds`].
+    seconds: fn(&T) -> u64,
+    /// `uuid::Uuid`, whose driver impls are the drivers' own: their errors are theirs.
+    upstream: bool,
+}
+
+impl<T> Case<T> {
+    fn new(
+        name: &'static str,
+        made: Vec<T>,
+        order: Order,
+        seconds: fn(&T) -> u64,
+        upstream: bool,
+    ) -> Self {
+        Self {
+            name,
+            made,
+            order,
+            seconds,
+            upstream,
+        }
+    }
+
+    /// The table this case's ids go into.
+    fn table(&self) -> String {
+        format!("idkit_col_{}", self.name)
+    }
+}
+
 fn make<G: IdScheme, T: FromGenerated<G::Id>>(generator: &G) -> Vec<T> {
     (0..N).map(|_| generator.next_as().unwrap()).collect()
 }
@@ -84,83 +121,76 @@ fn top_bit<T: IdType>() -> Option<T> {
     T::from_column(column).ok()
 }
 
-/// What was read back, against what was made.
-fn check_order<T: IdType + Debug>(
-    name: &str,
-    made: &[T],
-    read: &[T],
-    seconds: impl Fn(&T) -> u64,
-    order: Order,
-) {
-    let mut sorted = made.to_vec();
-    sorted.sort();
-    assert_eq!(read, sorted, "{name}: ORDER BY id is the ids' own order");
-    match order {
-        Order::Generation => assert_eq!(read, made, "{name}: ORDER BY id is generation order"),
-        Order::Seconds => assert!(
-            read.windows(2).all(|w| seconds(&w[0]) <= seconds(&w[1])),
-            "{name}: ORDER BY id is second order"
-        ),
-        Order::None => {}
+impl<T: IdType + Debug> Case<T> {
+    /// What was read back, against what was made.
+    fn check_order(&self, read: &[T]) {
+        let (name, made) = (self.name, &self.made);
+        let mut sorted = made.clone();
+        sorted.sort();
+        assert_eq!(read, sorted, "{name}: ORDER BY id is the ids' own order");
+        match self.order {
+            Order::Generation => assert_eq!(read, made, "{name}: ORDER BY id is generation order"),
+            Order::Seconds => assert!(
+                read.windows(2)
+                    .all(|w| (self.seconds)(&w[0]) <= (self.seconds)(&w[1])),
+                "{name}: ORDER BY id is second order"
+            ),
+            Order::None => {}
+        }
     }
-}
 
-/// The checks shared by the drivers, given how to read back a negative `BIGINT` or a 3-byte
-/// binary value as `T` (each returns the driver's error), and how writing an id fails
-/// (`write`, called with the id whose top bit is set where the scheme has one).
-fn check_bad_values<T: IdType>(
-    name: &str,
-    negative: impl FnOnce() -> Option<Box<dyn Error>>,
-    short: impl FnOnce() -> Option<Box<dyn Error>>,
-    write: impl FnOnce(T) -> Box<dyn Error>,
-    upstream: bool,
-) {
-    let is_int = (&BigInt(0) as &dyn std::any::Any)
-        .downcast_ref::<T::Column>()
-        .is_some();
-    let (err, kind) = if is_int {
-        (negative(), ColumnErrorKind::Negative)
-    } else {
-        (short(), ColumnErrorKind::Width)
-    };
-    let err = err.unwrap_or_else(|| panic!("{name}: a bad value read back as an id"));
-    // uuid::Uuid's impls are the drivers' own: their error is uuid's or the driver's.
-    if !upstream {
-        assert_eq!(column_kind(err.as_ref()), Some(kind), "{name}: {err}");
-    }
-    if let Some(id) = top_bit::<T>() {
-        let err = write(id);
-        assert_eq!(
-            column_kind(err.as_ref()),
-            Some(ColumnErrorKind::SignBit),
-            "{name}: {err}"
-        );
+    /// The checks shared by the drivers, given how to read back a negative `BIGINT` or a
+    /// 3-byte binary value as `T` (each returns the driver's error), and how writing an id
+    /// fails (`write`, called with the id whose top bit is set where the scheme has one).
+    fn check_bad_values(
+        &self,
+        negative: impl FnOnce() -> Option<Box<dyn Error>>,
+        short: impl FnOnce() -> Option<Box<dyn Error>>,
+        write: impl FnOnce(T) -> Box<dyn Error>,
+    ) {
+        let name = self.name;
+        let is_int = (&BigInt(0) as &dyn std::any::Any)
+            .downcast_ref::<T::Column>()
+            .is_some();
+        let (err, kind) = if is_int {
+            (negative(), ColumnErrorKind::Negative)
+        } else {
+            (short(), ColumnErrorKind::Width)
+        };
+        let err = err.unwrap_or_else(|| panic!("{name}: a bad value read back as an id"));
+        if !self.upstream {
+            assert_eq!(column_kind(err.as_ref()), Some(kind), "{name}: {err}");
+        }
+        if let Some(id) = top_bit::<T>() {
+            let err = write(id);
+            assert_eq!(
+                column_kind(err.as_ref()),
+                Some(ColumnErrorKind::SignBit),
+                "{name}: {err}"
+            );
+        }
     }
 }
 
 macro_rules! each_scheme {
     ($run:ident($($pre:expr),*) $(. $await:tt)?) => {{
-        $run::<SnowflakeId<Twitter>>($($pre,)* "twitter", make(&Snowflake::builder(Twitter).field("worker", 1).build().unwrap()), Order::Generation, |i| i.timestamp_ms() / 1000, false)$(.$await)?;
-        $run::<SnowflakeId<Discord>>($($pre,)* "discord", make(&Snowflake::builder(Discord).field("worker", 1).build().unwrap()), Order::Generation, |i| i.timestamp_ms() / 1000, false)$(.$await)?;
-        $run::<SnowflakeId<Instagram>>($($pre,)* "instagram", make(&Snowflake::builder(Instagram).field("shard", 1).build().unwrap()), Order::Generation, |i| i.timestamp_ms() / 1000, false)$(.$await)?;
-        $run::<SnowflakeId<Sonyflake>>($($pre,)* "sonyflake", make(&Snowflake::builder(Sonyflake).field("machine", 1).build().unwrap()), Order::Generation, |i| i.timestamp_ms() / 1000, false)$(.$await)?;
-        $run::<SnowflakeId<Mastodon>>($($pre,)* "mastodon", make(&Snowflake::builder(Mastodon).build().unwrap()), Order::Generation, |i| i.timestamp_ms() / 1000, false)$(.$await)?;
-        $run::<SnowflakeId<Boundary>>($($pre,)* "boundary", make(&Snowflake::builder(Boundary).field("worker", 1).build().unwrap()), Order::Generation, |i| i.timestamp_ms() / 1000, false)$(.$await)?;
-        $run::<Id<User, SnowflakeId<Twitter>>>($($pre,)* "typed_twitter", make(&Snowflake::builder(Twitter).field("worker", 2).build().unwrap()), Order::Generation, |i| i.get().timestamp_ms() / 1000, false)$(.$await)?;
-        $run::<uuid::Uuid>($($pre,)* "uuid_v4", make(&idkit_uuid::UuidV4::new()), Order::None, |_| 0, true)$(.$await)?;
-        $run::<uuid::Uuid>($($pre,)* "uuid_v7", make(&idkit_uuid::UuidV7::new()), Order::Generation, |_| 0, true)$(.$await)?;
-        $run::<Id<User, uuid::Uuid>>($($pre,)* "typed_uuid_v7", make(&idkit_uuid::UuidV7::new()), Order::Generation, |_| 0, true)$(.$await)?;
-        $run::<idkit_ulid::Ulid>($($pre,)* "ulid", make(&idkit_ulid::UlidGenerator::new()), Order::Generation, |i| i.timestamp_ms() / 1000, false)$(.$await)?;
-        $run::<idkit_ksuid::Ksuid>($($pre,)* "ksuid", make(&idkit_ksuid::KsuidGenerator::new()), Order::Seconds, |i| i.timestamp_ms() / 1000, false)$(.$await)?;
-        $run::<RangeId>($($pre,)* "range", range_ids(), Order::Generation, |_| 0, false)$(.$await)?;
-        $run::<Tsid>($($pre,)* "tsid", make(&TsidGenerator::with_node(10, 3).unwrap()), Order::Generation, |i| i.timestamp_ms() / 1000, false)$(.$await)?;
-        $run::<idkit_objectid::ObjectId>($($pre,)* "objectid", make(&ObjectIdGenerator::new()), Order::Generation, |_| 0, false)$(.$await)?;
-        $run::<Id<User, TypeId>>($($pre,)* "typeid", make(&TypeIdGenerator::new(Prefix::EMPTY)), Order::Generation, |_| 0, false)$(.$await)?;
+        $run::<SnowflakeId<Twitter>>($($pre,)* Case::new("twitter", make(&Snowflake::builder(Twitter).field("worker", 1).build().unwrap()), Order::Generation, |i| i.timestamp_ms() / 1000, false))$(.$await)?;
+        $run::<SnowflakeId<Discord>>($($pre,)* Case::new("discord", make(&Snowflake::builder(Discord).field("worker", 1).build().unwrap()), Order::Generation, |i| i.timestamp_ms() / 1000, false))$(.$await)?;
+        $run::<SnowflakeId<Instagram>>($($pre,)* Case::new("instagram", make(&Snowflake::builder(Instagram).field("shard", 1).build().unwrap()), Order::Generation, |i| i.timestamp_ms() / 1000, false))$(.$await)?;
+        $run::<SnowflakeId<Sonyflake>>($($pre,)* Case::new("sonyflake", make(&Snowflake::builder(Sonyflake).field("machine", 1).build().unwrap()), Order::Generation, |i| i.timestamp_ms() / 1000, false))$(.$await)?;
+        $run::<SnowflakeId<Mastodon>>($($pre,)* Case::new("mastodon", make(&Snowflake::builder(Mastodon).build().unwrap()), Order::Generation, |i| i.timestamp_ms() / 1000, false))$(.$await)?;
+        $run::<SnowflakeId<Boundary>>($($pre,)* Case::new("boundary", make(&Snowflake::builder(Boundary).field("worker", 1).build().unwrap()), Order::Generation, |i| i.timestamp_ms() / 1000, false))$(.$await)?;
+        $run::<Id<User, SnowflakeId<Twitter>>>($($pre,)* Case::new("typed_twitter", make(&Snowflake::builder(Twitter).field("worker", 2).build().unwrap()), Order::Generation, |i| i.get().timestamp_ms() / 1000, false))$(.$await)?;
+        $run::<uuid::Uuid>($($pre,)* Case::new("uuid_v4", make(&idkit_uuid::UuidV4::new()), Order::None, |_| 0, true))$(.$await)?;
+        $run::<uuid::Uuid>($($pre,)* Case::new("uuid_v7", make(&idkit_uuid::UuidV7::new()), Order::Generation, |_| 0, true))$(.$await)?;
+        $run::<Id<User, uuid::Uuid>>($($pre,)* Case::new("typed_uuid_v7", make(&idkit_uuid::UuidV7::new()), Order::Generation, |_| 0, true))$(.$await)?;
+        $run::<idkit_ulid::Ulid>($($pre,)* Case::new("ulid", make(&idkit_ulid::UlidGenerator::new()), Order::Generation, |i| i.timestamp_ms() / 1000, false))$(.$await)?;
+        $run::<idkit_ksuid::Ksuid>($($pre,)* Case::new("ksuid", make(&idkit_ksuid::KsuidGenerator::new()), Order::Seconds, |i| i.timestamp_ms() / 1000, false))$(.$await)?;
+        $run::<RangeId>($($pre,)* Case::new("range", range_ids(), Order::Generation, |_| 0, false))$(.$await)?;
+        $run::<Tsid>($($pre,)* Case::new("tsid", make(&TsidGenerator::with_node(10, 3).unwrap()), Order::Generation, |i| i.timestamp_ms() / 1000, false))$(.$await)?;
+        $run::<idkit_objectid::ObjectId>($($pre,)* Case::new("objectid", make(&ObjectIdGenerator::new()), Order::Generation, |_| 0, false))$(.$await)?;
+        $run::<Id<User, TypeId>>($($pre,)* Case::new("typeid", make(&TypeIdGenerator::new(Prefix::EMPTY)), Order::Generation, |_| 0, false))$(.$await)?;
     }};
-}
-
-fn table(name: &str) -> String {
-    format!("idkit_col_{name}")
 }
 
 // ---------------------------------------------------------------------------------------
@@ -168,14 +198,8 @@ fn table(name: &str) -> String {
 
 macro_rules! sqlx_suite {
     ($fn:ident, $db:ty, $engine:expr, $p1:literal, $p2:literal, $neg:literal, $short:literal) => {
-        async fn $fn<T>(
-            pool: &sqlx::Pool<$db>,
-            name: &str,
-            made: Vec<T>,
-            order: Order,
-            seconds: impl Fn(&T) -> u64,
-            upstream: bool,
-        ) where
+        async fn $fn<T>(pool: &sqlx::Pool<$db>, case: Case<T>)
+        where
             T: IdType
                 + Debug
                 + sqlx::Type<$db>
@@ -183,7 +207,7 @@ macro_rules! sqlx_suite {
                 + for<'r> sqlx::Decode<'r, $db>
                 + Unpin,
         {
-            let t = table(name);
+            let (t, name, made) = (case.table(), case.name, &case.made);
             let sql_type = <T::Column as ColumnForm>::sql_type($engine);
             sqlx::query(sqlx::AssertSqlSafe(format!("DROP TABLE IF EXISTS {t}")))
                 .execute(pool)
@@ -210,7 +234,7 @@ macro_rules! sqlx_suite {
             .fetch_all(pool)
             .await
             .unwrap();
-            check_order(name, &made, &read, seconds, order);
+            case.check_order(&read);
             // One id looked up by value: the encoded form is the stored one.
             let found: i32 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
                 "SELECT seq FROM {t} WHERE id = {}",
@@ -229,15 +253,13 @@ macro_rules! sqlx_suite {
                 .err();
             // `bind` keeps only the message of an encoding error for `execute` to return;
             // `try_bind` returns the typed error at once.
-            check_bad_values::<T>(
-                name,
+            case.check_bad_values(
                 || negative.map(|e| Box::new(e) as Box<dyn Error>),
                 || short.map(|e| Box::new(e) as Box<dyn Error>),
                 |id| {
                     let mut query = sqlx::query(sqlx::AssertSqlSafe(insert.as_str()));
                     query.try_bind(id).unwrap_err()
                 },
-                upstream,
             );
             if let Some(id) = top_bit::<T>() {
                 let err = sqlx::query(sqlx::AssertSqlSafe(insert.as_str()))
@@ -321,17 +343,11 @@ async fn sqlx_sqlite_in_memory() {
 // ---------------------------------------------------------------------------------------
 // postgres (the synchronous client over tokio-postgres; same traits).
 
-fn pg<T>(
-    client: &mut postgres::Client,
-    name: &str,
-    made: Vec<T>,
-    order: Order,
-    seconds: impl Fn(&T) -> u64,
-    upstream: bool,
-) where
+fn pg<T>(client: &mut postgres::Client, case: Case<T>)
+where
     T: IdType + Debug + postgres::types::ToSql + for<'a> postgres::types::FromSql<'a>,
 {
-    let t = table(name);
+    let (t, made) = (case.table(), &case.made);
     let sql_type = <T::Column as ColumnForm>::sql_type(Engine::Postgres);
     client.batch_execute(&format!("DROP TABLE IF EXISTS {t}; CREATE TABLE {t} (id {sql_type} PRIMARY KEY, seq INTEGER NOT NULL)")).unwrap();
     let insert = format!("INSERT INTO {t} (id, seq) VALUES ($1, $2)");
@@ -346,7 +362,7 @@ fn pg<T>(
         .iter()
         .map(|row| row.get(0))
         .collect();
-    check_order(name, &made, &read, seconds, order);
+    case.check_order(&read);
     let mut one = |sql: &str| -> Option<Box<dyn Error>> {
         let row = client.query_one(sql, &[]).unwrap();
         row.try_get::<_, T>(0)
@@ -358,7 +374,7 @@ fn pg<T>(
     let write = |id: T| -> Box<dyn Error> {
         Box::new(client.execute(&insert, &[&id, &-1i32]).unwrap_err())
     };
-    check_bad_values::<T>(name, || negative, || short, write, upstream);
+    case.check_bad_values(|| negative, || short, write);
     client.batch_execute(&format!("DROP TABLE {t}")).unwrap();
 }
 
@@ -371,17 +387,11 @@ fn postgres_client() {
 // ---------------------------------------------------------------------------------------
 // rusqlite.
 
-fn sqlite<T>(
-    conn: &rusqlite::Connection,
-    name: &str,
-    made: Vec<T>,
-    order: Order,
-    seconds: impl Fn(&T) -> u64,
-    upstream: bool,
-) where
+fn sqlite<T>(conn: &rusqlite::Connection, case: Case<T>)
+where
     T: IdType + Debug + rusqlite::types::ToSql + rusqlite::types::FromSql,
 {
-    let t = table(name);
+    let (t, made) = (case.table(), &case.made);
     let sql_type = <T::Column as ColumnForm>::sql_type(Engine::Sqlite);
     conn.execute_batch(&format!("DROP TABLE IF EXISTS {t}; CREATE TABLE {t} (id {sql_type} PRIMARY KEY, seq INTEGER NOT NULL)")).unwrap();
     let insert = format!("INSERT INTO {t} (id, seq) VALUES (?1, ?2)");
@@ -397,7 +407,7 @@ fn sqlite<T>(
         .unwrap()
         .map(Result::unwrap)
         .collect();
-    check_order(name, &made, &read, seconds, order);
+    case.check_order(&read);
     let one = |sql: &str| -> Option<Box<dyn Error>> {
         conn.query_row(sql, [], |row| row.get::<_, T>(0))
             .err()
@@ -411,7 +421,7 @@ fn sqlite<T>(
                 .unwrap_err(),
         )
     };
-    check_bad_values::<T>(name, || negative, || short, write, upstream);
+    case.check_bad_values(|| negative, || short, write);
     conn.execute_batch(&format!("DROP TABLE {t}")).unwrap();
 }
 
