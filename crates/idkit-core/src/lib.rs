@@ -29,6 +29,11 @@
 //!   tokio's timer instead of blocking an executor thread; generators wait through
 //!   [`nonblocking::wait_for`], which is where the waits are deferred.
 //! * [`after_fork`]: what a child process made by `fork` calls before it makes ids.
+//! * [`reexports`]: the names every scheme crate re-exports from this one.
+//! * `connect` (features `postgres-client`, `mysql-client`): how the range stores and the
+//!   worker-id leases connect to a database server many hosts share: the connect and stall
+//!   timeouts an address does not set, PostgreSQL's lock wait, its tables created by hosts
+//!   racing.
 //! * [`codec`]: decimal, hex, Crockford base32 and base62, all strict.
 //! * Without the feature `std` (on by default) the crate is `#![no_std]` with `alloc`: the
 //!   traits, codecs, errors, [`ManualClock`] and the generators given a clock and a random
