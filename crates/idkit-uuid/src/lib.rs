@@ -9,8 +9,8 @@ mod sub_ms;
 pub mod versions;
 
 pub use idkit_core;
+pub use idkit_core::Clock;
 pub use idkit_core::reexports::*;
-pub use idkit_core::{Clock};
 pub use uuid::Uuid;
 
 pub use codec::UuidCodec;
