@@ -1,9 +1,60 @@
 //! What the extension's SQL types (`ulid`, `typeid`) share: how pgrx passes them in and out
-//! of functions, their comparison and hash functions, the hash itself, and the SQL that
-//! makes their operators, operator classes and `min`/`max` from those functions. The SQL
-//! that makes each type and its casts stays beside the type: it is the type's own.
+//! of functions, how their input and receive functions read what they are given, their
+//! comparison and hash functions, the hash itself, and the SQL that makes their operators,
+//! operator classes and `min`/`max` from those functions. The SQL that makes each type and
+//! its casts stays beside the type: it is the type's own.
 
+use std::ffi::CStr;
+
+use pgrx::pg_sys;
 use pgrx::prelude::*;
+
+use crate::shared::{fail, report};
+
+/// A type's text input read by `parse`; text that is not UTF-8, or that `parse` refuses, is
+/// PostgreSQL's invalid-input error naming the type `sql` and the text.
+pub fn read_text<T, E: std::fmt::Display>(
+    sql: &str,
+    input: &CStr,
+    parse: impl FnOnce(&str) -> Result<T, E>,
+) -> T {
+    let text = input
+        .to_str()
+        .unwrap_or_else(|_| fail(sql, "input is not UTF-8"));
+    parse(text).unwrap_or_else(|e| {
+        report(
+            PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
+            format!("invalid input syntax for type {sql}: {text:?}: {e}"),
+            None,
+        )
+    })
+}
+
+/// A type's binary input (what its receive function is given) read by `read` from the bytes
+/// left in the buffer; bytes that `read` refuses are PostgreSQL's invalid-binary error
+/// naming the type `sql`.
+pub fn read_binary<T, E: std::fmt::Display>(
+    sql: &str,
+    buf: pgrx::datum::Internal,
+    read: impl FnOnce(&[u8]) -> Result<T, E>,
+) -> T {
+    let Some(datum) = buf.unwrap() else {
+        fail(sql, "no binary input")
+    };
+    let msg = datum.cast_mut_ptr::<pg_sys::StringInfoData>();
+    // SAFETY: a type's receive function gets the StringInfo of the value's bytes.
+    let left = unsafe { (*msg).len - (*msg).cursor };
+    let mut bytes = vec![0; usize::try_from(left).unwrap_or(0)];
+    // SAFETY: `bytes` has room for the `left` bytes left in the buffer.
+    unsafe { pg_sys::pq_copymsgbytes(msg, bytes.as_mut_ptr().cast(), left) };
+    read(&bytes).unwrap_or_else(|e| {
+        report(
+            PgSqlErrorCode::ERRCODE_INVALID_BINARY_REPRESENTATION,
+            format!("invalid binary {sql}: {e}"),
+            None,
+        )
+    })
+}
 
 /// The SQL name of a Rust type made by this extension, and how functions take and return
 /// it (as its `FromDatum` and `IntoDatum` read and write it).

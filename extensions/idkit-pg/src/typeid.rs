@@ -14,7 +14,8 @@ use pgrx::pg_sys;
 use pgrx::prelude::*;
 use pgrx::{FromDatum, IntoDatum};
 
-use crate::shared::{fail, report};
+use crate::shared::fail;
+use crate::sqltype::{read_binary, read_text};
 
 /// A TypeID as the SQL type holds it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -92,17 +93,7 @@ extension_sql!(
 /// Text in: `prefix_suffix` (or the suffix alone), as the TypeID spec writes it.
 #[pg_extern(immutable, strict, parallel_safe)]
 fn typeid_in(input: &CStr) -> Typed {
-    let text = input
-        .to_str()
-        .unwrap_or_else(|_| fail("typeid", "input is not UTF-8"));
-    match text.parse::<TypeId>() {
-        Ok(id) => Typed(id),
-        Err(e) => report(
-            PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
-            format!("invalid input syntax for type typeid: {text:?}: {e}"),
-            None,
-        ),
-    }
+    read_text("typeid", input, |text| text.parse::<TypeId>().map(Typed))
 }
 
 /// Text out: the canonical string.
@@ -114,23 +105,7 @@ fn typeid_out(id: Typed) -> CString {
 /// Binary in: the UUID's 16 bytes, then the prefix (0 to 63 bytes).
 #[pg_extern(immutable, strict, parallel_safe)]
 fn typeid_recv(buf: pgrx::datum::Internal) -> Typed {
-    let Some(datum) = buf.unwrap() else {
-        fail("typeid", "no binary input")
-    };
-    let msg = datum.cast_mut_ptr::<pg_sys::StringInfoData>();
-    // SAFETY: a type's receive function gets the StringInfo of the value's bytes.
-    let left = unsafe { (*msg).len - (*msg).cursor };
-    let len = usize::try_from(left).unwrap_or(0);
-    let mut bytes = vec![0; len];
-    // SAFETY: `len` bytes are left in the buffer.
-    unsafe { pg_sys::pq_copymsgbytes(msg, bytes.as_mut_ptr().cast(), left) };
-    Typed::from_bytes(&bytes).unwrap_or_else(|e| {
-        report(
-            PgSqlErrorCode::ERRCODE_INVALID_BINARY_REPRESENTATION,
-            format!("invalid binary typeid: {e}"),
-            None,
-        )
-    })
+    read_binary("typeid", buf, Typed::from_bytes)
 }
 
 /// Binary out: the UUID's 16 bytes, then the prefix.

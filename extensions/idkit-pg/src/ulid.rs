@@ -11,7 +11,7 @@ use pgrx::pg_sys;
 use pgrx::prelude::*;
 use pgrx::{FromDatum, IntoDatum, PgMemoryContexts};
 
-use crate::shared::{fail, report};
+use crate::sqltype::{read_binary, read_text};
 
 /// A ULID's 16 bytes, big-endian: byte order is time order.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
@@ -73,17 +73,7 @@ extension_sql!(
 /// Text in: Crockford base32, 26 characters, any case (as the ULID spec and idkit read it).
 #[pg_extern(immutable, strict, parallel_safe)]
 fn ulid_in(input: &CStr) -> Ulid {
-    let text = input
-        .to_str()
-        .unwrap_or_else(|_| fail("ulid", "input is not UTF-8"));
-    match UlidCodec.parse(text) {
-        Ok(id) => Ulid::of(id),
-        Err(e) => report(
-            PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
-            format!("invalid input syntax for type ulid: {text:?}: {e}"),
-            None,
-        ),
-    }
+    read_text("ulid", input, |text| UlidCodec.parse(text).map(Ulid::of))
 }
 
 /// Text out: the canonical 26 upper-case characters.
@@ -95,23 +85,13 @@ fn ulid_out(id: Ulid) -> CString {
 /// Binary in: exactly 16 bytes.
 #[pg_extern(immutable, strict, parallel_safe)]
 fn ulid_recv(buf: pgrx::datum::Internal) -> Ulid {
-    let Some(datum) = buf.unwrap() else {
-        fail("ulid", "no binary input")
-    };
-    let msg = datum.cast_mut_ptr::<pg_sys::StringInfoData>();
-    // SAFETY: a type's receive function gets the StringInfo of the value's bytes.
-    let left = unsafe { (*msg).len - (*msg).cursor };
-    if left != 16 {
-        report(
-            PgSqlErrorCode::ERRCODE_INVALID_BINARY_REPRESENTATION,
-            format!("invalid binary ulid: {left} bytes, expected 16"),
-            None,
-        );
-    }
-    let mut bytes = [0; 16];
-    // SAFETY: 16 bytes are left in the buffer (checked above).
-    unsafe { pg_sys::pq_copymsgbytes(msg, bytes.as_mut_ptr().cast(), 16) };
-    Ulid(bytes)
+    read_binary("ulid", buf, |bytes| {
+        let len = bytes.len();
+        bytes
+            .try_into()
+            .map(Ulid)
+            .map_err(|_| format!("{len} bytes, expected 16"))
+    })
 }
 
 /// Binary out: the 16 bytes.
