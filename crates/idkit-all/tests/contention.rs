@@ -4,7 +4,6 @@
 //! second, is checked for duplicates only). The registry's shared generators are these.
 
 use std::collections::HashSet;
-use std::sync::Arc;
 
 use idkit_all::core::{IdScheme, TickerClock};
 use idkit_all::objectid::AtomicObjectIdGenerator;
@@ -16,13 +15,13 @@ use idkit_testkit::{check_contention, check_mixed_contention, together};
 
 #[test]
 fn uuid_v7_four_threads_two_million_ids() {
-    let generator = Arc::new(AtomicUuidV7::new());
+    let generator = AtomicUuidV7::new();
     assert_eq!(check_contention(generator, 4, 500_000, 1), 2_000_000);
 }
 
 #[test]
 fn uuid_v7_batches_and_single_ids_on_a_ticker_clock() {
-    let generator = Arc::new(AtomicUuidV7::with_clock(TickerClock::new()));
+    let generator = AtomicUuidV7::with_clock(TickerClock::new());
     assert_eq!(
         check_mixed_contention(generator, &[1, 1, 64, 64], 300_000),
         1_200_000
@@ -31,13 +30,13 @@ fn uuid_v7_batches_and_single_ids_on_a_ticker_clock() {
 
 #[test]
 fn ulid_four_threads_two_million_ids() {
-    let generator = Arc::new(AtomicUlid::new());
+    let generator = AtomicUlid::new();
     assert_eq!(check_contention(generator, 4, 500_000, 1), 2_000_000);
 }
 
 #[test]
 fn typeid_four_threads_one_million_ids() {
-    let generator = Arc::new(AtomicTypeIdGenerator::new(Prefix::new("user").unwrap()));
+    let generator = AtomicTypeIdGenerator::new(Prefix::new("user").unwrap());
     assert_eq!(check_contention(generator, 4, 250_000, 1), 1_000_000);
 }
 
@@ -45,15 +44,15 @@ fn typeid_four_threads_one_million_ids() {
 fn tsid_four_threads_waiting_on_a_small_counter() {
     // 20 node bits leave 2 counter bits: four ids a millisecond, so the threads spend most
     // of the run waiting for the clock together.
-    let generator = Arc::new(AtomicTsidGenerator::with_node(20, 9).unwrap());
+    let generator = AtomicTsidGenerator::with_node(20, 9).unwrap();
     assert_eq!(check_contention(generator, 4, 500, 1), 2_000);
-    let generator = Arc::new(AtomicTsidGenerator::with_node(10, 9).unwrap());
+    let generator = AtomicTsidGenerator::with_node(10, 9).unwrap();
     assert_eq!(check_contention(generator, 4, 250_000, 1), 1_000_000);
 }
 
 #[test]
 fn objectid_four_threads_one_million_distinct_ids() {
-    let generator = Arc::new(AtomicObjectIdGenerator::new());
+    let generator = AtomicObjectIdGenerator::new();
     let threads = together(4, move |_| {
         (0..250_000)
             .map(|_| generator.next_id().unwrap())
@@ -78,11 +77,9 @@ fn the_registry_shares_these_generators_across_threads() {
     for name in ["uuid-v7", "ulid", "typeid", "tsid", "objectid"] {
         let entry = idkit_all::registry::find(name).unwrap();
         let identity = u64::from(!entry.identity().is_empty());
-        let scheme = Arc::new(
-            entry
-                .build(&entry.with_identity(identity).unwrap())
-                .unwrap(),
-        );
+        let scheme = entry
+            .build(&entry.with_identity(identity).unwrap())
+            .unwrap();
         let threads = together(4, move |_| {
             let mut ids = vec![idkit_all::core::RawId::default(); 50_000];
             scheme.fill_raw(&mut ids).unwrap();

@@ -1,37 +1,31 @@
 //! Several threads on one shared generator: millions of ids, zero duplicates, each thread's
 //! ids strictly increasing. Real clocks, real threads.
 
-use std::sync::Arc;
-
 use idkit_core::{MonotonicClock, TickerClock};
 use idkit_snowflake::{Mastodon, Snowflake, Twitter};
 use idkit_testkit::{check_contention, check_mixed_contention, check_threads, together};
 
 #[test]
 fn lock_free_twitter_four_threads_three_million_ids() {
-    let generator = Arc::new(Snowflake::builder(Twitter).build_atomic().unwrap());
+    let generator = Snowflake::builder(Twitter).build_atomic().unwrap();
     assert_eq!(check_contention(generator, 4, 750_000, 1), 3_000_000);
 }
 
 #[test]
 fn lock_free_batches_reserve_runs_without_overlap() {
-    let generator = Arc::new(
-        Snowflake::builder(Mastodon)
-            .clock(TickerClock::new())
-            .build_atomic()
-            .unwrap(),
-    );
+    let generator = Snowflake::builder(Mastodon)
+        .clock(TickerClock::new())
+        .build_atomic()
+        .unwrap();
     assert_eq!(check_contention(generator, 4, 500_000, 1000), 2_000_000);
 }
 
 #[test]
 fn lock_free_mixed_single_and_batch_callers() {
-    let generator = Arc::new(
-        Snowflake::builder(Twitter)
-            .clock(MonotonicClock::new())
-            .build_atomic()
-            .unwrap(),
-    );
+    let generator = Snowflake::builder(Twitter)
+        .clock(MonotonicClock::new())
+        .build_atomic()
+        .unwrap();
     assert_eq!(
         check_mixed_contention(generator, &[1, 1, 37, 37], 300_000),
         1_200_000
@@ -40,7 +34,7 @@ fn lock_free_mixed_single_and_batch_callers() {
 
 #[test]
 fn mutex_twitter_four_threads_two_million_ids() {
-    let generator = Arc::new(Snowflake::builder(Twitter).build_mutex().unwrap());
+    let generator = Snowflake::builder(Twitter).build_mutex().unwrap();
     assert_eq!(check_contention(generator, 4, 500_000, 1), 2_000_000);
 }
 

@@ -175,19 +175,14 @@ pub fn check_dyn(scheme: &dyn DynScheme, n: usize) {
     );
 }
 
-/// Runs `threads` threads that each take `per_thread` ids from one shared generator, in
+/// Runs `threads` threads that each take `per_thread` ids from `generator`, shared by them, in
 /// batches of `batch` (1 means `next_id`), all starting together. Checks that each thread's
 /// ids strictly increase and that no id appears twice across all threads. Returns the total.
 ///
 /// # Panics
 ///
 /// On a generation error, a decrease within a thread, or a duplicate.
-pub fn check_contention<G>(
-    generator: Arc<G>,
-    threads: usize,
-    per_thread: usize,
-    batch: usize,
-) -> usize
+pub fn check_contention<G>(generator: G, threads: usize, per_thread: usize, batch: usize) -> usize
 where
     G: IdScheme + Send + Sync + 'static,
     G::Id: Ord + Debug + Default + Send + 'static,
@@ -202,7 +197,7 @@ where
 /// # Panics
 ///
 /// On a generation error, a decrease within a thread, or a duplicate.
-pub fn check_mixed_contention<G>(generator: Arc<G>, batches: &[usize], per_thread: usize) -> usize
+pub fn check_mixed_contention<G>(generator: G, batches: &[usize], per_thread: usize) -> usize
 where
     G: IdScheme + Send + Sync + 'static,
     G::Id: Ord + Debug + Default + Send + 'static,
@@ -538,14 +533,12 @@ mod tests {
     #[test]
     fn mixed_callers_are_checked_as_one_set() {
         assert_eq!(
-            check_mixed_contention(Arc::new(Shared::default()), &[1, 1, 7, 7], 1_000),
+            check_mixed_contention(Shared::default(), &[1, 1, 7, 7], 1_000),
             4_000
         );
         // The single-id threads and the batch threads each see no duplicate among
         // themselves; across them, every id repeats.
-        let across = std::panic::catch_unwind(|| {
-            check_mixed_contention(Arc::new(PerThread), &[1, 7], 1_000)
-        });
+        let across = std::panic::catch_unwind(|| check_mixed_contention(PerThread, &[1, 7], 1_000));
         assert!(across.is_err());
     }
 

@@ -1,6 +1,6 @@
 //! Round trips, field bounds, ordering and the deterministic constructor.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use idkit_core::random::SeededRandom;
 use idkit_core::{Codec, FieldValue, IdScheme, ManualClock};
@@ -47,7 +47,7 @@ proptest! {
 
 #[test]
 fn ids_increase_under_contention() {
-    let generator = Arc::new(Mutex::new(TsidGenerator::with_node(10, 3).unwrap()));
+    let generator = Mutex::new(TsidGenerator::with_node(10, 3).unwrap());
     idkit_testkit::check_contention(generator, 4, 5_000, 1);
 }
 

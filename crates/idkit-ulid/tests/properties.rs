@@ -1,6 +1,6 @@
 //! Round trips, parse robustness and the shared conformance checks.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use idkit_core::{Codec, Erased};
 use idkit_ulid::{Ulid, UlidCodec, UlidGenerator};
@@ -33,7 +33,7 @@ fn conformance() {
         10_000,
     );
     idkit_testkit::check_sequence(&UlidGenerator::new(), 200_000);
-    idkit_testkit::check_contention(Arc::new(Mutex::new(UlidGenerator::new())), 4, 50_000, 1);
+    idkit_testkit::check_contention(Mutex::new(UlidGenerator::new()), 4, 50_000, 1);
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Round trips, parse robustness and the shared conformance checks.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use idkit_core::{Codec, Erased};
 use idkit_uuid::{Uuid, UuidCodec, UuidV4, UuidV7};
@@ -32,7 +32,7 @@ fn conformance() {
         10_000,
     );
     idkit_testkit::check_sequence(&UuidV7::new(), 200_000);
-    let shared = Arc::new(Mutex::new(UuidV7::new()));
+    let shared = Mutex::new(UuidV7::new());
     idkit_testkit::check_contention(shared, 4, 50_000, 1);
 }
 

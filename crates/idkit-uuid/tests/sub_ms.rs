@@ -75,6 +75,6 @@ fn a_clock_that_does_not_move_or_steps_back_still_gives_increasing_ids() {
 #[test]
 fn shared_by_threads_it_issues_no_duplicate() {
     // Four threads, one and ten ids at a time: each thread's increasing, none twice.
-    let generator = std::sync::Arc::new(UuidV7SubMs::new());
+    let generator = UuidV7SubMs::new();
     idkit_testkit::check_mixed_contention(generator, &[1, 10, 1, 10], 50_000);
 }

@@ -205,7 +205,7 @@ fn v6_counts_ticks_within_a_millisecond_and_never_steps_back() {
 #[test]
 fn v6_shared_by_threads_issues_no_duplicate() {
     // Four threads, one and ten ids at a time: each thread's increasing, none twice.
-    let generator = std::sync::Arc::new(UuidV6::new().unwrap());
+    let generator = UuidV6::new().unwrap();
     idkit_testkit::check_mixed_contention(generator, &[1, 10, 1, 10], 50_000);
 }
 
