@@ -198,6 +198,31 @@ pub fn check_lease(namespace: &str, size: u64) -> Result<i64, StoreError> {
     i64::try_from(size).map_err(|_| StoreError::Exhausted)
 }
 
+/// A server store's address and its one connection (made and made again by
+/// [`connection`]). `Debug` shows neither: an address may hold a password.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+pub(crate) struct Remote<C> {
+    pub(crate) address: String,
+    pub(crate) conn: std::sync::Mutex<Option<C>>,
+}
+
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+impl<C> Remote<C> {
+    pub(crate) fn new(address: &str) -> Self {
+        Self {
+            address: address.to_owned(),
+            conn: std::sync::Mutex::new(None),
+        }
+    }
+}
+
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+impl<C> fmt::Debug for Remote<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Remote").finish_non_exhaustive()
+    }
+}
+
 /// The connection slot of a store, locked. A poisoned lock is taken over: the slot holds a
 /// connection or none, never half of one.
 pub(crate) fn lock<C>(slot: &std::sync::Mutex<Option<C>>) -> std::sync::MutexGuard<'_, Option<C>> {

@@ -1,12 +1,10 @@
 //! The MySQL / MariaDB store, for many hosts (feature `mysql`): Meituan Leaf's segment
 //! table, one row per namespace.
 
-use std::sync::Mutex;
-
 use mysql::prelude::Queryable;
 
 use super::{
-    Interleave, Lease, Store, StoreError, check_lease, check_namespace, connection, lock,
+    Interleave, Lease, Remote, Store, StoreError, check_lease, check_namespace, connection, lock,
     next_lease,
 };
 
@@ -23,16 +21,8 @@ use super::{
 /// one this statement wrote (`LAST_INSERT_ID` is kept per connection), so two servers can
 /// never receive the same block. An `UPDATE` committed before a separate `SELECT max_id`
 /// would read whatever another server wrote in between.
-pub struct MySqlStore {
-    url: String,
-    conn: Mutex<Option<mysql::Conn>>,
-}
-
-impl std::fmt::Debug for MySqlStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MySqlStore").finish_non_exhaustive()
-    }
-}
+#[derive(Debug)]
+pub struct MySqlStore(Remote<mysql::Conn>);
 
 /// Leaf's `leaf_alloc` shape: tag, max id, step, update time.
 const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS idkit_ranges (
@@ -67,16 +57,13 @@ impl MySqlStore {
     /// namespace's row while another connection holds it locked for the server's
     /// `innodb_lock_wait_timeout` (50 s by default), then fails and is retried.
     pub fn new(url: &str) -> Self {
-        Self {
-            url: url.to_owned(),
-            conn: Mutex::new(None),
-        }
+        Self(Remote::new(url))
     }
 
     fn connect(&self) -> Result<mysql::Conn, StoreError> {
         let unreachable =
             |e: &dyn std::fmt::Display| StoreError::Unreachable(format!("mysql: {e}"));
-        let opts = idkit_core::connect::mysql_options(&self.url)
+        let opts = idkit_core::connect::mysql_options(&self.0.address)
             .map_err(|e| StoreError::Unreachable(e.to_string()))?;
         let mut conn = mysql::Conn::new(opts).map_err(|e| unreachable(&e))?;
         conn.query_drop(SCHEMA).map_err(|e| unreachable(&e))?;
@@ -89,7 +76,7 @@ impl MySqlStore {
 impl Store for MySqlStore {
     fn lease(&self, namespace: &str, size: u64) -> Result<Lease, StoreError> {
         let size_i = check_lease(namespace, size)?;
-        let mut guard = lock(&self.conn);
+        let mut guard = lock(&self.0.conn);
         let conn = connection(&mut guard, || self.connect())?;
         let result = conn
             .exec_drop(LEASE, (namespace, size_i, size_i))
@@ -130,7 +117,7 @@ impl Store for MySqlStore {
 
     fn interleave(&self, namespace: &str, asked: Interleave) -> Result<Interleave, StoreError> {
         check_namespace(namespace).map_err(StoreError::Invalid)?;
-        let mut guard = lock(&self.conn);
+        let mut guard = lock(&self.0.conn);
         let conn = connection(&mut guard, || self.connect())?;
         // The first allocator's row stays (the update changes nothing); a later one reads it.
         let result = conn

@@ -1,26 +1,16 @@
 //! The PostgreSQL store, for many hosts (feature `postgres`).
 
-use std::sync::Mutex;
-
 use idkit_core::connect::{self, postgres_failure as failure};
 
 use super::{
-    Interleave, Lease, Store, StoreError, check_lease, check_namespace, connection, lock,
+    Interleave, Lease, Remote, Store, StoreError, check_lease, check_namespace, connection, lock,
     next_lease,
 };
 
 /// The PostgreSQL store: each lease is one `INSERT ... ON CONFLICT DO UPDATE ...
 /// RETURNING` statement, atomic for every host that shares the database.
-pub struct PostgresStore {
-    params: String,
-    client: Mutex<Option<postgres::Client>>,
-}
-
-impl std::fmt::Debug for PostgresStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PostgresStore").finish_non_exhaustive()
-    }
-}
+#[derive(Debug)]
+pub struct PostgresStore(Remote<postgres::Client>);
 
 const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS idkit_ranges (
     namespace  TEXT PRIMARY KEY,
@@ -48,10 +38,7 @@ impl PostgresStore {
     /// server, the role or `params` (`options=-c lock_timeout=...`) set `lock_timeout`
     /// (PostgreSQL's default, 0, waits for ever).
     pub fn new(params: &str) -> Self {
-        Self {
-            params: params.to_owned(),
-            client: Mutex::new(None),
-        }
+        Self(Remote::new(params))
     }
 
     fn connect(&self) -> Result<postgres::Client, StoreError> {
@@ -59,14 +46,15 @@ impl PostgresStore {
             ("idkit_ranges", SCHEMA),
             ("idkit_range_interleave", INTERLEAVE_SCHEMA),
         ];
-        connect::postgres(&self.params, &tables).map_err(|e| StoreError::Unreachable(e.to_string()))
+        connect::postgres(&self.0.address, &tables)
+            .map_err(|e| StoreError::Unreachable(e.to_string()))
     }
 }
 
 impl Store for PostgresStore {
     fn lease(&self, namespace: &str, size: u64) -> Result<Lease, StoreError> {
         let size_i = check_lease(namespace, size)?;
-        let mut guard = lock(&self.client);
+        let mut guard = lock(&self.0.conn);
         let client = connection(&mut guard, || self.connect())?;
         let result = client.query_one(
             "INSERT INTO idkit_ranges AS r (namespace, max_id, block_size) VALUES ($1, $2, $2) \
@@ -97,7 +85,7 @@ impl Store for PostgresStore {
 
     fn interleave(&self, namespace: &str, asked: Interleave) -> Result<Interleave, StoreError> {
         check_namespace(namespace).map_err(StoreError::Invalid)?;
-        let mut guard = lock(&self.client);
+        let mut guard = lock(&self.0.conn);
         let client = connection(&mut guard, || self.connect())?;
         // Two statements: the second reads the row another host's first may have written
         // while this one waited on it.
