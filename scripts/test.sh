@@ -25,6 +25,21 @@ step() {
     printf '\n==> %s (at %d s, %s free on disk)\n' "$*" "$SECONDS" \
         "$(df -h --output=avail . 2>/dev/null | tail -1 | tr -d ' ')"
 }
+# The build directories this suite fills (the workspace's, and the three with workspaces of
+# their own), with their sizes, for the last line.
+builds() {
+    du -sh target extensions/idkit-pg/target fuzz/target no-std-check/target 2>/dev/null |
+        awk '{ printf "%s%s %s", sep, $2, $1; sep = ", " }'
+}
+
+# From a clean clone the suite's builds peak at about 6 GB, and the servers' data and the
+# packages it installs take the rest of about 7 GB: say so at once when less is free, where
+# the build would otherwise stop half way with "No space left on device".
+free_kib=$(df -k --output=avail . 2>/dev/null | tail -1 | tr -d ' ')
+if [ -n "$free_kib" ] && [ "$free_kib" -lt $((7 * 1024 * 1024)) ]; then
+    printf '==> warning: %d MiB free on disk; a run from a clean clone writes about 7 GB\n' \
+        $((free_kib / 1024)) >&2
+fi
 
 step "cargo fmt --check"
 cargo fmt --all --check
@@ -217,5 +232,4 @@ step "criterion benches, smoke run (each benchmark once, no timing)"
 # there from the steps above (the bench profile would build them all again, about 6 minutes).
 cargo bench --profile dev -p bench-harness --benches -- --test
 
-printf '\n==> scripts/test.sh passed in %d s (target/ holds %s)\n' "$SECONDS" \
-    "$(du -sh target 2>/dev/null | cut -f1)"
+printf '\n==> scripts/test.sh passed in %d s (builds: %s)\n' "$SECONDS" "$(builds)"
