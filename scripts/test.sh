@@ -32,6 +32,19 @@ builds() {
         awk '{ printf "%s%s %s", sep, $2, $1; sep = ", " }'
 }
 
+# A build directory of its own that this run is done with: removed when the disk is tight
+# (less than 10 GB free, as on a small CI machine), kept otherwise so that the next run here
+# starts warm.
+tidy() {
+    local free_kib
+    free_kib=$(df -k --output=avail . 2>/dev/null | tail -1 | tr -d ' ')
+    if [ -n "$free_kib" ] && [ "$free_kib" -lt $((10 * 1024 * 1024)) ] && [ -d "$1" ]; then
+        printf '==> removing %s (%s; %d MiB free on disk)\n' "$1" "$(du -sh "$1" | cut -f1)" \
+            $((free_kib / 1024))
+        rm -rf "$1"
+    fi
+}
+
 # From a clean clone the suite's builds peak at about 6 GB, and the servers' data and the
 # packages it installs take the rest of about 7 GB: say so at once when less is free, where
 # the build would otherwise stop half way with "No space left on device".
@@ -93,12 +106,67 @@ done
 step "cargo test --workspace"
 cargo test --workspace
 
+# The builds with directories of their own (loom, the packaged crates, no_std, the fuzz
+# targets) come next, before the live suites add their feature sets to target/: each is
+# done with before the next starts, so that on a tight disk (tidy) the suite holds at most
+# one of them beside target/ at a time.
+step "loom model check of the lock-free Snowflake generator"
+# A separate target directory: --cfg loom rebuilds everything and would otherwise evict
+# the normal build from the cache.
+RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
+    cargo test -p idkit-snowflake --test loom --release
+
+step "loom model check of the shared millisecond-and-counter word (UUIDv7, ULID, TypeID, TSID, ObjectId) and UUIDv6's tick word"
+RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
+    cargo test -p idkit-core -p idkit-uuid --test loom --release
+
+step "loom model check of the ticker clock's rest (a read while its thread rests is never late)"
+RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
+    cargo test -p idkit-core --lib --release loom
+
+step "loom model check of the range allocator's cursor and block slots"
+RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
+    cargo test -p idkit-range --lib --release loom
+tidy target/loom
+
+step "cargo publish --workspace --dry-run (the crates marked publish = false are left out)"
+# A dry run verifies each crate against the others packaged as a registry; cargo takes a
+# registry crate of a given version to be the same forever, so whatever an earlier run left
+# (its unpacked sources under cargo's home, its builds) would stand in for the code being
+# checked. Its own target directory, and the unpacked copies, go first (no crate of these
+# names comes from crates.io).
+rm -rf target/publish "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/idkit-*-[0-9]*
+# The packaged crates build as workspaces of their own, outside this one's dev profile: no
+# debug info for them either (it doubled the directory's size).
+CARGO_PROFILE_DEV_DEBUG=0 CARGO_TARGET_DIR=target/publish \
+    cargo publish --workspace --dry-run --allow-dirty
+rm -rf target/publish # every run starts it afresh (above); no use keeping it
+
+step "no_std: idkit-core and the scheme crates with every std feature off (no-std-check/)"
+# A #![no_std] crate that builds each scheme's generators on its own clock and random source
+# and reads the ids back; then no crate of its build may have its `std` feature on.
+cargo clippy --manifest-path no-std-check/Cargo.toml --all-targets -- -D warnings
+cargo test --manifest-path no-std-check/Cargo.toml
+with_std=$(cargo tree --manifest-path no-std-check/Cargo.toml -e features --prefix none | grep -F 'feature "std"' | sort -u || true)
+[ -z "$with_std" ] || { printf 'std turned on in the no_std build:\n%s\n' "$with_std" >&2; exit 1; }
+for crate in idkit-core idkit-uuid idkit-ulid idkit-ksuid idkit-tsid idkit-objectid idkit-typeid idkit-snowflake idkit-range; do
+    cargo clippy -p "$crate" --no-default-features -- -D warnings
+done
+tidy no-std-check/target
+
+step "fuzz targets, a short run of each (scripts/fuzz.sh; nightly for fuzz/ alone)"
+# Every parser: scheme text and bytes, serde, column decoders, HTTP and gRPC requests. 20 s a
+# target without AddressSanitizer (the longer runs of scripts/fuzz.sh keep it).
+FUZZ_SECONDS=20 FUZZ_SANITIZER=none scripts/fuzz.sh
+tidy fuzz/target
+
 step "the PostgreSQL extension (extensions/idkit-pg): format, lints, build, install"
 # Its own workspace, built with cargo-pgrx against Debian's PostgreSQL 15; the script installs
 # the server's headers, libclang and cargo-pgrx when missing. The server below preloads it.
 (cd extensions/idkit-pg && cargo fmt --check)
 scripts/pg-extension.sh
 (cd extensions/idkit-pg && cargo clippy --release --all-targets -- -D warnings)
+tidy extensions/idkit-pg/target # the server loads the installed library
 
 step "range allocator against a real PostgreSQL server on loopback"
 # Installs Debian's postgresql when missing, starts a throwaway cluster, stops it at exit.
@@ -182,50 +250,6 @@ scripts/crosscheck.sh
 
 step "rustdoc, warnings denied"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
-
-step "loom model check of the lock-free Snowflake generator"
-# A separate target directory: --cfg loom rebuilds everything and would otherwise evict
-# the normal build from the cache.
-RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
-    cargo test -p idkit-snowflake --test loom --release
-
-step "loom model check of the shared millisecond-and-counter word (UUIDv7, ULID, TypeID, TSID, ObjectId) and UUIDv6's tick word"
-RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
-    cargo test -p idkit-core -p idkit-uuid --test loom --release
-
-step "loom model check of the ticker clock's rest (a read while its thread rests is never late)"
-RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
-    cargo test -p idkit-core --lib --release loom
-
-step "loom model check of the range allocator's cursor and block slots"
-RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
-    cargo test -p idkit-range --lib --release loom
-
-step "cargo publish --workspace --dry-run (the crates marked publish = false are left out)"
-# A dry run verifies each crate against the others packaged as a registry; cargo takes a
-# registry crate of a given version to be the same forever, so whatever an earlier run left
-# (its unpacked sources under cargo's home, its builds) would stand in for the code being
-# checked. Its own target directory, and the unpacked copies, go first (no crate of these
-# names comes from crates.io).
-rm -rf target/publish "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/idkit-*-[0-9]*
-CARGO_TARGET_DIR=target/publish cargo publish --workspace --dry-run --allow-dirty
-rm -rf target/publish # every run starts it afresh (above); no use keeping its 1.5 GB
-
-step "no_std: idkit-core and the scheme crates with every std feature off (no-std-check/)"
-# A #![no_std] crate that builds each scheme's generators on its own clock and random source
-# and reads the ids back; then no crate of its build may have its `std` feature on.
-cargo clippy --manifest-path no-std-check/Cargo.toml --all-targets -- -D warnings
-cargo test --manifest-path no-std-check/Cargo.toml
-with_std=$(cargo tree --manifest-path no-std-check/Cargo.toml -e features --prefix none | grep -F 'feature "std"' | sort -u || true)
-[ -z "$with_std" ] || { printf 'std turned on in the no_std build:\n%s\n' "$with_std" >&2; exit 1; }
-for crate in idkit-core idkit-uuid idkit-ulid idkit-ksuid idkit-tsid idkit-objectid idkit-typeid idkit-snowflake idkit-range; do
-    cargo clippy -p "$crate" --no-default-features -- -D warnings
-done
-
-step "fuzz targets, a short run of each (scripts/fuzz.sh; nightly for fuzz/ alone)"
-# Every parser: scheme text and bytes, serde, column decoders, HTTP and gRPC requests. 20 s a
-# target without AddressSanitizer (the longer runs of scripts/fuzz.sh keep it).
-FUZZ_SECONDS=20 FUZZ_SANITIZER=none scripts/fuzz.sh
 
 step "criterion benches, smoke run (each benchmark once, no timing)"
 # In the dev profile: a smoke run times nothing, and the dev builds of the dependencies are
