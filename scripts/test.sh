@@ -45,12 +45,14 @@ tidy() {
     fi
 }
 
-# From a clean clone the suite's builds peak at about 6 GB, and the servers' data and the
-# packages it installs take the rest of about 7 GB: say so at once when less is free, where
-# the build would otherwise stop half way with "No space left on device".
+# From a clean clone the suite writes about 4 GB at its peak where the disk is tight (tidy
+# removes each build directory of its own once done with it; target/ holds 3.6 GB at the
+# end, the servers' data the rest), and about 7 GB where it is not: say so at once when
+# less than 5 GB is free, where the build would otherwise stop half way with "No space left
+# on device".
 free_kib=$(df -k --output=avail . 2>/dev/null | tail -1 | tr -d ' ')
-if [ -n "$free_kib" ] && [ "$free_kib" -lt $((7 * 1024 * 1024)) ]; then
-    printf '==> warning: %d MiB free on disk; a run from a clean clone writes about 7 GB\n' \
+if [ -n "$free_kib" ] && [ "$free_kib" -lt $((5 * 1024 * 1024)) ]; then
+    printf '==> warning: %d MiB free on disk; a run from a clean clone writes about 4 GB\n' \
         $((free_kib / 1024)) >&2
 fi
 
