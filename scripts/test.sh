@@ -139,7 +139,7 @@ step "cargo publish --workspace --dry-run (the crates marked publish = false are
 # names comes from crates.io).
 rm -rf target/publish "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/idkit-*-[0-9]*
 # The packaged crates build as workspaces of their own, outside this one's dev profile: no
-# debug info for them either (it doubled the directory's size).
+# debug info for them either (their directory reached 1.3 GB with it, 0.75 GB without).
 CARGO_PROFILE_DEV_DEBUG=0 CARGO_TARGET_DIR=target/publish \
     cargo publish --workspace --dry-run --allow-dirty
 rm -rf target/publish # every run starts it afresh (above); no use keeping it
