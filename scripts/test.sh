@@ -25,6 +25,7 @@ step() {
     printf '\n==> %s (at %d s, %s free on disk)\n' "$*" "$SECONDS" \
         "$(df -h --output=avail . 2>/dev/null | tail -1 | tr -d ' ')"
 }
+free_kib() { df -k --output=avail . 2>/dev/null | tail -1 | tr -d ' '; }
 # The build directories this suite fills (the workspace's, and the three with workspaces of
 # their own), with their sizes, for the last line.
 builds() {
@@ -36,11 +37,11 @@ builds() {
 # (less than 10 GB free, as on a small CI machine), kept otherwise so that the next run here
 # starts warm.
 tidy() {
-    local free_kib
-    free_kib=$(df -k --output=avail . 2>/dev/null | tail -1 | tr -d ' ')
-    if [ -n "$free_kib" ] && [ "$free_kib" -lt $((10 * 1024 * 1024)) ] && [ -d "$1" ]; then
+    local free
+    free=$(free_kib)
+    if [ -n "$free" ] && [ "$free" -lt $((10 * 1024 * 1024)) ] && [ -d "$1" ]; then
         printf '==> removing %s (%s; %d MiB free on disk)\n' "$1" "$(du -sh "$1" | cut -f1)" \
-            $((free_kib / 1024))
+            $((free / 1024))
         rm -rf "$1"
     fi
 }
@@ -50,10 +51,10 @@ tidy() {
 # end, the servers' data the rest), and about 7 GB where it is not: say so at once when
 # less than 5 GB is free, where the build would otherwise stop half way with "No space left
 # on device".
-free_kib=$(df -k --output=avail . 2>/dev/null | tail -1 | tr -d ' ')
-if [ -n "$free_kib" ] && [ "$free_kib" -lt $((5 * 1024 * 1024)) ]; then
+free=$(free_kib)
+if [ -n "$free" ] && [ "$free" -lt $((5 * 1024 * 1024)) ]; then
     printf '==> warning: %d MiB free on disk; a run from a clean clone writes about 4 GB\n' \
-        $((free_kib / 1024)) >&2
+        $((free / 1024)) >&2
 fi
 
 step "cargo fmt --check"
