@@ -21,11 +21,18 @@ cd "$(dirname "$0")/.."
 # would only take disk (several GB over the whole suite) that CI machines may not have.
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
-step() {
-    printf '\n==> %s (at %d s, %s free on disk)\n' "$*" "$SECONDS" \
-        "$(df -h --output=avail . 2>/dev/null | tail -1 | tr -d ' ')"
+# The space free on this disk, in the unit of df's flag (-h, -k); empty when df cannot say.
+free_disk() { df "$1" --output=avail . 2>/dev/null | tail -1 | tr -d ' '; }
+# Less than $1 GB free on this disk (false when df cannot say).
+free_below() {
+    local kib
+    kib=$(free_disk -k)
+    [ -n "$kib" ] && [ "$kib" -lt $(($1 * 1024 * 1024)) ]
 }
-free_kib() { df -k --output=avail . 2>/dev/null | tail -1 | tr -d ' '; }
+free_mib() { echo $(($(free_disk -k) / 1024)); }
+step() {
+    printf '\n==> %s (at %d s, %s free on disk)\n' "$*" "$SECONDS" "$(free_disk -h)"
+}
 # The build directories this suite fills (the workspace's, and the three with workspaces of
 # their own), with their sizes, for the last line.
 builds() {
@@ -37,11 +44,9 @@ builds() {
 # (less than 10 GB free, as on a small CI machine), kept otherwise so that the next run here
 # starts warm.
 tidy() {
-    local free
-    free=$(free_kib)
-    if [ -n "$free" ] && [ "$free" -lt $((10 * 1024 * 1024)) ] && [ -d "$1" ]; then
+    if [ -d "$1" ] && free_below 10; then
         printf '==> removing %s (%s; %d MiB free on disk)\n' "$1" "$(du -sh "$1" | cut -f1)" \
-            $((free / 1024))
+            "$(free_mib)"
         rm -rf "$1"
     fi
 }
@@ -51,10 +56,9 @@ tidy() {
 # end, the servers' data the rest), and about 7 GB where it is not: say so at once when
 # less than 5 GB is free, where the build would otherwise stop half way with "No space left
 # on device".
-free=$(free_kib)
-if [ -n "$free" ] && [ "$free" -lt $((5 * 1024 * 1024)) ]; then
+if free_below 5; then
     printf '==> warning: %d MiB free on disk; a run from a clean clone writes about 4 GB\n' \
-        $((free / 1024)) >&2
+        "$(free_mib)" >&2
 fi
 
 step "cargo fmt --check"
