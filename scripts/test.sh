@@ -117,23 +117,21 @@ cargo test --workspace
 # targets) come next, before the live suites add their feature sets to target/: each is
 # done with before the next starts, so that on a tight disk (tidy) the suite holds at most
 # one of them beside target/ at a time.
+# A model check: the tests ARGS under --cfg loom, in a target directory of their own (the
+# flag rebuilds everything and would otherwise evict the normal build from the cache).
+loom() { RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --release "$@"; }
+
 step "loom model check of the lock-free Snowflake generator"
-# A separate target directory: --cfg loom rebuilds everything and would otherwise evict
-# the normal build from the cache.
-RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
-    cargo test -p idkit-snowflake --test loom --release
+loom -p idkit-snowflake --test loom
 
 step "loom model check of the shared millisecond-and-counter word (UUIDv7, ULID, TypeID, TSID, ObjectId) and UUIDv6's tick word"
-RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
-    cargo test -p idkit-core -p idkit-uuid --test loom --release
+loom -p idkit-core -p idkit-uuid --test loom
 
 step "loom model check of the ticker clock's rest (a read while its thread rests is never late)"
-RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
-    cargo test -p idkit-core --lib --release loom
+loom -p idkit-core --lib loom
 
 step "loom model check of the range allocator's cursor and block slots"
-RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
-    cargo test -p idkit-range --lib --release loom
+loom -p idkit-range --lib loom
 tidy target/loom
 
 step "cargo publish --workspace --dry-run (the crates marked publish = false are left out)"
