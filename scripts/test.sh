@@ -21,15 +21,14 @@ cd "$(dirname "$0")/.."
 # would only take disk (several GB over the whole suite) that CI machines may not have.
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
-# The space free on this disk, in the unit of df's flag (-h, -k); empty when df cannot say.
+# The space free on this disk, in the unit of df's flag (-h, -m); empty when df cannot say.
 free_disk() { df "$1" --output=avail . 2>/dev/null | tail -1 | tr -d ' '; }
 # Less than $1 GB free on this disk (false when df cannot say).
 free_below() {
-    local kib
-    kib=$(free_disk -k)
-    [ -n "$kib" ] && [ "$kib" -lt $(($1 * 1024 * 1024)) ]
+    local mib
+    mib=$(free_disk -m)
+    [ -n "$mib" ] && [ "$mib" -lt $(($1 * 1024)) ]
 }
-free_mib() { echo $(($(free_disk -k) / 1024)); }
 step() {
     printf '\n==> %s (at %d s, %s free on disk)\n' "$*" "$SECONDS" "$(free_disk -h)"
 }
@@ -46,7 +45,7 @@ builds() {
 tidy() {
     if [ -d "$1" ] && free_below 10; then
         printf '==> removing %s (%s; %d MiB free on disk)\n' "$1" "$(du -sh "$1" | cut -f1)" \
-            "$(free_mib)"
+            "$(free_disk -m)"
         rm -rf "$1"
     fi
 }
@@ -58,7 +57,7 @@ tidy() {
 # on device".
 if free_below 5; then
     printf '==> warning: %d MiB free on disk; a run from a clean clone writes about 4 GB\n' \
-        "$(free_mib)" >&2
+        "$(free_disk -m)" >&2
 fi
 
 step "cargo fmt --check"
