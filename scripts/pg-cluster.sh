@@ -4,6 +4,9 @@
 #   scripts/pg-cluster.sh start DIR PORT   # installs Debian's postgresql if missing, initdb, start
 #   scripts/pg-cluster.sh stop DIR         # fast shutdown
 #   scripts/pg-cluster.sh restart-server DIR   # start an existing, stopped cluster again
+#   scripts/pg-cluster.sh crash DIR        # immediate shutdown: crash recovery at the next start
+#   scripts/pg-cluster.sh standby DIR PORT PRIMARY_DIR   # a streaming standby of the cluster
+#                                          # in PRIMARY_DIR (pg_basebackup -R), not started
 #
 # PG_FSYNC=on starts it with fsync on (default off: tests need no durability); PG_OPTS adds
 # server settings ("-c shared_buffers=16MB -c wal_keep_size=8GB"), kept for restart-server.
@@ -58,8 +61,22 @@ restart-server)
 stop)
     as_owner "$BIN/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
     ;;
+crash)
+    as_owner "$BIN/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null
+    ;;
+standby)
+    needs_arguments 4 "$@"
+    port="$3"
+    primary="$4"
+    mkdir -p "$dir"
+    [ "$(id -u)" = 0 ] && chown postgres "$dir"
+    as_owner "$BIN/pg_basebackup" -h 127.0.0.1 -p "$(cat "$primary/port")" -U postgres \
+        -D "$dir/data" -R -X stream >/dev/null
+    echo "$port" >"$dir/port"
+    cp "$primary/opts" "$dir/opts"
+    ;;
 *)
-    echo "usage: $0 start DIR PORT | stop DIR | restart-server DIR" >&2
+    echo "usage: $0 start DIR PORT | stop DIR | restart-server DIR | crash DIR | standby DIR PORT PRIMARY_DIR" >&2
     exit 2
     ;;
 esac

@@ -185,6 +185,11 @@ impl AtomicMsCounter {
         }
     }
 
+    /// The tick the counter counts from: the clock's reading when it was made.
+    pub fn base(&self) -> u64 {
+        self.base
+    }
+
     /// The largest counter.
     pub fn counter_max(&self) -> u64 {
         (1 << self.counter_bits) - 1

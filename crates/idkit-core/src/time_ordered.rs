@@ -291,6 +291,50 @@ impl<L: Layout, C: Clock, R: RandomSource> AtomicTimeOrdered<L, C, R> {
         }
     }
 
+    /// A generator whose ids all come after millisecond `floor_ms`, whatever the clock
+    /// reads: the first id is in millisecond `floor_ms + 1` or the clock's, whichever is
+    /// later. For a generator that takes over from one whose ids reached `floor_ms` (a
+    /// persisted high-water mark, read back after a restart): while the clock is still
+    /// behind, ids count on in the millisecond after the mark, above every earlier one, as
+    /// when a running generator's clock steps back.
+    ///
+    /// ```
+    /// use idkit_core::time_ordered::AtomicTimeOrdered;
+    /// use idkit_core::{IdScheme, ManualClock};
+    /// # use idkit_core::random::RandomSource;
+    /// # use idkit_core::time_ordered::{Layout, WhenFull};
+    /// # use idkit_core::{GenerateError, SchemeInfo};
+    /// # #[derive(Debug)]
+    /// # struct Sevens;
+    /// # impl RandomSource for Sevens {
+    /// #     fn u128(&self) -> Result<u128, GenerateError> { Ok(7) }
+    /// #     fn fill(&self, dest: &mut [u8]) -> Result<(), GenerateError> { dest.fill(7); Ok(()) }
+    /// # }
+    /// # #[derive(Debug)]
+    /// # struct Plain;
+    /// # impl Layout for Plain {
+    /// #     type Id = u128;
+    /// #     const COUNTER_BITS: u32 = 80;
+    /// #     const WHEN_FULL: WhenFull = WhenFull::NextMillisecond;
+    /// #     const GUARD_BIT: bool = false;
+    /// #     fn assemble(ms: u64, counter: u128) -> u128 { u128::from(ms) << 80 | counter }
+    /// #     fn info() -> SchemeInfo { SchemeInfo::new("plain", 128) }
+    /// # }
+    /// // The clock reads 1,000 ms; ids up to millisecond 4,000 were issued before.
+    /// let clock = ManualClock::new(1_000);
+    /// let generator = AtomicTimeOrdered::<Plain, _, _>::starting_after(&clock, Sevens, 4_000);
+    /// assert_eq!(generator.next_id()? >> 80, 4_001);
+    /// clock.set(5_000);
+    /// assert_eq!(generator.next_id()? >> 80, 5_000);
+    /// # Ok::<(), idkit_core::GenerateError>(())
+    /// ```
+    pub fn starting_after(clock: C, random: R, floor_ms: u64) -> Self {
+        let mut generator = Self::with_source(clock, random);
+        let base = generator.state.base().max(floor_ms.saturating_add(1));
+        generator.state = AtomicMsCounter::new(base, SHARED_COUNTER_BITS);
+        generator
+    }
+
     // Always inlined: out of line, the id came back through memory and the caller's
     // 16-byte read of it stalled on the store (3 to 5 ns an id, measured in `scaling`).
     // The low bits are read before the compare-and-swap: after it, every load waits for

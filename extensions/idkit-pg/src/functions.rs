@@ -62,21 +62,36 @@ fn idkit_typeid(prefix: &str) -> Typed {
     Typed(TypeId::new(prefix, shared::next_v7().as_u128()))
 }
 
-/// The next id of a Snowflake layout (a preset's name or alias) with this server's
-/// `idkit.worker_id`; at the layout's cap it waits for the next tick.
+/// The next id of a Snowflake layout (a preset's name or alias) with `worker` as the value
+/// of its fixed fields (Instagram's shard, Twitter's datacenter and worker), or this
+/// server's `idkit.worker_id` when it is null; at the layout's cap it waits for the next
+/// tick. Each layout and worker is a sequence of its own, shared by every session.
 #[pg_extern]
-fn idkit_snowflake(layout: default!(&str, "'snowflake-twitter'")) -> i64 {
-    shared::next_snowflake(layout, None)
+fn idkit_snowflake(
+    layout: default!(&str, "'snowflake-twitter'"),
+    worker: default!(Option<i64>, "NULL"),
+) -> i64 {
+    shared::next_snowflake(layout, None, worker)
 }
 
 /// The next id of a layout given by its fields (`time:41,shard:13,sequence:10`, from the
 /// most significant bit), its epoch (Unix ms) and its tick (ms).
 #[pg_extern]
-fn idkit_snowflake_custom(fields: &str, epoch_ms: i64, tick_ms: default!(i64, 1)) -> i64 {
+fn idkit_snowflake_custom(
+    fields: &str,
+    epoch_ms: i64,
+    tick_ms: default!(i64, 1),
+    worker: default!(Option<i64>, "NULL"),
+) -> i64 {
+    shared::next_snowflake(fields, Some(custom(epoch_ms, tick_ms)), worker)
+}
+
+/// A custom layout's epoch and tick, checked.
+fn custom(epoch_ms: i64, tick_ms: i64) -> (u64, u64) {
     let (Ok(epoch), Ok(tick)) = (u64::try_from(epoch_ms), u64::try_from(tick_ms)) else {
         fail("layout", "the epoch and the tick are not negative")
     };
-    shared::next_snowflake(fields, Some((epoch, tick)))
+    (epoch, tick)
 }
 
 // ----- reading -----
@@ -343,6 +358,124 @@ fn text_of(scheme: &str, raw: RawId) -> String {
     codec(scheme)
         .format_raw(&raw)
         .unwrap_or_else(|e| fail(scheme, e))
+}
+
+// ----- layouts given by their fields -----
+//
+// What `idkit_snowflake_custom(fields, epoch_ms, tick_ms)` makes, SQL reads and bounds with
+// the same three arguments.
+
+/// The custom layout of `fields`, `epoch_ms` and `tick_ms`.
+fn custom_spec(fields: &str, epoch_ms: i64, tick_ms: i64) -> idkit_snowflake::LayoutSpec {
+    shared::layout_spec(fields, Some(custom(epoch_ms, tick_ms)))
+}
+
+/// A custom layout's id, taken apart (its reserved bits checked).
+fn custom_decoded(id: i64, spec: &idkit_snowflake::LayoutSpec) -> (u128, idkit_core::Decoded) {
+    let raw = u128::from(id as u64);
+    let decoded = spec
+        .decode_u128(raw)
+        .unwrap_or_else(|e| fail(spec.name(), e));
+    (raw, decoded)
+}
+
+/// The time of an id of a layout given by its fields, epoch and tick, as
+/// `idkit_snowflake_custom` takes them.
+#[pg_extern(immutable, strict, parallel_safe, name = "idkit_time")]
+fn idkit_time_custom(
+    id: i64,
+    fields: &str,
+    epoch_ms: i64,
+    tick_ms: default!(i64, 1),
+) -> TimestampWithTimeZone {
+    let spec = custom_spec(fields, epoch_ms, tick_ms);
+    time_of(spec.name(), &custom_decoded(id, &spec).1)
+}
+
+/// The fields of an id of a layout given by its fields, epoch and tick.
+#[pg_extern(immutable, strict, parallel_safe, name = "idkit_decode")]
+fn idkit_decode_custom(id: i64, fields: &str, epoch_ms: i64, tick_ms: default!(i64, 1)) -> JsonB {
+    let spec = custom_spec(fields, epoch_ms, tick_ms);
+    let (raw, decoded) = custom_decoded(id, &spec);
+    JsonB(idkit_all::render::decoded_json(
+        spec.name(),
+        &raw.to_string(),
+        &decoded,
+    ))
+}
+
+/// One field of a 64-bit id (`shard` of an Instagram id: the shard that owns the row;
+/// `time` is the tick, `idkit_time` the time), by the layout's name or alias.
+#[pg_extern(immutable, strict, parallel_safe, name = "idkit_field")]
+fn idkit_field(id: i64, scheme: &str, field: &str) -> i64 {
+    let codec = codec(scheme);
+    let decoded = codec
+        .decode_raw(&raw_bigint(id, scheme))
+        .unwrap_or_else(|e| fail(scheme, e));
+    field_of(scheme, &decoded, field)
+}
+
+/// One field of an id of a layout given by its fields, epoch and tick (the layout as
+/// `idkit_snowflake_custom` takes it, the tick not left out, then the field's name).
+#[pg_extern(immutable, strict, parallel_safe, name = "idkit_field")]
+fn idkit_field_custom(id: i64, fields: &str, epoch_ms: i64, tick_ms: i64, field: &str) -> i64 {
+    let spec = custom_spec(fields, epoch_ms, tick_ms);
+    field_of(spec.name(), &custom_decoded(id, &spec).1, field)
+}
+
+/// The integer field `field` of `decoded`, or the error that lists the fields there are.
+fn field_of(scheme: &str, decoded: &idkit_core::Decoded, field: &str) -> i64 {
+    let found = decoded.fields.iter().find(|(name, _)| *name == field);
+    match found {
+        Some((_, idkit_core::FieldValue::Int(n))) => {
+            i64::try_from(*n).unwrap_or_else(|_| fail(scheme, "the field is past bigint's range"))
+        }
+        Some(_) => fail(scheme, format!("its field {field} is not a number")),
+        None => {
+            let names: Vec<_> = decoded.fields.iter().map(|(name, _)| *name).collect();
+            fail(
+                scheme,
+                format!("no field {field}: its fields are {}", names.join(", ")),
+            )
+        }
+    }
+}
+
+/// The lowest id of a layout given by its fields, epoch and tick at `at`'s tick, every
+/// value of its fixed fields included.
+#[pg_extern(immutable, strict, parallel_safe, name = "idkit_snowflake_lowest")]
+fn idkit_snowflake_lowest_custom(
+    at: TimestampWithTimeZone,
+    fields: &str,
+    epoch_ms: i64,
+    tick_ms: default!(i64, 1),
+) -> i64 {
+    custom_bound(at, fields, epoch_ms, tick_ms, |b| b.lowest)
+}
+
+/// The highest id of a layout given by its fields, epoch and tick at `at`'s tick.
+#[pg_extern(immutable, strict, parallel_safe, name = "idkit_snowflake_highest")]
+fn idkit_snowflake_highest_custom(
+    at: TimestampWithTimeZone,
+    fields: &str,
+    epoch_ms: i64,
+    tick_ms: default!(i64, 1),
+) -> i64 {
+    custom_bound(at, fields, epoch_ms, tick_ms, |b| b.highest)
+}
+
+fn custom_bound(
+    at: TimestampWithTimeZone,
+    fields: &str,
+    epoch_ms: i64,
+    tick_ms: i64,
+    pick: fn(idkit_core::TimeBounds<u128>) -> u128,
+) -> i64 {
+    let spec = custom_spec(fields, epoch_ms, tick_ms);
+    let bounds = spec
+        .bounds_u128(unix_ms(at), &[])
+        .unwrap_or_else(|e| fail(spec.name(), e));
+    i64::try_from(pick(bounds)).unwrap_or_else(|_| fail(spec.name(), "an id past bigint's range"))
 }
 
 extension_sql!(

@@ -9,6 +9,7 @@
 use pgrx::prelude::*;
 
 mod functions;
+mod mark;
 mod shared;
 mod sqltype;
 mod typeid;

@@ -8,22 +8,30 @@
 //! few times a millisecond at most). The shared memory is asked for while the postmaster
 //! loads the library (`shared_preload_libraries`) and laid out once, before any backend
 //! exists; a backend finds it at the address the postmaster mapped it.
+//!
+//! Every generator starts above the server's high-water mark ([`crate::mark`]): the
+//! first backend to make an id after start-up (a restart, a crash's reset, a standby's
+//! promotion) lays the generators out from the mark, and every id's time is covered by the
+//! mark before it is returned.
 
-use std::cell::RefCell;
+use std::cell::{RefCell, UnsafeCell};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, Ordering};
 
 use idkit_core::monotonic::CachePadded;
 use idkit_core::random::RandomSource;
 use idkit_core::time_ordered::AtomicTimeOrdered;
-use idkit_core::{GenerateError, IdScheme, SystemClock};
-use idkit_snowflake::{AtomicSnowflake, Custom, FieldKind, Layout, LayoutSpec, Snowflake};
+use idkit_core::{Clock, GenerateError, GenerateErrorKind, IdScheme, SystemClock};
+use idkit_snowflake::{AtomicSnowflake, Custom, FieldKind, LayoutSpec, RollbackPolicy, Snowflake};
 use idkit_ulid::UlidLayout;
 use idkit_uuid::V7Layout;
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::pg_sys;
 use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::{PgLogLevel, PgSqlErrorCode};
+
+use crate::mark::{self, Mark};
 
 /// Random bits from the operating system on every draw: nothing a fork copies. The shared
 /// time-ordered generators draw once a new millisecond starts, so a draw's system call is
@@ -44,8 +52,15 @@ impl RandomSource for OsRandom {
     }
 }
 
-/// The Snowflake layouts (and worker ids) one server can use at once.
-pub const SLOTS: usize = 64;
+/// `idkit.max_generators`: the Snowflake generators (a layout and its worker id or shard
+/// each) one server holds at once.
+pub static MAX_GENERATORS: GucSetting<i32> = GucSetting::<i32>::new(16_384);
+
+/// `idkit.max_clock_behind_ms`: how far the clock may read behind the ids already issued
+/// (after a restart with the clock set back, or a step back while running) before the
+/// generators refuse: ULID, UUIDv7 and TypeID run ahead of it by as much, Snowflake layouts
+/// wait as long.
+pub static MAX_BEHIND_MS: GucSetting<i32> = GucSetting::<i32>::new(10_000);
 
 /// A slot's first key word while a backend lays the slot out.
 const CLAIMING: u64 = u64::MAX;
@@ -57,21 +72,45 @@ struct Slot {
     word: CachePadded<AtomicU64>,
 }
 
-/// What lives in shared memory.
+type Ulids = AtomicTimeOrdered<UlidLayout, SystemClock, OsRandom>;
+type V7s = AtomicTimeOrdered<V7Layout, SystemClock, OsRandom>;
+
+/// What lives in shared memory: this header, then `slots` slots.
 struct Shared {
-    ulid: AtomicTimeOrdered<UlidLayout, SystemClock, OsRandom>,
+    mark: Mark,
+    /// [`READY`] once the generators are laid out above the mark.
+    state: AtomicU32,
+    /// The mark when the generators were laid out: every id before it is at or below it.
+    floor: AtomicU64,
+    ulid: UnsafeCell<MaybeUninit<Ulids>>,
     /// UUIDv7, and the UUIDs of TypeIDs: one sequence for both.
-    v7: AtomicTimeOrdered<V7Layout, SystemClock, OsRandom>,
-    slots: [Slot; SLOTS],
+    v7: UnsafeCell<MaybeUninit<V7s>>,
+    slots: usize,
 }
+
+// SAFETY: the generators in the cells are written once, under the lock, before `state`
+// says READY (with release ordering), and only read after it.
+unsafe impl Sync for Shared {}
+
+const READY: u32 = 1;
 
 /// The laid-out shared memory; null in a server that did not preload the library.
 static SHARED: AtomicPtr<Shared> = AtomicPtr::new(std::ptr::null_mut());
 
-/// Room for [`Shared`] and its alignment (shared memory is aligned to 8 bytes; the words are
-/// on cache lines of their own).
-const fn shared_size() -> usize {
-    size_of::<Shared>() + align_of::<Shared>()
+/// The number of slots, from the setting.
+fn slot_count() -> usize {
+    usize::try_from(MAX_GENERATORS.get()).unwrap_or(1).max(1)
+}
+
+/// Room for [`Shared`], its slots and their alignment (shared memory is aligned to 8 bytes;
+/// the words are on cache lines of their own).
+fn shared_size() -> usize {
+    slots_offset() + slot_count() * size_of::<Slot>() + align_of::<Slot>()
+}
+
+/// Where the slots start, after the header, at their alignment.
+const fn slots_offset() -> usize {
+    size_of::<Shared>().next_multiple_of(align_of::<Slot>())
 }
 
 /// `idkit.worker_id`: this server's worker id, split over a Snowflake layout's fixed fields.
@@ -80,29 +119,56 @@ pub static WORKER_ID: GucSetting<i32> = GucSetting::<i32>::new(-1);
 static mut PREV_SHMEM_REQUEST: pg_sys::shmem_request_hook_type = None;
 static mut PREV_SHMEM_STARTUP: pg_sys::shmem_startup_hook_type = None;
 
-/// From `_PG_init`: the setting, and when the postmaster preloads the library, the hooks
-/// that ask for and lay out the shared memory.
+/// From `_PG_init`: the settings, and when the postmaster preloads the library, the WAL
+/// resource manager of the high-water mark and the hooks that ask for and lay out the
+/// shared memory.
 pub fn init() {
     GucRegistry::define_int_guc(
         c"idkit.worker_id",
         c"This server's worker id for idkit's Snowflake generators.",
         c"Split over a layout's fixed fields (a Twitter layout's datacenter and worker: the \
           worker the low 5 bits). -1, the default, is unset: Snowflake layouts with fixed \
-          fields then refuse to make ids. Set it in postgresql.conf, different on each server \
-          that writes the same ids.",
+          fields then refuse to make ids unless a call gives its worker. Set it in \
+          postgresql.conf, different on each server that writes the same ids.",
         &WORKER_ID,
         -1,
         i32::MAX,
         GucContext::Sighup,
         GucFlags::default(),
     );
+    GucRegistry::define_int_guc(
+        c"idkit.max_clock_behind_ms",
+        c"How far the clock may read behind the ids idkit already issued.",
+        c"After a restart with the clock set back, or a step back while the server runs: \
+          ULID, UUIDv7 and TypeID ids run ahead of the clock by up to this much, Snowflake \
+          layouts wait up to this long for the clock; past it they refuse with an error \
+          naming the clock and the mark. Ids never repeat either way.",
+        &MAX_BEHIND_MS,
+        0,
+        i32::MAX,
+        GucContext::Sighup,
+        GucFlags::UNIT_MS,
+    );
+    GucRegistry::define_int_guc(
+        c"idkit.max_generators",
+        c"How many Snowflake generators (a layout with one worker id or shard each) the \
+          server holds at once.",
+        c"Each takes 256 bytes of shared memory; a generator lasts until the server stops.",
+        &MAX_GENERATORS,
+        1,
+        16_777_216,
+        GucContext::Postmaster,
+        GucFlags::default(),
+    );
+    mark::define_settings();
     // SAFETY: read-only flag of the postmaster, set while it loads preloaded libraries.
     if unsafe { !pg_sys::process_shared_preload_libraries_in_progress } {
         return;
     }
     // SAFETY: _PG_init runs once per process, before any hook is called; each hook chains
-    // to the one it replaced.
+    // to the one it replaced. The resource manager is registered while the preload runs.
     unsafe {
+        mark::register();
         PREV_SHMEM_REQUEST = pg_sys::shmem_request_hook;
         pg_sys::shmem_request_hook = Some(shmem_request);
         PREV_SHMEM_STARTUP = pg_sys::shmem_startup_hook;
@@ -118,6 +184,7 @@ unsafe extern "C-unwind" fn shmem_request() {
             previous();
         }
         pg_sys::RequestAddinShmemSpace(shared_size());
+        mark::request_lock();
     }
 }
 
@@ -139,14 +206,22 @@ unsafe extern "C-unwind" fn shmem_startup() {
             .add(at.align_offset(align_of::<Shared>()))
             .cast::<Shared>();
         if !found {
+            let slots = slot_count();
             shared.write(Shared {
-                ulid: AtomicTimeOrdered::with_source(SystemClock, OsRandom),
-                v7: AtomicTimeOrdered::with_source(SystemClock, OsRandom),
-                slots: std::array::from_fn(|_| Slot {
+                mark: Mark::from_file(),
+                state: AtomicU32::new(0),
+                floor: AtomicU64::new(0),
+                ulid: UnsafeCell::new(MaybeUninit::uninit()),
+                v7: UnsafeCell::new(MaybeUninit::uninit()),
+                slots,
+            });
+            let first = shared.cast::<u8>().add(slots_offset()).cast::<Slot>();
+            for i in 0..slots {
+                first.add(i).write(Slot {
                     key: [AtomicU64::new(0), AtomicU64::new(0)],
                     word: CachePadded(AtomicU64::new(0)),
-                }),
-            });
+                });
+            }
         }
         SHARED.store(shared, Ordering::Release);
         pg_sys::LWLockRelease(lock);
@@ -172,6 +247,101 @@ fn shared() -> &'static Shared {
     unsafe { &*at }
 }
 
+/// The high-water mark in shared memory (for the WAL's replay, which makes no ids).
+pub fn mark() -> &'static Mark {
+    &shared().mark
+}
+
+impl Shared {
+    /// The slots after the header.
+    fn slots(&self) -> &[Slot] {
+        // SAFETY: `slots` slots were written after the header when it was laid out.
+        unsafe {
+            let first = std::ptr::from_ref(self)
+                .cast::<u8>()
+                .add(slots_offset())
+                .cast::<Slot>();
+            std::slice::from_raw_parts(first, self.slots)
+        }
+    }
+
+    fn ulid(&self) -> &Ulids {
+        // SAFETY: written before READY, which `ready()` saw.
+        unsafe { (*self.ulid.get()).assume_init_ref() }
+    }
+
+    fn v7(&self) -> &V7s {
+        // SAFETY: as for `ulid`.
+        unsafe { (*self.v7.get()).assume_init_ref() }
+    }
+}
+
+/// The shared memory with its generators laid out above the high-water mark: by the first
+/// backend to make an id since the server started (or reset its shared memory after a
+/// crash, or was promoted); refused on a standby and when the mark cannot be read.
+#[inline(always)]
+fn ready() -> &'static Shared {
+    let shared = shared();
+    if shared.state.load(Ordering::Acquire) != READY {
+        lay_out(shared);
+    }
+    shared
+}
+
+#[cold]
+#[inline(never)]
+fn lay_out(shared: &'static Shared) {
+    // SAFETY: a read of the server's state.
+    if unsafe { pg_sys::RecoveryInProgress() } {
+        report(
+            PgSqlErrorCode::ERRCODE_READ_ONLY_SQL_TRANSACTION,
+            "idkit makes no ids on a server in recovery (a standby): its primary makes them \
+             with the same idkit.worker_id, so ids made here could repeat the primary's"
+                .into(),
+            Some(
+                "Make ids on the primary. Reading ids (idkit_time, idkit_decode, the bounds) \
+                 works here; once promoted, this server's ids start above every id of the \
+                 primary that its WAL reached.",
+            ),
+        );
+    }
+    shared.mark.check_readable();
+    let floor = shared.mark.get();
+    let now = SystemClock.now_ms();
+    let behind = floor.saturating_sub(now);
+    if behind > max_behind_ms() {
+        mark::behind(
+            "idkit",
+            now,
+            floor,
+            "the generators start above the mark and would run further ahead of the clock \
+             than idkit.max_clock_behind_ms allows",
+        );
+    }
+    let lock = mark::lock();
+    // SAFETY: the mark's lock serializes the lay-out; the cells are written before READY
+    // is stored, and read by no backend before it sees READY.
+    unsafe {
+        pg_sys::LWLockAcquire(lock, pg_sys::LWLockMode::LW_EXCLUSIVE);
+        if shared.state.load(Ordering::Acquire) != READY {
+            (*shared.ulid.get()).write(Ulids::starting_after(SystemClock, OsRandom, floor));
+            (*shared.v7.get()).write(V7s::starting_after(SystemClock, OsRandom, floor));
+            shared.floor.store(floor, Ordering::Relaxed);
+        }
+        pg_sys::LWLockRelease(lock);
+    }
+    // The first ids are a millisecond past the floor: the mark goes a window past them.
+    shared
+        .mark
+        .write_at_least(floor.max(now).saturating_add(1 + mark::window_ms()));
+    shared.state.store(READY, Ordering::Release);
+}
+
+/// `idkit.max_clock_behind_ms`.
+fn max_behind_ms() -> u64 {
+    u64::try_from(MAX_BEHIND_MS.get()).unwrap_or(0)
+}
+
 /// `error` about `what`, as an SQL error (`22000`, data exception).
 pub fn fail(what: &str, error: impl std::fmt::Display) -> ! {
     report(
@@ -191,29 +361,61 @@ pub fn report(code: PgSqlErrorCode, message: String, hint: Option<&str>) -> ! {
     unreachable!("an ERROR report does not return")
 }
 
+/// A time-ordered id of Unix ms `id_ms`, once the mark covers it; refused when it runs
+/// further ahead of the clock than `idkit.max_clock_behind_ms` (checked when the mark
+/// moves, once in half a window).
+#[inline(always)]
+fn covered<T>(shared: &Shared, what: &str, id: T, id_ms: u64) -> T {
+    let mark = shared.mark.get();
+    if id_ms.saturating_add(mark::window_ms() / 2) > mark {
+        let now = SystemClock.now_ms();
+        if id_ms.saturating_sub(now) > max_behind_ms() {
+            mark::behind(
+                what,
+                now,
+                mark,
+                "its ids would run further ahead of the clock than idkit.max_clock_behind_ms allows",
+            );
+        }
+        shared.mark.cover(id_ms);
+    }
+    id
+}
+
 /// The next ULID of the server's one sequence.
 pub fn next_ulid() -> idkit_ulid::Ulid {
-    shared().ulid.next_id().unwrap_or_else(|e| fail("ulid", e))
+    let shared = ready();
+    let id = shared.ulid().next_id().unwrap_or_else(|e| fail("ulid", e));
+    covered(shared, "ulid", id, id.timestamp_ms())
 }
 
 /// The next UUIDv7 of the server's one sequence (TypeIDs come from it too).
 pub fn next_v7() -> idkit_uuid::Uuid {
-    shared().v7.next_id().unwrap_or_else(|e| fail("uuid v7", e))
+    let shared = ready();
+    let id = shared.v7().next_id().unwrap_or_else(|e| fail("uuid v7", e));
+    let ms = u64::try_from(id.as_u128() >> 80).unwrap_or(u64::MAX);
+    covered(shared, "uuid v7", id, ms)
 }
 
-/// A Snowflake generator of this backend over its layout's shared word.
-type Backend = AtomicSnowflake<Custom<u64>, SystemClock, &'static AtomicU64>;
+/// A Snowflake generator of this backend over its layout's shared word, and where its
+/// time field sits.
+struct Backend {
+    generator: AtomicSnowflake<Custom<u64>, SystemClock, &'static AtomicU64>,
+    spec: LayoutSpec,
+}
 
 thread_local! {
     /// This backend's generators, by layout and worker id: built once, their words shared.
-    static SNOWFLAKES: RefCell<HashMap<(String, i32), &'static Backend>> =
+    static SNOWFLAKES: RefCell<HashMap<(String, i64), &'static Backend>> =
         RefCell::new(HashMap::new());
 }
 
 /// The next id of `layout` (a preset's name or alias, or `NAME:BITS,...` with
-/// `epoch_ms` and `tick_ms`), with this server's worker id.
-pub fn next_snowflake(layout: &str, custom: Option<(u64, u64)>) -> i64 {
-    let worker = WORKER_ID.get();
+/// `epoch_ms` and `tick_ms`), with `worker` (the value of the layout's fixed fields: a
+/// worker id, Instagram's shard) or else this server's `idkit.worker_id`.
+pub fn next_snowflake(layout: &str, custom: Option<(u64, u64)>, worker: Option<i64>) -> i64 {
+    let shared = ready();
+    let worker = worker.unwrap_or_else(|| i64::from(WORKER_ID.get()));
     let key = (
         match custom {
             Some((epoch, tick)) => format!("{layout}|{epoch}|{tick}"),
@@ -222,17 +424,26 @@ pub fn next_snowflake(layout: &str, custom: Option<(u64, u64)>) -> i64 {
         worker,
     );
     let cached = SNOWFLAKES.with(|cache| cache.borrow().get(&key).copied());
-    let generator = match cached {
-        Some(generator) => generator,
+    let backend = match cached {
+        Some(backend) => backend,
         None => {
-            let built: &'static Backend = Box::leak(Box::new(build(layout, custom, worker)));
+            let built: &'static Backend =
+                Box::leak(Box::new(build(shared, layout, custom, worker)));
             SNOWFLAKES.with(|cache| cache.borrow_mut().insert(key, built));
             built
         }
     };
-    let id = generator
-        .next_id()
-        .unwrap_or_else(|e| fail(generator.layout().spec().name(), e));
+    let name = backend.spec.name();
+    let id = backend.generator.next_id().unwrap_or_else(|e| {
+        if e.kind() == GenerateErrorKind::ClockMovedBackwards {
+            mark::behind(name, SystemClock.now_ms(), shared.mark.get(), e);
+        }
+        fail(name, e)
+    });
+    let time = backend.spec.time();
+    let tick = (id >> time.shift) & time.max();
+    let ms = backend.spec.tick_start_ms(tick).unwrap_or(u64::MAX);
+    let id = covered(shared, name, id, ms);
     // A 64-bit layout's top bit is reserved (checked when the layout was read).
     i64::try_from(id).unwrap_or_else(|_| fail(layout, "an id past i64's range"))
 }
@@ -266,8 +477,15 @@ pub fn layout_spec(layout: &str, custom: Option<(u64, u64)>) -> LayoutSpec {
     spec
 }
 
-/// This backend's generator of `layout` with `worker`, over the layout's shared word.
-fn build(layout: &str, custom: Option<(u64, u64)>, worker: i32) -> Backend {
+/// This backend's generator of `layout` with `worker`, over the layout's shared word: laid
+/// out above the server's high-water mark the first time any backend uses it. It waits for
+/// a clock behind its last tick up to `idkit.max_clock_behind_ms`, then refuses.
+fn build(
+    shared: &'static Shared,
+    layout: &str,
+    custom: Option<(u64, u64)>,
+    worker: i64,
+) -> Backend {
     let spec = layout_spec(layout, custom);
     let name = spec.name();
     let fixed: Vec<_> = spec
@@ -276,26 +494,31 @@ fn build(layout: &str, custom: Option<(u64, u64)>, worker: i32) -> Backend {
         .collect();
     let mut builder =
         Snowflake::builder(Custom::<u64>::new(spec).unwrap_or_else(|e| fail(name, e)))
-            .clock(SystemClock);
+            .clock(SystemClock)
+            .rollback(RollbackPolicy::Wait {
+                max_ms: max_behind_ms(),
+            });
     if !fixed.is_empty() {
         let bits: u32 = fixed.iter().map(|f| f.bits).sum();
         let names = fixed.iter().map(|f| f.name).collect::<Vec<_>>().join(", ");
         let Ok(mut left) = u64::try_from(worker) else {
             report(
                 PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-                format!("{name} needs a worker id ({names}), and idkit.worker_id is not set"),
+                format!(
+                    "{name} needs a worker id ({names}), and idkit.worker_id is not set (nor \
+                     given as the call's worker)"
+                ),
                 Some(
                     "Set idkit.worker_id in postgresql.conf, a number different on every \
-                     server that makes ids of this layout, and reload (SELECT pg_reload_conf()).",
+                     server that makes ids of this layout, and reload (SELECT pg_reload_conf()); \
+                     or give it per call: idkit_snowflake('snowflake-instagram', worker => 42).",
                 ),
             )
         };
         if bits < 64 && left >> bits != 0 {
             fail(
                 name,
-                format!(
-                    "idkit.worker_id = {worker} does not fit the layout's {bits} bits of {names}"
-                ),
+                format!("worker {worker} does not fit the layout's {bits} bits of {names}"),
             );
         }
         // The worker id's low bits go to the least significant field.
@@ -305,12 +528,16 @@ fn build(layout: &str, custom: Option<(u64, u64)>, worker: i32) -> Backend {
         }
     }
     let generator = builder.build_atomic().unwrap_or_else(|e| fail(name, e));
-    let word = claim(&key_text(&spec, worker), generator.initial_word());
-    generator.on_word(word)
+    let initial = generator.initial_word_after(shared.floor.load(Ordering::Relaxed));
+    let word = claim(shared, &key_text(&spec, worker), initial);
+    Backend {
+        generator: generator.on_word(word),
+        spec,
+    }
 }
 
 /// What names one shared word: the layout's fields, tick and epoch, and the worker id.
-fn key_text(spec: &LayoutSpec, worker: i32) -> String {
+fn key_text(spec: &LayoutSpec, worker: i64) -> String {
     let fields: Vec<String> = std::iter::once(spec.time())
         .chain(spec.fields())
         .map(|f| format!("{}:{}", f.name, f.bits))
@@ -346,13 +573,15 @@ fn settled(slot: &Slot) -> u64 {
 }
 
 /// The shared word of `key`: the slot already laid out for it, or a free one laid out now
-/// with `initial`.
-fn claim(key: &str, initial: u64) -> &'static AtomicU64 {
+/// with `initial`. Slots are an open-addressed table: a key's search starts at its hash.
+fn claim(shared: &'static Shared, key: &str, initial: u64) -> &'static AtomicU64 {
     let want = [
         hash(key, 0xcbf2_9ce4_8422_2325),
         hash(key, 0x8422_2325_cbf2_9ce4),
     ];
-    for slot in &shared().slots {
+    let slots = shared.slots();
+    let start = (want[0] % slots.len() as u64) as usize;
+    for slot in slots[start..].iter().chain(&slots[..start]) {
         let mut first = settled(slot);
         if first == 0 {
             if slot.key[0]
@@ -370,11 +599,13 @@ fn claim(key: &str, initial: u64) -> &'static AtomicU64 {
             return &slot.word;
         }
     }
-    fail(
-        "snowflake",
+    report(
+        PgSqlErrorCode::ERRCODE_CONFIGURATION_LIMIT_EXCEEDED,
         format!(
-            "every one of the server's {SLOTS} Snowflake generators is taken by another layout \
-             or worker id; a layout's generator lasts until the server restarts"
+            "every one of the server's {} Snowflake generators is taken by another layout \
+             or worker id; a generator lasts until the server restarts",
+            slots.len()
         ),
+        Some("Raise idkit.max_generators in postgresql.conf and restart PostgreSQL."),
     )
 }

@@ -82,6 +82,40 @@ impl<L: Layout, C: Clock> AtomicSnowflake<L, C> {
         Self::word_of(&self.core, self.core.initial_state())
     }
 
+    /// The word of a generator that takes over from one whose ids reached Unix ms
+    /// `floor_ms` (a high-water mark persisted before a restart): its first id is in a tick
+    /// after the one holding `floor_ms`, and a clock still behind that tick is a clock that
+    /// went back, for the rollback policy. The same as [`initial_word`](Self::initial_word)
+    /// when that is later.
+    ///
+    /// ```
+    /// use idkit_core::{IdScheme, ManualClock};
+    /// use idkit_snowflake::{RollbackPolicy, Snowflake, Twitter};
+    /// use std::sync::atomic::AtomicU64;
+    ///
+    /// let clock = ManualClock::new(1_700_000_000_000);
+    /// let generator = Snowflake::builder(Twitter)
+    ///     .clock(&clock)
+    ///     .rollback(RollbackPolicy::FailFast)
+    ///     .build_atomic()?;
+    /// // Ids up to 5 s ahead of the clock were issued before: the clock is behind them.
+    /// let word = AtomicU64::new(generator.initial_word_after(1_700_000_005_000));
+    /// let generator = generator.on_word(&word);
+    /// assert!(generator.next_id().is_err());
+    /// clock.set(1_700_000_005_001);
+    /// assert_eq!(generator.next_id()?.timestamp_ms(), 1_700_000_005_001);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn initial_word_after(&self, floor_ms: u64) -> u64 {
+        let (initial, after) = (self.core.initial_state(), self.core.state_after(floor_ms));
+        let state = if after.tick > initial.tick {
+            after
+        } else {
+            initial
+        };
+        Self::word_of(&self.core, state)
+    }
+
     /// This generator's settings over `word`, which holds the last id of every generator
     /// on it (or [`initial_word`](Self::initial_word) before the first): generators of one
     /// layout and one set of fields that share a word issue distinct, increasing ids

@@ -105,8 +105,13 @@ impl<L: Layout, C: Clock> Core<L, C> {
         // Under a guard, start as if the last id had been issued in the tick of the
         // high-water mark: the first id is in a later tick, and a clock behind the mark is
         // a clock that went back, for the rollback policy to handle.
-        let floor = self.guard.as_ref().map_or(0, |g| g.floor_ms());
-        let tick = floor
+        self.state_after(self.guard.as_ref().map_or(0, |g| g.floor_ms()))
+    }
+
+    /// The state of a generator whose last id was the last of the tick holding Unix ms
+    /// `floor_ms` (tick 0 before the epoch): its next id is in a later tick.
+    pub(crate) fn state_after(&self, floor_ms: u64) -> State {
+        let tick = floor_ms
             .checked_sub(self.epoch_ms)
             .map_or(0, |since| (since / self.tick_ms).min(self.max_tick));
         State {

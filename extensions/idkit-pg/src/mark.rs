@@ -1,0 +1,320 @@
+//! The server's high-water mark: a Unix millisecond that no id this server issued goes
+//! past, written ahead in windows so that ids made after a restart, a crash or a failover
+//! start above it, whatever the clock then reads.
+//!
+//! Shared memory is gone when the server stops, and is reset when a backend crashes; a
+//! promoted standby never had it. So the mark lives in three places:
+//!
+//! * shared memory, where every generator checks it (one atomic load per id);
+//! * the WAL, as a record of this library's own resource manager: it travels to every
+//!   standby, whose startup process replays it, and it is replayed after a crash;
+//! * the file `idkit.mark` in the data directory, written before each record, for what
+//!   replay does not reach (the records before the last checkpoint); `pg_basebackup`
+//!   copies it, and replay on a standby keeps it current.
+//!
+//! An id's time may pass the mark only after the mark has moved past it durably: the file
+//! and the record are written, the record flushed (and, where synchronous replication is
+//! set, acknowledged by the synchronous standbys) before the id is returned. The mark is
+//! moved a window ahead of the ids (`idkit.mark_window_ms`), once in half a window: a
+//! write a window, never one an id.
+
+use std::ffi::{CStr, c_char};
+use std::fs::File;
+use std::io::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use pgrx::PgSqlErrorCode;
+use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
+use pgrx::pg_sys;
+
+use crate::shared::report;
+
+/// The file beside the server's own, in the data directory.
+const FILE: &str = "idkit.mark";
+const TEMPORARY: &str = "idkit.mark.tmp";
+
+/// The custom WAL resource manager's id. 128 is PostgreSQL's `RM_EXPERIMENTAL_ID`; a server
+/// with another extension on the same id refuses to start, saying so.
+pub const RMGR_ID: u8 = 128;
+/// The one kind of record: "the mark is now ...", 8 bytes, little-endian.
+const XLOG_IDKIT_MARK: u8 = 0x10;
+
+/// `idkit.mark_window_ms`: how far ahead of the ids the mark is written.
+pub static WINDOW_MS: GucSetting<i32> = GucSetting::<i32>::new(1_000);
+
+/// The mark in shared memory, and whether the file could be read at start-up.
+pub struct Mark {
+    ms: AtomicU64,
+    /// 1 when `idkit.mark` could not be read: the generators then refuse.
+    broken: AtomicU64,
+}
+
+impl Mark {
+    /// The mark of the file, read when the postmaster lays out shared memory (at start-up
+    /// and after a crashed backend's reset).
+    pub fn from_file() -> Self {
+        let (ms, broken) = match std::fs::read_to_string(FILE) {
+            Ok(text) => match text.trim().parse::<u64>() {
+                Ok(ms) => (ms, 0),
+                Err(_) => (u64::MAX, 1),
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (0, 0),
+            Err(_) => (u64::MAX, 1),
+        };
+        Self {
+            ms: AtomicU64::new(ms),
+            broken: AtomicU64::new(broken),
+        }
+    }
+
+    /// The mark now.
+    pub fn get(&self) -> u64 {
+        self.ms.load(Ordering::Acquire)
+    }
+
+    /// Refuses when the file could not be read: ids could otherwise repeat earlier ones.
+    pub fn check_readable(&self) {
+        if self.broken.load(Ordering::Relaxed) != 0 {
+            report(
+                PgSqlErrorCode::ERRCODE_DATA_CORRUPTED,
+                format!(
+                    "idkit's high-water mark ({FILE} in the data directory) cannot be read, so \
+                     the generators cannot tell which ids this server already issued"
+                ),
+                Some(
+                    "Write into it the Unix millisecond of the latest id this server issued \
+                     (a number alone), or a later one, and restart the server.",
+                ),
+            );
+        }
+    }
+
+    /// Makes sure the mark covers an id of Unix ms `id_ms` before it is returned: at once
+    /// when it does, with half a window to spare; otherwise the mark moves a window past
+    /// `id_ms` (and past `now_ms`) first. One backend moves it at a time; one that finds
+    /// another moving it waits only when its id is past the mark (on the lock, asleep).
+    #[inline(always)]
+    pub fn cover(&self, id_ms: u64) {
+        let half = window_ms() / 2;
+        if id_ms.saturating_add(half) > self.get() {
+            self.advance(id_ms, half);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn advance(&self, id_ms: u64, half: u64) {
+        let lock = lock();
+        let needed = id_ms > self.get();
+        // SAFETY: the tranche's lock, asked for at start-up; an error raised while it is
+        // held is released by the transaction's abort (LWLockReleaseAll).
+        unsafe {
+            if needed {
+                pg_sys::LWLockAcquire(lock, pg_sys::LWLockMode::LW_EXCLUSIVE);
+            } else if !pg_sys::LWLockConditionalAcquire(lock, pg_sys::LWLockMode::LW_EXCLUSIVE) {
+                // Another backend is moving it, and this id is covered already.
+                return;
+            }
+        }
+        if id_ms.saturating_add(half) > self.get() {
+            let now = idkit_core::Clock::now_ms(&idkit_core::SystemClock);
+            self.write(id_ms.max(now).saturating_add(half * 2));
+        }
+        // SAFETY: taken above.
+        unsafe { pg_sys::LWLockRelease(lock) };
+    }
+
+    /// Moves the mark to `ms` durably: the file, then the WAL record, flushed (and sent to
+    /// the synchronous standbys, where there are any), then shared memory. Under the lock.
+    fn write(&self, ms: u64) {
+        persist(ms);
+        let at = ms.to_le_bytes();
+        // SAFETY: a WAL record of this library's resource manager, its 8 bytes registered
+        // before the insert; not in a critical section, and never in recovery (the
+        // generators refuse there before any id is made).
+        unsafe {
+            pg_sys::XLogBeginInsert();
+            pg_sys::XLogRegisterData(at.as_ptr().cast_mut().cast(), at.len() as _);
+            let lsn = pg_sys::XLogInsert(RMGR_ID, XLOG_IDKIT_MARK);
+            pg_sys::XLogFlush(lsn);
+            pg_sys::SyncRepWaitForLSN(lsn, false);
+        }
+        self.ms.fetch_max(ms, Ordering::AcqRel);
+    }
+
+    /// Moves the mark to at least `ms` now, for a generator starting after a restart.
+    pub fn write_at_least(&self, ms: u64) {
+        let lock = lock();
+        // SAFETY: as in `advance`.
+        unsafe { pg_sys::LWLockAcquire(lock, pg_sys::LWLockMode::LW_EXCLUSIVE) };
+        if ms > self.get() {
+            self.write(ms);
+        }
+        // SAFETY: taken above.
+        unsafe { pg_sys::LWLockRelease(lock) };
+    }
+
+    /// Replays a record: on a standby, and after a crash.
+    fn replay(&self, ms: u64) {
+        if ms > self.get() {
+            persist(ms);
+            self.ms.fetch_max(ms, Ordering::AcqRel);
+        }
+    }
+}
+
+/// The window, in ms (at least 2).
+pub fn window_ms() -> u64 {
+    u64::try_from(WINDOW_MS.get()).unwrap_or(1_000).max(2)
+}
+
+/// The lock one backend holds while it moves the mark.
+pub fn lock() -> *mut pg_sys::LWLock {
+    // SAFETY: the tranche was asked for in shmem_request; its array has one lock.
+    unsafe { &raw mut (*pg_sys::GetNamedLWLockTranche(TRANCHE.as_ptr())).lock }
+}
+
+const TRANCHE: &CStr = c"idkit";
+
+/// `idkit.mark` holds `ms`, on disk (with the server's `fsync` setting) before it returns.
+fn persist(ms: u64) {
+    let write = || -> std::io::Result<()> {
+        let mut file = File::create(TEMPORARY)?;
+        writeln!(file, "{ms}")?;
+        // SAFETY: a read of the server's own setting.
+        let sync = unsafe { pg_sys::enableFsync };
+        if sync {
+            file.sync_all()?;
+        }
+        std::fs::rename(TEMPORARY, FILE)?;
+        if sync {
+            File::open(".")?.sync_all()?;
+        }
+        Ok(())
+    };
+    if let Err(e) = write() {
+        report(
+            PgSqlErrorCode::ERRCODE_IO_ERROR,
+            format!("idkit's high-water mark: cannot write {FILE} in the data directory: {e}"),
+            None,
+        );
+    }
+}
+
+/// From `_PG_init`: the window's setting.
+pub fn define_settings() {
+    GucRegistry::define_int_guc(
+        c"idkit.mark_window_ms",
+        c"How far ahead of its ids idkit writes the server's high-water mark.",
+        c"One write to the WAL and to idkit.mark a window. A larger window writes less, and \
+          puts the first ids after a restart further ahead of the clock; a standby that lags \
+          less than half a window behind its primary starts above every id of the primary \
+          when promoted.",
+        &WINDOW_MS,
+        2,
+        3_600_000,
+        GucContext::Sighup,
+        GucFlags::UNIT_MS,
+    );
+}
+
+/// From the postmaster's preload: the resource manager, and the shared memory's lock.
+///
+/// # Safety
+///
+/// Only while `shared_preload_libraries` are loaded, in the postmaster.
+pub unsafe fn register() {
+    // Leaked: PostgreSQL keeps the pointer for the life of the process.
+    let rmgr = Box::leak(Box::new(pg_sys::RmgrData {
+        rm_name: c"idkit".as_ptr(),
+        rm_redo: Some(redo),
+        rm_desc: Some(describe),
+        rm_identify: Some(identify),
+        rm_startup: None,
+        rm_cleanup: None,
+        rm_mask: None,
+        rm_decode: None,
+    }));
+    // SAFETY: the caller's.
+    unsafe { pg_sys::RegisterCustomRmgr(RMGR_ID, rmgr) };
+}
+
+/// From shmem_request: the lock.
+///
+/// # Safety
+///
+/// Only in the postmaster's shmem_request phase.
+pub unsafe fn request_lock() {
+    // SAFETY: the caller's.
+    unsafe { pg_sys::RequestNamedLWLockTranche(TRANCHE.as_ptr(), 1) };
+}
+
+/// The mark a record holds.
+///
+/// # Safety
+///
+/// `record` is a decoded record of this resource manager.
+unsafe fn mark_of(record: *mut pg_sys::XLogReaderState) -> Option<u64> {
+    // SAFETY: the caller's; the main data is `main_data_len` bytes.
+    unsafe {
+        let decoded = (*record).record;
+        let bytes = std::slice::from_raw_parts(
+            (*decoded).main_data.cast::<u8>(),
+            (*decoded).main_data_len as usize,
+        );
+        Some(u64::from_le_bytes(bytes.try_into().ok()?))
+    }
+}
+
+#[pgrx::pg_guard]
+unsafe extern "C-unwind" fn redo(record: *mut pg_sys::XLogReaderState) {
+    // SAFETY: PostgreSQL replays this resource manager's records here.
+    let Some(ms) = (unsafe { mark_of(record) }) else {
+        report(
+            PgSqlErrorCode::ERRCODE_DATA_CORRUPTED,
+            "idkit: a high-water mark record of the wrong length".into(),
+            None,
+        );
+    };
+    crate::shared::mark().replay(ms);
+}
+
+#[pgrx::pg_guard]
+unsafe extern "C-unwind" fn describe(
+    buf: pg_sys::StringInfo,
+    record: *mut pg_sys::XLogReaderState,
+) {
+    // SAFETY: pg_waldump and the server describe this resource manager's records here.
+    let text = match unsafe { mark_of(record) } {
+        Some(ms) => format!("mark {ms}\0"),
+        None => "mark of the wrong length\0".to_owned(),
+    };
+    // SAFETY: a NUL-terminated string appended to PostgreSQL's buffer.
+    unsafe { pg_sys::appendStringInfoString(buf, text.as_ptr().cast::<c_char>()) };
+}
+
+#[pgrx::pg_guard]
+unsafe extern "C-unwind" fn identify(info: u8) -> *const c_char {
+    if info & !(pg_sys::XLR_INFO_MASK as u8) == XLOG_IDKIT_MARK {
+        c"MARK".as_ptr()
+    } else {
+        std::ptr::null()
+    }
+}
+
+/// An SQL error for a clock behind the mark by more than the generators wait or run ahead.
+pub fn behind(what: &str, now_ms: u64, mark_ms: u64, detail: impl std::fmt::Display) -> ! {
+    report(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        format!(
+            "{what}: the clock reads {now_ms} (Unix ms), {} ms behind this server's high-water \
+             mark {mark_ms} of ids already issued: {detail}",
+            mark_ms.saturating_sub(now_ms)
+        ),
+        Some(
+            "Set the host's clock right (NTP), or raise idkit.max_clock_behind_ms to let \
+             the generators wait or run that far ahead of the clock; ids never repeat or go \
+             below the mark either way.",
+        ),
+    )
+}
