@@ -149,6 +149,12 @@ pub fn init() {
         GucContext::Sighup,
         GucFlags::UNIT_MS,
     );
+    mark::define_settings();
+    // SAFETY: read-only flag of the postmaster, set while it loads preloaded libraries.
+    if unsafe { !pg_sys::process_shared_preload_libraries_in_progress } {
+        return;
+    }
+    // A server-start setting, which only a preloaded library may define.
     GucRegistry::define_int_guc(
         c"idkit.max_generators",
         c"How many Snowflake generators (a layout with one worker id or shard each) the \
@@ -160,11 +166,6 @@ pub fn init() {
         GucContext::Postmaster,
         GucFlags::default(),
     );
-    mark::define_settings();
-    // SAFETY: read-only flag of the postmaster, set while it loads preloaded libraries.
-    if unsafe { !pg_sys::process_shared_preload_libraries_in_progress } {
-        return;
-    }
     // SAFETY: _PG_init runs once per process, before any hook is called; each hook chains
     // to the one it replaced. The resource manager is registered while the preload runs.
     unsafe {
