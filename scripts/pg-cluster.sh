@@ -8,7 +8,8 @@
 #   scripts/pg-cluster.sh standby DIR PORT PRIMARY_DIR   # a streaming standby of the cluster
 #                                          # in PRIMARY_DIR (pg_basebackup -R), not started
 #
-# PG_FSYNC=on starts it with fsync on (default off: tests need no durability); PG_OPTS adds
+# PG_BIN names the directory of initdb, pg_ctl and postgres (default: Debian's newest, installed
+# when missing; scripts/pg18.sh prints PostgreSQL 18's). PG_FSYNC=on starts it with fsync on (default off: tests need no durability); PG_OPTS adds
 # server settings ("-c shared_buffers=16MB -c wal_keep_size=8GB"), kept for restart-server.
 #
 # Runs the server as the `postgres` user when invoked as root (initdb refuses root).
@@ -20,6 +21,15 @@ cmd="$1"
 dir="$2"
 
 bin_dir() {
+    if [ -n "${PG_BIN:-}" ]; then
+        echo "$PG_BIN"
+        return
+    fi
+    # The binaries the cluster was made with, for the commands after `start`.
+    if [ -f "$dir/bin" ]; then
+        cat "$dir/bin"
+        return
+    fi
     local initdb
     initdb=$(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | sort -V | tail -1 || true)
     if [ -z "$initdb" ]; then
@@ -51,6 +61,7 @@ start)
     as_owner "$BIN/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
         -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=${PG_FSYNC:-off} ${PG_OPTS:-}" start >/dev/null
     echo "$port" >"$dir/port"
+    echo "$BIN" >"$dir/bin"
     echo "-c fsync=${PG_FSYNC:-off} ${PG_OPTS:-}" >"$dir/opts"
     ;;
 restart-server)

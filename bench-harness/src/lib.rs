@@ -119,6 +119,7 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
         provenance: &provenance,
         out: &config.out,
         progress: &progress,
+        pg18: config.pg18.as_deref(),
     };
     let engines = pending
         .into_iter()

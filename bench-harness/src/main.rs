@@ -21,6 +21,11 @@ struct Args {
     /// No progress bars or step summaries.
     #[arg(long)]
     quiet: bool,
+    /// A PostgreSQL 18 server (a superuser, wal_keep_size 2 GB or more) whose built-in
+    /// uuidv7() and gen_random_uuid() are measured beside the idkit extension's generators
+    /// (with --postgres-url; scripts/report.sh --postgres starts one).
+    #[arg(long, value_name = "URL")]
+    postgres18_url: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -41,6 +46,7 @@ fn main() -> ExitCode {
     };
     let mut config = Config::new(args.profile, args.out);
     config.quiet = args.quiet;
+    config.pg18 = args.postgres18_url;
     for (name, _) in bench_harness::engines() {
         if let Some(urls) = matches.get_many::<String>(name) {
             config

@@ -152,6 +152,9 @@ pub struct Config {
     /// `innodb_buffer_pool_size`) gives the small-cache runs. An engine without servers
     /// carries its last kept figures forward.
     pub servers: BTreeMap<String, Vec<String>>,
+    /// A PostgreSQL 18 server (a URL) whose built-in `uuidv7()` and `gen_random_uuid()` are
+    /// measured beside the idkit extension's generators, when PostgreSQL is measured.
+    pub pg18: Option<String>,
 }
 
 impl Config {
@@ -168,6 +171,7 @@ impl Config {
             out,
             quiet: true,
             servers: BTreeMap::new(),
+            pg18: None,
         }
     }
 

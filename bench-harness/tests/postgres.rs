@@ -1,5 +1,6 @@
 //! The PostgreSQL measurements against a real server: `scripts/test.sh` starts one on
-//! loopback and sets `IDKIT_TEST_PG_URL` (feature `live-tests`). The quick profile's
+//! loopback and sets `IDKIT_TEST_PG_URL` (feature `live-tests`), and a PostgreSQL 18 server
+//! (scripts/pg18.sh) for the built-in `uuidv7()`, `IDKIT_TEST_PG18_URL`. The quick profile's
 //! PostgreSQL part runs into a temporary directory and every column is checked for a
 //! plausible value (not the numbers themselves); Instagram's in-database generator, as
 //! `idkit sql` prints it, is loaded and its ids read back with idkit's decoders.
@@ -26,6 +27,7 @@ fn quick_profile_fills_every_postgres_column() {
         "idkit-pg-report",
         |c| {
             c.servers.insert("postgres".into(), vec![pg_url()]);
+            c.pg18 = Some(url("IDKIT_TEST_PG18_URL"));
         },
         "postgres",
     );
@@ -143,6 +145,34 @@ fn quick_profile_fills_every_postgres_column() {
     }
     let csv = std::fs::read_to_string(dir.0.join("data/pg_generators.csv")).unwrap();
     assert_eq!(csv.lines().count(), 1 + results.own.generators.len());
+    // PostgreSQL 18's built-in generators, on a server of that version.
+    let on_18: Vec<&str> = results
+        .own
+        .generators
+        .iter()
+        .filter(|g| g.server.starts_with("18"))
+        .map(|g| g.name.as_str())
+        .collect();
+    assert_eq!(on_18, ["1", "gen_random_uuid()", "uuidv7()"]);
+    // The order of ids four sessions made at once: every row counted, no id twice.
+    let ordered: Vec<&str> = (results.own.generator_order.iter())
+        .map(|o| o.name.as_str())
+        .collect();
+    assert_eq!(ordered, ["idkit_uuidv7()", "uuidv7()", "gen_random_uuid()"]);
+    for o in &results.own.generator_order {
+        assert_eq!(
+            o.ids,
+            params.pg_in_db_ids / o.sessions * o.sessions,
+            "{o:?}"
+        );
+        assert_eq!(o.duplicates, 0, "{o:?}");
+        assert!(o.out_of_order < o.ids, "{o:?}");
+    }
+    let random = &results.own.generator_order[2];
+    assert!(
+        random.out_of_order > random.ids / 4,
+        "random ids are out of order about half the time: {random:?}"
+    );
 
     assert_eq!(results.own.created_at.len(), 3);
     let checkpoints = results.runs[0].own.checkpoints;
@@ -169,6 +199,7 @@ fn quick_profile_fills_every_postgres_column() {
         "btree_postgres_curve.csv",
         "pg_ids.csv",
         "pg_created_at.csv",
+        "pg_generator_order.csv",
     ] {
         let csv = std::fs::read_to_string(dir.0.join("data").join(file)).unwrap();
         assert!(csv.lines().count() > 1, "{file}");

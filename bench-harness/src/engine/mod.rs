@@ -589,6 +589,9 @@ pub struct Job<'a> {
     pub out: &'a Path,
     /// Progress lines.
     pub progress: &'a Progress,
+    /// A PostgreSQL 18 server whose built-in generators the PostgreSQL part measures beside
+    /// the extension's ([`Config::pg18`](crate::Config::pg18)).
+    pub pg18: Option<&'a str>,
 }
 
 /// The engine's results: measured on `servers`, or, with none, read back from

@@ -4,6 +4,10 @@
 //! has it preloaded. Each makes `ids` ids in one statement, then fills a fresh table with
 //! `ids` rows whose key is the generator as its column default; the key's index size and
 //! leaf fill are read as in the insert runs.
+//!
+//! Beside them, where a PostgreSQL 18 server is given, that server's built-in `uuidv7()` and
+//! `gen_random_uuid()` against its own executor, and the order of the ids that four sessions
+//! make at once, on both servers.
 
 use std::time::Instant;
 
@@ -22,6 +26,9 @@ use crate::table::{Table, figure, text};
 pub struct SqlGenerator {
     /// The SQL expression, as a column default takes it.
     pub name: Label,
+    /// The server's version (`SHOW server_version`); empty in runs before it was kept.
+    #[serde(default)]
+    pub server: String,
     /// Where it comes from: the executor, built in, PL/pgSQL, the idkit extension.
     pub source: Label,
     /// The key's column type.
@@ -57,6 +64,7 @@ END
 $$;";
 
 /// A generator: its expression, source, key type, and whether it needs the extension.
+#[derive(Debug)]
 struct Plan {
     name: &'static str,
     source: &'static str,
@@ -148,13 +156,40 @@ fn extension_ready(client: &mut Client) -> Result<(), String> {
     Ok(())
 }
 
-/// Every generator the server can run, `ids` ids each; the reason the extension's were
-/// left out, if they were.
+/// PostgreSQL 18's own generators, measured on a server of that version beside the
+/// extension's on 15: its executor, `uuidv7()` (new in 18) and `gen_random_uuid()`.
+const BUILT_IN_18: [Plan; 3] = [
+    Plan {
+        name: "1",
+        source: "the executor alone",
+        key: "bigint identity",
+        extension: false,
+    },
+    Plan {
+        name: "gen_random_uuid()",
+        source: "built in",
+        key: "uuid",
+        extension: false,
+    },
+    Plan {
+        name: "uuidv7()",
+        source: "built in (PostgreSQL 18)",
+        key: "uuid",
+        extension: false,
+    },
+];
+
+/// Every generator the server can run, `ids` ids each, then PostgreSQL 18's on `pg18`
+/// where one is given; the reason the extension's were left out, if they were.
 ///
 /// # Errors
 ///
 /// [`Error::Postgres`] for a statement that fails other than by a repeated id.
-pub fn measure(server: &Server, ids: i64) -> Result<(Vec<SqlGenerator>, Option<String>), Error> {
+pub fn measure(
+    server: &Server,
+    pg18: Option<&Server>,
+    ids: i64,
+) -> Result<(Vec<SqlGenerator>, Option<String>), Error> {
     let mut client = server.connect()?;
     let layout = idkit_snowflake::preset("snowflake-instagram")
         .ok_or_else(|| Error::PgSetup("no snowflake-instagram layout".to_owned()))?;
@@ -170,17 +205,139 @@ pub fn measure(server: &Server, ids: i64) -> Result<(Vec<SqlGenerator>, Option<S
     let missing = extension_ready(&mut client).err();
     let mut out = Vec::new();
     for plan in PLANS.iter().filter(|p| !p.extension || missing.is_none()) {
-        out.push(one(&mut client, plan, ids)?);
+        out.push(one(&mut client, &server.version, plan, ids)?);
     }
     client.batch_execute(
         "DROP FUNCTION idkit_bench_instagram(); DROP SEQUENCE idkit_bench_instagram_seq; \
          DROP FUNCTION idkit_bench_uuidv7();",
     )?;
+    if let Some(pg18) = pg18 {
+        let mut client = pg18.connect()?;
+        for plan in &BUILT_IN_18 {
+            out.push(one(&mut client, &pg18.version, plan, ids)?);
+        }
+    }
     Ok((out, missing))
 }
 
+/// The order of ids that several sessions make at once (a row of
+/// `pg_generator_order.csv`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SqlOrder {
+    /// The SQL expression.
+    pub name: Label,
+    /// The server's version.
+    pub server: String,
+    /// Sessions inserting at once.
+    pub sessions: u64,
+    /// Rows inserted in all.
+    pub ids: u64,
+    /// Rows whose id is below the id of the row the server numbered just before it (an
+    /// identity column, evaluated with the id in the same row).
+    pub out_of_order: u64,
+    /// Ids that appear more than once (rows less distinct ids).
+    pub duplicates: u64,
+}
+
+/// Generators whose order across sessions is measured: the expression, and whether it
+/// runs on the PostgreSQL 18 server (else on the main one, with the extension).
+const ORDERED: [(&str, bool); 3] = [
+    ("idkit_uuidv7()", false),
+    ("uuidv7()", true),
+    ("gen_random_uuid()", false),
+];
+
+/// Sessions that insert at once in [`order`].
+pub const SESSIONS: u64 = 4;
+
+/// The order of ids made by [`SESSIONS`] sessions inserting `ids` rows between them at
+/// once, into one table whose identity column numbers the rows as the server makes them:
+/// the extension's `idkit_uuidv7()` (where the extension is ready), PostgreSQL 18's
+/// `uuidv7()` (where `pg18` is given) and `gen_random_uuid()` for reference.
+///
+/// # Errors
+///
+/// [`Error::Postgres`] for a statement that fails.
+pub fn order(
+    server: &Server,
+    extension: bool,
+    pg18: Option<&Server>,
+    ids: u64,
+) -> Result<Vec<SqlOrder>, Error> {
+    let mut out = Vec::new();
+    for (name, on_18) in ORDERED {
+        let target = match (on_18, pg18) {
+            (true, Some(pg18)) => pg18,
+            (true, None) => continue,
+            (false, _) if name.starts_with("idkit_") && !extension => continue,
+            (false, _) => server,
+        };
+        out.push(one_order(target, name, ids)?);
+    }
+    Ok(out)
+}
+
+fn one_order(server: &Server, name: &'static str, ids: u64) -> Result<SqlOrder, Error> {
+    const ORDER_TABLE: &str = "idkit_bench_order";
+    let mut client = server.connect()?;
+    client.batch_execute(&format!(
+        "DROP TABLE IF EXISTS {ORDER_TABLE}; \
+         CREATE TABLE {ORDER_TABLE} (n bigint GENERATED ALWAYS AS IDENTITY, \
+             id uuid NOT NULL DEFAULT {name}, m int) WITH (autovacuum_enabled = false)"
+    ))?;
+    let each = i64::try_from(ids / SESSIONS).unwrap_or(i64::MAX);
+    let sql =
+        format!("INSERT INTO {ORDER_TABLE} (m) SELECT g FROM generate_series(1, $1::bigint) g");
+    let sessions: Vec<Client> = (0..SESSIONS)
+        .map(|_| server.connect())
+        .collect::<Result<_, _>>()?;
+    let barrier = std::sync::Barrier::new(sessions.len());
+    std::thread::scope(|scope| {
+        let running: Vec<_> = sessions
+            .into_iter()
+            .map(|mut c| {
+                let (sql, barrier) = (&sql, &barrier);
+                scope.spawn(move || {
+                    barrier.wait();
+                    c.execute(sql.as_str(), &[&each])
+                })
+            })
+            .collect();
+        running
+            .into_iter()
+            .try_for_each(|t| t.join().expect("a session's thread panicked").map(drop))
+    })?;
+    let row = client.query_one(
+        &format!(
+            "SELECT count(*), count(DISTINCT id), count(*) FILTER (WHERE id < previous) \
+             FROM (SELECT id, lag(id) OVER (ORDER BY n) previous FROM {ORDER_TABLE}) s"
+        ),
+        &[],
+    )?;
+    client.batch_execute(&format!("DROP TABLE {ORDER_TABLE}"))?;
+    let (rows, distinct, out_of_order): (i64, i64, i64) = (row.get(0), row.get(1), row.get(2));
+    Ok(SqlOrder {
+        name: Label(name),
+        server: server.version.clone(),
+        sessions: SESSIONS,
+        ids: super::count(rows),
+        out_of_order: super::count(out_of_order),
+        duplicates: super::count(rows - distinct),
+    })
+}
+
+/// `pg_generator_order.csv`'s columns.
+pub(crate) const ORDER_CSV: Table<SqlOrder> = Table(&[
+    text("generator", |o| quoted(o.name.as_str())),
+    text("server", |o| o.server.clone()),
+    figure("sessions", |o| o.sessions.to_string()),
+    figure("ids", |o| o.ids.to_string()),
+    figure("out_of_order", |o| o.out_of_order.to_string()),
+    figure("duplicates", |o| o.duplicates.to_string()),
+]);
+
 /// One generator: three statements that make the ids, then the insert.
-fn one(client: &mut Client, plan: &Plan, ids: i64) -> Result<SqlGenerator, Error> {
+fn one(client: &mut Client, version: &str, plan: &Plan, ids: i64) -> Result<SqlGenerator, Error> {
     let mut made = Vec::new();
     for _ in 0..3 {
         let start = Instant::now();
@@ -235,6 +392,7 @@ fn one(client: &mut Client, plan: &Plan, ids: i64) -> Result<SqlGenerator, Error
     let tree = tree.ok_or_else(|| Error::PgSetup("no insert ran".to_owned()))?;
     Ok(SqlGenerator {
         name: Label(plan.name),
+        server: version.to_owned(),
         source: Label(plan.source),
         key: Label(plan.key),
         ids: u64::try_from(ids).unwrap_or(0),
@@ -254,6 +412,7 @@ fn quoted(text: &str) -> String {
 /// `pg_generators.csv`'s columns.
 pub(crate) const CSV: Table<SqlGenerator> = Table(&[
     text("generator", |g| quoted(g.name.as_str())),
+    text("server", |g| g.server.clone()),
     text("source", |g| quoted(g.source.as_str())),
     text("key", |g| g.key.to_string()),
     figure("ids", |g| g.ids.to_string()),

@@ -64,6 +64,9 @@ pub struct PgOwn {
     /// Why the idkit extension's generators were left out, when they were.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generators_missing: Option<String>,
+    /// The order of ids several sessions make at once (absent from runs before it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub generator_order: Vec<generators::SqlOrder>,
 }
 
 /// A count PostgreSQL returns as a signed integer (never negative here).
@@ -221,6 +224,12 @@ impl Engine for Postgres {
         if !pg.own.generators.is_empty() {
             files.push(("pg_generators.csv", generators::CSV.csv(&pg.own.generators)));
         }
+        if !pg.own.generator_order.is_empty() {
+            files.push((
+                "pg_generator_order.csv",
+                generators::ORDER_CSV.csv(&pg.own.generator_order),
+            ));
+        }
         files
     }
 
@@ -321,9 +330,17 @@ impl Engine for Postgres {
         )?);
         bar.inc(1);
         bar.set_message("ids made inside the server: built in, PL/pgSQL, the idkit extension");
+        let pg18 = job.pg18.map(Self::check).transpose()?;
         (out.own.generators, out.own.generators_missing) = generators::measure(
             small,
+            pg18.as_ref(),
             i64::try_from(params.pg_in_db_ids).unwrap_or(i64::MAX),
+        )?;
+        out.own.generator_order = generators::order(
+            small,
+            out.own.generators_missing.is_none(),
+            pg18.as_ref(),
+            params.pg_in_db_ids,
         )?;
         bar.inc(1);
         if let (Some(v4), Some(v7)) = &v4_v7 {

