@@ -114,14 +114,19 @@ pub fn measure(
 }
 
 /// Generator number `n` of `entry`: its own identity (a scheme without identity fields gets
-/// default options for every `n`), and for `range` the report's own store,
-/// [`RANGE_STORE`] in the temporary directory, never the user's default store.
+/// default options for every `n`), for `range` the report's own store, [`RANGE_STORE`] in
+/// the temporary directory, never the user's default store, and for `auto-increment` the
+/// in-process counter of [`idkit_all::baseline::measured`].
 ///
 /// # Errors
 ///
 /// [`BuildError::Config`](idkit_all::registry::BuildError) when `n` does not fit the
 /// identity; the scheme's error when it cannot be built (its store cannot be opened).
 pub fn build(entry: &Entry, n: u64) -> Result<Scheme, Error> {
+    // The baseline, which the registry refuses to make outside a measurement.
+    if entry.name() == idkit_all::baseline::INFO.name {
+        return Ok(idkit_all::baseline::measured()?);
+    }
     let mut options = if entry.identity_fields().is_empty() {
         idkit_all::registry::Options::default()
     } else {

@@ -1,4 +1,10 @@
 //! `auto-increment`: what a single database sequence gives, as a baseline for the report.
+//!
+//! A counter in one process starts again at 1 after every restart, and would hand out the
+//! ids it handed out before: the registry therefore refuses to build it (at the command
+//! line, in the service, for a library caller going through the registry), saying so and
+//! pointing to `range`, whose counter lives in a store. The report's harness measures it
+//! through [`measured`], knowing that its ids live only as long as the measurement.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -56,15 +62,47 @@ impl IdScheme for AutoIncrement {
 pub const INFO: SchemeInfo =
     SchemeInfo::new("auto-increment", 64).with_coordination(Coordination::Store);
 
-/// The registry definition of `auto-increment`.
+/// Why the registry makes no `auto-increment` generator.
+pub const REFUSAL: &str = "a counter in one process starts again at 1 after every restart and \
+    would repeat the ids it issued; it is the report's baseline only. For dense integers that \
+    survive restarts, use range (its counter lives in a store: idkit gen range)";
+
+/// The registry definition of `auto-increment`: ids read and decoded, never made (its
+/// `build` is [`BuildError::no_generator`](idkit_core::definition::BuildError::no_generator)
+/// with [`REFUSAL`]).
 pub static DEFINITION: PlainDef<DecimalCodec> = PlainDef {
     name: "auto-increment",
     aliases: &["autoincrement", "serial"],
-    summary: "a single counter, as a database sequence gives (baseline)",
+    summary: "a single counter, as a database sequence gives (the report's baseline; not made \
+              by the command line or the service)",
     codec: DecimalCodec,
     info: || INFO,
-    generator: || idkit_core::definition::shared(AutoIncrement::new(), DecimalCodec),
+    generator: || {
+        Err(idkit_core::definition::BuildError::no_generator(
+            "auto-increment",
+            REFUSAL,
+        ))
+    },
 };
+
+/// A counter from 1 behind the registry's object-safe form, for measurements: the report's
+/// baseline. Its ids repeat in every process that makes one; nothing that outlives the
+/// process may keep them.
+///
+/// # Errors
+///
+/// None in practice: the `Result` is the registry's form.
+///
+/// # Examples
+///
+/// ```
+/// let counter = idkit_all::baseline::measured()?;
+/// assert_eq!(counter.format_raw(&counter.next_raw()?)?, "1");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn measured() -> Result<idkit_core::definition::Scheme, idkit_core::definition::BuildError> {
+    idkit_core::definition::shared(AutoIncrement::new(), DecimalCodec)
+}
 
 #[cfg(test)]
 mod tests {

@@ -430,3 +430,100 @@ fn an_open_file_limit_too_low_for_max_connections_is_warned_about() {
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
     terminate(child);
 }
+
+/// Starts `idkit serve` on HTTP with every scheme it serves by default, its state in `state`,
+/// and returns the process, its address and the log read so far.
+fn serve_defaults(state: &std::path::Path) -> (std::process::Child, String) {
+    let mut child = idkit_cmd()
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .env("IDKIT_STATE_DIR", state)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut lines = Vec::new();
+    read_log_until(&mut stderr, &mut lines, |lines| {
+        lines.iter().any(|l| l.contains("http://"))
+    });
+    let addr = logged_address(&lines, "http://");
+    // The rest of the log, read so that the process never blocks on a full pipe.
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    (child, addr)
+}
+
+/// The body of an HTTP response.
+fn body(response: &str) -> &str {
+    response.split("\r\n\r\n").nth(1).unwrap_or("")
+}
+
+/// No scheme repeats an id across restarts, at the command line or in the service: `idkit
+/// gen` run twice and `idkit serve` started twice (with one state directory, as on one host)
+/// hand out distinct ids for every scheme the service serves by default; `auto-increment`,
+/// whose counter would start again at 1, is refused by both with the reason.
+#[test]
+fn auto_increment_is_refused_and_no_scheme_repeats_across_runs() {
+    let state = Scratch::new("restarts");
+    let mut seen: std::collections::HashMap<String, std::collections::HashSet<String>> =
+        Default::default();
+    let mut served = Vec::new();
+    for run in 0..2 {
+        let (child, addr) = serve_defaults(state.path());
+        let listed = http_get(&addr, "/v1/schemes");
+        served = body(&listed)
+            .lines()
+            .filter_map(|l| l.split_whitespace().next())
+            .map(str::to_owned)
+            .collect::<Vec<_>>();
+        assert!(served.len() > 10, "{listed}");
+        assert!(!served.iter().any(|s| s == "auto-increment"), "{served:?}");
+        for scheme in &served {
+            let response = http_get(&addr, &format!("/v1/{scheme}/next?count=50"));
+            assert!(response.starts_with("HTTP/1.1 200"), "{scheme}: {response}");
+            for id in body(&response).lines() {
+                assert!(
+                    seen.entry(scheme.clone())
+                        .or_default()
+                        .insert(id.to_owned()),
+                    "{scheme}: {id} again in the service's run {run}"
+                );
+            }
+        }
+        terminate(child);
+    }
+    for run in 0..2 {
+        for scheme in &served {
+            let o = idkit_cmd()
+                .args(["gen", scheme, "-n", "50"])
+                .env("IDKIT_STATE_DIR", state.path())
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(o.status.success(), "{scheme}: {err}");
+            for id in String::from_utf8(o.stdout).unwrap().lines() {
+                assert!(
+                    seen.entry(scheme.clone())
+                        .or_default()
+                        .insert(id.to_owned()),
+                    "{scheme}: {id} again in idkit gen's run {run}"
+                );
+            }
+        }
+    }
+    for args in [
+        &["gen", "auto-increment", "-n", "2"][..],
+        &["serve", "--listen", "127.0.0.1:0", "--scheme", "serial"][..],
+    ] {
+        let o = idkit_cmd()
+            .args(args)
+            .env("IDKIT_STATE_DIR", state.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{args:?} made ids");
+        assert!(o.stdout.is_empty(), "{args:?}");
+        assert!(
+            err.contains("starts again at 1") && err.contains("range"),
+            "{args:?}: {err}"
+        );
+    }
+}

@@ -184,7 +184,18 @@ impl Service {
                     options.set_option(name, value.clone());
                 }
             }
-            let built = identity::build(entry, options, &config.identity).map_err(|e| {
+            let built = identity::build(entry, options, &config.identity);
+            // By default every registered scheme that makes ids is served; one the registry
+            // makes none of (auto-increment, whose counter would start again at every
+            // restart) is left out, and named in the log. Asked for by name, it is an error.
+            if let Err(e) = &built
+                && e.kind() == registry::BuildErrorKind::NoGenerator
+                && config.schemes.is_empty()
+            {
+                tracing::info!("{}: not served: {}", entry.name(), e.message());
+                continue;
+            }
+            let built = built.map_err(|e| {
                 let key =
                     if entry.takes_guard() && e.kind() == registry::BuildErrorKind::Unavailable {
                         "identity"
@@ -198,8 +209,15 @@ impl Service {
             }
             if let Some(lease) = &built.lease {
                 let s = lease.status();
+                // A worker id never used before has no high-water mark yet (0): say so,
+                // rather than print 1970.
+                let mark = if s.floor_ms == 0 {
+                    "none yet: its first use".to_owned()
+                } else {
+                    idkit_core::time::format_rfc3339_ms(s.floor_ms)
+                };
                 tracing::info!(
-                    "{}: worker id {} of {} granted by {} to {} in {} ms (token {}, high-water mark {})",
+                    "{}: worker id {} of {} granted by {} to {} in {} ms (token {}, high-water mark {mark})",
                     entry.name(),
                     s.worker,
                     s.namespace,
@@ -207,7 +225,6 @@ impl Service {
                     s.holder,
                     s.acquired_in.as_millis(),
                     s.token,
-                    idkit_core::time::format_rfc3339_ms(s.floor_ms)
                 );
                 if s.floor_ms > s.now_ms {
                     tracing::warn!(

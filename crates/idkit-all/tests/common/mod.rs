@@ -19,6 +19,10 @@ pub fn build_each(
             if entry.options().iter().any(|o| o.name == "range-store") {
                 options.set_option("range-store", dir.join("ids.db").to_string_lossy());
             }
+            // The baseline the registry refuses to make: its in-process counter.
+            if entry.name() == "auto-increment" {
+                return (entry, idkit_all::baseline::measured());
+            }
             (entry, entry.build(&options))
         })
         .collect()
