@@ -98,6 +98,16 @@ if ! command -v pkg-config >/dev/null || ! pkg-config --exists libpq || ! comman
         (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y libpq-dev libmariadb-dev-compat pkg-config)) >/dev/null
 fi
 
+step "promtool, Prometheus's checker of /metrics (Debian's prometheus, when missing)"
+# The service's tests pass each configuration's /metrics through `promtool check metrics`.
+if ! command -v promtool >/dev/null; then
+    echo "==> installing prometheus (Debian package, for promtool)"
+    (DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus ||
+        (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus)) >/dev/null
+fi
+# Debian's package starts a Prometheus server; the suite needs only the checker.
+systemctl disable --now prometheus >/dev/null 2>&1 || service prometheus stop >/dev/null 2>&1 || true
+
 step "cargo clippy --workspace --all-targets -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
 

@@ -17,6 +17,7 @@ pub fn schemes_table() -> String {
         "coordination".to_owned(),
         "cap/s per generator".to_owned(),
         "time runs out".to_owned(),
+        "aliases".to_owned(),
     ]];
     for entry in registry::all() {
         let info = entry.info();
@@ -33,9 +34,10 @@ pub fn schemes_table() -> String {
                 // The date part: years past 9999 have more than four digits.
                 stamp.split('T').next().unwrap_or(&stamp).to_owned()
             }),
+            entry.aliases().join(", "),
         ]);
     }
-    let widths: Vec<usize> = (0..7)
+    let widths: Vec<usize> = (0..8)
         .map(|i| rows.iter().map(|r| r[i].len()).max().unwrap_or(0))
         .collect();
     rows.iter()

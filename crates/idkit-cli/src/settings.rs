@@ -5,8 +5,12 @@
 use clap::{Arg, ArgMatches, Command};
 use idkit_all::registry::{self, Options};
 
-/// The subcommands that take scheme settings.
-const TAKE_SETTINGS: [&str; 4] = ["gen", "serve", "bounds", "compose"];
+/// The subcommands that make ids, and take every scheme setting.
+const TAKE_SETTINGS: [&str; 2] = ["gen", "serve"];
+/// The subcommands that read or compose ids: identity fields, and the options that change
+/// how ids are read ([`OptionSpec::reads`](idkit_all::registry::OptionSpec::reads): a TSID's
+/// node bits, a TypeID's prefix), not those only a generator uses (a rollback policy).
+const TAKE_READING: [&str; 2] = ["bounds", "compose"];
 /// The subcommands that take identity fields only.
 const TAKE_IDENTITY: [&str; 1] = ["sql"];
 
@@ -14,7 +18,10 @@ const TAKE_IDENTITY: [&str; 1] = ["sql"];
 pub fn command() -> Command {
     let mut command = <crate::Cli as clap::CommandFactory>::command();
     for name in TAKE_SETTINGS {
-        command = command.mut_subcommand(name, |c| add_options(add_identity(c)));
+        command = command.mut_subcommand(name, |c| add_options(add_identity(c), false));
+    }
+    for name in TAKE_READING {
+        command = command.mut_subcommand(name, |c| add_options(add_identity(c), true));
     }
     for name in TAKE_IDENTITY {
         command = command.mut_subcommand(name, add_identity);
@@ -34,10 +41,12 @@ fn add_identity(command: Command) -> Command {
         })
 }
 
-/// `--NAME` for each option (text), with the schemes that take it in the help.
-fn add_options(command: Command) -> Command {
+/// `--NAME` for each option (text), with the schemes that take it in the help; only the
+/// options that change how ids are read when `reading`.
+fn add_options(command: Command, reading: bool) -> Command {
     registry::options()
         .into_iter()
+        .filter(|(option, _)| option.reads || !reading)
         .fold(command, |command, (option, schemes)| {
             let arg = Arg::new(option.name).value_name(option.value);
             command.arg(setting(arg, option.name, option.help, &schemes))
@@ -55,10 +64,9 @@ fn setting(arg: Arg, name: &'static str, help: &str, schemes: &[&str]) -> Arg {
 /// The settings given on the command line, to the subcommand that takes them.
 pub fn given(matches: &ArgMatches) -> Options {
     let mut options = Options::default();
-    let Some((name, sub)) = matches
-        .subcommand()
-        .filter(|(name, _)| TAKE_SETTINGS.contains(name) || TAKE_IDENTITY.contains(name))
-    else {
+    let Some((name, sub)) = matches.subcommand().filter(|(name, _)| {
+        TAKE_SETTINGS.contains(name) || TAKE_READING.contains(name) || TAKE_IDENTITY.contains(name)
+    }) else {
         return options;
     };
     for (field, _) in registry::identity_fields() {
@@ -66,10 +74,14 @@ pub fn given(matches: &ArgMatches) -> Options {
             options.set_field(field.name, *value);
         }
     }
-    if !TAKE_SETTINGS.contains(&name) {
+    if TAKE_IDENTITY.contains(&name) {
         return options;
     }
-    for (option, _) in registry::options() {
+    let reading = TAKE_READING.contains(&name);
+    for (option, _) in registry::options()
+        .into_iter()
+        .filter(|(option, _)| option.reads || !reading)
+    {
         if let Some(value) = sub.get_one::<String>(option.name) {
             options.set_option(option.name, value.clone());
         }

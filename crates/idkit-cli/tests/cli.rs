@@ -42,11 +42,13 @@ fn usage_error(args: &[&str], contains: &str) {
     assert!(o.stdout.is_empty());
 }
 
-/// Every registered scheme's stable name: the command line must handle each.
+/// Every registered scheme's stable name that the command line makes ids of: all but
+/// `auto-increment`, which it refuses (see `auto_increment_is_refused_and_no_scheme_repeats_across_runs`).
 fn schemes() -> Vec<&'static str> {
     idkit_all::registry::schemes()
         .iter()
         .map(|e| e.name())
+        .filter(|&name| name != "auto-increment")
         .collect()
 }
 
@@ -62,6 +64,18 @@ fn schemes_lists_every_scheme_with_its_facts() {
         assert!(text.contains(name), "{name} missing from\n{text}");
     }
     assert!(text.contains("10889-08-02"), "full dates past year 9999");
+    // The aliases `--help` sends users here for, on their scheme's line.
+    for (name, alias) in [
+        ("snowflake-twitter", "twitter"),
+        ("uuid-v7", "v7"),
+        ("auto-increment", "serial"),
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no line for {name} in\n{text}"));
+        assert!(line.contains(alias), "{alias} missing from {line}");
+    }
     let o = idkit(&["schemes", "--json"]);
     let all: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let all = all.as_array().unwrap();
@@ -179,9 +193,8 @@ fn gen_formats() {
     assert_eq!(one("base62", "ksuid").len(), 27);
     assert_eq!(one("hex", "uuid-v7").len(), 32);
     assert!(one("decimal", "ksuid").bytes().all(|b| b.is_ascii_digit()));
-    // The hex of a Twitter id is the hex of the decimal value.
-    let dec = one("decimal", "auto-increment");
-    assert_eq!(dec, "1");
+    // A range id's decimal form is the number itself.
+    assert!(one("decimal", "range").parse::<u64>().is_ok_and(|n| n > 0));
 }
 
 /// `decode --format` reads what `gen --format` writes, for every scheme and form, and names
@@ -1220,4 +1233,70 @@ fn compose_makes_the_id_of_a_time_and_its_parts() {
         ],
         "given twice",
     );
+}
+
+/// `bounds` and `compose` read ids: they refuse what only a generator uses (a rollback
+/// policy, a store) instead of listing and ignoring it, and take what changes how ids are
+/// read (a TypeID's prefix).
+#[test]
+fn reading_commands_refuse_generator_settings() {
+    usage_error(
+        &["bounds", "twitter", "2026-11-01", "--rollback", "fail-fast"],
+        "--rollback",
+    );
+    usage_error(
+        &["compose", "twitter", "2026-11-01", "--range-store", "x.db"],
+        "--range-store",
+    );
+    let read = json(&[
+        "compose",
+        "typeid",
+        "2026-11-01",
+        "--prefix",
+        "user",
+        "--json",
+    ]);
+    assert!(read["id"].as_str().unwrap().starts_with("user_"), "{read}");
+    let help = stdout(&idkit(&["bounds", "--help"]));
+    assert!(
+        !help.contains("--rollback") && help.contains("--prefix"),
+        "{help}"
+    );
+}
+
+/// `uuid` names any UUID where one is read (`convert`); to make one, `gen` asks which.
+#[test]
+fn gen_uuid_says_which_versions_it_makes() {
+    usage_error(&["gen", "uuid"], "uuid-v7");
+    let o = idkit(&["convert", "ulid", "uuid", "01ARZ3NDEKTSV4RRFFQ69G5FAV"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// Every `idkit` command of the README's command-line block runs as written (all but the
+/// ones that start a service or pipe into psql, which the service's and the extension's
+/// suites run), so that the README cannot drift from the command line.
+#[test]
+fn the_readmes_commands_run_as_written() {
+    let readme = include_str!("../../../README.md");
+    let block = readme
+        .split("## The command line\n\n```sh\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("the README's command-line block");
+    let mut ran = 0;
+    for line in block.lines() {
+        let command = line.split("  #").next().unwrap_or(line).trim();
+        let Some(args) = command.strip_prefix("idkit ") else {
+            continue;
+        };
+        if args.starts_with("serve") || command.contains('|') {
+            continue;
+        }
+        let args: Vec<&str> = args.split_whitespace().collect();
+        let o = idkit(&args);
+        assert!(o.status.success(), "{command}: {}", stderr(&o));
+        assert!(!o.stdout.is_empty(), "{command} printed nothing");
+        ran += 1;
+    }
+    assert!(ran >= 10, "only {ran} commands found in\n{block}");
 }

@@ -186,12 +186,12 @@ impl GrpcCalls {
 }
 
 /// Writes one metric family of type `kind` with a sample per scheme.
-fn family<'a>(
+fn family<'a, V: std::fmt::Display>(
     out: &mut String,
     name: &str,
     kind: &str,
     help: &str,
-    samples: impl IntoIterator<Item = (&'a str, u64)>,
+    samples: impl IntoIterator<Item = (&'a str, V)>,
 ) {
     let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
     for (scheme, value) in samples {
@@ -211,6 +211,22 @@ pub(crate) fn scheme_counter(
     family(out, name, "counter", help, samples);
 }
 
+/// A sample's value: a count, or a time kept in milliseconds and written in seconds,
+/// Prometheus's base unit.
+enum Sample {
+    Count(u64),
+    Millis(u64),
+}
+
+impl std::fmt::Display for Sample {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Self::Count(n) => write!(f, "{n}"),
+            Self::Millis(ms) => write!(f, "{}.{:03}", ms / 1000, ms % 1000),
+        }
+    }
+}
+
 /// The worker-id lease of each served scheme that holds one.
 fn write_leases(out: &mut String, service: &Service) {
     let leases: Vec<_> = service
@@ -223,7 +239,7 @@ fn write_leases(out: &mut String, service: &Service) {
     }
     let _ = writeln!(
         out,
-        "# HELP idkit_lease_state The worker-id lease's state (1 for the current one).
+        "# HELP idkit_lease_state The worker-id lease's state (1 for the current one).\n\
          # TYPE idkit_lease_state gauge"
     );
     for (name, s) in &leases {
@@ -235,49 +251,49 @@ fn write_leases(out: &mut String, service: &Service) {
             );
         }
     }
-    type Read = fn(&idkit_all::identity::Status) -> u64;
+    type Read = fn(&idkit_all::identity::Status) -> Sample;
     let series: [(&str, &str, &str, Read); 7] = [
         (
             "idkit_lease_worker_id",
             "gauge",
             "The worker id granted.",
-            |s| s.worker,
+            |s| Sample::Count(s.worker),
         ),
         (
             "idkit_lease_fencing_token",
             "gauge",
             "The fencing token of the current grant.",
-            |s| s.token,
+            |s| Sample::Count(s.token),
         ),
         (
             "idkit_lease_renewals_total",
             "counter",
             "Successful lease renewals.",
-            |s| s.renewals,
+            |s| Sample::Count(s.renewals),
         ),
         (
             "idkit_lease_renewal_failures_total",
             "counter",
             "Failed lease renewals.",
-            |s| s.failures,
+            |s| Sample::Count(s.failures),
         ),
         (
             "idkit_lease_regrants_total",
             "counter",
             "Worker ids granted again after an expiry nobody else used.",
-            |s| s.regrants,
+            |s| Sample::Count(s.regrants),
         ),
         (
-            "idkit_lease_high_water_mark_ms",
+            "idkit_lease_high_water_mark_seconds",
             "gauge",
-            "The high-water mark last recorded, Unix ms.",
-            |s| s.mark_ms,
+            "The high-water mark last recorded, Unix seconds (to the millisecond).",
+            |s| Sample::Millis(s.mark_ms),
         ),
         (
-            "idkit_lease_fence_remaining_ms",
+            "idkit_lease_fence_remaining_seconds",
             "gauge",
-            "How long the generator may issue without another renewal, ms.",
-            |s| s.fence_ms.saturating_sub(s.now_ms),
+            "How long the generator may issue without another renewal, seconds.",
+            |s| Sample::Millis(s.fence_ms.saturating_sub(s.now_ms)),
         ),
     ];
     for (metric, kind, help, read) in series {

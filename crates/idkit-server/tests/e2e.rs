@@ -40,6 +40,7 @@ impl Running {
         }
     }
 
+    /// `path`'s status and body; `/metrics` checked by Prometheus's own checker first.
     async fn get(&self, path: &str) -> (StatusCode, String) {
         let r = self
             .client
@@ -47,7 +48,11 @@ impl Running {
             .send()
             .await
             .unwrap();
-        (r.status(), r.text().await.unwrap())
+        let (status, body) = (r.status(), r.text().await.unwrap());
+        if path == "/metrics" {
+            common::promtool_check(&body);
+        }
+        (status, body)
     }
 
     async fn get_json(&self, path: &str) -> (StatusCode, Value) {
@@ -649,7 +654,7 @@ async fn identity_route_metrics_and_refusals() {
     ] {
         assert!(metrics.contains(line), "{line} missing from\n{metrics}");
     }
-    assert!(metrics.contains("idkit_lease_high_water_mark_ms{scheme=\"snowflake-twitter\"}"));
+    assert!(metrics.contains("idkit_lease_high_water_mark_seconds{scheme=\"snowflake-twitter\"}"));
 
     // The same static worker id and state directory: refused, naming this process.
     c.schemes = vec!["twitter".into()];
@@ -903,6 +908,43 @@ async fn a_capped_batch_awaits_its_ticks_without_holding_the_executor() {
     assert!(
         answered_meanwhile >= 10,
         "only {answered_meanwhile} requests answered while the batch waited"
+    );
+    s.stop().await;
+}
+
+/// The README's example `idkit.toml` starts a service as written (its directories moved to
+/// a scratch directory of the test's own), and serves what it says.
+#[tokio::test]
+async fn the_readmes_configuration_starts_a_service() {
+    let readme = include_str!("../README.md");
+    let toml = readme
+        .split("```toml\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("README.md has a toml block");
+    let mut c = Config::from_toml(toml).unwrap_or_else(|e| panic!("{e}\n{toml}"));
+    let dir = idkit_testkit::Scratch::new("readme-config");
+    c.identity.state_dir = Some(dir.path().to_owned());
+    c.settings
+        .set_option("range-store", dir.join("ranges.db").to_string_lossy());
+    let service = Service::new(&c).unwrap_or_else(|e| panic!("{e}\n{toml}"));
+    let s = Running::start(service).await;
+    let (status, listed) = s.get("/v1/schemes").await;
+    assert_eq!(status, StatusCode::OK);
+    for scheme in ["snowflake-twitter", "snowflake-discord", "typeid", "range"] {
+        assert!(listed.contains(scheme), "{scheme} not served: {listed}");
+        let (status, id) = s.get(&format!("/v1/{scheme}/next")).await;
+        assert_eq!(status, StatusCode::OK, "{scheme}: {id}");
+    }
+    // [scheme.typeid]'s prefix, and the top-level worker and datacenter.
+    assert!(s.get("/v1/typeid/next").await.1.starts_with("user_"));
+    let (_, twitter) = s.get("/v1/snowflake-twitter/next").await;
+    let (_, decoded) = s
+        .get(&format!("/v1/snowflake-twitter/decode/{}", twitter.trim()))
+        .await;
+    assert!(
+        decoded.contains("worker") && decoded.contains('3'),
+        "{decoded}"
     );
     s.stop().await;
 }

@@ -68,7 +68,11 @@ impl Running {
         let deadline = std::time::Instant::now() + Duration::from_secs(5);
         loop {
             match reqwest::get(format!("http://{}/metrics", self.doors.http)).await {
-                Ok(reply) => return reply.text().await.unwrap(),
+                Ok(reply) => {
+                    let text = reply.text().await.unwrap();
+                    common::promtool_check(&text);
+                    return text;
+                }
                 Err(e) if std::time::Instant::now() > deadline => panic!("{e}"),
                 Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
             }

@@ -230,6 +230,7 @@ async fn both_doors_need_tls_and_a_token() {
 
     // Refusals are counted per door.
     let (_, metrics) = s.https("/metrics", None).await;
+    common::promtool_check(&metrics);
     assert!(
         metrics.contains("idkit_unauthenticated_total{door=\"http\"} 3"),
         "{metrics}"

@@ -100,3 +100,36 @@ impl Doors {
         }
     }
 }
+
+/// Asserts that `text` passes `promtool check metrics` (Debian's `prometheus` package,
+/// which scripts/test.sh installs) with no finding: the exposition format and Prometheus's
+/// naming conventions (base units, `_total` counters).
+#[track_caller]
+pub fn promtool_check(text: &str) {
+    use std::io::Write as _;
+    let mut child = std::process::Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!("promtool: {e} (Debian's prometheus package; scripts/test.sh installs it)")
+        });
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let findings = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success() && findings.trim().is_empty(),
+        "promtool check metrics: {findings}\n{text}"
+    );
+}
