@@ -1,5 +1,5 @@
-//! The data files: `data/*.csv` (columns as in DESIGN.md, extra columns after them) and
-//! `data/run.json`.
+//! The data files: `data/*.csv` (columns keep their names from run to run, new columns after
+//! them) and `data/run.json`.
 
 use std::path::Path;
 

@@ -75,7 +75,21 @@ pub fn measure(
         rows.push(measure_one(label, v7.info(), &build, params)?);
         bar.inc(1);
     }
-    let distinct_dups: usize = rows.iter().map(|r| r.unique_duplicates).sum();
+    // Duplicates among generators of distinct identities: expected only of a scheme with no
+    // identity bits to tell its generators apart (Mastodon's layout), which the report
+    // explains; any other is a fault, and said to be one.
+    let (expected, faults): (Vec<&PropRow>, Vec<&PropRow>) = rows
+        .iter()
+        .filter(|r| r.unique_duplicates > 0)
+        .partition(|r| {
+            idkit_all::registry::find(r.scheme).is_ok_and(|e| e.identity_fields().is_empty())
+        });
+    let list = |rows: &[&PropRow]| {
+        (rows.iter())
+            .map(|r| format!("{} ({})", r.scheme, r.unique_duplicates))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let colliding: Vec<&str> = rows
         .iter()
         .filter(|r| r.collision_duplicates > 0)
@@ -84,8 +98,21 @@ pub fn measure(
     progress.done(
         &bar,
         &format!(
-            "properties: {distinct_dups} duplicates with distinct identities; \
-             duplicates with a shared identity: {}",
+            "properties: generators of distinct identities repeated {}{}; duplicates with a \
+             shared identity: {}",
+            if faults.is_empty() {
+                "nothing".to_owned()
+            } else {
+                format!("ids (a fault): {}", list(&faults))
+            },
+            if expected.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " but in schemes without identity bits, as expected: {}",
+                    list(&expected)
+                )
+            },
             if colliding.is_empty() {
                 "none".to_owned()
             } else {

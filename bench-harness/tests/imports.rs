@@ -1,4 +1,4 @@
-//! The harness's modules import one way (DESIGN.md, "Engines"): the report's writers use
+//! The harness's modules import one way (ARCHITECTURE.md, "The harness"): the report's writers use
 //! the engines, the engines use the interface (`engine`) and what engines share, and the
 //! interface imports neither the report's writers nor any engine; no engine imports another,
 //! and no two top-level modules import each other, directly or around a circle.

@@ -147,12 +147,14 @@ fn header(r: &Results<'_>, md: &mut String) {
          Every number below comes from this run, except where a section names its source (an \
          engine's runs carried forward when no server was given for it, the worker-identity \
          figures); `data/` holds them all, `charts/` draws them.\n\n\
+         {}\
          ## Environment\n\n\
          | | |\n|---|---|\n\
          | CPU | {} |\n| cores | {} |\n| memory | {:.1} GiB |\n| OS | {} |\n| toolchain | {} |\n\
          | git revision | `{}` |\n| profile | `{}` |\n| command | `{}` |\n| date | {} |\n",
         listed(ENGINES.iter().map(|e| e.report_name())),
         not_measured(),
+        summary(r),
         m.cpu,
         m.cores,
         m.memory_bytes as f64 / 1_073_741_824.0,
@@ -508,6 +510,67 @@ const COLLISIONS: Table<CollisionRow> = Table(&[
     figure("ids per second", |c| rate(c.ids_per_sec)),
 ]);
 
+/// `## In short`: which scheme for which situation, each with the figure of this run that
+/// decides it and the section behind it; the decision guide at the end has the rest.
+fn summary(r: &Results<'_>) -> String {
+    let sqlite = r.named(SQLITE);
+    let prop = |name: &str| r.properties.iter().find(|x| x.scheme == name);
+    let ins = |name: &str| sqlite.and_then(|e| e.native(name, "small"));
+    let ins_rate = |name: &str| ins(name).map_or("-".to_owned(), |x| rate(x.rows_per_sec));
+    let pages_per_commit = |name: &str| {
+        let written = sqlite.and_then(|e| e.native_own(name, "small", "pages_written"))?;
+        Some(written / ins(name)?.commits.max(1) as f64)
+    };
+    let mut lines = Vec::new();
+    if ins("snowflake-twitter").is_some() {
+        lines.push(format!(
+            "- **64-bit keys from many writers that can be given worker ids:** a Snowflake \
+             layout (`snowflake-twitter`): {} inserts into SQLite as an `INTEGER PRIMARY KEY`, \
+             against {} for uuid-v4 ([B-tree insert cost in SQLite](#b-tree-insert-cost-in-sqlite)).",
+            ins_rate("snowflake-twitter"),
+            ins_rate("uuid-v4")
+        ));
+    }
+    if let (Some(v7), Some(v4)) = (prop("uuid-v7"), prop("uuid-v4")) {
+        lines.push(format!(
+            "- **Nothing to coordinate, time order wanted:** `uuid-v7` (or `ulid`): {} of its \
+             pairs out of creation order against uuid-v4's {}, and {} inserts against {} \
+             ([Properties](#properties-measured)).",
+            small_pct(v7.inverted_pair_fraction),
+            small_pct(v4.inverted_pair_fraction),
+            ins_rate("uuid-v7"),
+            ins_rate("uuid-v4")
+        ));
+    }
+    if let (Some(v4), Some(v7)) = (pages_per_commit("uuid-v4"), pages_per_commit("uuid-v7")) {
+        lines.push(format!(
+            "- **Random keys (`uuid-v4`):** only where an id must not reveal its creation time: \
+             {v4:.1} pages written per commit in SQLite against {v7:.1} for uuid-v7 \
+             ([The literature's claims, tested](#the-literatures-claims-tested))."
+        ));
+    }
+    if let Some(range) = prop("range") {
+        lines.push(format!(
+            "- **Dense integers:** `range`, blocks leased from a shared store: {} per id, and \
+             {} duplicates between two allocators on one store \
+             ([Generation speed](#generation-speed)); `auto-increment`, a counter in one \
+             process, is the baseline only.",
+            r.generation
+                .find("range", "shared", 1)
+                .map_or("-".to_owned(), |x| ns(x.ns_per_id)),
+            range.collision_duplicates
+        ));
+    }
+    if lines.is_empty() {
+        return String::new();
+    }
+    format!(
+        "## In short\n\n{}\n\nThe [decision guide](#decision-guide) at the end gives the \
+         figures behind each, per engine.\n\n",
+        lines.join("\n")
+    )
+}
+
 fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
     let sqlite = r.named(SQLITE);
     let g = r.generation;
@@ -628,8 +691,9 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
         };
         let _ = writeln!(
             md,
-            "- **Where worker ids come from:** `static:N` (what `--worker N` means) when an \
-             operator assigns them; its state file refuses a second process with the same \
+            "- **Where worker ids come from:** `static:N` (what the identity flags amount to: \
+             `--worker 3 --datacenter 1` is Twitter's worker id 35) when an operator \
+             assigns them; its state file refuses a second process with the same \
              worker id on the host and keeps a restart above the last issued time ({} to \
              start). `sqlite:///PATH` when the processes share one host ({}). \
              `postgres://...` when the hosts share a database: expiry is judged by the \

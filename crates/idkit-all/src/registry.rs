@@ -63,9 +63,21 @@ pub fn all() -> impl Iterator<Item = &'static Entry> {
 ///
 /// # Errors
 ///
-/// [`BuildErrorKind::UnknownScheme`] listing the stable names.
+/// [`BuildErrorKind::UnknownScheme`] listing the stable names (for `uuid`, which stands for
+/// any UUID, the versions to name instead).
 pub fn find(name: &str) -> Result<&'static Entry, BuildError> {
     all().find(|e| e.is_called(name)).ok_or_else(|| {
+        // `uuid` stands for any UUID where ids are read (`idkit convert`); a generator
+        // needs its version.
+        if name.eq_ignore_ascii_case("uuid") {
+            return BuildError::new(
+                BuildErrorKind::UnknownScheme,
+                "uuid",
+                "\"uuid\" names any UUID where ids are read (idkit convert); to make or \
+                 decode ids, name the version: uuid-v7 (time-ordered), uuid-v4 (random), \
+                 uuid-v6, or uuid-v1, -v3, -v5, -v8 to read",
+            );
+        }
         let known: Vec<&str> = all().map(|e| e.name()).collect();
         BuildError::unknown_scheme(name, &known)
     })

@@ -47,7 +47,8 @@ impl Format {
     }
 }
 
-/// The decoded form of DESIGN.md: `id` is a string, `timestamp_ms` Unix ms, `timestamp`
+/// The decoded form that `idkit decode --json`, the service and the PostgreSQL extension
+/// give: `id` is a string, `timestamp_ms` Unix ms, `timestamp`
 /// RFC 3339 UTC, fields in layout order; both times `null` for schemes without time.
 pub fn decoded_json(scheme: &str, id: &str, decoded: &Decoded) -> Value {
     let mut fields = Map::new();

@@ -986,3 +986,49 @@ fn uuids_are_read_by_their_own_version() {
         "uuid-v4",
     );
 }
+
+/// Every `sql` block of the extension's README and of the root README runs as written, in
+/// order, through psql against a fresh database of its own (the server preloads the
+/// extension with a worker id, as the READMEs say to): the docs cannot drift from the SQL.
+#[test]
+fn every_sql_example_of_the_readmes_runs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut c = client();
+    for (readme, database) in [
+        ("extensions/idkit-pg/README.md", "readme_extension"),
+        ("README.md", "readme_root"),
+    ] {
+        let text = std::fs::read_to_string(root.join(readme)).unwrap();
+        let blocks: Vec<&str> = text
+            .split("```sql\n")
+            .skip(1)
+            .filter_map(|rest| rest.split("```").next())
+            .collect();
+        assert!(!blocks.is_empty(), "{readme} has no sql block");
+        c.batch_execute(&format!("DROP DATABASE IF EXISTS {database}"))
+            .unwrap();
+        c.batch_execute(&format!("CREATE DATABASE {database}"))
+            .unwrap();
+        let mut psql = Command::new(pg_bin("psql"))
+            .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1"])
+            .args(["-p", &port(), "-U", "postgres", "-d", database])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        {
+            use std::io::Write as _;
+            let mut stdin = psql.stdin.take().unwrap();
+            stdin.write_all(blocks.join("\n").as_bytes()).unwrap();
+        }
+        let out = psql.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{readme}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        c.batch_execute(&format!("DROP DATABASE {database}"))
+            .unwrap();
+    }
+}

@@ -107,6 +107,10 @@ pub struct OptionSpec {
     pub value: &'static str,
     /// One line for `--help`, including the default.
     pub help: &'static str,
+    /// Whether it changes how ids are read as well as how they are made (a TSID's node bits,
+    /// a TypeID's prefix), so that reading commands (`idkit bounds`, `idkit compose`) take
+    /// it; `false` for what only a generator uses (a rollback policy, a store).
+    pub reads: bool,
 }
 
 /// The settings a scheme is built with: identity field values and option values by name.

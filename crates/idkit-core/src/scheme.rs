@@ -458,7 +458,19 @@ pub struct Decoded {
 }
 
 impl Decoded {
-    /// The value of the field called `name`.
+    /// The value of the field called `name`, as every scheme gives its fields: a number,
+    /// bytes (shown as hex) or text. A scheme's own id type may give a field more directly
+    /// (a Snowflake id's `field("worker")` is the number alone).
+    ///
+    /// ```
+    /// use idkit_core::{Decoded, FieldValue};
+    /// let decoded = Decoded {
+    ///     timestamp_ms: Some(1_462_015_105_796),
+    ///     fields: vec![("worker", FieldValue::Int(1))],
+    /// };
+    /// assert_eq!(decoded.field("worker"), Some(&FieldValue::Int(1)));
+    /// assert_eq!(decoded.field("shard"), None);
+    /// ```
     pub fn field(&self, name: &str) -> Option<&FieldValue> {
         self.fields.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
     }

@@ -26,6 +26,7 @@ const OPTIONS: &[OptionSpec] = &[OptionSpec {
            idkit-range.sqlite3 in idkit's state directory, $IDKIT_STATE_DIR or \
            ~/.local/state/idkit, shared by every process of this host that uses the default), \
            or postgres://... or mysql://... shared by many hosts",
+    reads: false,
 }];
 
 /// The default store's file name, in idkit's state directory

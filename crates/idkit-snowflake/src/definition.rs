@@ -25,12 +25,14 @@ const OPTIONS: &[OptionSpec] = &[
         name: "rollback",
         value: "POLICY",
         help: "clock-rollback policy of Snowflake layouts: fail-fast, wait (default) or logical",
+        reads: false,
     },
     OptionSpec {
         name: "rollback-max-ms",
         value: "MS",
         help: "bound of the rollback policy: the longest wait, or how far ahead of the clock \
                ids may run, ms (default 5)",
+        reads: false,
     },
 ];
 

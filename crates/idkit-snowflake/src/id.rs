@@ -32,6 +32,8 @@ use crate::layout::{Layout, SnowflakeCodec, Word};
 /// assert_eq!(id.field("worker"), Some(1));
 /// assert_eq!(id.field("increment"), Some(7));
 /// assert_eq!(id.word(), 175_928_847_299_117_063);
+/// // The word as an integer: `word()`, or `u64::from` (`u128` for Boundary's flake).
+/// assert_eq!(u64::from(id), 175_928_847_299_117_063);
 ///
 /// let generator = Snowflake::builder(Discord).field("worker", 1).build()?;
 /// let id: SnowflakeId<Discord> = generator.next_as()?;
@@ -79,8 +81,10 @@ impl<L: Layout + Default> SnowflakeId<L> {
         self.decode().timestamp_ms.unwrap_or(0)
     }
 
-    /// The value of the field called `name` (`worker`, `sequence`...): `None` when the
-    /// layout has no such field.
+    /// The value of the field called `name` (`worker`, `sequence`...) as a number: `None`
+    /// when the layout has no such field. ([`Decoded::field`] of [`decode`](Self::decode),
+    /// the form every scheme shares, gives a [`FieldValue`](idkit_core::FieldValue)
+    /// instead: `FieldValue::Int(1)` where this gives `1`.)
     pub fn field(self, name: &str) -> Option<u64> {
         let spec = L::default();
         let spec = spec.spec();
@@ -94,6 +98,20 @@ impl<L: Layout + Default> SnowflakeId<L> {
     /// The timestamp and every named field, most significant first.
     pub fn decode(self) -> Decoded {
         SnowflakeCodec(L::default()).decode(self.word)
+    }
+}
+
+/// The word of a 64-bit layout's id.
+impl<L: Layout<Id = u64>> From<SnowflakeId<L>> for u64 {
+    fn from(id: SnowflakeId<L>) -> Self {
+        id.word
+    }
+}
+
+/// The word of a 128-bit layout's id (Boundary's flake).
+impl<L: Layout<Id = u128>> From<SnowflakeId<L>> for u128 {
+    fn from(id: SnowflakeId<L>) -> Self {
+        id.word
     }
 }
 

@@ -16,6 +16,7 @@ const OPTIONS: &[OptionSpec] = &[OptionSpec {
     name: "node-bits",
     value: "BITS",
     help: "bits of a TSID's node, 0 to 20 (default 10); the counter has the rest of 22",
+    reads: true,
 }];
 
 fn node_field(bits: u32) -> IdentityField {

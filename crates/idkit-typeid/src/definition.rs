@@ -18,6 +18,7 @@ const OPTIONS: &[OptionSpec] = &[OptionSpec {
     value: "TYPE",
     help: "a TypeID's type prefix: up to 63 of a-z and _, starting and ending with a letter \
            (default: none)",
+    reads: true,
 }];
 
 /// The prefix `options` give (none by default), checked with the rest of them.

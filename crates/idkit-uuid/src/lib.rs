@@ -11,6 +11,9 @@ pub mod versions;
 pub use idkit_core;
 pub use idkit_core::Clock;
 pub use idkit_core::reexports::*;
+/// The id type of this crate's generators: the `uuid` crate's `Uuid`, re-exported, so that
+/// `idkit_uuid::Uuid` and `uuid::Uuid` are one type (no conversion between them, and no
+/// `uuid` dependency of your own needed).
 pub use uuid::Uuid;
 
 pub use codec::UuidCodec;
@@ -55,6 +58,7 @@ pub mod definition {
         help: "how UUIDv7 ids of one millisecond increase: counter (RFC 9562 section 6.2 \
                method 2: rand_a and rand_b count up; the default) or sub-ms (method 3: 12 bits \
                of the millisecond's fraction in rand_a, as PostgreSQL 18's uuidv7())",
+        reads: false,
     }];
 
     impl SchemeDef for V7Def {

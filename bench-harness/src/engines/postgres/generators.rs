@@ -26,8 +26,9 @@ use crate::table::{Table, figure, text};
 pub struct SqlGenerator {
     /// The SQL expression, as a column default takes it.
     pub name: Label,
-    /// The server's version (`SHOW server_version`); empty in runs before it was kept.
-    #[serde(default)]
+    /// The server's version (`SHOW server_version`); empty in runs before it was kept (and
+    /// then left out of the file, which stays as it was written).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub server: String,
     /// Where it comes from: the executor, built in, PL/pgSQL, the idkit extension.
     pub source: Label,

@@ -90,7 +90,7 @@ impl<L: Layout, C: Clock> AtomicSnowflake<L, C> {
     ///
     /// ```
     /// use idkit_core::{IdScheme, ManualClock};
-    /// use idkit_snowflake::{RollbackPolicy, Snowflake, Twitter};
+    /// use idkit_snowflake::{RollbackPolicy, Snowflake, SnowflakeId, Twitter};
     /// use std::sync::atomic::AtomicU64;
     ///
     /// let clock = ManualClock::new(1_700_000_000_000);
@@ -103,7 +103,8 @@ impl<L: Layout, C: Clock> AtomicSnowflake<L, C> {
     /// let generator = generator.on_word(&word);
     /// assert!(generator.next_id().is_err());
     /// clock.set(1_700_000_005_001);
-    /// assert_eq!(generator.next_id()?.timestamp_ms(), 1_700_000_005_001);
+    /// let id: SnowflakeId<Twitter> = generator.next_as()?;
+    /// assert_eq!(id.timestamp_ms(), 1_700_000_005_001);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn initial_word_after(&self, floor_ms: u64) -> u64 {
