@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use idkit_testkit::faketime::libfaketime;
 use postgres::{Client, NoTls};
 
 /// Every generator of the extension, as an SQL expression, with the expression that makes
@@ -183,22 +184,6 @@ fn free_port() -> u16 {
 
 fn scripts() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts")
-}
-
-/// Debian's libfaketime (package `faketime`, which scripts/test.sh installs).
-fn libfaketime() -> String {
-    let found = std::fs::read_dir("/usr/lib")
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
-        .map(|e| e.path().join("faketime/libfaketime.so.1"))
-        .find(|p| p.exists());
-    found
-        .unwrap_or_else(|| {
-            panic!("libfaketime is not installed: run scripts/test.sh, which installs faketime")
-        })
-        .display()
-        .to_string()
 }
 
 /// Waits until the server's clock, as a session reads it, is `offset_s` seconds off the

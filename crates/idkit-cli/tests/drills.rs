@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use idkit_testkit::Scratch;
+use idkit_testkit::faketime::libfaketime;
 
 /// Twitter's epoch (Unix ms).
 const EPOCH: u64 = 1_288_834_974_657;
@@ -98,22 +99,6 @@ fn start(args: &[&str], state_dir: &str, faketime: Option<&str>) -> Result<Serve
             Err(format!("exited ({status:?}): {}", log.lock().unwrap()))
         }
     }
-}
-
-/// Debian's libfaketime (package `faketime`, which scripts/test.sh installs).
-fn libfaketime() -> String {
-    let found = std::fs::read_dir("/usr/lib")
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
-        .map(|e| e.path().join("faketime/libfaketime.so.1"))
-        .find(|p| p.exists());
-    found
-        .unwrap_or_else(|| {
-            panic!("libfaketime is not installed: run scripts/test.sh, which installs faketime")
-        })
-        .display()
-        .to_string()
 }
 
 impl Server {

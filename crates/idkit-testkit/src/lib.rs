@@ -19,6 +19,7 @@
 //!   (feature `range`) gives them a range-allocator store that takes its time.
 
 pub mod cpu;
+pub mod faketime;
 pub mod http;
 #[cfg(feature = "range")]
 pub mod range;
