@@ -378,7 +378,7 @@ fn wait_for_replay(s: &mut Client, lsn: &str) {
 }
 
 #[test]
-fn thousands_of_shards_each_count_on_their_own_and_a_full_table_is_refused() {
+fn logical_shards_as_schemas_and_thousands_of_shards_and_a_full_table_is_refused() {
     let server = Server::start("shards", "");
     let mut c = server.client();
     // 5,000 logical shards on one server, Instagram's way: each id names its shard.
@@ -394,6 +394,49 @@ fn thousands_of_shards_each_count_on_their_own_and_a_full_table_is_refused() {
     assert_eq!(row.get::<_, i64>(0), 15_000);
     assert_eq!(row.get::<_, i64>(1), 15_000);
     assert!(row.get::<_, bool>(2));
+    // Three logical shards as three schemas, each table's default naming its own shard, as
+    // Instagram laid them out; four sessions insert into all three at once.
+    for shard in 1..=3 {
+        c.batch_execute(&format!(
+            "CREATE SCHEMA shard_{shard};
+             CREATE TABLE shard_{shard}.likes (
+                 id bigint PRIMARY KEY
+                     DEFAULT idkit_snowflake('snowflake-instagram', worker => {shard}),
+                 n int NOT NULL)"
+        ))
+        .unwrap();
+    }
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| {
+                let mut c = server.client();
+                for shard in 1..=3 {
+                    c.batch_execute(&format!(
+                        "INSERT INTO shard_{shard}.likes (n) SELECT g FROM generate_series(1, 5000) g"
+                    ))
+                    .unwrap();
+                }
+            });
+        }
+    });
+    for shard in 1..=3_i64 {
+        let row = c
+            .query_one(
+                &format!(
+                    "SELECT count(*), count(DISTINCT id),
+                            bool_and(idkit_field(id, 'snowflake-instagram', 'shard') = $1)
+                     FROM shard_{shard}.likes"
+                ),
+                &[&shard],
+            )
+            .unwrap();
+        assert_eq!(row.get::<_, i64>(0), 20_000, "shard {shard}");
+        assert_eq!(row.get::<_, i64>(1), 20_000, "shard {shard}: an id twice");
+        assert!(
+            row.get::<_, bool>(2),
+            "shard {shard}: an id names another shard"
+        );
+    }
     drop(c);
 
     let small = Server::start("fewslots", "-c idkit.max_generators=4");
