@@ -89,21 +89,32 @@ impl Mark {
         }
     }
 
-    /// Makes sure the mark covers an id of Unix ms `id_ms` before it is returned: at once
-    /// when it does, with half a window to spare; otherwise the mark moves a window past
-    /// `id_ms` (and past `now_ms`) first. One backend moves it at a time; one that finds
-    /// another moving it waits only when its id is past the mark (on the lock, asleep).
+    /// Makes sure the mark covers an id of Unix ms `id_ms` (made by `what`) before it is
+    /// returned: at once when it does, with half a window to spare; otherwise the mark moves
+    /// a window past `id_ms` (and past the clock) first. One backend moves it at a time; one
+    /// that finds another moving it waits only when its id is past the mark (on the lock,
+    /// asleep). An id further ahead of the clock than `idkit.max_clock_behind_ms` is refused
+    /// here, when the mark moves (once in half a window).
     #[inline(always)]
-    pub fn cover(&self, id_ms: u64) {
-        let half = window_ms() / 2;
-        if id_ms.saturating_add(half) > self.get() {
-            self.advance(id_ms, half);
+    pub fn cover(&self, what: &str, id_ms: u64) {
+        if id_ms.saturating_add(window_ms() / 2) > self.get() {
+            self.advance(what, id_ms);
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn advance(&self, id_ms: u64, half: u64) {
+    fn advance(&self, what: &str, id_ms: u64) {
+        let half = window_ms() / 2;
+        let now = idkit_core::Clock::now_ms(&idkit_core::SystemClock);
+        if id_ms.saturating_sub(now) > crate::shared::max_behind_ms() {
+            behind(
+                what,
+                now,
+                self.get(),
+                "its ids would run further ahead of the clock than idkit.max_clock_behind_ms allows",
+            );
+        }
         let lock = lock();
         let needed = id_ms > self.get();
         // SAFETY: the tranche's lock, asked for at start-up; an error raised while it is
@@ -117,7 +128,6 @@ impl Mark {
             }
         }
         if id_ms.saturating_add(half) > self.get() {
-            let now = idkit_core::Clock::now_ms(&idkit_core::SystemClock);
             self.write(id_ms.max(now).saturating_add(half * 2));
         }
         // SAFETY: taken above.

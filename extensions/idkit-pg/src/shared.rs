@@ -339,7 +339,7 @@ fn lay_out(shared: &'static Shared) {
 }
 
 /// `idkit.max_clock_behind_ms`.
-fn max_behind_ms() -> u64 {
+pub(crate) fn max_behind_ms() -> u64 {
     u64::try_from(MAX_BEHIND_MS.get()).unwrap_or(0)
 }
 
@@ -362,24 +362,11 @@ pub fn report(code: PgSqlErrorCode, message: String, hint: Option<&str>) -> ! {
     unreachable!("an ERROR report does not return")
 }
 
-/// A time-ordered id of Unix ms `id_ms`, once the mark covers it; refused when it runs
-/// further ahead of the clock than `idkit.max_clock_behind_ms` (checked when the mark
-/// moves, once in half a window).
+/// An id of Unix ms `id_ms`, once the mark covers it (one load and a compare, the rest
+/// out of line: [`Mark::cover`]).
 #[inline(always)]
 fn covered<T>(shared: &Shared, what: &str, id: T, id_ms: u64) -> T {
-    let mark = shared.mark.get();
-    if id_ms.saturating_add(mark::window_ms() / 2) > mark {
-        let now = SystemClock.now_ms();
-        if id_ms.saturating_sub(now) > max_behind_ms() {
-            mark::behind(
-                what,
-                now,
-                mark,
-                "its ids would run further ahead of the clock than idkit.max_clock_behind_ms allows",
-            );
-        }
-        shared.mark.cover(id_ms);
-    }
+    shared.mark.cover(what, id_ms);
     id
 }
 
