@@ -175,11 +175,19 @@ impl Drop for Server {
     }
 }
 
+/// A port free now, below the ephemeral range (32768 and up on Linux): a port the system
+/// picked for a listener is one it may hand to the next outgoing connection (these tests'
+/// own sessions), and a server restarted on it would then fail to bind.
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .unwrap()
-        .port()
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let seed = std::process::id() % 4_000;
+    loop {
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let port = u16::try_from(20_000 + (seed * 3 + n) % 12_000).unwrap();
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
 }
 
 fn scripts() -> PathBuf {
