@@ -108,6 +108,14 @@ fi
 # Debian's package starts a Prometheus server; the suite needs only the checker.
 systemctl disable --now prometheus >/dev/null 2>&1 || service prometheus stop >/dev/null 2>&1 || true
 
+step "faketime, to set a process's clock back (Debian's, when missing)"
+# The restarts with the clock behind: idkit-sqlite's tests in cargo test below, the lease
+# drills and the PostgreSQL extension's restarts further on.
+if ! ls /usr/lib/*/faketime/libfaketime.so.1 >/dev/null 2>&1; then
+    echo "==> installing faketime (Debian package)"
+    (apt-get install -y faketime || (apt-get update && apt-get install -y faketime)) >/dev/null
+fi
+
 step "cargo clippy --workspace --all-targets -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
 
@@ -182,6 +190,21 @@ scripts/pg-extension.sh
 (cd extensions/idkit-pg && cargo clippy --release --all-targets -- -D warnings)
 tidy extensions/idkit-pg/target # the server loads the installed library
 
+step "the SQLite extension (extensions/idkit-sqlite): format, lints, loaded by Python and the sqlite3 shell"
+# Its own workspace (a loadable extension links no SQLite of its own), built in the root's
+# target directory so that the crates both build share their builds. Its tests load it into
+# Debian's python3 (whose sqlite3 module loads extensions) and sqlite3 shell, installed when
+# missing.
+if [ ! -x /usr/bin/python3 ] || ! command -v sqlite3 >/dev/null; then
+    echo "==> installing python3, sqlite3 (Debian packages)"
+    (DEBIAN_FRONTEND=noninteractive apt-get install -y python3 sqlite3 ||
+        (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y python3 sqlite3)) >/dev/null
+fi
+(cd extensions/idkit-sqlite && cargo fmt --check &&
+    CARGO_TARGET_DIR=../../target cargo clippy --all-targets -- -D warnings &&
+    CARGO_TARGET_DIR=../../target cargo build &&
+    CARGO_TARGET_DIR=../../target cargo test)
+
 step "range allocator against a real PostgreSQL server on loopback"
 # Installs Debian's postgresql when missing, starts a throwaway cluster, stops it at exit.
 PG_DIR=$(mktemp -d)
@@ -203,11 +226,7 @@ fi
 cargo test -p idkit-range --features live-tests --test postgres -- --ignored --test-threads 1
 
 step "worker-id leases against real PostgreSQL, MariaDB and etcd servers, and the drills"
-# Installs Debian's etcd-server and faketime when missing; a throwaway etcd on loopback.
-if ! ls /usr/lib/*/faketime/libfaketime.so.1 >/dev/null 2>&1; then
-    echo "==> installing faketime (Debian package)"
-    (apt-get install -y faketime || (apt-get update && apt-get install -y faketime)) >/dev/null
-fi
+# Installs Debian's etcd-server when missing; a throwaway etcd on loopback.
 ETCD_DIR=$(mktemp -d)
 ETCD_PORT=$((20000 + RANDOM % 20000))
 scripts/etcd-server.sh start "$ETCD_DIR" "$ETCD_PORT"

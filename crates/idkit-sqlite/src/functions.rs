@@ -1,0 +1,754 @@
+//! The SQL functions: generators for column defaults, an id's time, fields, text and bytes,
+//! and the lowest and highest id of a time for range queries.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::AtomicU64;
+
+use idkit_all::registry;
+use idkit_core::random::{RandomSource, ThreadRandom};
+use idkit_core::time_ordered::Layout;
+use idkit_core::{Decoded, DynCodec, FieldValue, IdScheme, RawId, SystemClock};
+use idkit_snowflake::{AtomicSnowflake, Custom, FieldKind, LayoutSpec, RollbackPolicy, Snowflake};
+use idkit_typeid::{Prefix, TypeId};
+use rusqlite::functions::{Context, FunctionFlags};
+use rusqlite::types::{Value, ValueRef};
+use rusqlite::{Connection, Error as SqlError};
+
+use crate::state::{self, MAX_BEHIND_MS, State};
+
+type Result<T> = std::result::Result<T, SqlError>;
+
+/// The error of a function: `what` went wrong, and why.
+fn fail(what: &str, why: impl std::fmt::Display) -> SqlError {
+    SqlError::UserFunctionError(format!("{what}: {why}").into())
+}
+
+/// Registers idkit's SQL functions on `conn`. Their generators keep their state in the
+/// file `DATABASE-idkit` beside the main database (made on first use), or in process
+/// memory for a database in memory (see the crate's docs for what holds where).
+///
+/// | function | returns |
+/// |---|---|
+/// | `idkit_ulid()`, `idkit_uuidv7()` | the next id, 16 bytes (a blob) |
+/// | `idkit_ulid_text()`, `idkit_uuidv7_text()` | the same, as text |
+/// | `idkit_typeid(prefix)` | the next TypeID (its UUIDv7 from `idkit_uuidv7`'s sequence) |
+/// | `idkit_snowflake([layout [, worker]])` | the next id of a Snowflake layout (an integer), `snowflake-twitter` unless named |
+/// | `idkit_snowflake_custom(fields, epoch_ms [, tick_ms [, worker]])` | the same for a layout given by its fields |
+/// | `idkit_time(id, scheme)`, `idkit_time_ms(id, scheme)` | the id's time, as RFC 3339 text or Unix ms |
+/// | `idkit_decode(id, scheme)` | its fields as JSON (as `idkit decode --json` prints them) |
+/// | `idkit_field(id, scheme, field)` | one integer field (a worker id, a shard) |
+/// | `idkit_text(id, scheme)`, `idkit_blob(id, scheme)` | its canonical text, its bytes |
+/// | `idkit_lowest(scheme, at)`, `idkit_highest(scheme, at)` | the bounds of `at`'s millisecond (tick): an integer for 64-bit schemes, a blob otherwise |
+/// | `idkit_lowest_text(scheme, at)`, `idkit_highest_text(scheme, at)` | the same, as text |
+/// | `idkit_ulid_lowest(at)`, `idkit_uuidv7_lowest(at)`, `idkit_snowflake_lowest(at [, layout])`, `idkit_typeid_lowest(prefix, at)`, and their `_highest` | the PostgreSQL extension's names of the same |
+/// | `ulid_to_uuid(id)`, `uuid_to_ulid(id)` | the other text of the same 128 bits |
+///
+/// An `id` is an integer (a 64-bit scheme), a blob of the scheme's bytes, or its text; a
+/// `scheme` is a name or alias of `idkit schemes`; `at` is Unix ms (an integer) or a time
+/// as text (`2026-12-06`, `2026-12-06 10:30:00` in UTC as SQLite writes it, or RFC 3339).
+/// The custom layouts of `idkit_snowflake_custom` are read with `idkit_time`,
+/// `idkit_time_ms`, `idkit_decode` and `idkit_field` given `fields, epoch_ms, tick_ms` in
+/// place of the scheme. The reading functions are deterministic (usable in indexes,
+/// generated columns and `CHECK`s), the generators are not; a NULL id or time gives NULL.
+///
+/// # Errors
+///
+/// Those of [`Connection::create_scalar_function`], and [`crate::Error`] (as
+/// [`rusqlite::Error::UserFunctionError`]) when the database's state file is not one of
+/// this version or cannot be mapped. Each function's own errors (bad input, a clock too far
+/// behind) are SQL errors with a message.
+pub fn register(conn: &Connection) -> rusqlite::Result<()> {
+    let path = conn.path().filter(|p| !p.is_empty()).map(Path::new);
+    let state = State::of_database(path).map_err(|e| SqlError::UserFunctionError(Box::new(e)))?;
+    register_on(conn, state)
+}
+
+fn register_on(conn: &Connection, state: &'static State) -> rusqlite::Result<()> {
+    let made = FunctionFlags::SQLITE_UTF8;
+    let read = FunctionFlags::SQLITE_UTF8
+        | FunctionFlags::SQLITE_DETERMINISTIC
+        | FunctionFlags::SQLITE_INNOCUOUS;
+
+    conn.create_scalar_function("idkit_ulid", 0, made, move |_| {
+        Ok(next_ulid(state)?.to_be_bytes())
+    })?;
+    conn.create_scalar_function("idkit_ulid_text", 0, made, move |_| {
+        Ok(idkit_ulid::Ulid(next_ulid(state)?).to_string())
+    })?;
+    conn.create_scalar_function("idkit_uuidv7", 0, made, move |_| {
+        Ok(next_v7(state)?.to_be_bytes())
+    })?;
+    conn.create_scalar_function("idkit_uuidv7_text", 0, made, move |_| {
+        Ok(idkit_uuid::Uuid::from_u128(next_v7(state)?).to_string())
+    })?;
+    conn.create_scalar_function("idkit_typeid", 1, made, move |ctx| {
+        let prefix = text_arg(ctx, 0, "typeid prefix")?;
+        let prefix = Prefix::new(&prefix).map_err(|e| fail("typeid prefix", e))?;
+        Ok(TypeId::new(prefix, next_v7(state)?).to_string())
+    })?;
+    for n in 0..=2 {
+        let cache = Mutex::new(Snowflakes::default());
+        conn.create_scalar_function("idkit_snowflake", n, made, move |ctx| {
+            let layout = match ctx.len() {
+                0 => "snowflake-twitter".to_owned(),
+                _ => text_arg(ctx, 0, "layout")?,
+            };
+            let worker = if ctx.len() > 1 {
+                worker_arg(ctx, 1)?
+            } else {
+                None
+            };
+            cache
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .next(state, &layout, None, worker)
+        })?;
+    }
+    for n in 2..=4 {
+        let cache = Mutex::new(Snowflakes::default());
+        conn.create_scalar_function("idkit_snowflake_custom", n, made, move |ctx| {
+            let fields = text_arg(ctx, 0, "fields")?;
+            let epoch = u64_arg(ctx, 1, "epoch_ms")?;
+            let tick = if ctx.len() > 2 {
+                u64_arg(ctx, 2, "tick_ms")?
+            } else {
+                1
+            };
+            let worker = if ctx.len() > 3 {
+                worker_arg(ctx, 3)?
+            } else {
+                None
+            };
+            cache.lock().unwrap_or_else(|e| e.into_inner()).next(
+                state,
+                &fields,
+                Some((epoch, tick)),
+                worker,
+            )
+        })?;
+    }
+
+    // ----- reading -----
+    conn.create_scalar_function("idkit_time", 2, read, |ctx| {
+        nullable(ctx, |ctx| {
+            Ok(idkit_core::time::format_rfc3339_ms(time_ms(ctx)?))
+        })
+    })?;
+    conn.create_scalar_function("idkit_time_ms", 2, read, |ctx| {
+        nullable(ctx, |ctx| {
+            Ok(i64::try_from(time_ms(ctx)?).unwrap_or(i64::MAX))
+        })
+    })?;
+    conn.create_scalar_function("idkit_decode", 2, read, |ctx| {
+        nullable(ctx, |ctx| {
+            let scheme = text_arg(ctx, 1, "scheme")?;
+            let (name, text, decoded) = decode_registered(ctx.get_raw(0), &scheme)?;
+            Ok(idkit_all::render::decoded_json(name, &text, &decoded).to_string())
+        })
+    })?;
+    conn.create_scalar_function("idkit_field", 3, read, |ctx| {
+        nullable(ctx, |ctx| {
+            let scheme = text_arg(ctx, 1, "scheme")?;
+            let field = text_arg(ctx, 2, "field")?;
+            let (name, _, decoded) = decode_registered(ctx.get_raw(0), &scheme)?;
+            field_of(name, &decoded, &field)
+        })
+    })?;
+    // Custom layouts: (id, fields, epoch_ms, tick_ms) for (id, scheme).
+    conn.create_scalar_function("idkit_time", 4, read, |ctx| {
+        nullable(ctx, |ctx| {
+            Ok(idkit_core::time::format_rfc3339_ms(custom_time(ctx)?))
+        })
+    })?;
+    conn.create_scalar_function("idkit_time_ms", 4, read, |ctx| {
+        nullable(ctx, |ctx| {
+            Ok(i64::try_from(custom_time(ctx)?).unwrap_or(i64::MAX))
+        })
+    })?;
+    conn.create_scalar_function("idkit_decode", 4, read, |ctx| {
+        nullable(ctx, |ctx| {
+            let (spec, raw, decoded) = decode_custom(ctx)?;
+            let text = raw.to_string();
+            Ok(idkit_all::render::decoded_json(spec.name(), &text, &decoded).to_string())
+        })
+    })?;
+    conn.create_scalar_function("idkit_field", 5, read, |ctx| {
+        nullable(ctx, |ctx| {
+            let (spec, _, decoded) = decode_custom(ctx)?;
+            field_of(spec.name(), &decoded, &text_arg(ctx, 4, "field")?)
+        })
+    })?;
+    conn.create_scalar_function("idkit_text", 2, read, |ctx| {
+        nullable(ctx, |ctx| {
+            let scheme = text_arg(ctx, 1, "scheme")?;
+            let (_, text, _) = decode_registered(ctx.get_raw(0), &scheme)?;
+            Ok(text)
+        })
+    })?;
+    conn.create_scalar_function("idkit_blob", 2, read, |ctx| {
+        nullable(ctx, |ctx| {
+            let scheme = text_arg(ctx, 1, "scheme")?;
+            let codec = codec(&scheme)?;
+            let raw = raw_id(&*codec, &scheme, ctx.get_raw(0))?;
+            Ok(raw.as_bytes().to_vec())
+        })
+    })?;
+    conn.create_scalar_function("ulid_to_uuid", 1, read, |ctx| {
+        nullable(ctx, |ctx| {
+            let bits = bits128(ctx.get_raw(0), "ulid")?;
+            Ok(idkit_uuid::Uuid::from_u128(bits).to_string())
+        })
+    })?;
+    conn.create_scalar_function("uuid_to_ulid", 1, read, |ctx| {
+        nullable(ctx, |ctx| {
+            let bits = bits128(ctx.get_raw(0), "uuid")?;
+            Ok(idkit_ulid::Ulid(bits).to_string())
+        })
+    })?;
+
+    // ----- ranges -----
+    for (name, highest) in [("idkit_lowest", false), ("idkit_highest", true)] {
+        conn.create_scalar_function(name, 2, read, move |ctx| {
+            nullable(ctx, |ctx| {
+                let scheme = text_arg(ctx, 0, "scheme")?;
+                let (codec, raw) = bound(&scheme, ctx.get_raw(1), highest)?;
+                Ok(stored(&*codec, raw))
+            })
+        })?;
+        let text_name = format!("{name}_text");
+        conn.create_scalar_function(&*text_name, 2, read, move |ctx| {
+            nullable(ctx, |ctx| {
+                let scheme = text_arg(ctx, 0, "scheme")?;
+                let (codec, raw) = bound(&scheme, ctx.get_raw(1), highest)?;
+                codec.format_raw(&raw).map_err(|e| fail(&scheme, e))
+            })
+        })?;
+    }
+    for (scheme, lowest, highest) in [
+        ("ulid", "idkit_ulid_lowest", "idkit_ulid_highest"),
+        ("uuid-v7", "idkit_uuidv7_lowest", "idkit_uuidv7_highest"),
+    ] {
+        for (name, high) in [(lowest, false), (highest, true)] {
+            conn.create_scalar_function(name, 1, read, move |ctx| {
+                nullable(ctx, |ctx| {
+                    let (_, raw) = bound(scheme, ctx.get_raw(0), high)?;
+                    Ok(raw.as_bytes().to_vec())
+                })
+            })?;
+        }
+    }
+    for (name, high) in [
+        ("idkit_snowflake_lowest", false),
+        ("idkit_snowflake_highest", true),
+    ] {
+        for n in 1..=2 {
+            conn.create_scalar_function(name, n, read, move |ctx| {
+                nullable(ctx, |ctx| {
+                    let layout = match ctx.len() {
+                        1 => "snowflake-twitter".to_owned(),
+                        _ => text_arg(ctx, 1, "layout")?,
+                    };
+                    let (codec, raw) = bound(&layout, ctx.get_raw(0), high)?;
+                    if codec.info().bits != 64 {
+                        return Err(fail(&layout, "its ids are not 64 bits: use idkit_lowest"));
+                    }
+                    Ok(Value::Integer(
+                        raw.to_u64().map_err(|e| fail(&layout, e))? as i64
+                    ))
+                })
+            })?;
+        }
+    }
+    for (name, high) in [
+        ("idkit_typeid_lowest", false),
+        ("idkit_typeid_highest", true),
+    ] {
+        conn.create_scalar_function(name, 2, read, move |ctx| {
+            nullable(ctx, |ctx| {
+                let prefix = text_arg(ctx, 0, "typeid prefix")?;
+                let prefix = Prefix::new(&prefix).map_err(|e| fail("typeid prefix", e))?;
+                let (_, raw) = bound("uuid-v7", ctx.get_raw(1), high)?;
+                let uuid = raw.to_u128().map_err(|e| fail("typeid", e))?;
+                Ok(TypeId::new(prefix, uuid).to_string())
+            })
+        })?;
+    }
+    Ok(())
+}
+
+// ----- generators -----
+
+/// The next ULID of the database's one sequence, as its 128 bits.
+fn next_ulid(state: &State) -> Result<u128> {
+    let (ms, counter) = next_time_ordered(state, state.ulid, "ulid")?;
+    let random = u128::from(random_u64("ulid")?);
+    Ok(idkit_ulid::UlidLayout::assemble(ms, u128::from(counter) << 64 | random).0)
+}
+
+/// The next UUIDv7 of the database's one sequence (RFC 9562 section 6.2 method 1: a
+/// counter after the millisecond, random bits below it), as its 128 bits.
+fn next_v7(state: &State) -> Result<u128> {
+    let (ms, counter) = next_time_ordered(state, state.v7, "uuid v7")?;
+    let random = u128::from(random_u64("uuid v7")?) & ((1 << 58) - 1);
+    Ok(idkit_uuid::V7Layout::assemble(ms, u128::from(counter) << 58 | random).as_u128())
+}
+
+fn next_time_ordered(state: &State, word: &AtomicU64, what: &str) -> Result<(u64, u64)> {
+    let (ms, counter) = state::step_time_ordered(word, &SystemClock).map_err(|e| fail(what, e))?;
+    state.cover(ms).map_err(|e| fail(what, e))?;
+    Ok((ms, counter))
+}
+
+fn random_u64(what: &str) -> Result<u64> {
+    ThreadRandom.u64().map_err(|e| fail(what, e))
+}
+
+/// A Snowflake generator of this process over its layout's shared word, and where its
+/// time field sits.
+struct Generator {
+    generator: AtomicSnowflake<Custom<u64>, SystemClock, &'static AtomicU64>,
+    spec: LayoutSpec,
+}
+
+/// One registered function's generators, by layout (and custom epoch and tick) and worker.
+#[derive(Default)]
+struct Snowflakes(HashMap<SnowflakeKey, Generator>);
+
+/// A layout by name or fields, its custom epoch and tick, and the worker given.
+type SnowflakeKey = (String, Option<(u64, u64)>, Option<i64>);
+
+impl Snowflakes {
+    fn next(
+        &mut self,
+        state: &'static State,
+        layout: &str,
+        custom: Option<(u64, u64)>,
+        worker: Option<i64>,
+    ) -> Result<i64> {
+        let key = (layout.to_owned(), custom, worker);
+        let generator = match self.0.get(&key) {
+            Some(generator) => generator,
+            None => {
+                let built = build(state, layout, custom, worker)?;
+                self.0.entry(key).or_insert(built)
+            }
+        };
+        let name = generator.spec.name();
+        let id = generator.generator.next_id().map_err(|e| fail(name, e))?;
+        let time = generator.spec.time();
+        let tick = (id >> time.shift) & time.max();
+        let ms = generator.spec.tick_start_ms(tick).unwrap_or(u64::MAX);
+        state.cover(ms).map_err(|e| fail(name, e))?;
+        // A 64-bit layout's top bit is reserved (checked when the layout was read).
+        i64::try_from(id).map_err(|_| fail(name, "an id past the integer's range"))
+    }
+}
+
+/// A 64-bit layout by preset name or alias, or from its fields.
+fn layout_spec(layout: &str, custom: Option<(u64, u64)>) -> Result<LayoutSpec> {
+    let spec = match custom {
+        Some((epoch_ms, tick_ms)) => *custom_layout(layout, epoch_ms, tick_ms)?,
+        None => {
+            let entry = registry::find(layout).map_err(|e| fail("layout", e))?;
+            *idkit_snowflake::preset(entry.name()).ok_or_else(|| {
+                fail(
+                    "layout",
+                    format!(
+                        "{} is not a Snowflake layout: expected a preset (snowflake-twitter, \
+                         snowflake-discord, snowflake-instagram, sonyflake, snowflake-mastodon) \
+                         or idkit_snowflake_custom's fields",
+                        entry.name()
+                    ),
+                )
+            })?
+        }
+    };
+    if spec.word_bits() != 64 {
+        return Err(fail(
+            spec.name(),
+            "its ids are 128 bits and do not fit SQLite's integer: a 64-bit layout makes \
+             integer ids",
+        ));
+    }
+    Ok(spec)
+}
+
+/// Custom layouts read so far, by fields, epoch and tick (a layout's field names live as
+/// long as the process: reading each once keeps that bounded).
+static CUSTOM: Mutex<Option<HashMap<CustomKey, &'static LayoutSpec>>> = Mutex::new(None);
+
+/// A custom layout's fields, epoch and tick.
+type CustomKey = (String, u64, u64);
+
+/// At most this many custom layouts per process.
+const MAX_CUSTOM: usize = 1_024;
+
+fn custom_layout(fields: &str, epoch_ms: u64, tick_ms: u64) -> Result<&'static LayoutSpec> {
+    let mut layouts = CUSTOM.lock().unwrap_or_else(|e| e.into_inner());
+    let layouts = layouts.get_or_insert_with(HashMap::new);
+    let key = (fields.to_owned(), epoch_ms, tick_ms);
+    if let Some(spec) = layouts.get(&key) {
+        return Ok(spec);
+    }
+    if layouts.len() >= MAX_CUSTOM {
+        return Err(fail(
+            "layout",
+            format!("a process reads at most {MAX_CUSTOM} distinct custom layouts"),
+        ));
+    }
+    let spec =
+        LayoutSpec::parse("custom", fields, tick_ms, epoch_ms).map_err(|e| fail("layout", e))?;
+    let spec: &'static LayoutSpec = Box::leak(Box::new(spec));
+    layouts.insert(key, spec);
+    Ok(spec)
+}
+
+/// This process's generator of `layout` with `worker`, over the layout's word in the
+/// state file: laid out above the database's high-water mark. It waits for a clock behind
+/// its last tick up to [`MAX_BEHIND_MS`], then refuses.
+fn build(
+    state: &'static State,
+    layout: &str,
+    custom: Option<(u64, u64)>,
+    worker: Option<i64>,
+) -> Result<Generator> {
+    let spec = layout_spec(layout, custom)?;
+    let name = spec.name();
+    state.require_file(name).map_err(|e| fail(name, e))?;
+    let fixed: Vec<_> = spec
+        .fields()
+        .filter(|f| f.kind == FieldKind::Fixed)
+        .collect();
+    let mut builder = Snowflake::builder(Custom::<u64>::new(spec).map_err(|e| fail(name, e))?)
+        .clock(SystemClock)
+        .rollback(RollbackPolicy::Wait {
+            max_ms: MAX_BEHIND_MS,
+        });
+    let worker = if fixed.is_empty() {
+        0
+    } else {
+        let bits: u32 = fixed.iter().map(|f| f.bits).sum();
+        let names = fixed.iter().map(|f| f.name).collect::<Vec<_>>().join(", ");
+        let Some(worker) = worker else {
+            return Err(fail(
+                name,
+                format!(
+                    "the layout needs a worker id ({names}): give it as the call's second \
+                     argument, as in idkit_snowflake('{layout}', 7), different on every \
+                     database whose ids meet (every process on one database may share it)"
+                ),
+            ));
+        };
+        let mut left = u64::try_from(worker)
+            .map_err(|_| fail(name, format!("worker {worker} is negative")))?;
+        if bits < 64 && left >> bits != 0 {
+            return Err(fail(
+                name,
+                format!("worker {worker} does not fit the layout's {bits} bits of {names}"),
+            ));
+        }
+        // The worker id's low bits go to the least significant field.
+        for field in fixed.iter().rev() {
+            builder = builder.field(field.name, left & field.max());
+            left >>= field.bits;
+        }
+        worker
+    };
+    let generator = builder.build_atomic().map_err(|e| fail(name, e))?;
+    let initial = generator.initial_word_after(state.floor_ms());
+    let word = state
+        .word(&key_text(&spec, worker), initial)
+        .map_err(|e| fail(name, e))?;
+    Ok(Generator {
+        generator: generator.on_word(word),
+        spec,
+    })
+}
+
+/// What names one shared word: the layout's fields, tick and epoch, and the worker id.
+fn key_text(spec: &LayoutSpec, worker: i64) -> String {
+    let fields: Vec<String> = std::iter::once(spec.time())
+        .chain(spec.fields())
+        .map(|f| format!("{}:{}", f.name, f.bits))
+        .collect();
+    format!(
+        "snowflake|{}|{}|{}|{worker}",
+        fields.join(","),
+        spec.tick_ms(),
+        spec.epoch_ms()
+    )
+}
+
+// ----- arguments -----
+
+/// NULL when the first argument is NULL, else `f`.
+fn nullable<T: Into<Value>>(
+    ctx: &Context<'_>,
+    f: impl FnOnce(&Context<'_>) -> Result<T>,
+) -> Result<Value> {
+    if (0..ctx.len()).any(|i| ctx.get_raw(i) == ValueRef::Null) {
+        return Ok(Value::Null);
+    }
+    f(ctx).map(Into::into)
+}
+
+fn text_arg(ctx: &Context<'_>, i: usize, what: &str) -> Result<String> {
+    match ctx.get_raw(i) {
+        ValueRef::Text(text) => std::str::from_utf8(text)
+            .map(str::to_owned)
+            .map_err(|_| fail(what, "not UTF-8 text")),
+        other => Err(fail(what, format!("expected text, got {}", kind(other)))),
+    }
+}
+
+fn u64_arg(ctx: &Context<'_>, i: usize, what: &str) -> Result<u64> {
+    match ctx.get_raw(i) {
+        ValueRef::Integer(n) => {
+            u64::try_from(n).map_err(|_| fail(what, format!("{n} is negative")))
+        }
+        other => Err(fail(
+            what,
+            format!("expected an integer, got {}", kind(other)),
+        )),
+    }
+}
+
+fn worker_arg(ctx: &Context<'_>, i: usize) -> Result<Option<i64>> {
+    match ctx.get_raw(i) {
+        ValueRef::Null => Ok(None),
+        ValueRef::Integer(n) => Ok(Some(n)),
+        other => Err(fail(
+            "worker",
+            format!("expected an integer, got {}", kind(other)),
+        )),
+    }
+}
+
+fn kind(value: ValueRef<'_>) -> &'static str {
+    match value {
+        ValueRef::Null => "NULL",
+        ValueRef::Integer(_) => "an integer",
+        ValueRef::Real(_) => "a real",
+        ValueRef::Text(_) => "text",
+        ValueRef::Blob(_) => "a blob",
+    }
+}
+
+/// A scheme by name or alias.
+fn codec(scheme: &str) -> Result<Box<dyn DynCodec + Send + Sync>> {
+    Ok(registry::find(scheme)
+        .map_err(|e| fail("scheme", e))?
+        .codec())
+}
+
+/// `value` as an id of `codec`: an integer (a 64-bit scheme), a blob of the scheme's bytes,
+/// or its text.
+fn raw_id(codec: &dyn DynCodec, scheme: &str, value: ValueRef<'_>) -> Result<RawId> {
+    let bytes = (codec.info().bits / 8) as usize;
+    match value {
+        ValueRef::Integer(n) if bytes == 8 => Ok(RawId::from_u64(n as u64)),
+        ValueRef::Integer(_) => Err(fail(
+            scheme,
+            format!("its ids are {bytes} bytes, not an integer: pass a blob or text"),
+        )),
+        ValueRef::Blob(blob) if blob.len() == bytes => {
+            RawId::from_bytes(blob).map_err(|e| fail(scheme, e))
+        }
+        ValueRef::Blob(blob) => Err(fail(
+            scheme,
+            format!("a blob of {} bytes, where its ids are {bytes}", blob.len()),
+        )),
+        ValueRef::Text(text) => {
+            let text = std::str::from_utf8(text).map_err(|_| fail(scheme, "not UTF-8 text"))?;
+            codec.parse_raw(text).map_err(|e| fail(scheme, e))
+        }
+        other => Err(fail(scheme, format!("an id is not {}", kind(other)))),
+    }
+}
+
+/// An id of a registered scheme taken apart: the scheme's name, its canonical text, its
+/// fields. Text is decoded as text, so that what it carries beyond the bytes (a TypeID's
+/// prefix) is kept.
+fn decode_registered(value: ValueRef<'_>, scheme: &str) -> Result<(&'static str, String, Decoded)> {
+    let codec = codec(scheme)?;
+    let name = codec.info().name;
+    if let ValueRef::Text(text) = value {
+        let text = std::str::from_utf8(text).map_err(|_| fail(scheme, "not UTF-8 text"))?;
+        let decoded = codec.decode_text(text).map_err(|e| fail(scheme, e))?;
+        let canonical = codec.canonical_text(text).map_err(|e| fail(scheme, e))?;
+        return Ok((name, canonical, decoded));
+    }
+    let raw = raw_id(&*codec, scheme, value)?;
+    let decoded = codec.decode_raw(&raw).map_err(|e| fail(scheme, e))?;
+    let text = codec.format_raw(&raw).map_err(|e| fail(scheme, e))?;
+    Ok((name, text, decoded))
+}
+
+/// `idkit_time(id, scheme)`'s Unix ms.
+fn time_ms(ctx: &Context<'_>) -> Result<u64> {
+    let scheme = text_arg(ctx, 1, "scheme")?;
+    let (name, _, decoded) = decode_registered(ctx.get_raw(0), &scheme)?;
+    decoded
+        .timestamp_ms
+        .ok_or_else(|| fail(name, "its ids carry no time"))
+}
+
+/// `(id, fields, epoch_ms, tick_ms)` taken apart.
+fn decode_custom(ctx: &Context<'_>) -> Result<(&'static LayoutSpec, u64, Decoded)> {
+    let fields = text_arg(ctx, 1, "fields")?;
+    let spec = custom_layout(
+        &fields,
+        u64_arg(ctx, 2, "epoch_ms")?,
+        u64_arg(ctx, 3, "tick_ms")?,
+    )?;
+    let ValueRef::Integer(id) = ctx.get_raw(0) else {
+        return Err(fail(
+            spec.name(),
+            format!("an id is an integer, not {}", kind(ctx.get_raw(0))),
+        ));
+    };
+    let raw = id as u64;
+    let decoded = spec
+        .decode_u128(u128::from(raw))
+        .map_err(|e| fail(spec.name(), e))?;
+    Ok((spec, raw, decoded))
+}
+
+fn custom_time(ctx: &Context<'_>) -> Result<u64> {
+    let (spec, _, decoded) = decode_custom(ctx)?;
+    decoded
+        .timestamp_ms
+        .ok_or_else(|| fail(spec.name(), "its ids carry no time"))
+}
+
+/// The integer field `field` of `decoded`, or the error that lists the fields there are.
+fn field_of(scheme: &str, decoded: &Decoded, field: &str) -> Result<i64> {
+    match decoded.fields.iter().find(|(name, _)| *name == field) {
+        Some((_, FieldValue::Int(n))) => {
+            i64::try_from(*n).map_err(|_| fail(scheme, "the field is past the integer's range"))
+        }
+        Some(_) => Err(fail(scheme, format!("its field {field} is not a number"))),
+        None => {
+            let names: Vec<_> = decoded.fields.iter().map(|(name, _)| *name).collect();
+            Err(fail(
+                scheme,
+                format!("no field {field}: its fields are {}", names.join(", ")),
+            ))
+        }
+    }
+}
+
+/// The 128 bits of a ULID or UUID (of any version) given as a 16-byte blob or as text.
+fn bits128(value: ValueRef<'_>, scheme: &str) -> Result<u128> {
+    match value {
+        ValueRef::Text(text) if scheme == "uuid" => {
+            let text = std::str::from_utf8(text).map_err(|_| fail(scheme, "not UTF-8 text"))?;
+            idkit_uuid::Uuid::parse_str(text)
+                .map(|u| u.as_u128())
+                .map_err(|e| fail(scheme, e))
+        }
+        ValueRef::Blob(blob) => <[u8; 16]>::try_from(blob)
+            .map(u128::from_be_bytes)
+            .map_err(|_| {
+                fail(
+                    scheme,
+                    format!("a blob of {} bytes, where its ids are 16", blob.len()),
+                )
+            }),
+        other => {
+            let codec = codec(scheme)?;
+            raw_id(&*codec, scheme, other)?
+                .to_u128()
+                .map_err(|e| fail(scheme, e))
+        }
+    }
+}
+
+/// `value` as Unix ms: an integer is Unix ms; text is a date, SQLite's `YYYY-MM-DD
+/// HH:MM:SS[.SSS]` (UTC), RFC 3339, or Unix ms.
+fn at_ms(value: ValueRef<'_>) -> Result<u64> {
+    match value {
+        ValueRef::Integer(n) => u64::try_from(n)
+            .map_err(|_| fail("time", "before 1970-01-01: no scheme's ids go back so far")),
+        ValueRef::Text(text) => {
+            let text = std::str::from_utf8(text).map_err(|_| fail("time", "not UTF-8 text"))?;
+            parse_time(text).map_err(|e| fail("time", e))
+        }
+        other => Err(fail(
+            "time",
+            format!(
+                "expected Unix ms (an integer) or a time as text, got {}",
+                kind(other)
+            ),
+        )),
+    }
+}
+
+/// A time as SQLite writes it (`2026-12-06 10:30:00`, UTC, no offset) or as
+/// [`idkit_core::time::parse_time_ms`] reads it.
+fn parse_time(text: &str) -> std::result::Result<u64, idkit_core::time::TimeError> {
+    let bytes = text.as_bytes();
+    let sqlite_form = text.is_ascii()
+        && bytes.len() >= 19
+        && bytes[10] == b' '
+        && !text.ends_with('Z')
+        && !text[19..].contains(['+', '-']);
+    if sqlite_form {
+        return idkit_core::time::parse_time_ms(&format!("{}T{}Z", &text[..10], &text[11..]));
+    }
+    idkit_core::time::parse_time_ms(text)
+}
+
+/// The lowest or highest id of `scheme` at `at`'s millisecond (tick).
+fn bound(
+    scheme: &str,
+    at: ValueRef<'_>,
+    highest: bool,
+) -> Result<(Box<dyn DynCodec + Send + Sync>, RawId)> {
+    let codec = codec(scheme)?;
+    let bounds = codec
+        .bounds_raw(at_ms(at)?, &[])
+        .map_err(|e| fail(scheme, e))?;
+    Ok((
+        codec,
+        if highest {
+            bounds.highest
+        } else {
+            bounds.lowest
+        },
+    ))
+}
+
+/// A raw id as a column keeps it: an integer for a 64-bit scheme, its bytes otherwise.
+fn stored(codec: &dyn DynCodec, raw: RawId) -> Value {
+    match raw.to_u64() {
+        Ok(n) if codec.info().bits == 64 => Value::Integer(n as i64),
+        _ => Value::Blob(raw.as_bytes().to_vec()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sqlite_times_are_utc() {
+        assert_eq!(
+            parse_time("2016-04-30 11:18:25.796").unwrap(),
+            1_462_015_105_796
+        );
+        assert_eq!(
+            parse_time("2016-04-30 11:18:25").unwrap(),
+            1_462_015_105_000
+        );
+        assert_eq!(
+            parse_time("2016-04-30T11:18:25.796Z").unwrap(),
+            1_462_015_105_796
+        );
+        assert_eq!(parse_time("2016-04-30").unwrap(), 1_461_974_400_000);
+        assert!(parse_time("2016-04-30 11:18").is_err());
+        assert!(parse_time("yesterday").is_err());
+    }
+}

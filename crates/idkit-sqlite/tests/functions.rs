@@ -1,0 +1,505 @@
+//! The SQL functions on a rusqlite connection: ids made in SQL read back by idkit's Rust
+//! types and the reverse, the bounds as an index search, bad input as SQL errors, and the
+//! promise across processes: 4 processes writing one WAL database, a restart with the
+//! clock behind (libfaketime), a machine that started again. The processes are this test
+//! binary, run again as the ignored test `child` with its task in the environment.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::process::Command;
+
+use idkit_core::{Clock, Codec};
+use idkit_snowflake::{SnowflakeId, Twitter};
+use idkit_testkit::Scratch;
+use idkit_typeid::TypeId;
+use idkit_ulid::Ulid;
+use rusqlite::{Connection, params};
+
+fn open(path: &Path) -> Connection {
+    let conn = Connection::open(path).unwrap();
+    conn.busy_timeout(std::time::Duration::from_secs(30))
+        .unwrap();
+    conn.pragma_update(None, "journal_mode", "wal").unwrap();
+    idkit_sqlite::register(&conn).unwrap();
+    conn
+}
+
+fn one<T: rusqlite::types::FromSql>(conn: &Connection, sql: &str) -> T {
+    conn.query_row(sql, [], |r| r.get(0))
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+}
+
+fn error(conn: &Connection, sql: &str) -> String {
+    match conn.query_row(sql, [], |r| r.get::<_, rusqlite::types::Value>(0)) {
+        Ok(v) => panic!("{sql} gave {v:?}, not an error"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn ids_made_in_sql_are_read_by_the_rust_types_and_the_reverse() {
+    let dir = Scratch::new("sqlite-functions");
+    let conn = open(&dir.join("ids.db"));
+
+    // ULID: the blob and the text of one sequence, increasing.
+    let a: Vec<u8> = one(&conn, "SELECT idkit_ulid()");
+    let b: String = one(&conn, "SELECT idkit_ulid_text()");
+    let a = Ulid(u128::from_be_bytes(a.try_into().unwrap()));
+    let b: Ulid = idkit_ulid::UlidCodec.parse(&b).unwrap();
+    assert!(a < b);
+    let now = idkit_core::SystemClock.now_ms();
+    assert!(now.abs_diff(b.timestamp_ms()) < 5_000);
+
+    // UUIDv7, and a TypeID of the same sequence.
+    let v: Vec<u8> = one(&conn, "SELECT idkit_uuidv7()");
+    let v = idkit_uuid::Uuid::from_slice(&v).unwrap();
+    assert_eq!(v.get_version_num(), 7);
+    let t: String = one(&conn, "SELECT idkit_typeid('user')");
+    let t: TypeId = t.parse().unwrap();
+    assert_eq!(t.prefix().as_str(), "user");
+    assert!(t.uuid() > v.as_u128());
+    let text: String = one(&conn, "SELECT idkit_uuidv7_text()");
+    assert!(idkit_uuid::Uuid::parse_str(&text).unwrap().as_u128() > t.uuid());
+
+    // Snowflake: worker and time read back by SnowflakeId.
+    let id: i64 = one(&conn, "SELECT idkit_snowflake('twitter', 7)");
+    let flake = SnowflakeId::<Twitter>::new(id as u64).unwrap();
+    assert_eq!(flake.field("worker"), Some(7));
+    let id2: i64 = one(&conn, "SELECT idkit_snowflake('snowflake-twitter', 7)");
+    assert!(id2 > id, "one sequence by name and alias");
+
+    // Reading, by SQL, ids the Rust types made.
+    let rust = idkit_ulid::Ulid(0x0188_0000_0000_0000_0000_0000_0000_0001);
+    let text = rust.to_string();
+    let ms: i64 = conn
+        .query_row("SELECT idkit_time_ms(?1, 'ulid')", [&text], |r| r.get(0))
+        .unwrap();
+    assert_eq!(ms as u64, rust.timestamp_ms());
+    let same: i64 = conn
+        .query_row(
+            "SELECT idkit_time_ms(?1, 'ulid') = idkit_time_ms(idkit_blob(?1, 'ulid'), 'ulid')",
+            [&text],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(same, 1);
+    let made = idkit_snowflake::preset("snowflake-twitter")
+        .unwrap()
+        .compose_u128(
+            1_700_000_000_123,
+            &[("datacenter", 3), ("worker", 9), ("sequence", 42)],
+        )
+        .unwrap();
+    let made = SnowflakeId::<Twitter>::new(made as u64).unwrap();
+    let json: String = conn
+        .query_row(
+            "SELECT idkit_decode(?1, 'snowflake-twitter')",
+            [made.word() as i64],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json["timestamp_ms"], 1_700_000_000_123u64);
+    // SQLite's JSON functions read it.
+    let datacenter: i64 = conn
+        .query_row(
+            "SELECT json_extract(idkit_decode(?1, 'snowflake-twitter'), '$.fields.datacenter')",
+            [made.word() as i64],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(datacenter, 3);
+    let time: String = conn
+        .query_row(
+            "SELECT idkit_time(?1, 'snowflake-twitter')",
+            [made.word() as i64],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(time, "2023-11-14T22:13:20.123Z");
+    let unix: i64 = conn
+        .query_row(
+            "SELECT unixepoch(idkit_time(?1, 'snowflake-twitter'))",
+            [made.word() as i64],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(unix, 1_700_000_000);
+
+    // ULID <-> UUID: the same 128 bits. The ULID is the ulid spec's README example
+    // (github.com/ulid/spec); its UUID is its 128 bits in RFC 9562's hex form.
+    let uuid: String = one(&conn, "SELECT ulid_to_uuid('01ARZ3NDEKTSV4RRFFQ69G5FAV')");
+    assert_eq!(uuid, "01563e3a-b5d3-d676-4c61-efb99302bd5b");
+    let back: String = conn
+        .query_row("SELECT uuid_to_ulid(?1)", [&uuid], |r| r.get(0))
+        .unwrap();
+    assert_eq!(back, "01ARZ3NDEKTSV4RRFFQ69G5FAV");
+
+    // NULL in, NULL out.
+    let null: Option<String> = one(&conn, "SELECT idkit_time(NULL, 'ulid')");
+    assert_eq!(null, None);
+}
+
+#[test]
+fn custom_layouts_are_made_and_read_back() {
+    let dir = Scratch::new("sqlite-custom");
+    let conn = open(&dir.join("ids.db"));
+    let id: i64 = one(
+        &conn,
+        "SELECT idkit_snowflake_custom('time:41,shard:13,sequence:10', 1314220021721, 1, 42)",
+    );
+    let shard: i64 = conn
+        .query_row(
+            "SELECT idkit_field(?1, 'time:41,shard:13,sequence:10', 1314220021721, 1, 'shard')",
+            [id],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(shard, 42);
+    let ms: i64 = conn
+        .query_row(
+            "SELECT idkit_time_ms(?1, 'time:41,shard:13,sequence:10', 1314220021721, 1)",
+            [id],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!((ms as u64).abs_diff(idkit_core::SystemClock.now_ms()) < 5_000);
+}
+
+#[test]
+fn a_range_of_time_on_the_bounds_is_an_index_search_and_holds_the_rows() {
+    let dir = Scratch::new("sqlite-bounds");
+    let conn = open(&dir.join("ids.db"));
+    conn.execute_batch(
+        "CREATE TABLE events (id BLOB PRIMARY KEY DEFAULT (idkit_ulid()), n INTEGER);
+         -- An INTEGER PRIMARY KEY is the rowid, which SQLite numbers itself when no value is
+         -- given (a DEFAULT does not apply): its id is given in the INSERT.
+         CREATE TABLE flakes (id INTEGER PRIMARY KEY, n INTEGER);
+         CREATE TABLE users (id TEXT PRIMARY KEY DEFAULT (idkit_typeid('user')), n INTEGER);",
+    )
+    .unwrap();
+    for n in 0..300 {
+        for table in ["events", "users"] {
+            conn.execute(&format!("INSERT INTO {table} (n) VALUES (?1)"), [n])
+                .unwrap();
+        }
+        conn.execute(
+            "INSERT INTO flakes (id, n) VALUES (idkit_snowflake('twitter', 1), ?1)",
+            [n],
+        )
+        .unwrap();
+    }
+    let now = idkit_core::SystemClock.now_ms() as i64;
+    for (table, lowest, highest) in [
+        ("events", "idkit_ulid_lowest(?1)", "idkit_ulid_highest(?2)"),
+        (
+            "events",
+            "idkit_lowest('ulid', ?1)",
+            "idkit_highest('ulid', ?2)",
+        ),
+        (
+            "flakes",
+            "idkit_snowflake_lowest(?1)",
+            "idkit_snowflake_highest(?2, 'twitter')",
+        ),
+        (
+            "flakes",
+            "idkit_lowest('snowflake-twitter', ?1)",
+            "idkit_highest('twitter', ?2)",
+        ),
+        (
+            "users",
+            "idkit_typeid_lowest('user', ?1)",
+            "idkit_typeid_highest('user', ?2)",
+        ),
+    ] {
+        let sql = format!("SELECT count(*) FROM {table} WHERE id BETWEEN {lowest} AND {highest}");
+        let all: i64 = conn
+            .query_row(&sql, params![now - 60_000, now + 60_000], |r| r.get(0))
+            .unwrap();
+        assert_eq!(all, 300, "{sql}");
+        let none: i64 = conn
+            .query_row(&sql, params![now + 60_000, now + 120_000], |r| r.get(0))
+            .unwrap();
+        assert_eq!(none, 0, "{sql}");
+        let plan: String = conn
+            .query_row(&format!("EXPLAIN QUERY PLAN {sql}"), params![1, 2], |r| {
+                r.get(3)
+            })
+            .unwrap();
+        assert!(plan.starts_with("SEARCH"), "{sql}: {plan}");
+        assert!(
+            plan.contains("id>? AND ") && plan.contains("id<?)"),
+            "{sql}: {plan}"
+        );
+    }
+    // The time as text, SQLite's own form (UTC) among them.
+    let all: i64 = one(
+        &conn,
+        "SELECT count(*) FROM events WHERE id >= idkit_ulid_lowest(datetime('now', '-1 hour'))
+         AND id <= idkit_ulid_highest('2100-01-01')",
+    );
+    assert_eq!(all, 300);
+}
+
+#[test]
+fn the_reading_functions_sit_in_indexes_and_checks_and_the_generators_do_not() {
+    let dir = Scratch::new("sqlite-deterministic");
+    let conn = open(&dir.join("ids.db"));
+    conn.execute_batch(
+        "CREATE TABLE t (id INTEGER PRIMARY KEY,
+                         CHECK (idkit_field(id, 'twitter', 'worker') = 1));
+         CREATE INDEX t_time ON t (idkit_time_ms(id, 'twitter'));
+         INSERT INTO t VALUES (idkit_snowflake('twitter', 1));",
+    )
+    .unwrap();
+    let refused = conn
+        .execute("INSERT INTO t VALUES (idkit_snowflake('twitter', 2))", [])
+        .unwrap_err();
+    assert!(refused.to_string().contains("CHECK"), "{refused}");
+    let e = conn
+        .execute_batch("CREATE INDEX bad ON t (idkit_ulid())")
+        .unwrap_err();
+    assert!(e.to_string().contains("non-deterministic"), "{e}");
+}
+
+#[test]
+fn bad_input_is_an_sql_error_that_says_what_is_wrong() {
+    let dir = Scratch::new("sqlite-bad-input");
+    let conn = open(&dir.join("ids.db"));
+    for (sql, says) in [
+        (
+            "SELECT idkit_time(x'0102', 'ulid')",
+            "a blob of 2 bytes, where its ids are 16",
+        ),
+        ("SELECT idkit_time('not a ulid', 'ulid')", "ulid"),
+        ("SELECT idkit_time(1, 'no-such-scheme')", "no-such-scheme"),
+        ("SELECT idkit_time(1, 'ulid')", "not an integer"),
+        ("SELECT idkit_time(1.5, 'twitter')", "an id is not a real"),
+        (
+            "SELECT idkit_snowflake('no-such-layout', 1)",
+            "no-such-layout",
+        ),
+        (
+            "SELECT idkit_snowflake('ulid', 1)",
+            "not a Snowflake layout",
+        ),
+        ("SELECT idkit_snowflake('twitter')", "needs a worker id"),
+        ("SELECT idkit_snowflake('twitter', 1024)", "does not fit"),
+        ("SELECT idkit_snowflake('twitter', -1)", "negative"),
+        ("SELECT idkit_snowflake_custom('time:41,oops', 0)", "layout"),
+        ("SELECT idkit_typeid('Not A Prefix')", "typeid prefix"),
+        ("SELECT idkit_ulid_lowest(-1)", "before 1970"),
+        ("SELECT idkit_ulid_lowest('2026-13-01')", "time"),
+        ("SELECT idkit_ulid_highest(281474976710656)", "ulid"),
+        ("SELECT idkit_lowest('uuid-v4', 0)", "uuid-v4"),
+        (
+            "SELECT idkit_field(idkit_snowflake('twitter', 1), 'twitter', 'shard')",
+            "no field shard",
+        ),
+        ("SELECT idkit_time(idkit_uuidv7(), 'uuid-v4')", "uuid-v4"),
+        (
+            "SELECT idkit_decode(x'00', 'objectid')",
+            "a blob of 1 bytes",
+        ),
+    ] {
+        let message = error(&conn, sql);
+        assert!(message.contains(says), "{sql}: {message}");
+    }
+}
+
+#[test]
+fn an_in_memory_database_makes_ulids_and_refuses_snowflake_ids() {
+    let conn = Connection::open_in_memory().unwrap();
+    idkit_sqlite::register(&conn).unwrap();
+    let a: Vec<u8> = one(&conn, "SELECT idkit_ulid()");
+    let b: Vec<u8> = one(&conn, "SELECT idkit_ulid()");
+    assert!(a < b);
+    let message = error(&conn, "SELECT idkit_snowflake('twitter', 1)");
+    assert!(
+        message.contains("need the database's state file"),
+        "{message}"
+    );
+}
+
+// ----- across processes -----
+
+/// Runs this test binary's `child` with `task` on `db`, and optionally under libfaketime
+/// with the clock at `offset`; returns what it printed.
+fn spawn(task: &str, db: &Path, faketime: Option<&str>) -> std::process::Child {
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command
+        .args([
+            "--exact",
+            "child",
+            "--ignored",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
+        .env("IDKIT_SQLITE_TASK", task)
+        .env("IDKIT_SQLITE_DB", db)
+        .stdout(std::process::Stdio::piped());
+    if let Some(offset) = faketime {
+        command
+            .env("LD_PRELOAD", idkit_testkit::faketime::libfaketime())
+            .env("FAKETIME", offset)
+            .env("FAKETIME_DONT_FAKE_MONOTONIC", "1");
+    }
+    command.spawn().unwrap()
+}
+
+fn wait(child: std::process::Child) {
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "child: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+/// The rows of `db` in the order they were committed (rowid), as (ulid, v7, snowflake).
+fn rows(db: &Path) -> Vec<(Vec<u8>, Vec<u8>, i64)> {
+    let conn = open(db);
+    let mut stmt = conn
+        .prepare("SELECT ulid, v7, flake FROM ids ORDER BY seq")
+        .unwrap();
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+fn schema(db: &Path) {
+    open(db)
+        .execute_batch(
+            "CREATE TABLE IF NOT EXISTS ids (seq INTEGER PRIMARY KEY, ulid BLOB, v7 BLOB,
+                                             flake INTEGER, writer INTEGER)",
+        )
+        .unwrap();
+}
+
+/// Every column increases strictly in commit order: no id twice, none out of order.
+fn check_increasing(rows: &[(Vec<u8>, Vec<u8>, i64)]) {
+    for pair in rows.windows(2) {
+        assert!(pair[0].0 < pair[1].0, "ULIDs out of commit order");
+        assert!(pair[0].1 < pair[1].1, "UUIDv7s out of commit order");
+        assert!(pair[0].2 < pair[1].2, "Snowflake ids out of commit order");
+    }
+    let distinct: HashSet<_> = rows.iter().map(|r| r.2).collect();
+    assert_eq!(distinct.len(), rows.len());
+}
+
+#[test]
+fn four_processes_on_one_wal_database_repeat_nothing_and_commit_in_id_order() {
+    let dir = Scratch::new("sqlite-processes");
+    let db = dir.join("ids.db");
+    schema(&db);
+    let children: Vec<_> = (0..4)
+        .map(|_| spawn("insert together", &db, None))
+        .collect();
+    // All at once: each waits for this file before its first transaction.
+    std::fs::write(dir.join("start"), b"").unwrap();
+    children.into_iter().for_each(wait);
+    let rows = rows(&db);
+    assert_eq!(rows.len(), 4 * TRANSACTIONS * ROWS);
+    check_increasing(&rows);
+    let conn = open(&db);
+    let writers: i64 = one(&conn, "SELECT count(DISTINCT writer) FROM ids");
+    assert_eq!(writers, 4);
+    // The writers took turns: the commit order interleaves them.
+    let turns: i64 = one(
+        &conn,
+        "SELECT count(*) FROM (SELECT writer, lag(writer) OVER (ORDER BY seq) AS before FROM ids)
+         WHERE writer != before",
+    );
+    assert!(turns > 4, "the writers never interleaved ({turns} turns)");
+}
+
+#[test]
+fn a_restart_with_the_clock_behind_reissues_nothing() {
+    let dir = Scratch::new("sqlite-restart");
+    let db = dir.join("ids.db");
+    schema(&db);
+    wait(spawn("insert", &db, None));
+    let before = rows(&db);
+    // 3 s behind: ULIDs and UUIDv7s run ahead of the clock above the last ones, Snowflake
+    // ids wait for the clock to pass the last tick.
+    wait(spawn("insert", &db, Some("-3s")));
+    let after = rows(&db);
+    assert_eq!(after.len(), 2 * before.len());
+    check_increasing(&after);
+    // 30 s behind, past the bound: refused, nothing written.
+    let refused = spawn("insert", &db, Some("-30s"))
+        .wait_with_output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let said = String::from_utf8_lossy(&refused.stdout);
+    assert!(said.contains("behind the last id"), "{said}");
+    assert_eq!(rows(&db).len(), after.len());
+}
+
+#[test]
+fn after_the_machine_starts_again_ids_start_above_the_mark_on_disk() {
+    let dir = Scratch::new("sqlite-reboot");
+    let db = dir.join("ids.db");
+    schema(&db);
+    wait(spawn("insert", &db, None));
+    let before = rows(&db);
+    // What a crash of the machine can leave: the words' last writes lost (here: every word
+    // set back to zero), and another boot id. Only the mark, synced ahead, is left.
+    let state = dir.join("ids.db-idkit");
+    let mut bytes = std::fs::read(&state).unwrap();
+    let mark = u64::from_ne_bytes(bytes[32..40].try_into().unwrap());
+    assert!(mark > 0, "no mark written");
+    bytes[8..24].fill(0xAB);
+    for slot in bytes[64..].chunks_mut(64) {
+        slot[16..24].fill(0);
+    }
+    std::fs::write(&state, &bytes).unwrap();
+    wait(spawn("insert", &db, None));
+    let after = rows(&db);
+    check_increasing(&after);
+    let first_new = &after[before.len()];
+    let ms = Ulid(u128::from_be_bytes(first_new.0.clone().try_into().unwrap())).timestamp_ms();
+    assert!(ms > mark, "a ULID at {ms}, not above the mark {mark}");
+}
+
+const TRANSACTIONS: usize = 200;
+const ROWS: usize = 10;
+
+/// Run by the tests above as a process of its own.
+#[test]
+#[ignore = "a child process of the tests above, which run it with its task"]
+fn child() {
+    let db = std::env::var("IDKIT_SQLITE_DB").unwrap();
+    let conn = open(Path::new(&db));
+    // The test that runs several writes a start file once all of them are running.
+    let start = Path::new(&db).with_file_name("start");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::env::var("IDKIT_SQLITE_TASK").as_deref() == Ok("insert together")
+        && !start.exists()
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let writer = std::process::id();
+    for _ in 0..TRANSACTIONS {
+        // The write lock first, then the ids: commit order is id order.
+        let result = conn.execute_batch(&format!(
+            "BEGIN IMMEDIATE;
+             INSERT INTO ids (ulid, v7, flake, writer)
+                SELECT idkit_ulid(), idkit_uuidv7(), idkit_snowflake('twitter', 5), {writer}
+                FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n
+                                              WHERE i < {ROWS}) SELECT i FROM n);
+             COMMIT;"
+        ));
+        if let Err(e) = result {
+            println!("{e}");
+            std::process::exit(1);
+        }
+        // Out of the lock for a moment: the others' turn (SQLite's busy handler sleeps, and
+        // a writer that takes the lock again at once would keep it).
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
