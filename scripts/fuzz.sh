@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the fuzz targets of fuzz/ (cargo-fuzz, libFuzzer) one after another: every scheme's
 # text and byte parsing, `idkit inspect`'s guessing, serde, the column decoders, and the
-# service's HTTP and gRPC request parsing (fuzz/fuzz_targets/*.rs say what each checks).
+# service's HTTP and gRPC request parsing, the SQLite functions' arguments
+# (fuzz/fuzz_targets/*.rs say what each checks).
 #
 #   scripts/fuzz.sh                          # each target for 10 minutes
 #   FUZZ_SECONDS=3600 scripts/fuzz.sh        # each for an hour
@@ -21,7 +22,7 @@ takes_no_arguments "$@"
 cd "$(dirname "$0")/.."
 
 seconds=${FUZZ_SECONDS:-600}
-targets=${FUZZ_TARGETS:-text bytes serde columns http grpc inspect}
+targets=${FUZZ_TARGETS:-text bytes serde columns http grpc inspect sqlite}
 sanitizer=${FUZZ_SANITIZER:-address}
 
 if ! cargo +nightly --version >/dev/null 2>&1; then

@@ -177,7 +177,8 @@ done
 tidy no-std-check/target
 
 step "fuzz targets, a short run of each (scripts/fuzz.sh; nightly for fuzz/ alone)"
-# Every parser: scheme text and bytes, serde, column decoders, HTTP and gRPC requests. 20 s a
+# Every parser: scheme text and bytes, serde, column decoders, HTTP and gRPC requests, the
+# SQLite functions' arguments. 20 s a
 # target without AddressSanitizer (the longer runs of scripts/fuzz.sh keep it).
 FUZZ_SECONDS=20 FUZZ_SANITIZER=none scripts/fuzz.sh
 tidy fuzz/target
