@@ -92,5 +92,20 @@ if [ "$mysql" = 1 ]; then
         args+=(--mysql-url "mysql://idkit@127.0.0.1:$port/idkit")
     done
 fi
+# Ids made in SQL inside SQLite, beside the peers (the report's section of that name reads
+# the file it writes); a tenth of the ids in the quick profile.
+out=reports
+quick=0
+prev=
+for a in "$@"; do
+    case "$prev $a" in "--out "*) out=$a ;; "--profile quick") quick=1 ;; esac
+    case "$a" in --out=*) out=${a#--out=} ;; --profile=quick) quick=1 ;; esac
+    prev=$a
+done
+if [ "$quick" = 1 ]; then
+    OUT="$out/data/sqlite_functions.csv" ROWS=100000 REPEATS=3 scripts/sqlite-functions.sh
+else
+    OUT="$out/data/sqlite_functions.csv" scripts/sqlite-functions.sh
+fi
 echo "==> measuring (standard profile unless --profile says otherwise)"
 IDKIT_REPORT_COMMAND="$command" target/release/report "${args[@]}"

@@ -80,7 +80,7 @@ refused() { # SCRIPT ARGS...: exit 2, having started nothing
     "$@" 2>/dev/null || rc=$?
     [ "$rc" = 2 ] || { echo "$* exited $rc, expected 2" >&2; exit 1; }
 }
-for s in scripts/{load,grpc-load,lease-bench,crosscheck,pg-extension,pg18,fuzz}.sh; do refused "$s" --no-such-option; done
+for s in scripts/{load,grpc-load,lease-bench,crosscheck,pg-extension,pg18,fuzz,sqlite-functions}.sh; do refused "$s" --no-such-option; done
 no_dir=$(mktemp -u) # `start DIR` without a PORT: refused before DIR is made
 for s in scripts/{pg-cluster,etcd-server,mariadb-server}.sh; do
     refused "$s"

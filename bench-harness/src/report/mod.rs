@@ -31,6 +31,11 @@ pub(crate) fn write(r: &Results<'_>, charts: &[ChartFile], path: &Path) -> Resul
         .parent()
         .map(|dir| read_leases(&dir.join("data").join("leases.csv")))
         .unwrap_or_default();
+    let in_sql = path
+        .parent()
+        .map(|dir| read_in_sql(&dir.join("data").join("sqlite_functions.csv")))
+        .unwrap_or_default();
+    made_in_sql(&in_sql, &mut md);
     identities(&leases, &mut md);
     guide(r, &leases, &mut md);
     std::fs::write(path, md).map_err(Error::io(path))
@@ -116,6 +121,169 @@ const LEASES: Table<LeaseRow> = Table(&[
         format!("{} (TTL {} ms)", l.renewals_per_minute, l.default_ttl_ms)
     }),
     text("per renewal", |l| l.per_renewal.clone()),
+]);
+
+/// One generator as `scripts/sqlite-functions.sh` measured it (`data/sqlite_functions.csv`).
+#[derive(Debug, Clone, PartialEq)]
+struct InSqlRow {
+    generator: String,
+    source: String,
+    stored_as: String,
+    statement_ms: f64,
+    insert_ms: f64,
+    key_pages: u64,
+    key_fill: f64,
+    in_order: f64,
+    ns_above: f64,
+    /// Ids a run made.
+    ids: u64,
+}
+
+/// The rows of `data/sqlite_functions.csv`; none when it is absent or malformed.
+fn read_in_sql(path: &Path) -> Vec<InSqlRow> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    text.lines()
+        .skip(1)
+        .filter_map(|line| {
+            let f = csv_fields(line);
+            Some(InSqlRow {
+                generator: f.first()?.clone(),
+                source: f.get(1)?.clone(),
+                stored_as: f.get(2)?.clone(),
+                statement_ms: f.get(3)?.parse().ok()?,
+                insert_ms: f.get(4)?.parse().ok()?,
+                key_pages: f.get(5)?.parse().ok()?,
+                key_fill: f.get(6)?.parse().ok()?,
+                in_order: f.get(7)?.parse().ok()?,
+                ns_above: f.get(8)?.parse().ok()?,
+                ids: f.get(9)?.parse().ok()?,
+            })
+        })
+        .collect()
+}
+
+/// The fields of one CSV line as Python's `csv` module writes them (a field with a comma in
+/// double quotes, a quote in it doubled).
+fn csv_fields(line: &str) -> Vec<String> {
+    let mut fields = vec![String::new()];
+    let (mut quoted, mut chars) = (false, line.chars().peekable());
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                chars.next();
+                fields.last_mut().unwrap().push('"');
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => fields.push(String::new()),
+            c => fields.last_mut().unwrap().push(c),
+        }
+    }
+    fields
+}
+
+/// `## Ids made in SQL inside SQLite`: idkit's extension beside the peers, from the file.
+fn made_in_sql(rows: &[InSqlRow], md: &mut String) {
+    let Some(alone) = rows
+        .iter()
+        .find(|r| r.source == "SQLite" && r.stored_as == "INTEGER")
+    else {
+        return;
+    };
+    let idkit: Vec<&InSqlRow> = rows.iter().filter(|r| r.source == "idkit").collect();
+    let peers: Vec<&InSqlRow> = rows
+        .iter()
+        .filter(|r| r.source != "idkit" && !std::ptr::eq(*r, alone))
+        .collect();
+    let (Some(fastest), Some(cheapest), Some(dearest)) = (
+        peers
+            .iter()
+            .min_by(|a, b| a.ns_above.total_cmp(&b.ns_above)),
+        idkit
+            .iter()
+            .min_by(|a, b| a.ns_above.total_cmp(&b.ns_above)),
+        idkit
+            .iter()
+            .max_by(|a, b| a.ns_above.total_cmp(&b.ns_above)),
+    ) else {
+        return;
+    };
+    let at_or_below = idkit
+        .iter()
+        .filter(|r| r.ns_above <= fastest.ns_above)
+        .count();
+    let unordered: Vec<String> = peers
+        .iter()
+        .filter(|r| r.in_order < 0.99)
+        .map(|r| format!("`{}` {:.0}%", r.generator, r.in_order * 100.0))
+        .collect();
+    let _ = writeln!(
+        md,
+        "## Ids made in SQL inside SQLite (measured by `scripts/sqlite-functions.sh`)\n\n\
+         idkit's loadable SQLite extension (`extensions/idkit-sqlite`, the functions of the \
+         `idkit-sqlite` crate) beside what SQLite users have: sqlean's `uuid7()` (the \
+         `sqlean.py` package, in whose SQLite build every row here ran), `sqlite-ulid`'s \
+         extension and SQLite's `randomblob(16)`. Each made {rows} ids in one statement (a \
+         recursive CTE, `SELECT count(GEN) FROM c`), timed against the statement alone ({alone:.0} \
+         ms), and keyed {rows} rows inserted in one transaction into a table of its own (WAL, \
+         `synchronous=normal`); the key's b-tree is read with `dbstat`. Medians; the data is \
+         in `data/sqlite_functions.csv`.\n\n\
+         The fastest peer is `{fastest}` at {fast:.0} ns an id above the statement; idkit's \
+         generators cost {low:.0} (`{cheapest}`) to {high:.0} ns (`{dearest}`), {at_or_below} \
+         of {n} at or below it. What the cost buys: every idkit generator's ids come out each \
+         above the last (100%), within one statement and across the connections and \
+         processes writing one database, where {unordered} of the peers' ids follow the one \
+         made before them, since their bits after the millisecond are random; and no peer \
+         keeps ids apart across processes or restarts with the clock behind.\n\n{IN_SQL}",
+        rows = thousands(alone.ids),
+        alone = alone.statement_ms,
+        fastest = fastest.generator,
+        fast = fastest.ns_above,
+        low = cheapest.ns_above,
+        cheapest = cheapest.generator,
+        high = dearest.ns_above,
+        dearest = dearest.generator,
+        n = idkit.len(),
+        unordered = if unordered.is_empty() {
+            "all".to_owned()
+        } else {
+            listed(unordered.iter().map(String::as_str))
+        },
+    );
+    for row in rows {
+        IN_SQL.row(md, row);
+    }
+    let _ = writeln!(md);
+}
+
+/// `n` with a comma between thousands.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
+const IN_SQL: Table<InSqlRow> = Table(&[
+    text("generator", |r| format!("`{}`", r.generator)),
+    text("made by", |r| r.source.clone()),
+    text("stored as", |r| r.stored_as.clone()),
+    figure("one statement", |r| format!("{:.0} ms", r.statement_ms)),
+    figure("above the statement alone", |r| {
+        format!("{:.0} ns an id", r.ns_above)
+    }),
+    figure("rows inserted", |r| format!("{:.0} ms", r.insert_ms)),
+    figure("key pages", |r| r.key_pages.to_string()),
+    figure("key fill", |r| format!("{:.0}%", r.key_fill * 100.0)),
+    figure("each id above the last", |r| {
+        format!("{:.0}%", r.in_order * 100.0)
+    }),
 ]);
 
 /// The sentence naming the schemes the registry reads by name but the report does not
@@ -751,6 +919,64 @@ fn guide(r: &Results<'_>, leases: &[LeaseRow], md: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_in_sql_section_names_the_fastest_peer_and_idkits_range() {
+        let row = |generator: &str, source: &str, ns: f64, in_order: f64| InSqlRow {
+            generator: generator.to_owned(),
+            source: source.to_owned(),
+            stored_as: if source == "SQLite" && ns == 0.0 {
+                "INTEGER"
+            } else {
+                "BLOB"
+            }
+            .to_owned(),
+            statement_ms: 300.0 + ns / 1e6 * 1e6 / 1e3,
+            insert_ms: 900.0,
+            key_pages: 10,
+            key_fill: 0.9,
+            in_order,
+            ns_above: ns,
+            ids: 1_000_000,
+        };
+        let rows = [
+            row("statement alone", "SQLite", 0.0, 1.0),
+            row("randomblob(16)", "SQLite", 40.0, 0.5),
+            row("uuid7()", "sqlean", 70.0, 0.5),
+            row("idkit_ulid()", "idkit", 35.0, 1.0),
+            row("idkit_ulid_text()", "idkit", 90.0, 1.0),
+        ];
+        let mut md = String::new();
+        made_in_sql(&rows, &mut md);
+        assert!(
+            md.contains("The fastest peer is `randomblob(16)` at 40 ns"),
+            "{md}"
+        );
+        assert!(
+            md.contains("cost 35 (`idkit_ulid()`) to 90 ns (`idkit_ulid_text()`), 1 of 2"),
+            "{md}"
+        );
+        assert!(
+            md.contains("`randomblob(16)` 50% and `uuid7()` 50%"),
+            "{md}"
+        );
+        assert!(md.contains("made 1,000,000 ids"), "{md}");
+        assert_eq!(md.matches("\n| `").count(), 5, "{md}");
+        let mut none = String::new();
+        made_in_sql(&[], &mut none);
+        assert!(none.is_empty());
+    }
+
+    #[test]
+    fn csv_fields_read_quoted_commas_and_quotes() {
+        assert_eq!(
+            csv_fields(r#"a,"idkit_snowflake('twitter', 1)",b"#),
+            ["a", "idkit_snowflake('twitter', 1)", "b"]
+        );
+        assert_eq!(csv_fields(r#""say ""hi""",2"#), [r#"say "hi""#, "2"]);
+        assert_eq!(thousands(1_000_000), "1,000,000");
+        assert_eq!(thousands(999), "999");
+    }
 
     #[test]
     fn lease_rows_keep_commas_in_the_last_field_and_skip_malformed_lines() {

@@ -85,14 +85,14 @@ fn register_on(conn: &Connection, state: &'static State) -> rusqlite::Result<()>
     })?;
     conn.create_scalar_function("idkit_typeid", 1, made, move |ctx| {
         let prefix = text_arg(ctx, 0, "typeid prefix")?;
-        let prefix = Prefix::new(&prefix).map_err(|e| fail("typeid prefix", e))?;
+        let prefix = Prefix::new(prefix).map_err(|e| fail("typeid prefix", e))?;
         Ok(TypeId::new(prefix, next_v7(state)?).to_string())
     })?;
     for n in 0..=2 {
         let cache = Mutex::new(Snowflakes::default());
         conn.create_scalar_function("idkit_snowflake", n, made, move |ctx| {
             let layout = match ctx.len() {
-                0 => "snowflake-twitter".to_owned(),
+                0 => "snowflake-twitter",
                 _ => text_arg(ctx, 0, "layout")?,
             };
             let worker = if ctx.len() > 1 {
@@ -103,7 +103,7 @@ fn register_on(conn: &Connection, state: &'static State) -> rusqlite::Result<()>
             cache
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .next(state, &layout, None, worker)
+                .next(state, layout, None, worker)
         })?;
     }
     for n in 2..=4 {
@@ -123,7 +123,7 @@ fn register_on(conn: &Connection, state: &'static State) -> rusqlite::Result<()>
             };
             cache.lock().unwrap_or_else(|e| e.into_inner()).next(
                 state,
-                &fields,
+                fields,
                 Some((epoch, tick)),
                 worker,
             )
@@ -144,7 +144,7 @@ fn register_on(conn: &Connection, state: &'static State) -> rusqlite::Result<()>
     conn.create_scalar_function("idkit_decode", 2, read, |ctx| {
         nullable(ctx, |ctx| {
             let scheme = text_arg(ctx, 1, "scheme")?;
-            let (name, text, decoded) = decode_registered(ctx.get_raw(0), &scheme)?;
+            let (name, text, decoded) = decode_registered(ctx.get_raw(0), scheme)?;
             Ok(idkit_all::render::decoded_json(name, &text, &decoded).to_string())
         })
     })?;
@@ -152,8 +152,8 @@ fn register_on(conn: &Connection, state: &'static State) -> rusqlite::Result<()>
         nullable(ctx, |ctx| {
             let scheme = text_arg(ctx, 1, "scheme")?;
             let field = text_arg(ctx, 2, "field")?;
-            let (name, _, decoded) = decode_registered(ctx.get_raw(0), &scheme)?;
-            field_of(name, &decoded, &field)
+            let (name, _, decoded) = decode_registered(ctx.get_raw(0), scheme)?;
+            field_of(name, &decoded, field)
         })
     })?;
     // Custom layouts: (id, fields, epoch_ms, tick_ms) for (id, scheme).
@@ -177,21 +177,21 @@ fn register_on(conn: &Connection, state: &'static State) -> rusqlite::Result<()>
     conn.create_scalar_function("idkit_field", 5, read, |ctx| {
         nullable(ctx, |ctx| {
             let (spec, _, decoded) = decode_custom(ctx)?;
-            field_of(spec.name(), &decoded, &text_arg(ctx, 4, "field")?)
+            field_of(spec.name(), &decoded, text_arg(ctx, 4, "field")?)
         })
     })?;
     conn.create_scalar_function("idkit_text", 2, read, |ctx| {
         nullable(ctx, |ctx| {
             let scheme = text_arg(ctx, 1, "scheme")?;
-            let (_, text, _) = decode_registered(ctx.get_raw(0), &scheme)?;
+            let (_, text, _) = decode_registered(ctx.get_raw(0), scheme)?;
             Ok(text)
         })
     })?;
     conn.create_scalar_function("idkit_blob", 2, read, |ctx| {
         nullable(ctx, |ctx| {
             let scheme = text_arg(ctx, 1, "scheme")?;
-            let codec = codec(&scheme)?;
-            let raw = raw_id(&*codec, &scheme, ctx.get_raw(0))?;
+            let codec = codec(scheme)?;
+            let raw = raw_id(&*codec, scheme, ctx.get_raw(0))?;
             Ok(raw.as_bytes().to_vec())
         })
     })?;
@@ -213,7 +213,7 @@ fn register_on(conn: &Connection, state: &'static State) -> rusqlite::Result<()>
         conn.create_scalar_function(name, 2, read, move |ctx| {
             nullable(ctx, |ctx| {
                 let scheme = text_arg(ctx, 0, "scheme")?;
-                let (codec, raw) = bound(&scheme, ctx.get_raw(1), highest)?;
+                let (codec, raw) = bound(scheme, ctx.get_raw(1), highest)?;
                 Ok(stored(&*codec, raw))
             })
         })?;
@@ -221,8 +221,8 @@ fn register_on(conn: &Connection, state: &'static State) -> rusqlite::Result<()>
         conn.create_scalar_function(&*text_name, 2, read, move |ctx| {
             nullable(ctx, |ctx| {
                 let scheme = text_arg(ctx, 0, "scheme")?;
-                let (codec, raw) = bound(&scheme, ctx.get_raw(1), highest)?;
-                codec.format_raw(&raw).map_err(|e| fail(&scheme, e))
+                let (codec, raw) = bound(scheme, ctx.get_raw(1), highest)?;
+                codec.format_raw(&raw).map_err(|e| fail(scheme, e))
             })
         })?;
     }
@@ -247,15 +247,15 @@ fn register_on(conn: &Connection, state: &'static State) -> rusqlite::Result<()>
             conn.create_scalar_function(name, n, read, move |ctx| {
                 nullable(ctx, |ctx| {
                     let layout = match ctx.len() {
-                        1 => "snowflake-twitter".to_owned(),
+                        1 => "snowflake-twitter",
                         _ => text_arg(ctx, 1, "layout")?,
                     };
-                    let (codec, raw) = bound(&layout, ctx.get_raw(0), high)?;
+                    let (codec, raw) = bound(layout, ctx.get_raw(0), high)?;
                     if codec.info().bits != 64 {
-                        return Err(fail(&layout, "its ids are not 64 bits: use idkit_lowest"));
+                        return Err(fail(layout, "its ids are not 64 bits: use idkit_lowest"));
                     }
                     Ok(Value::Integer(
-                        raw.to_u64().map_err(|e| fail(&layout, e))? as i64
+                        raw.to_u64().map_err(|e| fail(layout, e))? as i64
                     ))
                 })
             })?;
@@ -268,7 +268,7 @@ fn register_on(conn: &Connection, state: &'static State) -> rusqlite::Result<()>
         conn.create_scalar_function(name, 2, read, move |ctx| {
             nullable(ctx, |ctx| {
                 let prefix = text_arg(ctx, 0, "typeid prefix")?;
-                let prefix = Prefix::new(&prefix).map_err(|e| fail("typeid prefix", e))?;
+                let prefix = Prefix::new(prefix).map_err(|e| fail("typeid prefix", e))?;
                 let (_, raw) = bound("uuid-v7", ctx.get_raw(1), high)?;
                 let uuid = raw.to_u128().map_err(|e| fail("typeid", e))?;
                 Ok(TypeId::new(prefix, uuid).to_string())
@@ -314,7 +314,7 @@ struct Generator {
 
 /// One registered function's generators, by layout (and custom epoch and tick) and worker.
 #[derive(Default)]
-struct Snowflakes(HashMap<SnowflakeKey, Generator>);
+struct Snowflakes(Vec<(SnowflakeKey, Generator)>);
 
 /// A layout by name or fields, its custom epoch and tick, and the worker given.
 type SnowflakeKey = (String, Option<(u64, u64)>, Option<i64>);
@@ -327,14 +327,20 @@ impl Snowflakes {
         custom: Option<(u64, u64)>,
         worker: Option<i64>,
     ) -> Result<i64> {
-        let key = (layout.to_owned(), custom, worker);
-        let generator = match self.0.get(&key) {
-            Some(generator) => generator,
+        // A few generators per function, found without allocating: a list, searched.
+        let found = self
+            .0
+            .iter()
+            .position(|(k, _)| k.0 == layout && k.1 == custom && k.2 == worker);
+        let at = match found {
+            Some(at) => at,
             None => {
                 let built = build(state, layout, custom, worker)?;
-                self.0.entry(key).or_insert(built)
+                self.0.push(((layout.to_owned(), custom, worker), built));
+                self.0.len() - 1
             }
         };
+        let generator = &self.0[at].1;
         let name = generator.spec.name();
         let id = generator.generator.next_id().map_err(|e| fail(name, e))?;
         let time = generator.spec.time();
@@ -494,11 +500,9 @@ fn nullable<T: Into<Value>>(
     f(ctx).map(Into::into)
 }
 
-fn text_arg(ctx: &Context<'_>, i: usize, what: &str) -> Result<String> {
+fn text_arg<'a>(ctx: &'a Context<'_>, i: usize, what: &str) -> Result<&'a str> {
     match ctx.get_raw(i) {
-        ValueRef::Text(text) => std::str::from_utf8(text)
-            .map(str::to_owned)
-            .map_err(|_| fail(what, "not UTF-8 text")),
+        ValueRef::Text(text) => std::str::from_utf8(text).map_err(|_| fail(what, "not UTF-8 text")),
         other => Err(fail(what, format!("expected text, got {}", kind(other)))),
     }
 }
@@ -589,7 +593,7 @@ fn decode_registered(value: ValueRef<'_>, scheme: &str) -> Result<(&'static str,
 /// `idkit_time(id, scheme)`'s Unix ms.
 fn time_ms(ctx: &Context<'_>) -> Result<u64> {
     let scheme = text_arg(ctx, 1, "scheme")?;
-    let (name, _, decoded) = decode_registered(ctx.get_raw(0), &scheme)?;
+    let (name, _, decoded) = decode_registered(ctx.get_raw(0), scheme)?;
     decoded
         .timestamp_ms
         .ok_or_else(|| fail(name, "its ids carry no time"))
@@ -599,7 +603,7 @@ fn time_ms(ctx: &Context<'_>) -> Result<u64> {
 fn decode_custom(ctx: &Context<'_>) -> Result<(&'static LayoutSpec, u64, Decoded)> {
     let fields = text_arg(ctx, 1, "fields")?;
     let spec = custom_layout(
-        &fields,
+        fields,
         u64_arg(ctx, 2, "epoch_ms")?,
         u64_arg(ctx, 3, "tick_ms")?,
     )?;
