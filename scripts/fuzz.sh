@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the fuzz targets of fuzz/ (cargo-fuzz, libFuzzer) one after another: every scheme's
+# Runs the fuzz targets of fuzz/ (cargo-fuzz, libFuzzer), one at a time or FUZZ_JOBS: every scheme's
 # text and byte parsing, `idkit inspect`'s guessing, serde, the column decoders, and the
 # service's HTTP and gRPC request parsing, the SQLite functions' arguments
 # (fuzz/fuzz_targets/*.rs say what each checks).
@@ -9,6 +9,7 @@
 #   FUZZ_TARGETS="text http" scripts/fuzz.sh # only these
 #   FUZZ_SANITIZER=none scripts/fuzz.sh      # without AddressSanitizer (faster; the default
 #                                            # is address)
+#   FUZZ_JOBS=2 scripts/fuzz.sh              # two targets at a time (one core each)
 #
 # Needs rustup's nightly toolchain beside the project's stable one (only this crate is built
 # with it) and cargo-fuzz, which it installs when missing. The committed seed corpus
@@ -24,6 +25,7 @@ cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-600}
 targets=${FUZZ_TARGETS:-text bytes serde columns http grpc inspect sqlite}
 sanitizer=${FUZZ_SANITIZER:-address}
+jobs=${FUZZ_JOBS:-1}
 
 if ! cargo +nightly --version >/dev/null 2>&1; then
     echo "scripts/fuzz.sh: needs the nightly toolchain (rustup toolchain install nightly)" >&2
@@ -39,15 +41,36 @@ cargo +nightly fuzz build --sanitizer "$sanitizer"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for target in $targets; do
-    echo "==> fuzzing $target for ${seconds} s"
-    mkdir -p "$work/$target"
-    cargo +nightly fuzz run --sanitizer "$sanitizer" "$target" "$work/$target" "fuzz/corpus/$target" \
-        -- -max_total_time="$seconds" -print_final_stats=1 2> "$work/$target.log" || {
-        tail -n 60 "$work/$target.log"
-        echo "scripts/fuzz.sh: $target failed; the input is in fuzz/artifacts/$target/" >&2
-        exit 1
-    }
-    grep -E "^(stat::number_of_executed_units|stat::new_units_added|Done )" "$work/$target.log" || true
-    echo "$target: $(ls "$work/$target" | wc -l) inputs in the corpus after the run"
+# One target's run; its log in $work/TARGET.log, its status its exit status.
+fuzz_one() {
+    mkdir -p "$work/$1"
+    cargo +nightly fuzz run --sanitizer "$sanitizer" "$1" "$work/$1" "fuzz/corpus/$1" \
+        -- -max_total_time="$seconds" -print_final_stats=1 2> "$work/$1.log"
+}
+# Its summary, or its log's end and the failure.
+report() {
+    if [ "$2" = 0 ]; then
+        grep -E "^(stat::number_of_executed_units|stat::new_units_added|Done )" "$work/$1.log" || true
+        echo "$1: $(ls "$work/$1" | wc -l) inputs in the corpus after the run"
+    else
+        tail -n 60 "$work/$1.log"
+        echo "scripts/fuzz.sh: $1 failed; the input is in fuzz/artifacts/$1/" >&2
+        return 1
+    fi
+}
+# FUZZ_JOBS targets at a time (each run is one process on one core).
+set -- $targets
+while [ $# -gt 0 ]; do
+    batch=()
+    while [ $# -gt 0 ] && [ ${#batch[@]} -lt "$jobs" ]; do batch+=("$1"); shift; done
+    echo "==> fuzzing ${batch[*]} for ${seconds} s"
+    pids=()
+    for target in "${batch[@]}"; do fuzz_one "$target" & pids+=($!); done
+    failed=0
+    for i in "${!batch[@]}"; do
+        status=0
+        wait "${pids[$i]}" || status=$?
+        report "${batch[$i]}" "$status" || failed=1
+    done
+    [ "$failed" = 0 ] || exit 1
 done
