@@ -503,3 +503,22 @@ fn child() {
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
 }
+
+#[test]
+fn every_sql_block_of_the_readme_runs() {
+    let readme = include_str!("../README.md");
+    let blocks: Vec<&str> = readme
+        .split("```sql\n")
+        .skip(1)
+        .map(|rest| rest.split("```").next().unwrap())
+        .collect();
+    assert!(!blocks.is_empty());
+    let dir = Scratch::new("sqlite-readme");
+    let conn = open(&dir.join("app.db"));
+    for block in blocks {
+        conn.execute_batch(block)
+            .unwrap_or_else(|e| panic!("{e}\n{block}"));
+    }
+    let posts: i64 = one(&conn, "SELECT count(*) FROM posts WHERE id > 1000000");
+    assert_eq!(posts, 1);
+}
