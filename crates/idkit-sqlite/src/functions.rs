@@ -75,13 +75,15 @@ fn register_on(conn: &Connection, state: &'static State) -> rusqlite::Result<()>
         Ok(next_ulid(state)?.to_be_bytes())
     })?;
     conn.create_scalar_function("idkit_ulid_text", 0, made, move |_| {
-        Ok(idkit_ulid::Ulid(next_ulid(state)?).to_string())
+        Ok(idkit_core::codec::crockford::encode_u128(next_ulid(state)?))
     })?;
     conn.create_scalar_function("idkit_uuidv7", 0, made, move |_| {
         Ok(next_v7(state)?.to_be_bytes())
     })?;
     conn.create_scalar_function("idkit_uuidv7_text", 0, made, move |_| {
-        Ok(idkit_uuid::Uuid::from_u128(next_v7(state)?).to_string())
+        let mut text = [0; 36];
+        let uuid = idkit_uuid::Uuid::from_u128(next_v7(state)?);
+        Ok(uuid.hyphenated().encode_lower(&mut text).to_owned())
     })?;
     conn.create_scalar_function("idkit_typeid", 1, made, move |ctx| {
         let prefix = text_arg(ctx, 0, "typeid prefix")?;
