@@ -225,8 +225,9 @@ fn made_in_sql(rows: &[InSqlRow], md: &mut String) {
          `idkit-sqlite` crate) beside what SQLite users have: sqlean's `uuid7()` (the \
          `sqlean.py` package, in whose SQLite build every row here ran), `sqlite-ulid`'s \
          extension and SQLite's `randomblob(16)`. Each made {rows} ids in one statement (a \
-         recursive CTE, `SELECT count(GEN) FROM c`), timed against the statement alone ({alone:.0} \
-         ms), and keyed {rows} rows inserted in one transaction into a table of its own (WAL, \
+         recursive CTE, `SELECT count(GEN) FROM c`), each run timed right after a run of the \
+         statement alone ({alone:.0} ms; the cost above it is the median of the differences), \
+         and keyed {rows} rows inserted in one transaction into a table of its own (WAL, \
          `synchronous=normal`); the key's b-tree is read with `dbstat`. Medians; the data is \
          in `data/sqlite_functions.csv`.\n\n\
          The fastest peer is `{fastest}` at {fast:.0} ns an id above the statement; idkit's \
