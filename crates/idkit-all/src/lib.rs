@@ -1,3 +1,6 @@
+// The README's links, as paths of the crate: defined before the README, whose own
+// definitions (to the source, for a forge) then give way.
+#![doc = "[`SchemeDef`]: crate::SchemeDef\n[`registry`]: crate::registry\n"]
 #![doc = include_str!("../README.md")]
 
 pub mod baseline;

@@ -1,3 +1,6 @@
+// The README's links, as paths of the crate: defined before the README, whose own
+// definitions (to the source, for a forge) then give way.
+#![doc = "[`AtomicSnowflake`]: crate::AtomicSnowflake\n[`Boundary`]: crate::Boundary\n[`Custom`]: crate::Custom\n[`Discord`]: crate::Discord\n[`Instagram`]: crate::Instagram\n[`LayoutSpec`]: crate::LayoutSpec\n[`Mastodon`]: crate::Mastodon\n[`MutexSnowflake`]: crate::MutexSnowflake\n[`RollbackPolicy`]: crate::RollbackPolicy\n[`SequenceStart::Random`]: crate::SequenceStart::Random\n[`Snowflake`]: crate::Snowflake\n[`SnowflakeCodec`]: crate::SnowflakeCodec\n[`Sonyflake`]: crate::Sonyflake\n[`Twitter`]: crate::Twitter\n[`sql::plpgsql`]: crate::sql::plpgsql\n"]
 #![doc = include_str!("../README.md")]
 #![cfg_attr(not(feature = "std"), no_std)]
 
