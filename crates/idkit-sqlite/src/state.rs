@@ -104,7 +104,7 @@ impl std::fmt::Debug for State {
 static FILES: Mutex<Option<HashMap<PathBuf, &'static State>>> = Mutex::new(None);
 
 /// The state in this process's memory.
-static MEMORY: OnceLock<&'static State> = OnceLock::new();
+static MEMORY: OnceLock<Option<&'static State>> = OnceLock::new();
 
 impl State {
     /// The state of the database file `database`: its state file `DATABASE-idkit`, mapped
@@ -117,7 +117,7 @@ impl State {
     /// a later version's layout), or cannot be mapped.
     pub fn of_database(database: Option<&Path>) -> Result<&'static State, Error> {
         match database {
-            None => Ok(Self::memory("the database is in memory or temporary")),
+            None => Self::memory("the database is in memory or temporary"),
             Some(db) => {
                 let mut name = db.as_os_str().to_owned();
                 name.push("-idkit");
@@ -141,11 +141,13 @@ impl State {
             return Ok(state);
         }
         let state = match map(path)? {
-            Some(table) => Self::laid_out(table, Some(key.clone()), ""),
+            Some(table) => {
+                Self::laid_out(table, Some(key.clone()), "").ok_or(Error::Full { slots: SLOTS })?
+            }
             None => {
-                return Ok(Self::memory(
+                return Self::memory(
                     "its state file cannot be written (a read-only database or directory)",
-                ));
+                );
             }
         };
         files.insert(key, state);
@@ -153,34 +155,41 @@ impl State {
     }
 
     /// The one state in process memory.
-    fn memory(why: &'static str) -> &'static State {
+    fn memory(why: &'static str) -> Result<&'static State, Error> {
         // Several reasons share one state: the first one given names it.
-        MEMORY.get_or_init(|| {
+        let state = MEMORY.get_or_init(|| {
             let table = Box::leak(zeroed_table());
             table.header.magic.store(MAGIC, Ordering::Relaxed);
             // Nothing to sync: process memory ends with the process.
             table.header.durable.store(u64::MAX, Ordering::Relaxed);
             Self::laid_out(table, None, why)
-        })
+        });
+        state.ok_or(Error::Full { slots: SLOTS })
     }
 
-    fn laid_out(table: &'static Table, file: Option<PathBuf>, why: &'static str) -> &'static State {
+    /// The state over `table`, with the words of ULID and UUIDv7 claimed and raised above
+    /// the floor; `None` when every slot holds another generator.
+    fn laid_out(
+        table: &'static Table,
+        file: Option<PathBuf>,
+        why: &'static str,
+    ) -> Option<&'static State> {
         let floor = table.header.floor.load(Ordering::Acquire);
         let time_ordered = |name: &str| {
-            let word = claim(table, name, 0).unwrap_or(&table.slots[0].word);
+            let word = claim(table, name, 0)?;
             word.fetch_max(
                 time_ordered_word(floor.saturating_add(1), 0),
                 Ordering::AcqRel,
             );
-            word
+            Some(word)
         };
-        Box::leak(Box::new(State {
+        Some(Box::leak(Box::new(State {
             table,
             file,
             why_memory: why,
-            ulid: time_ordered("ulid"),
-            v7: time_ordered("uuid-v7"),
-        }))
+            ulid: time_ordered("ulid")?,
+            v7: time_ordered("uuid-v7")?,
+        })))
     }
 
     /// The state file, or `None` for process memory.
