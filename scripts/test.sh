@@ -51,6 +51,40 @@ tidy() {
     fi
 }
 
+# Work that needs nothing from the steps around it (installing cargo-pgrx and cargo-fuzz,
+# the loom model checks, the packaged crates' build, the no_std build) runs beside them as a
+# background job at the lowest CPU priority (nice 19): it takes the cores that the steps
+# leave idle, most of all while the live suites wait on their servers, and barely slows
+# the steps themselves. Each job writes to target/suite/NAME.log, which `joined` prints.
+declare -A BG=()
+background() { # NAME FUNCTION: runs FUNCTION as the background job NAME, in a process group of its own
+    mkdir -p target/suite
+    set -m
+    (renice -n 19 "$BASHPID" >/dev/null; "$2") >"target/suite/$1.log" 2>&1 &
+    BG[$1]=$!
+    set +m
+}
+joined() { # NAME: waits for the background job NAME, prints its output, and stops the suite if it failed
+    local rc=0
+    wait "${BG[$1]}" || rc=$?
+    unset "BG[$1]"
+    step "$1 (run beside the steps above; its output follows)"
+    cat "target/suite/$1.log"
+    [ "$rc" = 0 ] || { echo "==> $1 failed (exit $rc)" >&2; exit 1; }
+}
+
+# The servers the live suites start, and the background jobs, go when the suite ends,
+# whether it passed or not.
+cleanup() {
+    local pid
+    for pid in "${BG[@]}"; do kill -- "-$pid" 2>/dev/null || true; done
+    [ -z "${PG_DIR:-}" ] || { scripts/pg-cluster.sh stop "$PG_DIR" >/dev/null 2>&1 || true; rm -rf "$PG_DIR"; }
+    [ -z "${ETCD_DIR:-}" ] || { scripts/etcd-server.sh stop "$ETCD_DIR" >/dev/null 2>&1 || true; rm -rf "$ETCD_DIR"; }
+    [ -z "${MY_DIR:-}" ] || { scripts/mariadb-server.sh stop "$MY_DIR" >/dev/null 2>&1 || true; rm -rf "$MY_DIR"; }
+    [ -z "${PG18_DIR:-}" ] || { scripts/pg-cluster.sh stop "$PG18_DIR" >/dev/null 2>&1 || true; rm -rf "$PG18_DIR"; }
+}
+trap cleanup EXIT
+
 # From a clean clone the suite writes about 4 GB at its peak where the disk is tight (tidy
 # removes each build directory of its own once done with it; target/ holds 3.6 GB at the
 # end, the servers' data the rest), and about 7 GB where it is not: say so at once when
@@ -117,6 +151,23 @@ if ! ls /usr/lib/*/faketime/libfaketime.so.1 >/dev/null 2>&1; then
     (apt-get install -y faketime || (apt-get update && apt-get install -y faketime)) >/dev/null
 fi
 
+# cargo-pgrx (at the version the PostgreSQL extension pins) and cargo-fuzz, when missing:
+# the fuzz step and the extension's step wait for them (scripts/pg-extension.sh and
+# scripts/fuzz.sh would install them too, alone).
+tools() {
+    local pgrx
+    pgrx=$(sed -n 's/^pgrx = "=\([0-9.]*\)"/\1/p' extensions/idkit-pg/Cargo.toml)
+    if [ "$(cargo pgrx --version 2>/dev/null)" != "cargo-pgrx $pgrx" ]; then
+        echo "==> installing cargo-pgrx $pgrx"
+        cargo install cargo-pgrx --version "$pgrx" --locked
+    fi
+    if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+        echo "==> installing cargo-fuzz"
+        cargo install cargo-fuzz --locked
+    fi
+}
+background tools tools
+
 step "cargo clippy --workspace --all-targets -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
 
@@ -131,51 +182,61 @@ done
 step "cargo test --workspace"
 cargo test --workspace
 
-# The builds with directories of their own (loom, the packaged crates, no_std, the fuzz
-# targets) come next, before the live suites add their feature sets to target/: each is
-# done with before the next starts, so that on a tight disk (tidy) the suite holds at most
-# one of them beside target/ at a time.
-# A model check: the tests ARGS under --cfg loom, in a target directory of their own (the
-# flag rebuilds everything and would otherwise evict the normal build from the cache).
-loom() { RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --release "$@"; }
+# The builds with directories of their own (loom, the packaged crates, no_std): each is done
+# with before the next starts, so that on a tight disk (tidy) the suite holds at most one of
+# them beside target/ at a time. They run beside the fuzz targets and the live suites (see
+# `background`), or in turn here where the disk is tight.
+own_builds() {
+    loom() { RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --release "$@"; }
 
-step "loom model check of the lock-free Snowflake generator"
-loom -p idkit-snowflake --test loom
+    step "loom model check of the lock-free Snowflake generator"
+    loom -p idkit-snowflake --test loom
 
-step "loom model check of the shared millisecond-and-counter word (UUIDv7, ULID, TypeID, TSID, ObjectId) and UUIDv6's tick word"
-loom -p idkit-core -p idkit-uuid --test loom
+    step "loom model check of the shared millisecond-and-counter word (UUIDv7, ULID, TypeID, TSID, ObjectId) and UUIDv6's tick word"
+    loom -p idkit-core -p idkit-uuid --test loom
 
-step "loom model check of the ticker clock's rest (a read while its thread rests is never late)"
-loom -p idkit-core --lib loom
+    step "loom model check of the ticker clock's rest (a read while its thread rests is never late)"
+    loom -p idkit-core --lib loom
 
-step "loom model check of the range allocator's cursor and block slots"
-loom -p idkit-range --lib loom
-tidy target/loom
+    step "loom model check of the range allocator's cursor and block slots"
+    loom -p idkit-range --lib loom
+    tidy target/loom
 
-step "cargo publish --workspace --dry-run (the crates marked publish = false are left out)"
-# A dry run verifies each crate against the others packaged as a registry; cargo takes a
-# registry crate of a given version to be the same forever, so whatever an earlier run left
-# (its unpacked sources under cargo's home, its builds) would stand in for the code being
-# checked. Its own target directory, and the unpacked copies, go first (no crate of these
-# names comes from crates.io).
-rm -rf target/publish "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/idkit-*-[0-9]*
-# The packaged crates build as workspaces of their own, outside this one's dev profile: no
-# debug info for them either (their directory reached 1.3 GB with it, 0.75 GB without).
-CARGO_PROFILE_DEV_DEBUG=0 CARGO_TARGET_DIR=target/publish \
-    cargo publish --workspace --dry-run --allow-dirty
-rm -rf target/publish # every run starts it afresh (above); no use keeping it
+    step "cargo publish --workspace --dry-run (the crates marked publish = false are left out)"
+    # A dry run verifies each crate against the others packaged as a registry; cargo takes a
+    # registry crate of a given version to be the same forever, so whatever an earlier run left
+    # (its unpacked sources under cargo's home, its builds) would stand in for the code being
+    # checked. Its own target directory, and the unpacked copies, go first (no crate of these
+    # names comes from crates.io).
+    rm -rf target/publish "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/idkit-*-[0-9]*
+    # The packaged crates build as workspaces of their own, outside this one's dev profile: no
+    # debug info for them either (their directory reached 1.3 GB with it, 0.75 GB without).
+    CARGO_PROFILE_DEV_DEBUG=0 CARGO_TARGET_DIR=target/publish \
+        cargo publish --workspace --dry-run --allow-dirty
+    rm -rf target/publish # every run starts it afresh (above); no use keeping it
 
-step "no_std: idkit-core and the scheme crates with every std feature off (no-std-check/)"
-# A #![no_std] crate that builds each scheme's generators on its own clock and random source
-# and reads the ids back; then no crate of its build may have its `std` feature on.
-cargo clippy --manifest-path no-std-check/Cargo.toml --all-targets -- -D warnings
-cargo test --manifest-path no-std-check/Cargo.toml
-with_std=$(cargo tree --manifest-path no-std-check/Cargo.toml -e features --prefix none | grep -F 'feature "std"' | sort -u || true)
-[ -z "$with_std" ] || { printf 'std turned on in the no_std build:\n%s\n' "$with_std" >&2; exit 1; }
+    step "no_std: idkit-core and the scheme crates with every std feature off (no-std-check/)"
+    # A #![no_std] crate that builds each scheme's generators on its own clock and random source
+    # and reads the ids back; then no crate of its build may have its `std` feature on.
+    cargo clippy --manifest-path no-std-check/Cargo.toml --all-targets -- -D warnings
+    cargo test --manifest-path no-std-check/Cargo.toml
+    with_std=$(cargo tree --manifest-path no-std-check/Cargo.toml -e features --prefix none | grep -F 'feature "std"' | sort -u || true)
+    [ -z "$with_std" ] || { printf 'std turned on in the no_std build:\n%s\n' "$with_std" >&2; exit 1; }
+    tidy no-std-check/target
+}
+if free_below 10; then
+    own_builds
+else
+    background own_builds own_builds
+fi
+
+step "idkit-core and the scheme crates with every std feature off, in this workspace"
+# Here, not in own_builds: it builds in target/, which the steps around it hold.
 for crate in idkit-core idkit-uuid idkit-ulid idkit-ksuid idkit-tsid idkit-objectid idkit-typeid idkit-snowflake idkit-range; do
     cargo clippy -p "$crate" --no-default-features -- -D warnings
 done
-tidy no-std-check/target
+
+joined tools
 
 step "fuzz targets, a short run of each (scripts/fuzz.sh; nightly for fuzz/ alone)"
 # Every parser: scheme text and bytes, serde, column decoders, HTTP and gRPC requests, the
@@ -215,7 +276,6 @@ PG_PORT=$((20000 + RANDOM % 20000))
 # extension preloaded, its generators' shared memory with it, and a worker id for them.
 PG_OPTS="-c wal_keep_size=2GB -c shared_preload_libraries=idkit -c idkit.worker_id=1" \
     scripts/pg-cluster.sh start "$PG_DIR" "$PG_PORT"
-trap 'scripts/pg-cluster.sh stop "$PG_DIR" >/dev/null 2>&1 || true; rm -rf "$PG_DIR"' EXIT
 export IDKIT_TEST_PG="host=127.0.0.1 port=$PG_PORT user=postgres"
 export IDKIT_TEST_PG_DIR="$PG_DIR"
 cargo test -p idkit-range --features live-tests --test postgres
@@ -232,8 +292,6 @@ step "worker-id leases against real PostgreSQL, MariaDB and etcd servers, and th
 ETCD_DIR=$(mktemp -d)
 ETCD_PORT=$((20000 + RANDOM % 20000))
 scripts/etcd-server.sh start "$ETCD_DIR" "$ETCD_PORT"
-trap 'scripts/pg-cluster.sh stop "$PG_DIR" >/dev/null 2>&1 || true; rm -rf "$PG_DIR";
-      scripts/etcd-server.sh stop "$ETCD_DIR" >/dev/null 2>&1 || true; rm -rf "$ETCD_DIR"' EXIT
 export IDKIT_TEST_PG_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres"
 export IDKIT_TEST_ETCD="127.0.0.1:$ETCD_PORT"
 export IDKIT_TEST_ETCD_DIR="$ETCD_DIR"
@@ -241,9 +299,6 @@ export IDKIT_TEST_ETCD_DIR="$ETCD_DIR"
 MY_DIR=$(mktemp -d)
 MY_PORT=$((20000 + RANDOM % 20000))
 scripts/mariadb-server.sh start "$MY_DIR" "$MY_PORT"
-trap 'scripts/pg-cluster.sh stop "$PG_DIR" >/dev/null 2>&1 || true; rm -rf "$PG_DIR";
-      scripts/etcd-server.sh stop "$ETCD_DIR" >/dev/null 2>&1 || true; rm -rf "$ETCD_DIR";
-      scripts/mariadb-server.sh stop "$MY_DIR" >/dev/null 2>&1 || true; rm -rf "$MY_DIR"' EXIT
 export IDKIT_TEST_MYSQL_URL="mysql://idkit@127.0.0.1:$MY_PORT/idkit"
 export IDKIT_TEST_MYSQL_DIR="$MY_DIR"
 cargo test -p idkit-lease --features live-tests --test postgres --test mysql --test etcd
@@ -255,10 +310,6 @@ step "the report's PostgreSQL and InnoDB runs (quick profile), idkit sql's funct
 PG18_DIR=$(mktemp -d)
 PG18_PORT=$((20000 + RANDOM % 20000))
 PG_BIN=$(scripts/pg18.sh) PG_OPTS="-c wal_keep_size=2GB" scripts/pg-cluster.sh start "$PG18_DIR" "$PG18_PORT"
-trap 'scripts/pg-cluster.sh stop "$PG_DIR" >/dev/null 2>&1 || true; rm -rf "$PG_DIR";
-      scripts/etcd-server.sh stop "$ETCD_DIR" >/dev/null 2>&1 || true; rm -rf "$ETCD_DIR";
-      scripts/mariadb-server.sh stop "$MY_DIR" >/dev/null 2>&1 || true; rm -rf "$MY_DIR";
-      scripts/pg-cluster.sh stop "$PG18_DIR" >/dev/null 2>&1 || true; rm -rf "$PG18_DIR"' EXIT
 export IDKIT_TEST_PG18_URL="postgres://postgres@127.0.0.1:$PG18_PORT/postgres"
 cargo test -p bench-harness --features live-tests --test postgres --test mysql
 # The drills stop and restart the servers, so they run one at a time.
@@ -299,5 +350,7 @@ step "criterion benches, smoke run (each benchmark once, no timing)"
 # In the dev profile: a smoke run times nothing, and the dev builds of the dependencies are
 # there from the steps above (the bench profile would build them all again, about 6 minutes).
 cargo bench --profile dev -p bench-harness --benches -- --test
+
+[ -z "${BG[own_builds]:-}" ] || joined own_builds
 
 printf '\n==> scripts/test.sh passed in %d s (builds: %s)\n' "$SECONDS" "$(builds)"
