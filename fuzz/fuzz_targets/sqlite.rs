@@ -37,6 +37,7 @@ const FUNCTIONS: &[(&str, usize)] = &[
     ("idkit_ulid_lowest", 1),
     ("idkit_uuidv7_highest", 1),
     ("idkit_snowflake_lowest", 2),
+    ("idkit_snowflake_highest", 4),
     ("idkit_typeid_highest", 2),
     ("ulid_to_uuid", 1),
     ("uuid_to_ulid", 1),

@@ -262,6 +262,28 @@ fn register_on(conn: &Connection, state: &'static State) -> rusqlite::Result<()>
                 })
             })?;
         }
+        // A layout given by its fields: (at, fields, epoch_ms [, tick_ms]), as
+        // idkit_snowflake_custom takes them.
+        for n in 3..=4 {
+            conn.create_scalar_function(name, n, read, move |ctx| {
+                nullable(ctx, |ctx| {
+                    let tick = if ctx.len() > 3 {
+                        u64_arg(ctx, 3, "tick_ms")?
+                    } else {
+                        1
+                    };
+                    let fields = text_arg(ctx, 1, "fields")?;
+                    let spec = custom_layout(fields, u64_arg(ctx, 2, "epoch_ms")?, tick)?;
+                    let bounds = spec
+                        .bounds_u128(at_ms(ctx.get_raw(0))?, &[])
+                        .map_err(|e| fail(spec.name(), e))?;
+                    let id = if high { bounds.highest } else { bounds.lowest };
+                    i64::try_from(id)
+                        .map(Value::Integer)
+                        .map_err(|_| fail(spec.name(), "its ids do not fit SQLite's integer"))
+                })
+            })?;
+        }
     }
     for (name, high) in [
         ("idkit_typeid_lowest", false),

@@ -175,6 +175,7 @@ fn a_range_of_time_on_the_bounds_is_an_index_search_and_holds_the_rows() {
          -- An INTEGER PRIMARY KEY is the rowid, which SQLite numbers itself when no value is
          -- given (a DEFAULT does not apply): its id is given in the INSERT.
          CREATE TABLE flakes (id INTEGER PRIMARY KEY, n INTEGER);
+         CREATE TABLE shards (id INTEGER PRIMARY KEY, n INTEGER);
          CREATE TABLE users (id TEXT PRIMARY KEY DEFAULT (idkit_typeid('user')), n INTEGER);",
     )
     .unwrap();
@@ -185,6 +186,13 @@ fn a_range_of_time_on_the_bounds_is_an_index_search_and_holds_the_rows() {
         }
         conn.execute(
             "INSERT INTO flakes (id, n) VALUES (idkit_snowflake('twitter', 1), ?1)",
+            [n],
+        )
+        .unwrap();
+        // Instagram's layout given by its fields, as the README's shards table has it.
+        conn.execute(
+            "INSERT INTO shards (id, n)
+             VALUES (idkit_snowflake_custom('time:41,shard:13,sequence:10', 1314220021721, 1, 42), ?1)",
             [n],
         )
         .unwrap();
@@ -206,6 +214,11 @@ fn a_range_of_time_on_the_bounds_is_an_index_search_and_holds_the_rows() {
             "flakes",
             "idkit_lowest('snowflake-twitter', ?1)",
             "idkit_highest('twitter', ?2)",
+        ),
+        (
+            "shards",
+            "idkit_snowflake_lowest(?1, 'time:41,shard:13,sequence:10', 1314220021721)",
+            "idkit_snowflake_highest(?2, 'time:41,shard:13,sequence:10', 1314220021721, 1)",
         ),
         (
             "users",
@@ -293,6 +306,14 @@ fn bad_input_is_an_sql_error_that_says_what_is_wrong() {
         ("SELECT idkit_ulid_lowest('2026-13-01')", "time"),
         ("SELECT idkit_ulid_highest(281474976710656)", "ulid"),
         ("SELECT idkit_lowest('uuid-v4', 0)", "uuid-v4"),
+        (
+            "SELECT idkit_snowflake_lowest(0, 'time:41,shard:13,sequence:10', 1314220021721)",
+            "custom",
+        ),
+        (
+            "SELECT idkit_snowflake_highest(0, 'time:41,oops', 0, 1)",
+            "layout",
+        ),
         (
             "SELECT idkit_field(idkit_snowflake('twitter', 1), 'twitter', 'shard')",
             "no field shard",
