@@ -151,22 +151,25 @@ if ! ls /usr/lib/*/faketime/libfaketime.so.1 >/dev/null 2>&1; then
     (apt-get install -y faketime || (apt-get update && apt-get install -y faketime)) >/dev/null
 fi
 
-# cargo-pgrx (at the version the PostgreSQL extension pins) and cargo-fuzz, when missing:
-# the fuzz step and the extension's step wait for them (scripts/pg-extension.sh and
-# scripts/fuzz.sh would install them too, alone).
-tools() {
+# cargo-fuzz and cargo-pgrx (at the version the PostgreSQL extension pins), when missing,
+# each installed beside the steps until the step that runs it (scripts/fuzz.sh and
+# scripts/pg-extension.sh would install them too, alone).
+fuzz_tool() {
+    if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+        echo "==> installing cargo-fuzz"
+        cargo install cargo-fuzz --locked
+    fi
+}
+pgrx_tool() {
     local pgrx
     pgrx=$(sed -n 's/^pgrx = "=\([0-9.]*\)"/\1/p' extensions/idkit-pg/Cargo.toml)
     if [ "$(cargo pgrx --version 2>/dev/null)" != "cargo-pgrx $pgrx" ]; then
         echo "==> installing cargo-pgrx $pgrx"
         cargo install cargo-pgrx --version "$pgrx" --locked
     fi
-    if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
-        echo "==> installing cargo-fuzz"
-        cargo install cargo-fuzz --locked
-    fi
 }
-background tools tools
+background cargo-fuzz fuzz_tool
+background cargo-pgrx pgrx_tool
 
 step "cargo clippy --workspace --all-targets -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
@@ -236,7 +239,7 @@ for crate in idkit-core idkit-uuid idkit-ulid idkit-ksuid idkit-tsid idkit-objec
     cargo clippy -p "$crate" --no-default-features -- -D warnings
 done
 
-joined tools
+joined cargo-fuzz
 
 step "fuzz targets, a short run of each (scripts/fuzz.sh; nightly for fuzz/ alone)"
 # Every parser: scheme text and bytes, serde, column decoders, HTTP and gRPC requests, the
@@ -244,6 +247,8 @@ step "fuzz targets, a short run of each (scripts/fuzz.sh; nightly for fuzz/ alon
 # AddressSanitizer (the longer runs of scripts/fuzz.sh keep it).
 FUZZ_SECONDS=10 FUZZ_JOBS=2 FUZZ_SANITIZER=none scripts/fuzz.sh
 tidy fuzz/target
+
+joined cargo-pgrx
 
 step "the PostgreSQL extension (extensions/idkit-pg): format, lints, build, install"
 # Its own workspace, built with cargo-pgrx against Debian's PostgreSQL 15; the script installs
