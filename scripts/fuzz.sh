@@ -31,10 +31,8 @@ if ! cargo +nightly --version >/dev/null 2>&1; then
     echo "scripts/fuzz.sh: needs the nightly toolchain (rustup toolchain install nightly)" >&2
     exit 1
 fi
-if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
-    echo "==> installing cargo-fuzz"
-    cargo install cargo-fuzz --locked
-fi
+. scripts/lib/cargo-tools.sh
+install_cargo_fuzz
 
 echo "==> building the fuzz targets (nightly, sanitizer $sanitizer)"
 cargo +nightly fuzz build --sanitizer "$sanitizer"

@@ -16,8 +16,7 @@ cd "$(dirname "$0")/.."
 
 PG_CONFIG="${PG_CONFIG:-/usr/bin/pg_config}"
 ext=extensions/idkit-pg
-# The version the extension pins (pgrx = "=X.Y.Z" in its Cargo.toml); cargo-pgrx must match.
-pgrx_version=$(sed -n 's/^pgrx = "=\([0-9.]*\)"/\1/p' "$ext/Cargo.toml")
+. scripts/lib/cargo-tools.sh
 
 apt_install() {
     echo "==> installing $* (Debian packages)"
@@ -35,10 +34,7 @@ fi
 if ! dpkg -s libclang-dev >/dev/null 2>&1; then
     apt_install libclang-dev
 fi
-if [ "$(cargo pgrx --version 2>/dev/null)" != "cargo-pgrx $pgrx_version" ]; then
-    echo "==> installing cargo-pgrx $pgrx_version (cargo install, a few minutes)"
-    cargo install cargo-pgrx --version "$pgrx_version" --locked
-fi
+install_cargo_pgrx
 # pgrx's own configuration: Debian's server, nothing downloaded (as root it skips initdb).
 major=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
 if ! grep -qs "^pg$major = \"$PG_CONFIG\"" "${PGRX_HOME:-$HOME/.pgrx}/config.toml"; then

@@ -154,22 +154,9 @@ fi
 # cargo-fuzz and cargo-pgrx (at the version the PostgreSQL extension pins), when missing,
 # each installed beside the steps until the step that runs it (scripts/fuzz.sh and
 # scripts/pg-extension.sh would install them too, alone).
-fuzz_tool() {
-    if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
-        echo "==> installing cargo-fuzz"
-        cargo install cargo-fuzz --locked
-    fi
-}
-pgrx_tool() {
-    local pgrx
-    pgrx=$(sed -n 's/^pgrx = "=\([0-9.]*\)"/\1/p' extensions/idkit-pg/Cargo.toml)
-    if [ "$(cargo pgrx --version 2>/dev/null)" != "cargo-pgrx $pgrx" ]; then
-        echo "==> installing cargo-pgrx $pgrx"
-        cargo install cargo-pgrx --version "$pgrx" --locked
-    fi
-}
-background cargo-fuzz fuzz_tool
-background cargo-pgrx pgrx_tool
+. scripts/lib/cargo-tools.sh
+background cargo-fuzz install_cargo_fuzz
+background cargo-pgrx install_cargo_pgrx
 
 step "cargo clippy --workspace --all-targets -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
