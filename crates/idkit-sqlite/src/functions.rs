@@ -113,11 +113,7 @@ fn register_on(conn: &Connection, state: &'static State) -> rusqlite::Result<()>
         conn.create_scalar_function("idkit_snowflake_custom", n, made, move |ctx| {
             let fields = text_arg(ctx, 0, "fields")?;
             let epoch = u64_arg(ctx, 1, "epoch_ms")?;
-            let tick = if ctx.len() > 2 {
-                u64_arg(ctx, 2, "tick_ms")?
-            } else {
-                1
-            };
+            let tick = tick_arg(ctx, 2)?;
             let worker = if ctx.len() > 3 {
                 worker_arg(ctx, 3)?
             } else {
@@ -267,13 +263,9 @@ fn register_on(conn: &Connection, state: &'static State) -> rusqlite::Result<()>
         for n in 3..=4 {
             conn.create_scalar_function(name, n, read, move |ctx| {
                 nullable(ctx, |ctx| {
-                    let tick = if ctx.len() > 3 {
-                        u64_arg(ctx, 3, "tick_ms")?
-                    } else {
-                        1
-                    };
                     let fields = text_arg(ctx, 1, "fields")?;
-                    let spec = custom_layout(fields, u64_arg(ctx, 2, "epoch_ms")?, tick)?;
+                    let epoch = u64_arg(ctx, 2, "epoch_ms")?;
+                    let spec = custom_layout(fields, epoch, tick_arg(ctx, 3)?)?;
                     let bounds = spec
                         .bounds_u128(at_ms(ctx.get_raw(0))?, &[])
                         .map_err(|e| fail(spec.name(), e))?;
@@ -540,6 +532,15 @@ fn u64_arg(ctx: &Context<'_>, i: usize, what: &str) -> Result<u64> {
             what,
             format!("expected an integer, got {}", kind(other)),
         )),
+    }
+}
+
+/// A custom layout's tick in ms, argument `i`: 1 ms when the call leaves it out.
+fn tick_arg(ctx: &Context<'_>, i: usize) -> Result<u64> {
+    if ctx.len() > i {
+        u64_arg(ctx, i, "tick_ms")
+    } else {
+        Ok(1)
     }
 }
 

@@ -307,7 +307,6 @@ pub(crate) fn gives_up_a_silent_server<S: Store>(at: impl Fn(u16) -> S) -> Store
         took < Duration::from_secs(60),
         "gave up after {took:?}: {e}"
     );
-    drop(held);
     e
 }
 
