@@ -73,10 +73,24 @@ joined() { # NAME: waits for the background job NAME, prints its output, and sto
     [ "$rc" = 0 ] || { echo "==> $1 failed (exit $rc)" >&2; exit 1; }
 }
 
+# The partition tests' iptables rules (idkit_testkit::Partition, marked
+# idkit-test-partition) that a killed test process left behind: such a rule would go on
+# dropping whatever lands on its port, a client's connection from that local port included.
+drop_partitions() {
+    command -v iptables >/dev/null || return 0
+    local rule
+    iptables -w -S INPUT 2>/dev/null | grep -e '--comment idkit-test-partition' |
+        while read -r rule; do
+            # shellcheck disable=SC2086 # the rule's words, as iptables -S printed them
+            iptables -w -D ${rule#-A } || true
+        done
+}
+
 # The servers the live suites start, and the background jobs, go when the suite ends,
 # whether it passed or not.
 cleanup() {
     local pid
+    drop_partitions
     for pid in "${BG[@]}"; do kill -- "-$pid" 2>/dev/null || true; done
     [ -z "${PG_DIR:-}" ] || { scripts/pg-cluster.sh stop "$PG_DIR" >/dev/null 2>&1 || true; rm -rf "$PG_DIR"; }
     [ -z "${ETCD_DIR:-}" ] || { scripts/etcd-server.sh stop "$ETCD_DIR" >/dev/null 2>&1 || true; rm -rf "$ETCD_DIR"; }
@@ -269,6 +283,7 @@ if ! command -v iptables >/dev/null; then
     echo "==> installing iptables (Debian package)"
     (apt-get install -y iptables || (apt-get update && apt-get install -y iptables)) >/dev/null
 fi
+drop_partitions
 cargo test -p idkit-range --features live-tests --test postgres -- --ignored --test-threads 1
 
 step "worker-id leases against real PostgreSQL, MariaDB and etcd servers, and the drills"

@@ -200,10 +200,26 @@ impl Drop for Server {
     }
 }
 
+/// A connection to `addr`, tried three times, 5 s each: a connection that was never made
+/// asked for nothing, so trying again cannot hide an id issued twice, while one lost
+/// handshake on a loaded machine would otherwise wait out the system's two minutes of
+/// retransmissions and fail the drill.
+fn connect(addr: &str) -> Result<TcpStream, String> {
+    let to: std::net::SocketAddr = addr.parse().map_err(|e| format!("{addr}: {e}"))?;
+    let mut errors = Vec::new();
+    for _ in 0..3 {
+        match TcpStream::connect_timeout(&to, Duration::from_secs(5)) {
+            Ok(stream) => return Ok(stream),
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    Err(format!("cannot connect to {addr}: {}", errors.join("; ")))
+}
+
 fn request(addr: &str, path: &str, accept: &str) -> (u16, String) {
-    let mut stream = match TcpStream::connect(addr) {
+    let mut stream = match connect(addr) {
         Ok(stream) => stream,
-        Err(e) => return (0, format!("cannot connect to {addr}: {e}")),
+        Err(e) => return (0, e),
     };
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))

@@ -302,6 +302,11 @@ pub fn closed_port() -> u16 {
 /// Packets to a server's `port` on loopback dropped, unanswered, while this lives: the
 /// server as its clients see it when its host dies or the network between splits (an
 /// `iptables` rule on `INPUT`, taken out again on drop).
+///
+/// The rule carries the comment [`PARTITION_MARK`]. A rule left behind by a test process
+/// that was killed would go on dropping whatever lands on that port later (a client's
+/// connection from that local port never completes), so `scripts/test.sh` takes out every
+/// rule with the mark before its first partition and when it ends.
 #[derive(Debug)]
 pub struct Partition {
     port: u16,
@@ -351,12 +356,17 @@ pub fn url_port(url: &str) -> u16 {
         .unwrap_or_else(|| panic!("{url} names no port"))
 }
 
+/// The comment on every [`Partition`]'s `iptables` rule.
+pub const PARTITION_MARK: &str = "idkit-test-partition";
+
 fn iptables(action: &str, port: u16) -> std::process::ExitStatus {
     let port = port.to_string();
+    // -w: wait for the rule set's lock rather than fail while another process holds it.
     std::process::Command::new("iptables")
         .args([
-            action, "INPUT", "-i", "lo", "-p", "tcp", "--dport", &port, "-j", "DROP",
+            "-w", action, "INPUT", "-i", "lo", "-p", "tcp", "--dport", &port,
         ])
+        .args(["-m", "comment", "--comment", PARTITION_MARK, "-j", "DROP"])
         .status()
         .unwrap_or_else(|e| panic!("iptables: {e} (scripts/test.sh installs it)"))
 }
