@@ -3,17 +3,19 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Mutex;
 use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex};
 
 use idkit_all::registry;
+use idkit_core::codec::crockford;
 use idkit_core::random::{RandomSource, ThreadRandom};
 use idkit_core::time_ordered::Layout;
 use idkit_core::{Decoded, DynCodec, FieldValue, IdScheme, RawId, SystemClock};
 use idkit_snowflake::{AtomicSnowflake, Custom, FieldKind, LayoutSpec, RollbackPolicy, Snowflake};
-use idkit_typeid::{Prefix, TypeId};
+use idkit_typeid::{MAX_PREFIX, Prefix, TypeId};
+use rusqlite::ToSql;
 use rusqlite::functions::{Context, FunctionFlags};
-use rusqlite::types::{Value, ValueRef};
+use rusqlite::types::{ToSqlOutput, Value, ValueRef};
 use rusqlite::{Connection, Error as SqlError};
 
 use crate::state::{self, MAX_BEHIND_MS, State};
@@ -75,7 +77,10 @@ fn register_on(conn: &Connection, state: &'static State) -> rusqlite::Result<()>
         Ok(next_ulid(state)?.to_be_bytes())
     })?;
     conn.create_scalar_function("idkit_ulid_text", 0, made, move |_| {
-        Ok(idkit_core::codec::crockford::encode_u128(next_ulid(state)?))
+        Ok(StackText::from(crockford::encode_u128_ascii(
+            next_ulid(state)?,
+            crockford::ALPHABET,
+        )))
     })?;
     conn.create_scalar_function("idkit_uuidv7", 0, made, move |_| {
         Ok(next_v7(state)?.to_be_bytes())
@@ -83,35 +88,40 @@ fn register_on(conn: &Connection, state: &'static State) -> rusqlite::Result<()>
     conn.create_scalar_function("idkit_uuidv7_text", 0, made, move |_| {
         let mut text = [0; 36];
         let uuid = idkit_uuid::Uuid::from_u128(next_v7(state)?);
-        Ok(uuid.hyphenated().encode_lower(&mut text).to_owned())
+        uuid.hyphenated().encode_lower(&mut text);
+        Ok(StackText::from(text))
     })?;
     conn.create_scalar_function("idkit_typeid", 1, made, move |ctx| {
-        let prefix = text_arg(ctx, 0, "typeid prefix")?;
-        let prefix = Prefix::new(prefix).map_err(|e| fail("typeid prefix", e))?;
-        Ok(TypeId::new(prefix, next_v7(state)?).to_string())
+        // The prefix is read once per statement when it is a constant (auxiliary data).
+        let prefix = match ctx.get_aux::<Prefix>(0)? {
+            Some(prefix) => *prefix,
+            None => {
+                let text = text_arg(ctx, 0, "typeid prefix")?;
+                let prefix = Prefix::new(text).map_err(|e| fail("typeid prefix", e))?;
+                ctx.set_aux(0, prefix)?;
+                prefix
+            }
+        };
+        Ok(typeid_text(prefix, next_v7(state)?))
     })?;
     for n in 0..=2 {
-        let cache = Mutex::new(Snowflakes::default());
+        let cache = Snowflakes::default();
         conn.create_scalar_function("idkit_snowflake", n, made, move |ctx| {
-            let layout = match ctx.len() {
-                0 => "snowflake-twitter",
-                _ => text_arg(ctx, 0, "layout")?,
-            };
             let worker = if ctx.len() > 1 {
                 worker_arg(ctx, 1)?
             } else {
                 None
             };
-            cache
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .next(state, layout, None, worker)
+            let generator = cache.find(ctx, state, None, worker, |ctx| match ctx.len() {
+                0 => Ok("snowflake-twitter"),
+                _ => text_arg(ctx, 0, "layout"),
+            })?;
+            generator.next(state)
         })?;
     }
     for n in 2..=4 {
-        let cache = Mutex::new(Snowflakes::default());
+        let cache = Snowflakes::default();
         conn.create_scalar_function("idkit_snowflake_custom", n, made, move |ctx| {
-            let fields = text_arg(ctx, 0, "fields")?;
             let epoch = u64_arg(ctx, 1, "epoch_ms")?;
             let tick = tick_arg(ctx, 2)?;
             let worker = if ctx.len() > 3 {
@@ -119,12 +129,10 @@ fn register_on(conn: &Connection, state: &'static State) -> rusqlite::Result<()>
             } else {
                 None
             };
-            cache.lock().unwrap_or_else(|e| e.into_inner()).next(
-                state,
-                fields,
-                Some((epoch, tick)),
-                worker,
-            )
+            let generator = cache.find(ctx, state, Some((epoch, tick)), worker, |ctx| {
+                text_arg(ctx, 0, "fields")
+            })?;
+            generator.next(state)
         })?;
     }
 
@@ -328,44 +336,134 @@ struct Generator {
     spec: LayoutSpec,
 }
 
-/// One registered function's generators, by layout (and custom epoch and tick) and worker.
-#[derive(Default)]
-struct Snowflakes(Vec<(SnowflakeKey, Generator)>);
-
-/// A layout by name or fields, its custom epoch and tick, and the worker given.
-type SnowflakeKey = (String, Option<(u64, u64)>, Option<i64>);
-
-impl Snowflakes {
-    fn next(
-        &mut self,
-        state: &'static State,
-        layout: &str,
-        custom: Option<(u64, u64)>,
-        worker: Option<i64>,
-    ) -> Result<i64> {
-        // A few generators per function, found without allocating: a list, searched.
-        let found = self
-            .0
-            .iter()
-            .position(|(k, _)| k.0 == layout && k.1 == custom && k.2 == worker);
-        let at = match found {
-            Some(at) => at,
-            None => {
-                let built = build(state, layout, custom, worker)?;
-                self.0.push(((layout.to_owned(), custom, worker), built));
-                self.0.len() - 1
-            }
-        };
-        let generator = &self.0[at].1;
-        let name = generator.spec.name();
-        let id = generator.generator.next_id().map_err(|e| fail(name, e))?;
-        let time = generator.spec.time();
+impl Generator {
+    /// The next id, once the database's high-water mark covers its tick.
+    fn next(&self, state: &State) -> Result<i64> {
+        let name = self.spec.name();
+        let id = self.generator.next_id().map_err(|e| fail(name, e))?;
+        let time = self.spec.time();
         let tick = (id >> time.shift) & time.max();
-        let ms = generator.spec.tick_start_ms(tick).unwrap_or(u64::MAX);
+        let ms = self.spec.tick_start_ms(tick).unwrap_or(u64::MAX);
         state.cover(ms).map_err(|e| fail(name, e))?;
         // A 64-bit layout's top bit is reserved (checked when the layout was read).
         i64::try_from(id).map_err(|_| fail(name, "an id past the integer's range"))
     }
+}
+
+/// One registered function's generators, by layout (and custom epoch and tick) and worker.
+#[derive(Default)]
+struct Snowflakes(Mutex<Vec<(SnowflakeKey, Arc<Generator>)>>);
+
+/// A layout by name or fields, its custom epoch and tick, and the worker given.
+type SnowflakeKey = (String, Option<(u64, u64)>, Option<i64>);
+
+/// The generator a statement's call found, kept with its first argument (the layout) as
+/// auxiliary data: SQLite keeps it for the statement's next rows while that argument is a
+/// constant, so that a column default does not look its layout up per row.
+struct Found {
+    custom: Option<(u64, u64)>,
+    worker: Option<i64>,
+    generator: Arc<Generator>,
+}
+
+impl Snowflakes {
+    /// The generator of the call's layout (read by `layout` from the call, when not kept
+    /// from the statement's last row) with `custom` epoch and tick and `worker`, built on
+    /// first use.
+    fn find(
+        &self,
+        ctx: &Context<'_>,
+        state: &'static State,
+        custom: Option<(u64, u64)>,
+        worker: Option<i64>,
+        layout: impl for<'a> Fn(&'a Context<'_>) -> Result<&'a str>,
+    ) -> Result<Arc<Generator>> {
+        let kept = if ctx.is_empty() {
+            None
+        } else {
+            ctx.get_aux::<Found>(0)?
+        };
+        if let Some(found) = kept.filter(|f| f.custom == custom && f.worker == worker) {
+            return Ok(Arc::clone(&found.generator));
+        }
+        let layout = layout(ctx)?;
+        let mut list = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        // A few generators per function, found without allocating: a list, searched.
+        let found = list
+            .iter()
+            .find(|(k, _)| k.0 == layout && k.1 == custom && k.2 == worker)
+            .map(|(_, g)| Arc::clone(g));
+        let generator = match found {
+            Some(generator) => generator,
+            None => {
+                let built = Arc::new(build(state, layout, custom, worker)?);
+                list.push(((layout.to_owned(), custom, worker), Arc::clone(&built)));
+                built
+            }
+        };
+        drop(list);
+        if !ctx.is_empty() {
+            let generator = Arc::clone(&generator);
+            ctx.set_aux(
+                0,
+                Found {
+                    custom,
+                    worker,
+                    generator,
+                },
+            )?;
+        }
+        Ok(generator)
+    }
+}
+
+/// Text made on the stack and handed to SQLite, which copies it: no heap allocation per id.
+struct StackText<const N: usize> {
+    bytes: [u8; N],
+    len: usize,
+}
+
+impl<const N: usize> From<[u8; N]> for StackText<N> {
+    fn from(bytes: [u8; N]) -> Self {
+        Self { bytes, len: N }
+    }
+}
+
+impl<const N: usize> StackText<N> {
+    /// Appends `part`; the caller sizes `N` for the longest text it makes.
+    fn push(&mut self, part: &[u8]) {
+        let end = self.len + part.len();
+        self.bytes[self.len..end].copy_from_slice(part);
+        self.len = end;
+    }
+}
+
+impl<const N: usize> ToSql for StackText<N> {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::Borrowed(ValueRef::Text(
+            &self.bytes[..self.len],
+        )))
+    }
+}
+
+/// The longest TypeID: a prefix of [`MAX_PREFIX`] characters, `_` and 26 characters.
+const MAX_TYPEID: usize = MAX_PREFIX + 1 + crockford::LEN_128;
+
+/// The text of the TypeID of `prefix` and `uuid`, as [`TypeId`]'s `Display` writes it.
+fn typeid_text(prefix: Prefix, uuid: u128) -> StackText<MAX_TYPEID> {
+    let mut text = StackText {
+        bytes: [0; MAX_TYPEID],
+        len: 0,
+    };
+    if !prefix.is_empty() {
+        text.push(prefix.as_str().as_bytes());
+        text.push(b"_");
+    }
+    text.push(&crockford::encode_u128_ascii(
+        uuid,
+        crockford::ALPHABET_LOWER,
+    ));
+    text
 }
 
 /// A 64-bit layout by preset name or alias, or from its fields.

@@ -166,6 +166,71 @@ fn custom_layouts_are_made_and_read_back() {
     assert!((ms as u64).abs_diff(idkit_core::SystemClock.now_ms()) < 5_000);
 }
 
+/// A statement keeps the generator and the TypeID prefix its first row found while the
+/// argument is a constant; arguments that change from row to row are read on every row.
+#[test]
+fn arguments_that_change_per_row_are_read_per_row() {
+    let dir = Scratch::new("sqlite-per-row");
+    let conn = open(&dir.join("ids.db"));
+    let rows = "(VALUES (1, 'a', 'twitter'), (2, 'b', 'twitter'), (1, '', 'instagram'), \
+                (3, 'a', 'twitter'), (2, 'user', 'instagram'))";
+    let mut stmt = conn
+        .prepare(&format!(
+            "SELECT column1, column2, column3, idkit_snowflake(column3, column1), \
+                    idkit_typeid(column2), idkit_snowflake('twitter', column1 + 10), \
+                    idkit_snowflake_custom('time:41,shard:13,sequence:10', 1314220021721, 1, \
+                                           column1 + 20) FROM {rows}"
+        ))
+        .unwrap();
+    let got: Vec<(i64, String, String, i64, String, i64, i64)> = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+                r.get(6)?,
+            ))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(got.len(), 5);
+    let field = |id: i64, layout: &str, name: &str| -> i64 {
+        conn.query_row(
+            "SELECT idkit_field(?1, ?2, ?3)",
+            params![id, layout, name],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    for (worker, prefix, layout, id, typeid, twitter, custom) in got {
+        let fixed = if layout == "twitter" {
+            "worker"
+        } else {
+            "shard"
+        };
+        assert_eq!(field(id, &layout, fixed), worker, "{layout} {id}");
+        let typeid: TypeId = typeid.parse().unwrap();
+        assert_eq!(typeid.prefix().as_str(), prefix);
+        assert_eq!(field(twitter, "twitter", "worker"), worker + 10);
+        let shard: i64 = conn
+            .query_row(
+                "SELECT idkit_field(?1, 'time:41,shard:13,sequence:10', 1314220021721, 1, 'shard')",
+                [custom],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(shard, worker + 20);
+    }
+    // The empty prefix: the suffix alone, as the specification writes it.
+    let bare: String = one(&conn, "SELECT idkit_typeid('')");
+    assert_eq!(bare.len(), 26, "{bare}");
+    assert_eq!(bare.parse::<TypeId>().unwrap().prefix().as_str(), "");
+}
+
 #[test]
 fn a_range_of_time_on_the_bounds_is_an_index_search_and_holds_the_rows() {
     let dir = Scratch::new("sqlite-bounds");

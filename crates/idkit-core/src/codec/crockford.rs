@@ -59,6 +59,24 @@ pub fn encode_u128_into(v: u128, out: &mut String) {
 /// assert_eq!(out, "FZZZZZZZZZZZZ");
 /// ```
 pub fn encode_into(v: u128, len: usize, alphabet: &[u8; 32], out: &mut String) {
+    push_ascii(out, &digits(v, len, alphabet)[..len]);
+}
+
+/// The 26 ASCII characters of `v` in the digits of `alphabet`, without allocating: for a
+/// caller that hands the text on as bytes.
+///
+/// # Examples
+///
+/// ```
+/// use idkit_core::codec::crockford::{ALPHABET, encode_u128_ascii};
+/// assert_eq!(&encode_u128_ascii(u128::MAX, ALPHABET), b"7ZZZZZZZZZZZZZZZZZZZZZZZZZ");
+/// ```
+pub fn encode_u128_ascii(v: u128, alphabet: &[u8; 32]) -> [u8; LEN_128] {
+    digits(v, LEN_128, alphabet)
+}
+
+/// The first `len` bytes: the `len` digits of `v`.
+fn digits(v: u128, len: usize, alphabet: &[u8; 32]) -> [u8; LEN_128] {
     let mut digits = [0u8; LEN_128];
     for (i, slot) in digits[..len].iter_mut().enumerate() {
         // Digit i covers bits 5(len-1-i) .. 5(len-i).
@@ -66,7 +84,7 @@ pub fn encode_into(v: u128, len: usize, alphabet: &[u8; 32], out: &mut String) {
         let digit = (v >> shift) & 0x1f;
         *slot = alphabet[usize::try_from(digit).unwrap_or(0)];
     }
-    push_ascii(out, &digits[..len]);
+    digits
 }
 
 /// The lower-case alphabet (TypeID's).
