@@ -2,7 +2,7 @@
 //! and the lowest and highest id of a time for range queries.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
@@ -11,6 +11,7 @@ use idkit_core::codec::crockford;
 use idkit_core::random::{RandomSource, ThreadRandom};
 use idkit_core::time_ordered::Layout;
 use idkit_core::{Decoded, DynCodec, FieldValue, IdScheme, RawId, SystemClock};
+use idkit_lease::{IdentitySource, Lease};
 use idkit_snowflake::{AtomicSnowflake, Custom, FieldKind, LayoutSpec, RollbackPolicy, Snowflake};
 use idkit_typeid::{MAX_PREFIX, Prefix, TypeId};
 use rusqlite::ToSql;
@@ -36,7 +37,7 @@ fn fail(what: &str, why: impl std::fmt::Display) -> SqlError {
 /// | `idkit_ulid()`, `idkit_uuidv7()` | the next id, 16 bytes (a blob) |
 /// | `idkit_ulid_text()`, `idkit_uuidv7_text()` | the same, as text |
 /// | `idkit_typeid(prefix)` | the next TypeID (its UUIDv7 from `idkit_uuidv7`'s sequence) |
-/// | `idkit_snowflake([layout [, worker]])` | the next id of a Snowflake layout (an integer), `snowflake-twitter` unless named |
+/// | `idkit_snowflake([layout [, worker]])` | the next id of a Snowflake layout (an integer), `snowflake-twitter` unless named; `worker` is a number or `'lease'` (one leased for the connection while it is open) |
 /// | `idkit_snowflake_custom(fields, epoch_ms [, tick_ms [, worker]])` | the same for a layout given by its fields |
 /// | `idkit_time(id, scheme)`, `idkit_time_ms(id, scheme)` | the id's time, as RFC 3339 text or Unix ms |
 /// | `idkit_decode(id, scheme)` | its fields as JSON (as `idkit decode --json` prints them) |
@@ -64,10 +65,14 @@ fn fail(what: &str, why: impl std::fmt::Display) -> SqlError {
 pub fn register(conn: &Connection) -> rusqlite::Result<()> {
     let path = conn.path().filter(|p| !p.is_empty()).map(Path::new);
     let state = State::of_database(path).map_err(|e| SqlError::UserFunctionError(Box::new(e)))?;
-    register_on(conn, state)
+    register_on(conn, state, path)
 }
 
-fn register_on(conn: &Connection, state: &'static State) -> rusqlite::Result<()> {
+fn register_on(
+    conn: &Connection,
+    state: &'static State,
+    database: Option<&Path>,
+) -> rusqlite::Result<()> {
     let made = FunctionFlags::SQLITE_UTF8;
     let read = FunctionFlags::SQLITE_UTF8
         | FunctionFlags::SQLITE_DETERMINISTIC
@@ -105,12 +110,12 @@ fn register_on(conn: &Connection, state: &'static State) -> rusqlite::Result<()>
         Ok(typeid_text(prefix, next_v7(state)?))
     })?;
     for n in 0..=2 {
-        let cache = Snowflakes::default();
+        let cache = Snowflakes::new(database);
         conn.create_scalar_function("idkit_snowflake", n, made, move |ctx| {
             let worker = if ctx.len() > 1 {
                 worker_arg(ctx, 1)?
             } else {
-                None
+                Worker::Unset
             };
             let generator = cache.find(ctx, state, None, worker, |ctx| match ctx.len() {
                 0 => Ok("snowflake-twitter"),
@@ -120,14 +125,14 @@ fn register_on(conn: &Connection, state: &'static State) -> rusqlite::Result<()>
         })?;
     }
     for n in 2..=4 {
-        let cache = Snowflakes::default();
+        let cache = Snowflakes::new(database);
         conn.create_scalar_function("idkit_snowflake_custom", n, made, move |ctx| {
             let epoch = u64_arg(ctx, 1, "epoch_ms")?;
             let tick = tick_arg(ctx, 2)?;
             let worker = if ctx.len() > 3 {
                 worker_arg(ctx, 3)?
             } else {
-                None
+                Worker::Unset
             };
             let generator = cache.find(ctx, state, Some((epoch, tick)), worker, |ctx| {
                 text_arg(ctx, 0, "fields")
@@ -329,11 +334,13 @@ fn random_u64(what: &str) -> Result<u64> {
     ThreadRandom.u64().map_err(|e| fail(what, e))
 }
 
-/// A Snowflake generator of this process over its layout's shared word, and where its
-/// time field sits.
+/// A Snowflake generator of this process over its layout's shared word, where its time
+/// field sits, and the lease of its worker id when it was leased.
 struct Generator {
     generator: AtomicSnowflake<Custom<u64>, SystemClock, &'static AtomicU64>,
     spec: LayoutSpec,
+    /// Held while the generator lives (its connection is open); released when dropped.
+    _lease: Option<Lease>,
 }
 
 impl Generator {
@@ -350,23 +357,42 @@ impl Generator {
     }
 }
 
-/// One registered function's generators, by layout (and custom epoch and tick) and worker.
-#[derive(Default)]
-struct Snowflakes(Mutex<Vec<(SnowflakeKey, Arc<Generator>)>>);
+/// One registered function's generators, by layout (and custom epoch and tick) and worker,
+/// on one connection: a leased worker id is held as long as the connection is open.
+struct Snowflakes {
+    /// The connection's database file (none in memory), whose leases file holds the leases.
+    database: Option<PathBuf>,
+    list: Mutex<Vec<(SnowflakeKey, Arc<Generator>)>>,
+}
 
 /// A layout by name or fields, its custom epoch and tick, and the worker given.
-type SnowflakeKey = (String, Option<(u64, u64)>, Option<i64>);
+type SnowflakeKey = (String, Option<(u64, u64)>, Worker);
+
+/// The worker id a Snowflake call gives: none, a number, or `'lease'`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Worker {
+    Unset,
+    Given(i64),
+    Leased,
+}
 
 /// The generator a statement's call found, kept with its first argument (the layout) as
 /// auxiliary data: SQLite keeps it for the statement's next rows while that argument is a
 /// constant, so that a column default does not look its layout up per row.
 struct Found {
     custom: Option<(u64, u64)>,
-    worker: Option<i64>,
+    worker: Worker,
     generator: Arc<Generator>,
 }
 
 impl Snowflakes {
+    fn new(database: Option<&Path>) -> Self {
+        Self {
+            database: database.map(Path::to_path_buf),
+            list: Mutex::new(Vec::new()),
+        }
+    }
+
     /// The generator of the call's layout (read by `layout` from the call, when not kept
     /// from the statement's last row) with `custom` epoch and tick and `worker`, built on
     /// first use.
@@ -375,7 +401,7 @@ impl Snowflakes {
         ctx: &Context<'_>,
         state: &'static State,
         custom: Option<(u64, u64)>,
-        worker: Option<i64>,
+        worker: Worker,
         layout: impl for<'a> Fn(&'a Context<'_>) -> Result<&'a str>,
     ) -> Result<Arc<Generator>> {
         let kept = if ctx.is_empty() {
@@ -387,7 +413,7 @@ impl Snowflakes {
             return Ok(Arc::clone(&found.generator));
         }
         let layout = layout(ctx)?;
-        let mut list = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut list = self.list.lock().unwrap_or_else(|e| e.into_inner());
         // A few generators per function, found without allocating: a list, searched.
         let found = list
             .iter()
@@ -396,7 +422,13 @@ impl Snowflakes {
         let generator = match found {
             Some(generator) => generator,
             None => {
-                let built = Arc::new(build(state, layout, custom, worker)?);
+                let built = Arc::new(build(
+                    state,
+                    self.database.as_deref(),
+                    layout,
+                    custom,
+                    worker,
+                )?);
                 list.push(((layout.to_owned(), custom, worker), Arc::clone(&built)));
                 built
             }
@@ -530,9 +562,10 @@ fn custom_layout(fields: &str, epoch_ms: u64, tick_ms: u64) -> Result<&'static L
 /// its last tick up to [`MAX_BEHIND_MS`], then refuses.
 fn build(
     state: &'static State,
+    database: Option<&Path>,
     layout: &str,
     custom: Option<(u64, u64)>,
-    worker: Option<i64>,
+    worker: Worker,
 ) -> Result<Generator> {
     let spec = layout_spec(layout, custom)?;
     let name = spec.name();
@@ -546,20 +579,31 @@ fn build(
         .rollback(RollbackPolicy::Wait {
             max_ms: MAX_BEHIND_MS,
         });
+    let mut lease = None;
     let worker = if fixed.is_empty() {
         0
     } else {
         let bits: u32 = fixed.iter().map(|f| f.bits).sum();
         let names = fixed.iter().map(|f| f.name).collect::<Vec<_>>().join(", ");
-        let Some(worker) = worker else {
-            return Err(fail(
-                name,
-                format!(
-                    "the layout needs a worker id ({names}): give it as the call's second \
-                     argument, as in idkit_snowflake('{layout}', 7), different on every \
-                     database whose ids meet (every process on one database may share it)"
-                ),
-            ));
+        let worker = match worker {
+            Worker::Given(worker) => worker,
+            Worker::Leased => {
+                let held = lease_worker(database, name, bits)?;
+                let worker = i64::try_from(held.worker()).unwrap_or(i64::MAX);
+                lease = Some(held);
+                worker
+            }
+            Worker::Unset => {
+                return Err(fail(
+                    name,
+                    format!(
+                        "the layout needs a worker id ({names}): give it as the call's second \
+                         argument, as in idkit_snowflake('{layout}', 7), different on every \
+                         database whose ids meet (every process on one database may share \
+                         it), or 'lease' for one of the connection's own"
+                    ),
+                ));
+            }
         };
         let mut left = u64::try_from(worker)
             .map_err(|_| fail(name, format!("worker {worker} is negative")))?;
@@ -584,7 +628,40 @@ fn build(
     Ok(Generator {
         generator: generator.on_word(word),
         spec,
+        _lease: lease,
     })
+}
+
+/// A worker id of `bits` bits for layout `name`, leased for the connection from the file
+/// `DATABASE-idkit-leases` beside the database (`idkit-lease`'s SQLite source): no other
+/// connection, of this process or another, is given it while this one holds it.
+///
+/// The leases have a file of their own: a lease written into the database would wait for
+/// the write lock that the calling transaction may hold.
+fn lease_worker(database: Option<&Path>, name: &str, bits: u32) -> Result<Lease> {
+    let Some(database) = database else {
+        return Err(fail(
+            name,
+            "a leased worker id needs a database file (an in-memory database has no other \
+             process to keep apart): give the worker id",
+        ));
+    };
+    let mut file = database.as_os_str().to_owned();
+    file.push("-idkit-leases");
+    let file = Path::new(&file);
+    let text = file.to_str().filter(|t| !t.contains('?')).ok_or_else(|| {
+        fail(
+            name,
+            format!(
+                "a leased worker id needs a database path of UTF-8 without '?': {}",
+                file.display()
+            ),
+        )
+    })?;
+    let source = IdentitySource::parse(&format!("sqlite://{text}?namespace=idkit"))
+        .map_err(|e| fail(name, e))?;
+    let slots = 1_u64.checked_shl(bits).unwrap_or(u64::MAX);
+    Lease::acquire(&source, name, slots).map_err(|e| fail(name, e))
 }
 
 /// What names one shared word: the layout's fields, tick and epoch, and the worker id.
@@ -642,13 +719,14 @@ fn tick_arg(ctx: &Context<'_>, i: usize) -> Result<u64> {
     }
 }
 
-fn worker_arg(ctx: &Context<'_>, i: usize) -> Result<Option<i64>> {
+fn worker_arg(ctx: &Context<'_>, i: usize) -> Result<Worker> {
     match ctx.get_raw(i) {
-        ValueRef::Null => Ok(None),
-        ValueRef::Integer(n) => Ok(Some(n)),
+        ValueRef::Null => Ok(Worker::Unset),
+        ValueRef::Integer(n) => Ok(Worker::Given(n)),
+        ValueRef::Text(b"lease") => Ok(Worker::Leased),
         other => Err(fail(
             "worker",
-            format!("expected an integer, got {}", kind(other)),
+            format!("expected an integer or 'lease', got {}", kind(other)),
         )),
     }
 }

@@ -408,6 +408,55 @@ fn an_in_memory_database_makes_ulids_and_refuses_snowflake_ids() {
     );
 }
 
+/// The worker id in `idkit_snowflake('twitter', 'lease')`'s id on `conn`.
+fn leased_worker(conn: &Connection) -> i64 {
+    one(
+        conn,
+        "SELECT idkit_field(idkit_snowflake('twitter', 'lease'), 'twitter', 'worker')",
+    )
+}
+
+#[test]
+fn each_open_connection_leases_a_worker_id_of_its_own() {
+    let dir = Scratch::new("sqlite-lease");
+    let db = dir.join("ids.db");
+    let conns: Vec<Connection> = (0..3).map(|_| open(&db)).collect();
+    let workers: Vec<i64> = conns.iter().map(leased_worker).collect();
+    let distinct: HashSet<_> = workers.iter().collect();
+    assert_eq!(distinct.len(), 3, "{workers:?}");
+    // A connection keeps its worker id for the statements that follow.
+    for (conn, worker) in conns.iter().zip(&workers) {
+        assert_eq!(leased_worker(conn), *worker);
+    }
+    assert!(dir.join("ids.db-idkit-leases").exists());
+    // Taken inside a write transaction: the leases' own file is not the database, so the
+    // lease does not wait for the lock that the transaction holds.
+    let conn = open(&db);
+    conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let fourth = leased_worker(&conn);
+    conn.execute_batch("COMMIT").unwrap();
+    assert!(!workers.contains(&fourth), "{fourth} in {workers:?}");
+    // A closed connection gives its worker id back at once, not after the lease's TTL.
+    let mut conns = conns;
+    let gone = workers[0];
+    conns.remove(0).close().unwrap();
+    // (The lowest free worker id is granted first.)
+    let heir = open(&db);
+    assert_eq!(leased_worker(&heir), gone, "not granted again at once");
+    // A worker id given by number is not leased, and a word is not a worker id.
+    let conn = open(&db);
+    let given: i64 = one(
+        &conn,
+        "SELECT idkit_field(idkit_snowflake('twitter', 9), 'twitter', 'worker')",
+    );
+    assert_eq!(given, 9);
+    let message = error(&conn, "SELECT idkit_snowflake('twitter', 'leased')");
+    assert!(
+        message.contains("expected an integer or 'lease'"),
+        "{message}"
+    );
+}
+
 // ----- across processes -----
 
 /// Runs this test binary's `child` with `task` on `db`, and optionally under libfaketime
@@ -556,6 +605,83 @@ const ROWS: usize = 10;
 
 /// Run by the tests above as a process of its own.
 #[test]
+fn four_processes_lease_four_worker_ids_and_repeat_nothing() {
+    let dir = Scratch::new("sqlite-lease-processes");
+    let db = dir.join("ids.db");
+    open(&db)
+        .execute_batch(
+            "CREATE TABLE leased (seq INTEGER PRIMARY KEY, flake INTEGER, writer INTEGER)",
+        )
+        .unwrap();
+    let children: Vec<_> = (0..4).map(|_| spawn("lease together", &db, None)).collect();
+    // All four hold their leases before any writes.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with("leased-")
+        })
+        .count()
+        < 4
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the children never leased"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    std::fs::write(dir.join("start"), b"").unwrap();
+    children.into_iter().for_each(wait);
+    let conn = open(&db);
+    let rows: i64 = one(&conn, "SELECT count(*) FROM leased");
+    let distinct: i64 = one(&conn, "SELECT count(DISTINCT flake) FROM leased");
+    assert_eq!(rows, i64::try_from(4 * TRANSACTIONS * ROWS).unwrap());
+    assert_eq!(distinct, rows, "an id made twice");
+    let workers: i64 = one(
+        &conn,
+        "SELECT count(DISTINCT idkit_field(flake, 'twitter', 'worker')) FROM leased",
+    );
+    assert_eq!(workers, 4, "four processes, four worker ids");
+    let per_writer: i64 = one(
+        &conn,
+        "SELECT max(n) FROM (SELECT count(DISTINCT idkit_field(flake, 'twitter', 'worker')) AS n
+                            FROM leased GROUP BY writer)",
+    );
+    assert_eq!(per_writer, 1, "a process changed worker ids");
+    // Each process's ids increase in the order it committed them.
+    let back: i64 = one(
+        &conn,
+        "SELECT count(*) FROM (SELECT flake, lag(flake) OVER (PARTITION BY writer ORDER BY seq)
+                              AS before FROM leased) WHERE flake <= before",
+    );
+    assert_eq!(back, 0);
+}
+
+/// The child's "lease together" task: the transactions of "insert together", their
+/// Snowflake ids made on the worker id the connection leased, into `leased`.
+fn lease_together(conn: &Connection, writer: u32) {
+    for _ in 0..TRANSACTIONS {
+        let result = conn.execute_batch(&format!(
+            "BEGIN IMMEDIATE;
+             INSERT INTO leased (flake, writer)
+                SELECT idkit_snowflake('twitter', 'lease'), {writer}
+                FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n
+                                              WHERE i < {ROWS}) SELECT i FROM n);
+             COMMIT;"
+        ));
+        if let Err(e) = result {
+            println!("{e}");
+            std::process::exit(1);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+#[test]
 #[ignore = "a child process of the tests above, which run it with its task"]
 fn child() {
     let db = std::env::var("IDKIT_SQLITE_DB").unwrap();
@@ -563,13 +689,25 @@ fn child() {
     // The test that runs several writes a start file once all of them are running.
     let start = Path::new(&db).with_file_name("start");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while std::env::var("IDKIT_SQLITE_TASK").as_deref() == Ok("insert together")
-        && !start.exists()
-        && std::time::Instant::now() < deadline
-    {
+    if std::env::var("IDKIT_SQLITE_TASK").as_deref() == Ok("lease together") {
+        // The lease first, said by a file: the test opens the start once all four hold one.
+        conn.execute_batch("SELECT idkit_snowflake('twitter', 'lease')")
+            .unwrap();
+        let pid = std::process::id();
+        std::fs::write(start.with_file_name(format!("leased-{pid}")), b"").unwrap();
+    }
+    let together = matches!(
+        std::env::var("IDKIT_SQLITE_TASK").as_deref(),
+        Ok("insert together" | "lease together")
+    );
+    while together && !start.exists() && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
     let writer = std::process::id();
+    if std::env::var("IDKIT_SQLITE_TASK").as_deref() == Ok("lease together") {
+        lease_together(&conn, writer);
+        return;
+    }
     for _ in 0..TRANSACTIONS {
         // The write lock first, then the ids: commit order is id order.
         let result = conn.execute_batch(&format!(

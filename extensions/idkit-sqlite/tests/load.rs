@@ -176,6 +176,46 @@ fn four_python_processes_on_one_wal_database_repeat_nothing_in_commit_order() {
     assert_eq!(distinct.len(), rows.len());
 }
 
+/// Leased worker ids from inside the loaded library: the lease opens a connection of its
+/// own on the SQLite that loaded it (the file `ids.db-idkit-leases`), and gives the id back
+/// when the connection that took it closes.
+#[test]
+fn python_connections_lease_worker_ids_of_their_own() {
+    let dir = Scratch::new("sqlite-ext-lease");
+    let db = dir.join("ids.db");
+    let out = python(
+        "def conn():\n\
+         \x20   c = sqlite3.connect(sys.argv[1], timeout=60, isolation_level=None)\n\
+         \x20   c.enable_load_extension(True)\n\
+         \x20   c.load_extension(sys.argv[2])\n\
+         \x20   return c\n\
+         def worker(c):\n\
+         \x20   sql = \"SELECT idkit_field(idkit_snowflake('twitter', 'lease'), 'twitter', 'worker')\"\n\
+         \x20   return c.execute(sql).fetchone()[0]\n\
+         con.execute('PRAGMA journal_mode=wal')\n\
+         con.execute('BEGIN IMMEDIATE')\n\
+         a = worker(con)\n\
+         con.execute('COMMIT')\n\
+         other = conn()\n\
+         b = worker(other)\n\
+         other.close()\n\
+         print(a, b, worker(conn()))",
+        db.to_str().unwrap(),
+    )
+    .unwrap();
+    let workers: Vec<u64> = out.split_whitespace().map(|w| w.parse().unwrap()).collect();
+    assert_eq!(workers.len(), 3, "{out}");
+    assert_ne!(
+        workers[0], workers[1],
+        "two open connections, one worker id"
+    );
+    assert_eq!(
+        workers[2], workers[1],
+        "the closed connection's id granted again at once"
+    );
+    assert!(dir.join("ids.db-idkit-leases").exists());
+}
+
 #[test]
 fn bad_input_is_an_sql_error_in_python_never_a_crash() {
     let dir = Scratch::new("sqlite-ext-bad");
