@@ -117,11 +117,10 @@ fn register_on(
             } else {
                 Worker::Unset
             };
-            let generator = cache.find(ctx, state, None, worker, |ctx| match ctx.len() {
+            cache.next(ctx, state, None, worker, |ctx| match ctx.len() {
                 0 => Ok("snowflake-twitter"),
                 _ => text_arg(ctx, 0, "layout"),
-            })?;
-            generator.next(state)
+            })
         })?;
     }
     for n in 2..=4 {
@@ -134,10 +133,9 @@ fn register_on(
             } else {
                 Worker::Unset
             };
-            let generator = cache.find(ctx, state, Some((epoch, tick)), worker, |ctx| {
+            cache.next(ctx, state, Some((epoch, tick)), worker, |ctx| {
                 text_arg(ctx, 0, "fields")
-            })?;
-            generator.next(state)
+            })
         })?;
     }
 
@@ -393,24 +391,24 @@ impl Snowflakes {
         }
     }
 
-    /// The generator of the call's layout (read by `layout` from the call, when not kept
-    /// from the statement's last row) with `custom` epoch and tick and `worker`, built on
-    /// first use.
-    fn find(
+    /// The next id of the generator of the call's layout (read by `layout` from the call,
+    /// when not kept from the statement's last row) with `custom` epoch and tick and
+    /// `worker`, built on first use.
+    fn next(
         &self,
         ctx: &Context<'_>,
         state: &'static State,
         custom: Option<(u64, u64)>,
         worker: Worker,
         layout: impl for<'a> Fn(&'a Context<'_>) -> Result<&'a str>,
-    ) -> Result<Arc<Generator>> {
+    ) -> Result<i64> {
         let kept = if ctx.is_empty() {
             None
         } else {
             ctx.get_aux::<Found>(0)?
         };
         if let Some(found) = kept.filter(|f| f.custom == custom && f.worker == worker) {
-            return Ok(Arc::clone(&found.generator));
+            return found.generator.next(state);
         }
         let layout = layout(ctx)?;
         let mut list = self.list.lock().unwrap_or_else(|e| e.into_inner());
@@ -434,8 +432,8 @@ impl Snowflakes {
             }
         };
         drop(list);
+        let id = generator.next(state);
         if !ctx.is_empty() {
-            let generator = Arc::clone(&generator);
             ctx.set_aux(
                 0,
                 Found {
@@ -445,7 +443,7 @@ impl Snowflakes {
                 },
             )?;
         }
-        Ok(generator)
+        id
     }
 }
 

@@ -78,11 +78,13 @@ pub fn encode_u128_ascii(v: u128, alphabet: &[u8; 32]) -> [u8; LEN_128] {
 /// The first `len` bytes: the `len` digits of `v`.
 fn digits(v: u128, len: usize, alphabet: &[u8; 32]) -> [u8; LEN_128] {
     let mut digits = [0u8; LEN_128];
-    for (i, slot) in digits[..len].iter_mut().enumerate() {
-        // Digit i covers bits 5(len-1-i) .. 5(len-i).
-        let shift = 5 * (len - 1 - i);
-        let digit = (v >> shift) & 0x1f;
-        *slot = alphabet[usize::try_from(digit).unwrap_or(0)];
+    // From the last digit, five bits at a time off the low end: digit i covers bits
+    // 5(len-1-i) .. 5(len-i), the first what is left (a shift by a constant is cheaper than
+    // the shift by 5(len-1-i) of each digit in turn).
+    let mut rest = v;
+    for slot in digits[..len].iter_mut().rev() {
+        *slot = alphabet[usize::from(u8::try_from(rest & 0x1f).unwrap_or(0))];
+        rest >>= 5;
     }
     digits
 }
