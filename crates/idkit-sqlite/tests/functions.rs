@@ -140,6 +140,16 @@ fn ids_made_in_sql_are_read_by_the_rust_types_and_the_reverse() {
     assert_eq!(null, None);
 }
 
+/// The shard of `id`, an id of Instagram's layout given by its fields, read by SQL.
+fn instagram_shard(conn: &Connection, id: i64) -> i64 {
+    conn.query_row(
+        "SELECT idkit_field(?1, 'time:41,shard:13,sequence:10', 1314220021721, 1, 'shard')",
+        [id],
+        |r| r.get(0),
+    )
+    .unwrap()
+}
+
 #[test]
 fn custom_layouts_are_made_and_read_back() {
     let dir = Scratch::new("sqlite-custom");
@@ -148,14 +158,7 @@ fn custom_layouts_are_made_and_read_back() {
         &conn,
         "SELECT idkit_snowflake_custom('time:41,shard:13,sequence:10', 1314220021721, 1, 42)",
     );
-    let shard: i64 = conn
-        .query_row(
-            "SELECT idkit_field(?1, 'time:41,shard:13,sequence:10', 1314220021721, 1, 'shard')",
-            [id],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert_eq!(shard, 42);
+    assert_eq!(instagram_shard(&conn, id), 42);
     let ms: i64 = conn
         .query_row(
             "SELECT idkit_time_ms(?1, 'time:41,shard:13,sequence:10', 1314220021721, 1)",
@@ -216,14 +219,7 @@ fn arguments_that_change_per_row_are_read_per_row() {
         let typeid: TypeId = typeid.parse().unwrap();
         assert_eq!(typeid.prefix().as_str(), prefix);
         assert_eq!(field(twitter, "twitter", "worker"), worker + 10);
-        let shard: i64 = conn
-            .query_row(
-                "SELECT idkit_field(?1, 'time:41,shard:13,sequence:10', 1314220021721, 1, 'shard')",
-                [custom],
-                |r| r.get(0),
-            )
-            .unwrap();
-        assert_eq!(shard, worker + 20);
+        assert_eq!(instagram_shard(&conn, custom), worker + 20);
     }
     // The empty prefix: the suffix alone, as the specification writes it.
     let bare: String = one(&conn, "SELECT idkit_typeid('')");
@@ -661,14 +657,14 @@ fn four_processes_lease_four_worker_ids_and_repeat_nothing() {
     assert_eq!(back, 0);
 }
 
-/// The child's "lease together" task: the transactions of "insert together", their
-/// Snowflake ids made on the worker id the connection leased, into `leased`.
-fn lease_together(conn: &Connection, writer: u32) {
+/// `TRANSACTIONS` transactions of `ROWS` rows of `select` inserted into `into`, each taking
+/// the write lock first, then the ids: commit order is id order.
+fn write_turns(conn: &Connection, into: &str, select: &str) {
     for _ in 0..TRANSACTIONS {
         let result = conn.execute_batch(&format!(
             "BEGIN IMMEDIATE;
-             INSERT INTO leased (flake, writer)
-                SELECT idkit_snowflake('twitter', 'lease'), {writer}
+             INSERT INTO {into}
+                SELECT {select}
                 FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n
                                               WHERE i < {ROWS}) SELECT i FROM n);
              COMMIT;"
@@ -677,6 +673,8 @@ fn lease_together(conn: &Connection, writer: u32) {
             println!("{e}");
             std::process::exit(1);
         }
+        // Out of the lock for a moment: the others' turn (SQLite's busy handler sleeps, and
+        // a writer that takes the lock again at once would keep it).
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
 }
@@ -705,26 +703,13 @@ fn child() {
     }
     let writer = std::process::id();
     if std::env::var("IDKIT_SQLITE_TASK").as_deref() == Ok("lease together") {
-        lease_together(&conn, writer);
-        return;
-    }
-    for _ in 0..TRANSACTIONS {
-        // The write lock first, then the ids: commit order is id order.
-        let result = conn.execute_batch(&format!(
-            "BEGIN IMMEDIATE;
-             INSERT INTO ids (ulid, v7, flake, writer)
-                SELECT idkit_ulid(), idkit_uuidv7(), idkit_snowflake('twitter', 5), {writer}
-                FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n
-                                              WHERE i < {ROWS}) SELECT i FROM n);
-             COMMIT;"
-        ));
-        if let Err(e) = result {
-            println!("{e}");
-            std::process::exit(1);
-        }
-        // Out of the lock for a moment: the others' turn (SQLite's busy handler sleeps, and
-        // a writer that takes the lock again at once would keep it).
-        std::thread::sleep(std::time::Duration::from_millis(1));
+        // Snowflake ids made on the worker id the connection leased.
+        let select = format!("idkit_snowflake('twitter', 'lease'), {writer}");
+        write_turns(&conn, "leased (flake, writer)", &select);
+    } else {
+        let select =
+            format!("idkit_ulid(), idkit_uuidv7(), idkit_snowflake('twitter', 5), {writer}");
+        write_turns(&conn, "ids (ulid, v7, flake, writer)", &select);
     }
 }
 
