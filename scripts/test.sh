@@ -79,7 +79,7 @@ joined() { # NAME: waits for the background job NAME, prints its output, and sto
 drop_partitions() {
     command -v iptables >/dev/null || return 0
     local rule
-    iptables -w -S INPUT 2>/dev/null | grep -e '--comment idkit-test-partition' |
+    { iptables -w -S INPUT 2>/dev/null || true; } | { grep -e '--comment idkit-test-partition' || true; } |
         while read -r rule; do
             # shellcheck disable=SC2086 # the rule's words, as iptables -S printed them
             iptables -w -D ${rule#-A } || true
@@ -172,24 +172,11 @@ fi
 background cargo-fuzz install_cargo_fuzz
 background cargo-pgrx install_cargo_pgrx
 
-step "cargo clippy --workspace --all-targets -D warnings"
-cargo clippy --workspace --all-targets -- -D warnings
-
-step "cargo clippy with every feature on (serde and friends must compile)"
-cargo clippy --workspace --all-targets --all-features -- -D warnings
-
-step "idkit-lease with each identity backend alone (each feature must build by itself)"
-for feature in static sqlite postgres mysql etcd; do
-    cargo clippy -p idkit-lease --no-default-features --features "$feature" -- -D warnings
-done
-
-step "cargo test --workspace"
-cargo test --workspace
-
 # The builds with directories of their own (loom, the packaged crates, no_std): each is done
 # with before the next starts, so that on a tight disk (tidy) the suite holds at most one of
-# them beside target/ at a time. They run beside the fuzz targets and the live suites (see
-# `background`), or in turn here where the disk is tight.
+# them beside target/ at a time. They run beside every step from here on (see `background`):
+# started first, they take whatever the steps leave idle from the start, as the installs
+# above do; where the disk is tight, they run in turn here.
 own_builds() {
     loom() { RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --release "$@"; }
 
@@ -233,6 +220,20 @@ if free_below 10; then
 else
     background own_builds own_builds
 fi
+
+step "cargo clippy --workspace --all-targets -D warnings"
+cargo clippy --workspace --all-targets -- -D warnings
+
+step "cargo clippy with every feature on (serde and friends must compile)"
+cargo clippy --workspace --all-targets --all-features -- -D warnings
+
+step "idkit-lease with each identity backend alone (each feature must build by itself)"
+for feature in static sqlite postgres mysql etcd; do
+    cargo clippy -p idkit-lease --no-default-features --features "$feature" -- -D warnings
+done
+
+step "cargo test --workspace"
+cargo test --workspace
 
 step "idkit-core and the scheme crates with every std feature off, in this workspace"
 # Here, not in own_builds: it builds in target/, which the steps around it hold.
