@@ -266,7 +266,9 @@ pub(crate) use sqlite::SqliteBackend;
 #[cfg(feature = "sqlite")]
 mod sqlite {
     use std::path::Path;
-    use std::time::{Duration, SystemTime, UNIX_EPOCH};
+    use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+    use rusqlite::ErrorCode;
 
     use super::{Conn, Param, SqlBackend, schema};
     use crate::LeaseError;
@@ -294,11 +296,37 @@ mod sqlite {
                 )));
             }
             let conn = rusqlite::Connection::open(path).map_err(fail)?;
-            conn.busy_timeout(Duration::from_secs(5)).map_err(fail)?;
-            conn.pragma_update(None, "journal_mode", "WAL")
-                .map_err(fail)?;
-            conn.execute_batch(&schema("TEXT", "")).map_err(fail)?;
+            conn.busy_timeout(BUSY).map_err(fail)?;
+            patiently(|| {
+                conn.pragma_update(None, "journal_mode", "WAL")?;
+                conn.execute_batch(&schema("TEXT", ""))
+            })
+            .map_err(fail)?;
             Ok(SqlBackend::new(Sqlite { conn, path: shown }))
+        }
+    }
+
+    /// How long a statement waits for another process's lock.
+    const BUSY: Duration = Duration::from_secs(5);
+
+    /// `step`, tried again while SQLite answers that the database is busy or locked, for as
+    /// long as [`BUSY`]. SQLite gives that answer at once, without waiting in its busy
+    /// handler, in cases that processes opening a new file together meet (one turning it to
+    /// WAL while another reads it). A step that was refused changed nothing.
+    fn patiently<T>(mut step: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+        let deadline = Instant::now() + BUSY;
+        let mut pause = Duration::from_millis(1);
+        loop {
+            match step() {
+                Err(rusqlite::Error::SqliteFailure(e, _))
+                    if matches!(e.code, ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+                        && Instant::now() < deadline =>
+                {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(50));
+                }
+                result => return result,
+            }
         }
     }
 
@@ -330,22 +358,25 @@ mod sqlite {
         }
         fn exec(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64, LeaseError> {
             let sql = sql.replace('$', "?");
-            let n = self
-                .conn
-                .execute(&sql, rusqlite::params_from_iter(bind(params)))
-                .map_err(|e| self.fail(&e))?;
+            let n = patiently(|| {
+                self.conn
+                    .execute(&sql, rusqlite::params_from_iter(bind(params)))
+            })
+            .map_err(|e| self.fail(&e))?;
             Ok(n as u64)
         }
         fn query(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Vec<i64>>, LeaseError> {
             let sql = sql.replace('$', "?");
-            let mut stmt = self.conn.prepare(&sql).map_err(|e| self.fail(&e))?;
-            let width = stmt.column_count();
-            let rows = stmt
-                .query_map(rusqlite::params_from_iter(bind(params)), |row| {
+            let conn = &self.conn;
+            let rows = patiently(|| {
+                let mut stmt = conn.prepare(&sql)?;
+                let width = stmt.column_count();
+                stmt.query_map(rusqlite::params_from_iter(bind(params)), |row| {
                     (0..width).map(|i| row.get::<_, i64>(i)).collect()
                 })
                 .and_then(Iterator::collect)
-                .map_err(|e| LeaseError::unreachable(format!("sqlite {}: {e}", self.path)))?;
+            })
+            .map_err(|e| self.fail(&e))?;
             Ok(rows)
         }
     }

@@ -609,8 +609,9 @@ fn four_processes_lease_four_worker_ids_and_repeat_nothing() {
             "CREATE TABLE leased (seq INTEGER PRIMARY KEY, flake INTEGER, writer INTEGER)",
         )
         .unwrap();
-    let children: Vec<_> = (0..4).map(|_| spawn("lease together", &db, None)).collect();
-    // All four hold their leases before any writes.
+    let mut children: Vec<_> = (0..4).map(|_| spawn("lease together", &db, None)).collect();
+    // All four hold their leases before any writes (a child that ended before is a failure,
+    // with what it printed).
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while std::fs::read_dir(dir.path())
         .unwrap()
@@ -628,6 +629,13 @@ fn four_processes_lease_four_worker_ids_and_repeat_nothing() {
             std::time::Instant::now() < deadline,
             "the children never leased"
         );
+        if let Some(at) = children
+            .iter_mut()
+            .position(|c| c.try_wait().unwrap().is_some())
+        {
+            wait(children.swap_remove(at));
+            panic!("a child ended before the start");
+        }
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     std::fs::write(dir.join("start"), b"").unwrap();
