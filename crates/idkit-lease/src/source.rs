@@ -205,6 +205,30 @@ impl IdentitySource {
         }
     }
 
+    /// Leases in the SQLite file at `path`, in `namespace`, at the default TTL (what
+    /// `sqlite:///PATH?namespace=NAMESPACE` parses to), for a path that is not text or holds
+    /// a `?`, which the text form cannot carry.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use idkit_lease::IdentitySource;
+    /// let source = IdentitySource::sqlite(std::path::Path::new("/var/lib/app/ids.db"), "orders");
+    /// assert_eq!(source.namespace(), "orders");
+    /// assert_eq!(source.display(), "sqlite:///var/lib/app/ids.db");
+    /// ```
+    pub fn sqlite(path: &Path, namespace: &str) -> Self {
+        Self {
+            kind: Kind::Sqlite {
+                path: path.to_path_buf(),
+            },
+            namespace: namespace.to_owned(),
+            ttl: DEFAULT_TTL,
+            max_workers: None,
+            text: format!("sqlite://{}", path.display()),
+        }
+    }
+
     /// For a static source, keeps the state file in `dir` (`None`: keep no file, and so
     /// guard nothing across restarts). No effect on other sources.
     #[must_use]

@@ -13,7 +13,7 @@ use idkit_core::time_ordered::Layout;
 use idkit_core::{Decoded, DynCodec, FieldValue, IdScheme, RawId, SystemClock};
 use idkit_lease::{IdentitySource, Lease};
 use idkit_snowflake::{AtomicSnowflake, Custom, FieldKind, LayoutSpec, RollbackPolicy, Snowflake};
-use idkit_typeid::{MAX_PREFIX, Prefix, TypeId};
+use idkit_typeid::{Prefix, TypeId};
 use rusqlite::ToSql;
 use rusqlite::functions::{Context, FunctionFlags};
 use rusqlite::types::{ToSqlOutput, Value, ValueRef};
@@ -459,15 +459,6 @@ impl<const N: usize> From<[u8; N]> for StackText<N> {
     }
 }
 
-impl<const N: usize> StackText<N> {
-    /// Appends `part`; the caller sizes `N` for the longest text it makes.
-    fn push(&mut self, part: &[u8]) {
-        let end = self.len + part.len();
-        self.bytes[self.len..end].copy_from_slice(part);
-        self.len = end;
-    }
-}
-
 impl<const N: usize> ToSql for StackText<N> {
     fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
         Ok(ToSqlOutput::Borrowed(ValueRef::Text(
@@ -476,23 +467,13 @@ impl<const N: usize> ToSql for StackText<N> {
     }
 }
 
-/// The longest TypeID: a prefix of [`MAX_PREFIX`] characters, `_` and 26 characters.
-const MAX_TYPEID: usize = MAX_PREFIX + 1 + crockford::LEN_128;
-
-/// The text of the TypeID of `prefix` and `uuid`, as [`TypeId`]'s `Display` writes it.
-fn typeid_text(prefix: Prefix, uuid: u128) -> StackText<MAX_TYPEID> {
+/// The text of the TypeID of `prefix` and `uuid`.
+fn typeid_text(prefix: Prefix, uuid: u128) -> StackText<{ TypeId::MAX_LEN }> {
     let mut text = StackText {
-        bytes: [0; MAX_TYPEID],
+        bytes: [0; TypeId::MAX_LEN],
         len: 0,
     };
-    if !prefix.is_empty() {
-        text.push(prefix.as_str().as_bytes());
-        text.push(b"_");
-    }
-    text.push(&crockford::encode_u128_ascii(
-        uuid,
-        crockford::ALPHABET_LOWER,
-    ));
+    text.len = TypeId::new(prefix, uuid).encode(&mut text.bytes).len();
     text
 }
 
@@ -646,18 +627,7 @@ fn lease_worker(database: Option<&Path>, name: &str, bits: u32) -> Result<Lease>
     };
     let mut file = database.as_os_str().to_owned();
     file.push("-idkit-leases");
-    let file = Path::new(&file);
-    let text = file.to_str().filter(|t| !t.contains('?')).ok_or_else(|| {
-        fail(
-            name,
-            format!(
-                "a leased worker id needs a database path of UTF-8 without '?': {}",
-                file.display()
-            ),
-        )
-    })?;
-    let source = IdentitySource::parse(&format!("sqlite://{text}?namespace=idkit"))
-        .map_err(|e| fail(name, e))?;
+    let source = IdentitySource::sqlite(Path::new(&file), "idkit");
     let slots = 1_u64.checked_shl(bits).unwrap_or(u64::MAX);
     Lease::acquire(&source, name, slots).map_err(|e| fail(name, e))
 }

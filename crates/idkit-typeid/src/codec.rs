@@ -60,6 +60,35 @@ impl TypeId {
         self.uuid
     }
 
+    /// The longest TypeID text: a prefix of [`MAX_PREFIX`] characters, `_`, 26 characters.
+    pub const MAX_LEN: usize = MAX_PREFIX + 1 + crockford::LEN_128;
+
+    /// Writes the id's text into `out`, without allocating, and returns it (the first bytes
+    /// of `out`): what `Display` writes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use idkit_typeid::{Prefix, TypeId};
+    /// let id = TypeId::new(Prefix::new("user").unwrap(), 0x0188_0000_0000_7000_8000_0000_0000_0001);
+    /// let mut out = [0; TypeId::MAX_LEN];
+    /// assert_eq!(id.encode(&mut out), id.to_string());
+    /// ```
+    pub fn encode<'a>(&self, out: &'a mut [u8; Self::MAX_LEN]) -> &'a str {
+        let mut len = 0;
+        if !self.prefix.is_empty() {
+            let prefix = self.prefix.as_str().as_bytes();
+            out[..prefix.len()].copy_from_slice(prefix);
+            out[prefix.len()] = b'_';
+            len = prefix.len() + 1;
+        }
+        let suffix = crockford::encode_u128_ascii(self.uuid, crockford::ALPHABET_LOWER);
+        out[len..len + suffix.len()].copy_from_slice(&suffix);
+        len += suffix.len();
+        // ASCII throughout: a prefix of [a-z_] and the alphabet's digits.
+        core::str::from_utf8(&out[..len]).unwrap_or_default()
+    }
+
     /// The creation time, Unix milliseconds, when the UUID is a version 7 one.
     pub fn timestamp_ms(&self) -> Option<u64> {
         let version = (self.uuid >> 76) & 0xf;
@@ -170,11 +199,7 @@ impl Codec for TypeIdCodec {
     }
 
     fn format_into(&self, id: TypeId, out: &mut String) {
-        if !id.prefix.is_empty() {
-            out.push_str(id.prefix.as_str());
-            out.push('_');
-        }
-        crockford::encode_into(id.uuid, crockford::LEN_128, crockford::ALPHABET_LOWER, out);
+        out.push_str(id.encode(&mut [0; TypeId::MAX_LEN]));
     }
 
     fn parse(&self, text: &str) -> Result<TypeId, ParseError> {
