@@ -11,7 +11,10 @@
 # PG_BIN names the directory of initdb, pg_ctl and postgres (default: Debian's newest, installed
 # when missing; scripts/pg18.sh prints PostgreSQL 18's). PG_FSYNC=on starts it with fsync on (default off: tests need no durability); PG_OPTS adds
 # server settings ("-c shared_buffers=16MB -c wal_keep_size=8GB"), kept for restart-server,
-# which takes them anew when PG_OPTS is given to it.
+# which takes them anew when PG_OPTS is given to it. PG_PRELOAD names libraries preloaded into
+# the server's programs alone (libfaketime, for a server with its clock set back), not into
+# this script: run as root, a libfaketime loaded here would share its semaphore, which only
+# root may open, with the server's processes.
 #
 # Runs the server as the `postgres` user when invoked as root (initdb refuses root).
 set -euo pipefail
@@ -44,10 +47,12 @@ bin_dir() {
 }
 
 as_owner() {
+    local preload=()
+    [ -z "${PG_PRELOAD:-}" ] || preload=(env "LD_PRELOAD=$PG_PRELOAD")
     if [ "$(id -u)" = 0 ]; then
-        runuser -u postgres -- "$@"
+        runuser -u postgres -- "${preload[@]}" "$@"
     else
-        "$@"
+        "${preload[@]}" "$@"
     fi
 }
 

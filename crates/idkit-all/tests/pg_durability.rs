@@ -126,13 +126,13 @@ impl Server {
         server
     }
 
-    /// scripts/pg-cluster.sh `cmd` on this server, libfaketime in its environment.
+    /// scripts/pg-cluster.sh `cmd` on this server, libfaketime preloaded into its programs.
     fn cluster(&self, cmd: &str) -> Command {
         let mut command = Command::new(scripts().join("pg-cluster.sh"));
         command
             .arg(cmd)
             .arg(&self.dir)
-            .env("LD_PRELOAD", libfaketime())
+            .env("PG_PRELOAD", libfaketime())
             .env("FAKETIME_TIMESTAMP_FILE", self.dir.join("faketime"))
             .env("FAKETIME_CACHE_DURATION", "1")
             .env("FAKETIME_DONT_FAKE_MONOTONIC", "1");
