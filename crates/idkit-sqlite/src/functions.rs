@@ -7,18 +7,17 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
 use idkit_all::registry;
-use idkit_core::codec::crockford;
 use idkit_core::random::{RandomSource, ThreadRandom};
 use idkit_core::time_ordered::Layout;
-use idkit_core::{Decoded, DynCodec, FieldValue, IdScheme, RawId, SystemClock};
+use idkit_core::{Decoded, DynCodec, FieldValue, IdScheme, RawId};
 use idkit_lease::{IdentitySource, Lease};
 use idkit_snowflake::{AtomicSnowflake, Custom, FieldKind, LayoutSpec, RollbackPolicy, Snowflake};
 use idkit_typeid::{Prefix, TypeId};
-use rusqlite::ToSql;
 use rusqlite::functions::{Context, FunctionFlags};
-use rusqlite::types::{ToSqlOutput, Value, ValueRef};
+use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, Error as SqlError};
 
+use crate::clock::WallClock;
 use crate::state::{self, MAX_BEHIND_MS, State};
 
 type Result<T> = std::result::Result<T, SqlError>;
@@ -73,72 +72,12 @@ fn register_on(
     state: &'static State,
     database: Option<&Path>,
 ) -> rusqlite::Result<()> {
-    let made = FunctionFlags::SQLITE_UTF8;
     let read = FunctionFlags::SQLITE_UTF8
         | FunctionFlags::SQLITE_DETERMINISTIC
         | FunctionFlags::SQLITE_INNOCUOUS;
 
-    conn.create_scalar_function("idkit_ulid", 0, made, move |_| {
-        Ok(next_ulid(state)?.to_be_bytes())
-    })?;
-    conn.create_scalar_function("idkit_ulid_text", 0, made, move |_| {
-        Ok(StackText::from(crockford::encode_u128_ascii(
-            next_ulid(state)?,
-            crockford::ALPHABET,
-        )))
-    })?;
-    conn.create_scalar_function("idkit_uuidv7", 0, made, move |_| {
-        Ok(next_v7(state)?.to_be_bytes())
-    })?;
-    conn.create_scalar_function("idkit_uuidv7_text", 0, made, move |_| {
-        let mut text = [0; 36];
-        let uuid = idkit_uuid::Uuid::from_u128(next_v7(state)?);
-        uuid.hyphenated().encode_lower(&mut text);
-        Ok(StackText::from(text))
-    })?;
-    conn.create_scalar_function("idkit_typeid", 1, made, move |ctx| {
-        // The prefix is read once per statement when it is a constant (auxiliary data).
-        let prefix = match ctx.get_aux::<Prefix>(0)? {
-            Some(prefix) => *prefix,
-            None => {
-                let text = text_arg(ctx, 0, "typeid prefix")?;
-                let prefix = Prefix::new(text).map_err(|e| fail("typeid prefix", e))?;
-                ctx.set_aux(0, prefix)?;
-                prefix
-            }
-        };
-        Ok(typeid_text(prefix, next_v7(state)?))
-    })?;
-    for n in 0..=2 {
-        let cache = Snowflakes::new(database);
-        conn.create_scalar_function("idkit_snowflake", n, made, move |ctx| {
-            let worker = if ctx.len() > 1 {
-                worker_arg(ctx, 1)?
-            } else {
-                Worker::Unset
-            };
-            cache.next(ctx, state, None, worker, |ctx| match ctx.len() {
-                0 => Ok("snowflake-twitter"),
-                _ => text_arg(ctx, 0, "layout"),
-            })
-        })?;
-    }
-    for n in 2..=4 {
-        let cache = Snowflakes::new(database);
-        conn.create_scalar_function("idkit_snowflake_custom", n, made, move |ctx| {
-            let epoch = u64_arg(ctx, 1, "epoch_ms")?;
-            let tick = tick_arg(ctx, 2)?;
-            let worker = if ctx.len() > 3 {
-                worker_arg(ctx, 3)?
-            } else {
-                Worker::Unset
-            };
-            cache.next(ctx, state, Some((epoch, tick)), worker, |ctx| {
-                text_arg(ctx, 0, "fields")
-            })
-        })?;
-    }
-
+    // The generators a column default calls per row, on SQLite's C interface.
+    crate::made::register(conn, state, database)?;
     // ----- reading -----
     conn.create_scalar_function("idkit_time", 2, read, |ctx| {
         nullable(ctx, |ctx| {
@@ -308,7 +247,7 @@ fn register_on(
 // ----- generators -----
 
 /// The next ULID of the database's one sequence, as its 128 bits.
-fn next_ulid(state: &State) -> Result<u128> {
+pub(crate) fn next_ulid(state: &State) -> Result<u128> {
     let (ms, counter) = next_time_ordered(state, state.ulid, "ulid")?;
     let random = u128::from(random_u64("ulid")?);
     Ok(idkit_ulid::UlidLayout::assemble(ms, u128::from(counter) << 64 | random).0)
@@ -316,14 +255,14 @@ fn next_ulid(state: &State) -> Result<u128> {
 
 /// The next UUIDv7 of the database's one sequence (RFC 9562 section 6.2 method 1: a
 /// counter after the millisecond, random bits below it), as its 128 bits.
-fn next_v7(state: &State) -> Result<u128> {
+pub(crate) fn next_v7(state: &State) -> Result<u128> {
     let (ms, counter) = next_time_ordered(state, state.v7, "uuid v7")?;
     let random = u128::from(random_u64("uuid v7")?) & ((1 << 58) - 1);
     Ok(idkit_uuid::V7Layout::assemble(ms, u128::from(counter) << 58 | random).as_u128())
 }
 
 fn next_time_ordered(state: &State, word: &AtomicU64, what: &str) -> Result<(u64, u64)> {
-    let (ms, counter) = state::step_time_ordered(word, &SystemClock).map_err(|e| fail(what, e))?;
+    let (ms, counter) = state::step_time_ordered(word, &WallClock).map_err(|e| fail(what, e))?;
     state.cover(ms).map_err(|e| fail(what, e))?;
     Ok((ms, counter))
 }
@@ -335,7 +274,7 @@ fn random_u64(what: &str) -> Result<u64> {
 /// A Snowflake generator of this process over its layout's shared word, where its time
 /// field sits, and the lease of its worker id when it was leased.
 struct Generator {
-    generator: AtomicSnowflake<Custom<u64>, SystemClock, &'static AtomicU64>,
+    generator: AtomicSnowflake<Custom<u64>, WallClock, &'static AtomicU64>,
     spec: LayoutSpec,
     /// Held while the generator lives (its connection is open); released when dropped.
     _lease: Option<Lease>,
@@ -357,7 +296,7 @@ impl Generator {
 
 /// One registered function's generators, by layout (and custom epoch and tick) and worker,
 /// on one connection: a leased worker id is held as long as the connection is open.
-struct Snowflakes {
+pub(crate) struct Snowflakes {
     /// The connection's database file (none in memory), whose leases file holds the leases.
     database: Option<PathBuf>,
     list: Mutex<Vec<(SnowflakeKey, Arc<Generator>)>>,
@@ -368,7 +307,7 @@ type SnowflakeKey = (String, Option<(u64, u64)>, Worker);
 
 /// The worker id a Snowflake call gives: none, a number, or `'lease'`.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Worker {
+pub(crate) enum Worker {
     Unset,
     Given(i64),
     Leased,
@@ -377,40 +316,36 @@ enum Worker {
 /// The generator a statement's call found, kept with its first argument (the layout) as
 /// auxiliary data: SQLite keeps it for the statement's next rows while that argument is a
 /// constant, so that a column default does not look its layout up per row.
-struct Found {
+pub(crate) struct Found {
     custom: Option<(u64, u64)>,
     worker: Worker,
     generator: Arc<Generator>,
 }
 
 impl Snowflakes {
-    fn new(database: Option<&Path>) -> Self {
+    pub(crate) fn new(database: Option<&Path>) -> Self {
         Self {
             database: database.map(Path::to_path_buf),
             list: Mutex::new(Vec::new()),
         }
     }
 
-    /// The next id of the generator of the call's layout (read by `layout` from the call,
-    /// when not kept from the statement's last row) with `custom` epoch and tick and
-    /// `worker`, built on first use.
-    fn next(
+    /// The next id of the generator of the call's layout with `custom` epoch and tick and
+    /// `worker`: the one `kept` from the statement's last row when it matches, else the
+    /// one of `layout` (read from the call only then), built on first use. Returns the
+    /// generator to keep for the next row too when it was not the one kept.
+    pub(crate) fn next<'a>(
         &self,
-        ctx: &Context<'_>,
         state: &'static State,
+        kept: Option<&Found>,
         custom: Option<(u64, u64)>,
         worker: Worker,
-        layout: impl for<'a> Fn(&'a Context<'_>) -> Result<&'a str>,
-    ) -> Result<i64> {
-        let kept = if ctx.is_empty() {
-            None
-        } else {
-            ctx.get_aux::<Found>(0)?
-        };
+        layout: impl FnOnce() -> Result<&'a str>,
+    ) -> Result<(i64, Option<Found>)> {
         if let Some(found) = kept.filter(|f| f.custom == custom && f.worker == worker) {
-            return found.generator.next(state);
+            return Ok((found.generator.next(state)?, None));
         }
-        let layout = layout(ctx)?;
+        let layout = layout()?;
         let mut list = self.list.lock().unwrap_or_else(|e| e.into_inner());
         // A few generators per function, found without allocating: a list, searched.
         let found = list
@@ -432,49 +367,16 @@ impl Snowflakes {
             }
         };
         drop(list);
-        let id = generator.next(state);
-        if !ctx.is_empty() {
-            ctx.set_aux(
-                0,
-                Found {
-                    custom,
-                    worker,
-                    generator,
-                },
-            )?;
-        }
-        id
+        let id = generator.next(state)?;
+        Ok((
+            id,
+            Some(Found {
+                custom,
+                worker,
+                generator,
+            }),
+        ))
     }
-}
-
-/// Text made on the stack and handed to SQLite, which copies it: no heap allocation per id.
-struct StackText<const N: usize> {
-    bytes: [u8; N],
-    len: usize,
-}
-
-impl<const N: usize> From<[u8; N]> for StackText<N> {
-    fn from(bytes: [u8; N]) -> Self {
-        Self { bytes, len: N }
-    }
-}
-
-impl<const N: usize> ToSql for StackText<N> {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::Borrowed(ValueRef::Text(
-            &self.bytes[..self.len],
-        )))
-    }
-}
-
-/// The text of the TypeID of `prefix` and `uuid`.
-fn typeid_text(prefix: Prefix, uuid: u128) -> StackText<{ TypeId::MAX_LEN }> {
-    let mut text = StackText {
-        bytes: [0; TypeId::MAX_LEN],
-        len: 0,
-    };
-    text.len = TypeId::new(prefix, uuid).encode(&mut text.bytes).len();
-    text
 }
 
 /// A 64-bit layout by preset name or alias, or from its fields.
@@ -554,7 +456,7 @@ fn build(
         .filter(|f| f.kind == FieldKind::Fixed)
         .collect();
     let mut builder = Snowflake::builder(Custom::<u64>::new(spec).map_err(|e| fail(name, e))?)
-        .clock(SystemClock)
+        .clock(WallClock)
         .rollback(RollbackPolicy::Wait {
             max_ms: MAX_BEHIND_MS,
         });
@@ -659,14 +561,30 @@ fn nullable<T: Into<Value>>(
     f(ctx).map(Into::into)
 }
 
-fn text_arg<'a>(ctx: &'a Context<'_>, i: usize, what: &str) -> Result<&'a str> {
+/// A call's arguments: rusqlite's [`Context`], or those of a function on SQLite's C
+/// interface ([`crate::made`]).
+pub(crate) trait Args {
+    fn len(&self) -> usize;
+    fn get_raw(&self, i: usize) -> ValueRef<'_>;
+}
+
+impl Args for Context<'_> {
+    fn len(&self) -> usize {
+        Context::len(self)
+    }
+    fn get_raw(&self, i: usize) -> ValueRef<'_> {
+        Context::get_raw(self, i)
+    }
+}
+
+pub(crate) fn text_arg<'a>(ctx: &'a impl Args, i: usize, what: &str) -> Result<&'a str> {
     match ctx.get_raw(i) {
         ValueRef::Text(text) => std::str::from_utf8(text).map_err(|_| fail(what, "not UTF-8 text")),
         other => Err(fail(what, format!("expected text, got {}", kind(other)))),
     }
 }
 
-fn u64_arg(ctx: &Context<'_>, i: usize, what: &str) -> Result<u64> {
+pub(crate) fn u64_arg(ctx: &impl Args, i: usize, what: &str) -> Result<u64> {
     match ctx.get_raw(i) {
         ValueRef::Integer(n) => {
             u64::try_from(n).map_err(|_| fail(what, format!("{n} is negative")))
@@ -679,7 +597,7 @@ fn u64_arg(ctx: &Context<'_>, i: usize, what: &str) -> Result<u64> {
 }
 
 /// A custom layout's tick in ms, argument `i`: 1 ms when the call leaves it out.
-fn tick_arg(ctx: &Context<'_>, i: usize) -> Result<u64> {
+pub(crate) fn tick_arg(ctx: &impl Args, i: usize) -> Result<u64> {
     if ctx.len() > i {
         u64_arg(ctx, i, "tick_ms")
     } else {
@@ -687,7 +605,7 @@ fn tick_arg(ctx: &Context<'_>, i: usize) -> Result<u64> {
     }
 }
 
-fn worker_arg(ctx: &Context<'_>, i: usize) -> Result<Worker> {
+pub(crate) fn worker_arg(ctx: &impl Args, i: usize) -> Result<Worker> {
     match ctx.get_raw(i) {
         ValueRef::Null => Ok(Worker::Unset),
         ValueRef::Integer(n) => Ok(Worker::Given(n)),

@@ -52,7 +52,9 @@
 //! - A clock behind the ids already issued: ULID, UUIDv7 and TypeID run ahead of it by up
 //!   to [`MAX_BEHIND_MS`], Snowflake layouts wait for it as long; past it, an error.
 
+pub mod clock;
 mod functions;
+mod made;
 pub mod state;
 
 pub use functions::register;

@@ -17,8 +17,11 @@ fn wall_ms() -> u64 {
 }
 
 fn duration_ms(d: Duration) -> u64 {
-    // u64 milliseconds last 584 million years; saturate rather than wrap past that.
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+    // u64 milliseconds last 584 million years; saturate rather than wrap past that. In
+    // 64-bit steps: a wall clock is read once per id.
+    d.as_secs()
+        .saturating_mul(1_000)
+        .saturating_add(u64::from(d.subsec_millis()))
 }
 
 /// The operating system's wall clock (`SystemTime::now`).
