@@ -3,7 +3,7 @@
 # have (sqlean's uuid7(), sqlite-ulid, randomblob(16)), in one SQLite build; writes
 # reports/data/sqlite_functions.csv.
 #
-#   scripts/sqlite-functions.sh            # 1,000,000 ids per run, median of 5
+#   scripts/sqlite-functions.sh            # 1,000,000 ids per run, median of 5 (11 for the cost above the statement)
 #   ROWS=100000 REPEATS=3 scripts/sqlite-functions.sh
 #   OUT=/tmp/r/data/sqlite_functions.csv scripts/sqlite-functions.sh
 #
@@ -39,7 +39,7 @@ if [ ! -x "$venv/bin/python" ] || [ "$(cat "$venv/peers" 2>/dev/null)" != "$peer
     echo "$peers" > "$venv/peers"
 fi
 
-echo "==> measuring ids made in SQL ($rows a run, median of $repeats)"
+echo "==> measuring ids made in SQL ($rows a run, median of $repeats, $((2 * repeats + 1)) for the cost above the statement)"
 mkdir -p "$(dirname "$out")"
 "$venv/bin/python" bench-harness/sqlite_functions.py "$PWD/target/release/libidkit" \
     "$rows" "$repeats" "$out"

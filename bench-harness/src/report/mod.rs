@@ -137,6 +137,21 @@ struct InSqlRow {
     ns_above: f64,
     /// Ids a run made.
     ids: u64,
+    /// The most ids a millisecond the generator's layout allows; 0 for no such bound.
+    per_ms_at_most: u64,
+}
+
+impl InSqlRow {
+    /// What the layout's rate alone costs above the statement alone `alone`, ns an id: a
+    /// statement of `ids` ids takes at least `ids / per_ms_at_most` ms; 0 when that is no
+    /// bound.
+    fn rate_floor_ns(&self, alone: &InSqlRow) -> f64 {
+        if self.per_ms_at_most == 0 || self.ids == 0 {
+            return 0.0;
+        }
+        let least_ms = self.ids as f64 / self.per_ms_at_most as f64;
+        ((least_ms - alone.statement_ms) * 1e6 / self.ids as f64).max(0.0)
+    }
 }
 
 /// The rows of `data/sqlite_functions.csv`; none when it is absent or malformed.
@@ -159,6 +174,8 @@ fn read_in_sql(path: &Path) -> Vec<InSqlRow> {
                 in_order: f.get(7)?.parse().ok()?,
                 ns_above: f.get(8)?.parse().ok()?,
                 ids: f.get(9)?.parse().ok()?,
+                // Absent from files written before it was measured.
+                per_ms_at_most: f.get(10).and_then(|v| v.parse().ok()).unwrap_or(0),
             })
         })
         .collect()
@@ -218,6 +235,23 @@ fn made_in_sql(rows: &[InSqlRow], md: &mut String) {
         .filter(|r| r.in_order < 0.99)
         .map(|r| format!("`{}` {:.0}%", r.generator, r.in_order * 100.0))
         .collect();
+    // Generators whose layout's rate alone costs something above the statement.
+    let held: Vec<String> = idkit
+        .iter()
+        .filter(|r| r.rate_floor_ns(alone) > 0.0)
+        .map(|r| {
+            format!(
+                " `{}` makes at most {} ids a millisecond (its layout's sequence), so {} ids \
+                 take at least {:.0} ms, {:.0} ns an id above the statement alone, whatever \
+                 the generator's own cost.",
+                r.generator,
+                thousands(r.per_ms_at_most),
+                thousands(r.ids),
+                r.ids as f64 / r.per_ms_at_most as f64,
+                r.rate_floor_ns(alone),
+            )
+        })
+        .collect();
     let _ = writeln!(
         md,
         "## Ids made in SQL inside SQLite (measured by `scripts/sqlite-functions.sh`)\n\n\
@@ -232,7 +266,7 @@ fn made_in_sql(rows: &[InSqlRow], md: &mut String) {
          in `data/sqlite_functions.csv`.\n\n\
          The fastest peer is `{fastest}` at {fast:.0} ns an id above the statement; idkit's \
          generators cost {low:.0} (`{cheapest}`) to {high:.0} ns (`{dearest}`), {at_or_below} \
-         of {n} at or below it. What the cost buys: every idkit generator's ids come out each \
+         of {n} at or below it.{held} What the cost buys: every idkit generator's ids come out each \
          above the last (100%), within one statement and across the connections and \
          processes writing one database, where {unordered} of the peers' ids follow the one \
          made before them, since their bits after the millisecond are random; and no peer \
@@ -246,6 +280,7 @@ fn made_in_sql(rows: &[InSqlRow], md: &mut String) {
         high = dearest.ns_above,
         dearest = dearest.generator,
         n = idkit.len(),
+        held = held.concat(),
         unordered = if unordered.is_empty() {
             "all".to_owned()
         } else {
@@ -939,6 +974,7 @@ mod tests {
             in_order,
             ns_above: ns,
             ids: 1_000_000,
+            per_ms_at_most: 0,
         };
         let rows = [
             row("statement alone", "SQLite", 0.0, 1.0),
@@ -946,6 +982,14 @@ mod tests {
             row("uuid7()", "sqlean", 70.0, 0.5),
             row("idkit_ulid()", "idkit", 35.0, 1.0),
             row("idkit_ulid_text()", "idkit", 90.0, 1.0),
+            InSqlRow {
+                per_ms_at_most: 4096,
+                ..row("idkit_snowflake('twitter', 1)", "idkit", 60.0, 1.0)
+            },
+            InSqlRow {
+                per_ms_at_most: 65536,
+                ..row("idkit_snowflake('mastodon')", "idkit", 30.0, 1.0)
+            },
         ];
         let mut md = String::new();
         made_in_sql(&rows, &mut md);
@@ -954,7 +998,22 @@ mod tests {
             "{md}"
         );
         assert!(
-            md.contains("cost 35 (`idkit_ulid()`) to 90 ns (`idkit_ulid_text()`), 1 of 2"),
+            md.contains("cost 30 (`idkit_snowflake('mastodon')`) to 90 ns (`idkit_ulid_text()`), 2 of 4"),
+            "{md}"
+        );
+        // 1,000,000 / 4,096 = 244 ms, 300 ms the statement alone: the rate is no bound
+        // there; with the statement alone at 200 ms it is (44 ns an id).
+        assert!(!md.contains("at most 4,096 ids a millisecond"), "{md}");
+        let mut fast = rows.clone();
+        fast[0].statement_ms = 200.0;
+        let mut md = String::new();
+        made_in_sql(&fast, &mut md);
+        assert!(
+            md.contains(
+                "2 of 4 at or below it. `idkit_snowflake('twitter', 1)` makes at most 4,096 ids \
+                 a millisecond (its layout's sequence), so 1,000,000 ids take at least 244 ms, \
+                 44 ns an id above the statement alone, whatever the generator's own cost."
+            ),
             "{md}"
         );
         assert!(
@@ -962,7 +1021,7 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("made 1,000,000 ids"), "{md}");
-        assert_eq!(md.matches("\n| `").count(), 5, "{md}");
+        assert_eq!(md.matches("\n| `").count(), 7, "{md}");
         let mut none = String::new();
         made_in_sql(&[], &mut none);
         assert!(none.is_empty());

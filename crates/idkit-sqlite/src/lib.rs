@@ -49,6 +49,8 @@
 //!   written**: ULID, UUIDv7 and TypeID ids are unique and increase within the process
 //!   (their random bits keep them apart from other processes'); Snowflake layouts, whose
 //!   ids have no random bits, refuse with an error that says so.
+//! - The time in an id lags the wall clock by at most 50,000 processor cycles (see
+//!   [`clock`]): the clock is read again only when its last reading is older.
 //! - A clock behind the ids already issued: ULID, UUIDv7 and TypeID run ahead of it by up
 //!   to [`MAX_BEHIND_MS`], Snowflake layouts wait for it as long; past it, an error.
 
