@@ -998,7 +998,9 @@ mod tests {
             "{md}"
         );
         assert!(
-            md.contains("cost 30 (`idkit_snowflake('mastodon')`) to 90 ns (`idkit_ulid_text()`), 2 of 4"),
+            md.contains(
+                "cost 30 (`idkit_snowflake('mastodon')`) to 90 ns (`idkit_ulid_text()`), 2 of 4"
+            ),
             "{md}"
         );
         // 1,000,000 / 4,096 = 244 ms, 300 ms the statement alone: the rate is no bound

@@ -8,9 +8,10 @@
 //! as every other door of this crate ([`crate::functions`]'s `next_ulid`, `next_v7` and
 //! `Snowflakes`).
 //!
-//! Every callback keeps to three rules: it reads what its registration gave as user data
-//! (the [`State`], or a [`SnowflakeFunction`]), it writes its result or an error message
-//! before it returns, and nothing in it unwinds into SQLite (a panic becomes an SQL error).
+//! One callback, [`call`], serves every function: it finds the user data its registration
+//! gave (the [`State`], or a [`SnowflakeFunction`]), runs the function's [`Body`], and hands
+//! SQLite the result or the error's message; nothing unwinds into SQLite (a panic becomes
+//! an SQL error).
 
 use std::ffi::{CStr, c_int, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -42,11 +43,11 @@ pub(crate) fn register(
     database: Option<&Path>,
 ) -> rusqlite::Result<()> {
     let generators: [(&CStr, c_int, Callback); 5] = [
-        (c"idkit_ulid", 0, ulid),
-        (c"idkit_ulid_text", 0, ulid_text),
-        (c"idkit_uuidv7", 0, uuidv7),
-        (c"idkit_uuidv7_text", 0, uuidv7_text),
-        (c"idkit_typeid", 1, typeid),
+        (c"idkit_ulid", 0, call::<Ulid>),
+        (c"idkit_ulid_text", 0, call::<UlidText>),
+        (c"idkit_uuidv7", 0, call::<UuidV7>),
+        (c"idkit_uuidv7_text", 0, call::<UuidV7Text>),
+        (c"idkit_typeid", 1, call::<Typed>),
     ];
     for (name, args, callback) in generators {
         let user = std::ptr::from_ref(state).cast_mut().cast::<c_void>();
@@ -54,12 +55,12 @@ pub(crate) fn register(
         unsafe { create(conn, name, args, callback, user, None)? };
     }
     let snowflakes: [(&CStr, c_int, Callback); 6] = [
-        (c"idkit_snowflake", 0, snowflake),
-        (c"idkit_snowflake", 1, snowflake),
-        (c"idkit_snowflake", 2, snowflake),
-        (c"idkit_snowflake_custom", 2, snowflake_custom),
-        (c"idkit_snowflake_custom", 3, snowflake_custom),
-        (c"idkit_snowflake_custom", 4, snowflake_custom),
+        (c"idkit_snowflake", 0, call::<Preset>),
+        (c"idkit_snowflake", 1, call::<Preset>),
+        (c"idkit_snowflake", 2, call::<Preset>),
+        (c"idkit_snowflake_custom", 2, call::<Custom>),
+        (c"idkit_snowflake_custom", 3, call::<Custom>),
+        (c"idkit_snowflake_custom", 4, call::<Custom>),
     ];
     for (name, args, callback) in snowflakes {
         // Each registration its own generators: their leases end when SQLite drops it.
@@ -68,9 +69,18 @@ pub(crate) fn register(
             generators: Snowflakes::new(database),
         });
         let user = Box::into_raw(function).cast::<c_void>();
-        // SAFETY: SQLite owns the box from here and drops it through `drop_function`,
-        // also when the registration fails.
-        unsafe { create(conn, name, args, callback, user, Some(drop_function))? };
+        // SAFETY: SQLite owns the box from here and drops it through `drop_box`, also
+        // when the registration fails.
+        unsafe {
+            create(
+                conn,
+                name,
+                args,
+                callback,
+                user,
+                Some(drop_box::<SnowflakeFunction>),
+            )?;
+        };
     }
     Ok(())
 }
@@ -113,21 +123,45 @@ unsafe fn create(
     }
 }
 
-/// Runs `make` with the user data of the call `ctx` and hands SQLite its result or its
-/// error.
+/// Drops the box of a `T` that SQLite hands back (user data, auxiliary data), once.
+unsafe extern "C" fn drop_box<T>(value: *mut c_void) {
+    // SAFETY: SQLite hands back, once, a pointer that `Box::into_raw` of a T made.
+    drop(unsafe { Box::from_raw(value.cast::<T>()) });
+}
+
+/// What a function does with its user data and its call.
+trait Body {
+    /// What its registration gave it.
+    type User;
+
+    /// Makes the call's result (with [`Call::blob`], [`Call::text`] or
+    /// [`Call::integer`]), or fails with the error SQLite reports.
+    fn run(user: &Self::User, call: &Call<'_>) -> Result<(), SqlError>;
+}
+
+/// The callback of every function here: the body `B` run on the call's user data and
+/// arguments, its error or a panic reported to SQLite.
 ///
 /// # Safety
 ///
-/// `ctx` is the context of a call of a function [`register`] registered with a `U` as its
-/// user data.
-unsafe fn answer<U>(
+/// SQLite calls it with the context of a function [`register`] registered with a
+/// `B::User` as its user data, and its `argc` arguments at `argv`.
+unsafe extern "C" fn call<B: Body>(
     ctx: *mut ffi::sqlite3_context,
-    make: impl FnOnce(&U, Out) -> Result<(), SqlError>,
+    argc: c_int,
+    argv: *mut *mut ffi::sqlite3_value,
 ) {
-    // SAFETY: `register` gave the function a U that lives as long as the function.
-    let user = unsafe { &*ffi::sqlite3_user_data(ctx).cast::<U>() };
-    let made = catch_unwind(AssertUnwindSafe(|| make(user, Out(ctx))));
-    let message = match made {
+    // SAFETY: `register` gave the function a B::User that lives as long as the function.
+    let user = unsafe { &*ffi::sqlite3_user_data(ctx).cast::<B::User>() };
+    let len = usize::try_from(argc).unwrap_or(0);
+    let args = if len == 0 || argv.is_null() {
+        &[][..]
+    } else {
+        // SAFETY: SQLite's arguments for this call.
+        unsafe { std::slice::from_raw_parts(argv, len) }
+    };
+    let call = Call { ctx, args };
+    let message = match catch_unwind(AssertUnwindSafe(|| B::run(user, &call))) {
         Ok(Ok(())) => return,
         Ok(Err(SqlError::UserFunctionError(e))) => e.to_string(),
         Ok(Err(e)) => e.to_string(),
@@ -138,224 +172,69 @@ unsafe fn answer<U>(
     unsafe { ffi::sqlite3_result_error(ctx, message.as_ptr().cast(), len) };
 }
 
-/// A call's result, written once.
-struct Out(*mut ffi::sqlite3_context);
+/// A running call: its context and arguments.
+struct Call<'a> {
+    ctx: *mut ffi::sqlite3_context,
+    args: &'a [*mut ffi::sqlite3_value],
+}
 
-impl Out {
-    fn blob(self, bytes: &[u8; 16]) -> Result<(), SqlError> {
-        // SAFETY: SQLite copies the bytes (SQLITE_TRANSIENT) before this returns.
+impl Call<'_> {
+    fn blob(&self, bytes: &[u8; 16]) -> Result<(), SqlError> {
+        // SAFETY: the running call's context; SQLite copies the bytes (SQLITE_TRANSIENT)
+        // before this returns.
         unsafe {
-            ffi::sqlite3_result_blob(self.0, bytes.as_ptr().cast(), 16, ffi::SQLITE_TRANSIENT());
+            ffi::sqlite3_result_blob(self.ctx, bytes.as_ptr().cast(), 16, ffi::SQLITE_TRANSIENT());
         }
-        Ok(())
-    }
-
-    fn integer(self, n: i64) -> Result<(), SqlError> {
-        // SAFETY: the context of the running call.
-        unsafe { ffi::sqlite3_result_int64(self.0, n) };
         Ok(())
     }
 
     /// `text` is ASCII (Crockford digits, hex, a TypeID prefix), so valid UTF-8.
-    fn text(self, text: &[u8]) -> Result<(), SqlError> {
+    fn text(&self, text: &[u8]) -> Result<(), SqlError> {
         let len = c_int::try_from(text.len()).unwrap_or(c_int::MAX);
         // SAFETY: as `blob`.
         unsafe {
-            ffi::sqlite3_result_text(self.0, text.as_ptr().cast(), len, ffi::SQLITE_TRANSIENT());
+            ffi::sqlite3_result_text(self.ctx, text.as_ptr().cast(), len, ffi::SQLITE_TRANSIENT());
         }
         Ok(())
     }
-}
 
-unsafe extern "C" fn ulid(
-    ctx: *mut ffi::sqlite3_context,
-    _: c_int,
-    _: *mut *mut ffi::sqlite3_value,
-) {
-    // SAFETY: SQLite calls it with the context of a registered function.
-    unsafe {
-        answer(ctx, |state: &State, out| {
-            out.blob(&next_ulid(state)?.to_be_bytes())
-        })
+    fn integer(&self, n: i64) -> Result<(), SqlError> {
+        // SAFETY: the running call's context.
+        unsafe { ffi::sqlite3_result_int64(self.ctx, n) };
+        Ok(())
     }
-}
 
-unsafe extern "C" fn ulid_text(
-    ctx: *mut ffi::sqlite3_context,
-    _: c_int,
-    _: *mut *mut ffi::sqlite3_value,
-) {
-    // SAFETY: as `ulid`.
-    unsafe {
-        answer(ctx, |state: &State, out| {
-            out.text(&crockford::encode_u128_ascii(
-                next_ulid(state)?,
-                crockford::ALPHABET,
-            ))
-        });
-    }
-}
-
-unsafe extern "C" fn uuidv7(
-    ctx: *mut ffi::sqlite3_context,
-    _: c_int,
-    _: *mut *mut ffi::sqlite3_value,
-) {
-    // SAFETY: as `ulid`.
-    unsafe {
-        answer(ctx, |state: &State, out| {
-            out.blob(&next_v7(state)?.to_be_bytes())
-        })
-    }
-}
-
-unsafe extern "C" fn uuidv7_text(
-    ctx: *mut ffi::sqlite3_context,
-    _: c_int,
-    _: *mut *mut ffi::sqlite3_value,
-) {
-    // SAFETY: as `ulid`.
-    unsafe {
-        answer(ctx, |state: &State, out| {
-            let mut text = [0; 36];
-            let uuid = idkit_uuid::Uuid::from_u128(next_v7(state)?);
-            out.text(uuid.hyphenated().encode_lower(&mut text).as_bytes())
-        });
-    }
-}
-
-/// A TypeID's prefix and its `_` as the text begins (empty for a bare TypeID), kept as the
-/// call's auxiliary data while the prefix argument is a constant: read and checked once a
-/// statement.
-#[derive(Clone, Copy)]
-struct Head {
-    bytes: [u8; MAX_PREFIX + 1],
-    len: usize,
-}
-
-impl Head {
-    fn new(prefix: Prefix) -> Self {
-        let mut head = Self {
-            bytes: [0; MAX_PREFIX + 1],
-            len: 0,
-        };
-        if !prefix.is_empty() {
-            let text = prefix.as_str().as_bytes();
-            head.bytes[..text.len()].copy_from_slice(text);
-            head.bytes[text.len()] = b'_';
-            head.len = text.len() + 1;
+    /// What the statement keeps for the first argument (set by [`Call::keep`] with a `T`
+    /// in this function's calls only), if SQLite still holds it.
+    fn kept<T>(&self) -> Option<&T> {
+        if self.args.is_empty() {
+            return None;
         }
-        head
+        // SAFETY: auxiliary data is valid for the call that reads it, and each function
+        // keeps one type there.
+        unsafe { ffi::sqlite3_get_auxdata(self.ctx, 0).cast::<T>().as_ref() }
     }
 
-    /// The prefix argument `value`, checked.
-    ///
-    /// # Safety
-    ///
-    /// `value` is an argument of the running call.
-    unsafe fn read(value: *mut ffi::sqlite3_value) -> Result<Self, SqlError> {
-        let fail =
-            |why: String| SqlError::UserFunctionError(format!("typeid prefix: {why}").into());
-        // SAFETY: the argument is valid for the call; its text is valid until the next
-        // conversion of the value, and is copied into the Prefix before.
-        let text = unsafe {
-            match ffi::sqlite3_value_type(value) {
-                ffi::SQLITE_TEXT => {
-                    let start = ffi::sqlite3_value_text(value);
-                    let len = usize::try_from(ffi::sqlite3_value_bytes(value)).unwrap_or(0);
-                    if start.is_null() {
-                        &[][..]
-                    } else {
-                        std::slice::from_raw_parts(start, len)
-                    }
-                }
-                ffi::SQLITE_NULL => return Err(fail("expected text, got NULL".into())),
-                ffi::SQLITE_INTEGER => return Err(fail("expected text, got an integer".into())),
-                ffi::SQLITE_FLOAT => return Err(fail("expected text, got a real".into())),
-                _ => return Err(fail("expected text, got a blob".into())),
-            }
-        };
-        let text = std::str::from_utf8(text).map_err(|_| fail("not UTF-8 text".into()))?;
-        Prefix::new(text)
-            .map(Self::new)
-            .map_err(|e| fail(e.to_string()))
-    }
-}
-
-unsafe extern "C" fn drop_head(head: *mut c_void) {
-    // SAFETY: SQLite hands back the pointer `typeid` gave it, once.
-    drop(unsafe { Box::from_raw(head.cast::<Head>()) });
-}
-
-unsafe extern "C" fn typeid(
-    ctx: *mut ffi::sqlite3_context,
-    _: c_int,
-    argv: *mut *mut ffi::sqlite3_value,
-) {
-    // SAFETY: as `ulid`; the function takes one argument, and auxiliary data is valid for
-    // the call that reads it.
-    unsafe {
-        answer(ctx, |state: &State, out| {
-            let kept = ffi::sqlite3_get_auxdata(ctx, 0).cast::<Head>();
-            let head = if kept.is_null() {
-                let head = Head::read(*argv)?;
-                // SQLite may drop it at once: the call goes on with its own copy.
-                let boxed = Box::into_raw(Box::new(head));
-                ffi::sqlite3_set_auxdata(ctx, 0, boxed.cast(), Some(drop_head));
-                head
-            } else {
-                *kept
-            };
-            let mut text = [0; TypeId::MAX_LEN];
-            text[..head.len].copy_from_slice(&head.bytes[..head.len]);
-            let suffix = crockford::encode_u128_ascii(next_v7(state)?, crockford::ALPHABET_LOWER);
-            text[head.len..head.len + suffix.len()].copy_from_slice(&suffix);
-            out.text(&text[..head.len + suffix.len()])
-        });
-    }
-}
-
-/// What a Snowflake registration keeps: the database's state, and its generators by layout
-/// and worker (with their leases).
-struct SnowflakeFunction {
-    state: &'static State,
-    generators: Snowflakes,
-}
-
-unsafe extern "C" fn drop_function(function: *mut c_void) {
-    // SAFETY: SQLite hands back the pointer `register` gave it, once.
-    drop(unsafe { Box::from_raw(function.cast::<SnowflakeFunction>()) });
-}
-
-unsafe extern "C" fn drop_found(found: *mut c_void) {
-    // SAFETY: SQLite hands back the pointer `snowflake_id` gave it, once.
-    drop(unsafe { Box::from_raw(found.cast::<Found>()) });
-}
-
-/// The arguments of the running call.
-struct Raw<'a>(&'a [*mut ffi::sqlite3_value]);
-
-impl Raw<'_> {
-    /// # Safety
-    ///
-    /// `argv` holds the `argc` arguments of the running call.
-    unsafe fn of<'a>(argc: c_int, argv: *mut *mut ffi::sqlite3_value) -> Raw<'a> {
-        let len = usize::try_from(argc).unwrap_or(0);
-        if len == 0 || argv.is_null() {
-            return Raw(&[]);
+    /// Keeps `value` for the statement's next calls while the first argument is a
+    /// constant (SQLite may drop it at once). Nothing is kept for a call without
+    /// arguments.
+    fn keep<T>(&self, value: T) {
+        if self.args.is_empty() {
+            return;
         }
-        // SAFETY: the caller's word.
-        Raw(unsafe { std::slice::from_raw_parts(argv, len) })
+        let boxed = Box::into_raw(Box::new(value)).cast::<c_void>();
+        // SAFETY: SQLite owns the box from here and drops it through `drop_box`.
+        unsafe { ffi::sqlite3_set_auxdata(self.ctx, 0, boxed, Some(drop_box::<T>)) };
     }
 }
 
-impl Args for Raw<'_> {
+impl Args for Call<'_> {
     fn len(&self) -> usize {
-        self.0.len()
+        self.args.len()
     }
 
     fn get_raw(&self, i: usize) -> ValueRef<'_> {
-        let value = self.0[i];
+        let value = self.args[i];
         // SAFETY: an argument of the running call; its text or bytes are read right after
         // their conversion, and stay valid while the call runs and reads no other form.
         unsafe {
@@ -388,90 +267,163 @@ unsafe fn bytes<'a>(start: *const u8, value: *mut ffi::sqlite3_value) -> &'a [u8
     }
 }
 
+/// `idkit_ulid()`: 16 bytes.
+struct Ulid;
+
+impl Body for Ulid {
+    type User = State;
+    fn run(state: &State, call: &Call<'_>) -> Result<(), SqlError> {
+        call.blob(&next_ulid(state)?.to_be_bytes())
+    }
+}
+
+/// `idkit_ulid_text()`: 26 Crockford digits.
+struct UlidText;
+
+impl Body for UlidText {
+    type User = State;
+    fn run(state: &State, call: &Call<'_>) -> Result<(), SqlError> {
+        call.text(&crockford::encode_u128_ascii(
+            next_ulid(state)?,
+            crockford::ALPHABET,
+        ))
+    }
+}
+
+/// `idkit_uuidv7()`: 16 bytes.
+struct UuidV7;
+
+impl Body for UuidV7 {
+    type User = State;
+    fn run(state: &State, call: &Call<'_>) -> Result<(), SqlError> {
+        call.blob(&next_v7(state)?.to_be_bytes())
+    }
+}
+
+/// `idkit_uuidv7_text()`: the hyphenated lower-case form.
+struct UuidV7Text;
+
+impl Body for UuidV7Text {
+    type User = State;
+    fn run(state: &State, call: &Call<'_>) -> Result<(), SqlError> {
+        let mut text = [0; 36];
+        let uuid = idkit_uuid::Uuid::from_u128(next_v7(state)?);
+        call.text(uuid.hyphenated().encode_lower(&mut text).as_bytes())
+    }
+}
+
+/// `idkit_typeid(prefix)`: the prefix, `_` and the UUIDv7's 26 digits.
+struct Typed;
+
+impl Body for Typed {
+    type User = State;
+    fn run(state: &State, call: &Call<'_>) -> Result<(), SqlError> {
+        // The prefix is read and checked once a statement while it is a constant.
+        let head = match call.kept::<Head>() {
+            Some(head) => *head,
+            None => {
+                let text = text_arg(call, 0, "typeid prefix")?;
+                let prefix = Prefix::new(text).map_err(|e| {
+                    SqlError::UserFunctionError(format!("typeid prefix: {e}").into())
+                })?;
+                let head = Head::new(prefix);
+                call.keep(head);
+                head
+            }
+        };
+        let mut text = [0; TypeId::MAX_LEN];
+        text[..head.len].copy_from_slice(&head.bytes[..head.len]);
+        let suffix = crockford::encode_u128_ascii(next_v7(state)?, crockford::ALPHABET_LOWER);
+        text[head.len..head.len + suffix.len()].copy_from_slice(&suffix);
+        call.text(&text[..head.len + suffix.len()])
+    }
+}
+
+/// A TypeID's prefix and its `_` as the text begins (empty for a bare TypeID).
+#[derive(Clone, Copy)]
+struct Head {
+    bytes: [u8; MAX_PREFIX + 1],
+    len: usize,
+}
+
+impl Head {
+    fn new(prefix: Prefix) -> Self {
+        let mut head = Self {
+            bytes: [0; MAX_PREFIX + 1],
+            len: 0,
+        };
+        if !prefix.is_empty() {
+            let text = prefix.as_str().as_bytes();
+            head.bytes[..text.len()].copy_from_slice(text);
+            head.bytes[text.len()] = b'_';
+            head.len = text.len() + 1;
+        }
+        head
+    }
+}
+
+/// What a Snowflake registration keeps: the database's state, and its generators by layout
+/// and worker (with their leases).
+struct SnowflakeFunction {
+    state: &'static State,
+    generators: Snowflakes,
+}
+
+impl SnowflakeFunction {
+    /// The next id of the call's generator: the one the statement kept for its first
+    /// argument or the one `layout` names, kept then for the statement's next rows.
+    fn next<'a>(
+        &self,
+        call: &'a Call<'_>,
+        custom: Option<(u64, u64)>,
+        worker: Worker,
+        layout: impl FnOnce() -> Result<&'a str, SqlError>,
+    ) -> Result<i64, SqlError> {
+        let (id, keep) =
+            self.generators
+                .next(self.state, call.kept::<Found>(), custom, worker, layout)?;
+        if let Some(found) = keep {
+            call.keep(found);
+        }
+        Ok(id)
+    }
+}
+
 /// `idkit_snowflake([layout [, worker]])`: Twitter's layout when none is given.
-unsafe extern "C" fn snowflake(
-    ctx: *mut ffi::sqlite3_context,
-    argc: c_int,
-    argv: *mut *mut ffi::sqlite3_value,
-) {
-    // SAFETY: as `ulid`, with the arguments SQLite gave.
-    unsafe {
-        let args = Raw::of(argc, argv);
-        answer(ctx, |function: &SnowflakeFunction, out| {
-            let worker = if args.len() > 1 {
-                worker_arg(&args, 1)?
-            } else {
-                Worker::Unset
-            };
-            let id = snowflake_id(ctx, function, &args, None, worker, || match args.len() {
-                0 => Ok("snowflake-twitter"),
-                _ => text_arg(&args, 0, "layout"),
-            })?;
-            out.integer(id)
-        });
+struct Preset;
+
+impl Body for Preset {
+    type User = SnowflakeFunction;
+    fn run(function: &SnowflakeFunction, call: &Call<'_>) -> Result<(), SqlError> {
+        let worker = if call.len() > 1 {
+            worker_arg(call, 1)?
+        } else {
+            Worker::Unset
+        };
+        let id = function.next(call, None, worker, || match call.len() {
+            0 => Ok("snowflake-twitter"),
+            _ => text_arg(call, 0, "layout"),
+        })?;
+        call.integer(id)
     }
 }
 
 /// `idkit_snowflake_custom(fields, epoch_ms [, tick_ms [, worker]])`.
-unsafe extern "C" fn snowflake_custom(
-    ctx: *mut ffi::sqlite3_context,
-    argc: c_int,
-    argv: *mut *mut ffi::sqlite3_value,
-) {
-    // SAFETY: as `snowflake`.
-    unsafe {
-        let args = Raw::of(argc, argv);
-        answer(ctx, |function: &SnowflakeFunction, out| {
-            let epoch = u64_arg(&args, 1, "epoch_ms")?;
-            let tick = tick_arg(&args, 2)?;
-            let worker = if args.len() > 3 {
-                worker_arg(&args, 3)?
-            } else {
-                Worker::Unset
-            };
-            let custom = Some((epoch, tick));
-            let id = snowflake_id(ctx, function, &args, custom, worker, || {
-                text_arg(&args, 0, "fields")
-            })?;
-            out.integer(id)
-        });
-    }
-}
+struct Custom;
 
-/// The next id of the call's generator: the one the statement kept for its first argument
-/// (auxiliary data, kept while that argument is a constant) or the one `layout` names,
-/// kept then for the statement's next rows.
-///
-/// # Safety
-///
-/// `ctx` is the running call's.
-unsafe fn snowflake_id<'a>(
-    ctx: *mut ffi::sqlite3_context,
-    function: &SnowflakeFunction,
-    args: &Raw<'_>,
-    custom: Option<(u64, u64)>,
-    worker: Worker,
-    layout: impl FnOnce() -> Result<&'a str, SqlError>,
-) -> Result<i64, SqlError> {
-    let kept = if args.len() == 0 {
-        None
-    } else {
-        // SAFETY: auxiliary data is valid for the call that reads it.
-        unsafe { ffi::sqlite3_get_auxdata(ctx, 0).cast::<Found>().as_ref() }
-    };
-    let (id, keep) = function
-        .generators
-        .next(function.state, kept, custom, worker, layout)?;
-    if let Some(found) = keep.filter(|_| args.len() > 0) {
-        // SAFETY: SQLite owns the box from here and drops it through `drop_found`.
-        unsafe {
-            ffi::sqlite3_set_auxdata(
-                ctx,
-                0,
-                Box::into_raw(Box::new(found)).cast(),
-                Some(drop_found),
-            )
+impl Body for Custom {
+    type User = SnowflakeFunction;
+    fn run(function: &SnowflakeFunction, call: &Call<'_>) -> Result<(), SqlError> {
+        let epoch = u64_arg(call, 1, "epoch_ms")?;
+        let tick = tick_arg(call, 2)?;
+        let worker = if call.len() > 3 {
+            worker_arg(call, 3)?
+        } else {
+            Worker::Unset
         };
+        let id = function.next(call, Some((epoch, tick)), worker, || {
+            text_arg(call, 0, "fields")
+        })?;
+        call.integer(id)
     }
-    Ok(id)
 }
