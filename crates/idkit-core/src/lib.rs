@@ -75,6 +75,7 @@ pub mod nonblocking;
 pub mod random;
 mod raw;
 mod scheme;
+pub mod slots;
 #[cfg(feature = "std")]
 pub mod state;
 pub mod time;

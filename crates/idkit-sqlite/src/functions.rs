@@ -11,7 +11,7 @@ use idkit_core::random::{RandomSource, ThreadRandom};
 use idkit_core::time_ordered::Layout;
 use idkit_core::{Decoded, DynCodec, FieldValue, IdScheme, RawId};
 use idkit_lease::{IdentitySource, Lease};
-use idkit_snowflake::{AtomicSnowflake, Custom, FieldKind, LayoutSpec, RollbackPolicy, Snowflake};
+use idkit_snowflake::{AtomicSnowflake, Custom, LayoutSpec, RollbackPolicy, Snowflake};
 use idkit_typeid::{Prefix, TypeId};
 use rusqlite::functions::{Context, FunctionFlags};
 use rusqlite::types::{Value, ValueRef};
@@ -451,21 +451,21 @@ fn build(
     let spec = layout_spec(layout, custom)?;
     let name = spec.name();
     state.require_file(name).map_err(|e| fail(name, e))?;
-    let fixed: Vec<_> = spec
-        .fields()
-        .filter(|f| f.kind == FieldKind::Fixed)
-        .collect();
     let mut builder = Snowflake::builder(Custom::<u64>::new(spec).map_err(|e| fail(name, e))?)
         .clock(WallClock)
         .rollback(RollbackPolicy::Wait {
             max_ms: MAX_BEHIND_MS,
         });
     let mut lease = None;
-    let worker = if fixed.is_empty() {
+    let bits = spec.worker_bits();
+    let worker = if bits == 0 {
         0
     } else {
-        let bits: u32 = fixed.iter().map(|f| f.bits).sum();
-        let names = fixed.iter().map(|f| f.name).collect::<Vec<_>>().join(", ");
+        let names = spec
+            .worker_fields()
+            .map(|f| f.name)
+            .collect::<Vec<_>>()
+            .join(", ");
         let worker = match worker {
             Worker::Given(worker) => worker,
             Worker::Leased => {
@@ -486,18 +486,16 @@ fn build(
                 ));
             }
         };
-        let mut left = u64::try_from(worker)
+        let unsigned = u64::try_from(worker)
             .map_err(|_| fail(name, format!("worker {worker} is negative")))?;
-        if bits < 64 && left >> bits != 0 {
-            return Err(fail(
+        let values = spec.split_worker(unsigned).ok_or_else(|| {
+            fail(
                 name,
                 format!("worker {worker} does not fit the layout's {bits} bits of {names}"),
-            ));
-        }
-        // The worker id's low bits go to the least significant field.
-        for field in fixed.iter().rev() {
-            builder = builder.field(field.name, left & field.max());
-            left >>= field.bits;
+            )
+        })?;
+        for (field, value) in values {
+            builder = builder.field(field, value);
         }
         worker
     };
@@ -534,18 +532,10 @@ fn lease_worker(database: Option<&Path>, name: &str, bits: u32) -> Result<Lease>
     Lease::acquire(&source, name, slots).map_err(|e| fail(name, e))
 }
 
-/// What names one shared word: the layout's fields, tick and epoch, and the worker id.
+/// What names one shared word in the state file: the layout's fields, tick and epoch, and
+/// the worker id, after `snowflake|`.
 fn key_text(spec: &LayoutSpec, worker: i64) -> String {
-    let fields: Vec<String> = std::iter::once(spec.time())
-        .chain(spec.fields())
-        .map(|f| format!("{}:{}", f.name, f.bits))
-        .collect();
-    format!(
-        "snowflake|{}|{}|{}|{worker}",
-        fields.join(","),
-        spec.tick_ms(),
-        spec.epoch_ms()
-    )
+    format!("snowflake|{}", spec.word_key(worker))
 }
 
 // ----- arguments -----

@@ -24,6 +24,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use idkit_core::random::{RandomSource, ThreadRandom};
+use idkit_core::slots::{self, Slot};
 use idkit_core::{Clock, SystemClock};
 
 use crate::Error;
@@ -44,9 +45,6 @@ const MAGIC: u64 = u64::from_le_bytes(*b"idkit-s1");
 /// UUIDv7).
 pub const SLOTS: usize = 4_095;
 
-/// A slot's first key word while a process lays the slot out.
-const CLAIMING: u64 = u64::MAX;
-
 /// The file's first cache line.
 #[repr(C, align(64))]
 struct Header {
@@ -62,15 +60,9 @@ struct Header {
     floor: AtomicU64,
 }
 
-/// One generator's word: its key (two hashes of what names it; 0 is a free slot) and the
-/// last id made (a Snowflake id, or a millisecond and counter).
-#[repr(C, align(64))]
-struct Slot {
-    key: [AtomicU64; 2],
-    word: AtomicU64,
-}
-
-/// The whole file.
+/// The whole file: the header, then one slot per generator (its key, two hashes of what
+/// names it, 0 when free; and the last id made, a Snowflake id or a millisecond and
+/// counter).
 #[repr(C)]
 struct Table {
     header: Header,
@@ -318,57 +310,9 @@ fn start() -> Result<u64, Error> {
     Ok(bits & ((1 << (COUNTER_BITS - 1)) - 1))
 }
 
-/// FNV-1a of `text` from `seed`, never 0 nor [`CLAIMING`].
-fn hash(text: &str, seed: u64) -> u64 {
-    let h = text.bytes().fold(seed, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    });
-    h.clamp(1, CLAIMING - 1)
-}
-
-/// A slot's first key word once no process is laying it out; [`CLAIMING`] still if the
-/// process that took it died before it was done (the slot is then never used).
-fn settled(slot: &Slot) -> u64 {
-    let mut first = slot.key[0].load(Ordering::Acquire);
-    for _ in 0..100_000 {
-        if first != CLAIMING {
-            break;
-        }
-        std::thread::yield_now();
-        first = slot.key[0].load(Ordering::Acquire);
-    }
-    first
-}
-
-/// The word of `key`: the slot already laid out for it, or a free one laid out now with
-/// `initial`; `None` when every slot holds another key. An open-addressed table: a key's
-/// search starts at its hash.
+/// The word of `key` in `table`, laid out with `initial` when new.
 fn claim(table: &'static Table, key: &str, initial: u64) -> Option<&'static AtomicU64> {
-    let want = [
-        hash(key, 0xcbf2_9ce4_8422_2325),
-        hash(key, 0x8422_2325_cbf2_9ce4),
-    ];
-    let slots = &table.slots;
-    let start = (want[0] % SLOTS as u64) as usize;
-    for slot in slots[start..].iter().chain(&slots[..start]) {
-        let mut first = settled(slot);
-        if first == 0 {
-            if slot.key[0]
-                .compare_exchange(0, CLAIMING, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok()
-            {
-                slot.key[1].store(want[1], Ordering::Relaxed);
-                slot.word.store(initial, Ordering::Relaxed);
-                slot.key[0].store(want[0], Ordering::Release);
-                return Some(&slot.word);
-            }
-            first = settled(slot);
-        }
-        if first == want[0] && slot.key[1].load(Ordering::Relaxed) == want[1] {
-            return Some(&slot.word);
-        }
-    }
-    None
+    slots::claim(&table.slots, key, initial)
 }
 
 /// This boot of the machine (Linux's boot id), or zeros where it cannot be read: a change

@@ -19,11 +19,11 @@ use std::collections::HashMap;
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, Ordering};
 
-use idkit_core::monotonic::CachePadded;
 use idkit_core::random::RandomSource;
+use idkit_core::slots::{self, Slot};
 use idkit_core::time_ordered::AtomicTimeOrdered;
 use idkit_core::{Clock, GenerateError, GenerateErrorKind, IdScheme, SystemClock};
-use idkit_snowflake::{AtomicSnowflake, Custom, FieldKind, LayoutSpec, RollbackPolicy, Snowflake};
+use idkit_snowflake::{AtomicSnowflake, Custom, LayoutSpec, RollbackPolicy, Snowflake};
 use idkit_ulid::UlidLayout;
 use idkit_uuid::V7Layout;
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
@@ -61,16 +61,6 @@ pub static MAX_GENERATORS: GucSetting<i32> = GucSetting::<i32>::new(16_384);
 /// generators refuse: ULID, UUIDv7 and TypeID run ahead of it by as much, Snowflake layouts
 /// wait as long.
 pub static MAX_BEHIND_MS: GucSetting<i32> = GucSetting::<i32>::new(10_000);
-
-/// A slot's first key word while a backend lays the slot out.
-const CLAIMING: u64 = u64::MAX;
-
-/// One Snowflake layout's word: its key (two hashes of the layout and its fields; 0 is a
-/// free slot) and the last id made.
-struct Slot {
-    key: [AtomicU64; 2],
-    word: CachePadded<AtomicU64>,
-}
 
 type Ulids = AtomicTimeOrdered<UlidLayout, SystemClock, OsRandom>;
 type V7s = AtomicTimeOrdered<V7Layout, SystemClock, OsRandom>;
@@ -218,10 +208,7 @@ unsafe extern "C-unwind" fn shmem_startup() {
             });
             let first = shared.cast::<u8>().add(slots_offset()).cast::<Slot>();
             for i in 0..slots {
-                first.add(i).write(Slot {
-                    key: [AtomicU64::new(0), AtomicU64::new(0)],
-                    word: CachePadded(AtomicU64::new(0)),
-                });
+                first.add(i).write(Slot::free());
             }
         }
         SHARED.store(shared, Ordering::Release);
@@ -476,20 +463,20 @@ fn build(
 ) -> Backend {
     let spec = layout_spec(layout, custom);
     let name = spec.name();
-    let fixed: Vec<_> = spec
-        .fields()
-        .filter(|f| f.kind == FieldKind::Fixed)
-        .collect();
     let mut builder =
         Snowflake::builder(Custom::<u64>::new(spec).unwrap_or_else(|e| fail(name, e)))
             .clock(SystemClock)
             .rollback(RollbackPolicy::Wait {
                 max_ms: max_behind_ms(),
             });
-    if !fixed.is_empty() {
-        let bits: u32 = fixed.iter().map(|f| f.bits).sum();
-        let names = fixed.iter().map(|f| f.name).collect::<Vec<_>>().join(", ");
-        let Ok(mut left) = u64::try_from(worker) else {
+    let bits = spec.worker_bits();
+    if bits > 0 {
+        let names = spec
+            .worker_fields()
+            .map(|f| f.name)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let Ok(unsigned) = u64::try_from(worker) else {
             report(
                 PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
                 format!(
@@ -503,89 +490,31 @@ fn build(
                 ),
             )
         };
-        if bits < 64 && left >> bits != 0 {
+        let values = spec.split_worker(unsigned).unwrap_or_else(|| {
             fail(
                 name,
                 format!("worker {worker} does not fit the layout's {bits} bits of {names}"),
-            );
-        }
-        // The worker id's low bits go to the least significant field.
-        for field in fixed.iter().rev() {
-            builder = builder.field(field.name, left & field.max());
-            left >>= field.bits;
+            )
+        });
+        for (field, value) in values {
+            builder = builder.field(field, value);
         }
     }
     let generator = builder.build_atomic().unwrap_or_else(|e| fail(name, e));
     let initial = generator.initial_word_after(shared.floor.load(Ordering::Relaxed));
-    let word = claim(shared, &key_text(&spec, worker), initial);
+    let word = claim(shared, &spec.word_key(worker), initial);
     Backend {
         generator: generator.on_word(word),
         spec,
     }
 }
 
-/// What names one shared word: the layout's fields, tick and epoch, and the worker id.
-fn key_text(spec: &LayoutSpec, worker: i64) -> String {
-    let fields: Vec<String> = std::iter::once(spec.time())
-        .chain(spec.fields())
-        .map(|f| format!("{}:{}", f.name, f.bits))
-        .collect();
-    format!(
-        "{}|{}|{}|{worker}",
-        fields.join(","),
-        spec.tick_ms(),
-        spec.epoch_ms()
-    )
-}
-
-/// FNV-1a of `text` from `seed`, never 0 nor [`CLAIMING`].
-fn hash(text: &str, seed: u64) -> u64 {
-    let h = text.bytes().fold(seed, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    });
-    h.clamp(1, CLAIMING - 1)
-}
-
-/// A slot's first key word once no backend is laying the slot out; [`CLAIMING`] still if
-/// the backend that took it died before it was done (the slot is then never used).
-fn settled(slot: &Slot) -> u64 {
-    let mut first = slot.key[0].load(Ordering::Acquire);
-    for _ in 0..100_000 {
-        if first != CLAIMING {
-            break;
-        }
-        std::hint::spin_loop();
-        first = slot.key[0].load(Ordering::Acquire);
-    }
-    first
-}
-
 /// The shared word of `key`: the slot already laid out for it, or a free one laid out now
-/// with `initial`. Slots are an open-addressed table: a key's search starts at its hash.
+/// with `initial` (`idkit_core::slots`).
 fn claim(shared: &'static Shared, key: &str, initial: u64) -> &'static AtomicU64 {
-    let want = [
-        hash(key, 0xcbf2_9ce4_8422_2325),
-        hash(key, 0x8422_2325_cbf2_9ce4),
-    ];
     let slots = shared.slots();
-    let start = (want[0] % slots.len() as u64) as usize;
-    for slot in slots[start..].iter().chain(&slots[..start]) {
-        let mut first = settled(slot);
-        if first == 0 {
-            if slot.key[0]
-                .compare_exchange(0, CLAIMING, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok()
-            {
-                slot.key[1].store(want[1], Ordering::Relaxed);
-                slot.word.store(initial, Ordering::Relaxed);
-                slot.key[0].store(want[0], Ordering::Release);
-                return &slot.word;
-            }
-            first = settled(slot);
-        }
-        if first == want[0] && slot.key[1].load(Ordering::Relaxed) == want[1] {
-            return &slot.word;
-        }
+    if let Some(word) = slots::claim(slots, key, initial) {
+        return word;
     }
     report(
         PgSqlErrorCode::ERRCODE_CONFIGURATION_LIMIT_EXCEEDED,

@@ -380,6 +380,59 @@ impl LayoutSpec {
         Ok(field)
     }
 
+    /// The fields a worker id fills, most significant first: the constant fields (Twitter's
+    /// datacenter and worker, Instagram's shard).
+    pub fn worker_fields(&self) -> impl Iterator<Item = FieldSpec> + '_ {
+        self.fields().filter(|f| f.kind == FieldKind::Fixed)
+    }
+
+    /// The bits of [`LayoutSpec::worker_fields`] together: a worker id is below
+    /// `2^worker_bits`.
+    pub fn worker_bits(&self) -> u32 {
+        self.worker_fields().map(|f| f.bits).sum()
+    }
+
+    /// `worker` as the values of [`LayoutSpec::worker_fields`], most significant first: its
+    /// low bits in the least significant field, as one number spread over them (Twitter's
+    /// worker 33 is datacenter 1, worker 1); `None` when it does not fit
+    /// [`LayoutSpec::worker_bits`].
+    ///
+    /// ```
+    /// let twitter = idkit_snowflake::preset("snowflake-twitter").unwrap();
+    /// assert_eq!(twitter.split_worker(33), Some(vec![("datacenter", 1), ("worker", 1)]));
+    /// assert_eq!(twitter.split_worker(1 << 10), None);
+    /// ```
+    pub fn split_worker(&self, worker: u64) -> Option<Vec<(&'static str, u64)>> {
+        let bits = self.worker_bits();
+        if bits < 64 && worker >> bits != 0 {
+            return None;
+        }
+        let fields: Vec<FieldSpec> = self.worker_fields().collect();
+        let mut values = vec![("", 0); fields.len()];
+        let mut left = worker;
+        for (value, field) in values.iter_mut().zip(&fields).rev() {
+            *value = (field.name, left & field.max());
+            left = left.checked_shr(field.bits).unwrap_or(0);
+        }
+        Some(values)
+    }
+
+    /// The text that names the shared word of this layout's generator for `worker`: the
+    /// fields with their bits, the tick and the epoch, and the worker id (idkit's PostgreSQL
+    /// extension and `idkit-sqlite` find the word by it).
+    pub fn word_key(&self, worker: i64) -> String {
+        let fields: Vec<String> = core::iter::once(self.time())
+            .chain(self.fields())
+            .map(|f| format!("{}:{}", f.name, f.bits))
+            .collect();
+        format!(
+            "{}|{}|{}|{worker}",
+            fields.join(","),
+            self.tick_ms(),
+            self.epoch_ms()
+        )
+    }
+
     /// The constant fields' names, comma-separated, for error messages (empty without any).
     fn settable(&self) -> String {
         let names: Vec<_> = self
