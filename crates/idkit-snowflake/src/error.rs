@@ -86,6 +86,12 @@ pub enum ConfigError {
         /// The part.
         part: String,
     },
+    /// Layouts written as text have named more distinct fields in this process than it
+    /// keeps (a layout holds its field names for as long as the process runs).
+    TooManyNames {
+        /// The most distinct names a process keeps.
+        max: usize,
+    },
     /// The random sequence start range is 0 or wider than the sequence.
     SequenceStart {
         /// The range asked for.
@@ -122,6 +128,11 @@ impl fmt::Display for ConfigError {
             Self::FieldSyntax { part } => write!(
                 f,
                 "invalid layout field {part:?}: expected NAME:BITS, e.g. time:41,shard:13,sequence:10"
+            ),
+            Self::TooManyNames { max } => write!(
+                f,
+                "too many field names: a process reads layouts of at most {max} distinct \
+                 field names"
             ),
             Self::FieldName { name } => write!(
                 f,

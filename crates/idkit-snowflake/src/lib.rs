@@ -9,7 +9,6 @@ extern crate alloc;
 /// The names of `alloc` that the standard library's prelude holds, for builds without `std`.
 mod prelude {
     pub(crate) use alloc::borrow::ToOwned;
-    pub(crate) use alloc::boxed::Box;
     pub(crate) use alloc::string::{String, ToString};
     pub(crate) use alloc::vec::Vec;
     pub(crate) use alloc::{format, vec};

@@ -231,26 +231,33 @@ impl LayoutSpec {
     ///
     /// # Errors
     ///
-    /// [`ConfigError::FieldSyntax`] for a part that is not `NAME:BITS`, and every error of
-    /// [`LayoutBuilder::build`].
+    /// [`ConfigError::FieldSyntax`] for a part that is not `NAME:BITS`;
+    /// [`ConfigError::TooManyNames`] when the process has read 4,096 distinct field names
+    /// (with `std`: a layout's names live as long as the process, each kept once);
+    /// and every error of [`LayoutBuilder::build`].
     pub fn parse(
         name: &'static str,
         fields: &str,
         tick_ms: u64,
         epoch_ms: u64,
     ) -> Result<Self, ConfigError> {
+        // Every part read before a name is kept: text that is not a layout keeps nothing.
+        let parts = fields
+            .split(',')
+            .map(|part| {
+                part.split_once(':')
+                    .and_then(|(n, b)| Some((n.trim(), b.trim().parse::<u32>().ok()?)))
+                    .ok_or_else(|| ConfigError::FieldSyntax {
+                        part: part.to_owned(),
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let mut builder = Self::builder(name, 64).tick_ms(tick_ms).epoch_ms(epoch_ms);
-        for part in fields.split(',') {
-            let (field, bits) = part
-                .split_once(':')
-                .and_then(|(n, b)| Some((n.trim(), b.trim().parse::<u32>().ok()?)))
-                .ok_or_else(|| ConfigError::FieldSyntax {
-                    part: part.to_owned(),
-                })?;
+        for (field, bits) in parts {
             builder = match field {
                 "time" => builder.time(bits),
                 "sequence" => builder.sequence(bits),
-                other => builder.field(Box::leak(other.to_owned().into_boxed_str()), bits),
+                other => builder.field(names::keep(other)?, bits),
             };
         }
         builder.build()
@@ -669,5 +676,51 @@ impl<W: Word> Layout for Custom<W> {
     type Id = W;
     fn spec(&self) -> &LayoutSpec {
         &self.spec
+    }
+}
+
+/// The field names of layouts read from text, which a layout holds as `&'static str`: each
+/// distinct name is allocated once and kept for the process's life, so that reading the
+/// same layout again (a custom layout per SQL call) takes no more memory.
+mod names {
+    use alloc::borrow::ToOwned;
+    use alloc::boxed::Box;
+
+    /// The most distinct names a process keeps.
+    #[cfg(feature = "std")]
+    pub const MAX: usize = 4_096;
+
+    /// `name` as kept for the process.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::TooManyNames`](crate::ConfigError::TooManyNames) past [`MAX`]
+    /// distinct names.
+    #[cfg(feature = "std")]
+    pub fn keep(name: &str) -> Result<&'static str, crate::ConfigError> {
+        use std::collections::BTreeSet;
+        use std::sync::{Mutex, PoisonError};
+        static KEPT: Mutex<BTreeSet<&'static str>> = Mutex::new(BTreeSet::new());
+        let mut kept = KEPT.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(name) = kept.get(name) {
+            return Ok(name);
+        }
+        if kept.len() >= MAX {
+            return Err(crate::ConfigError::TooManyNames { max: MAX });
+        }
+        let name: &'static str = Box::leak(name.to_owned().into_boxed_str());
+        kept.insert(name);
+        Ok(name)
+    }
+
+    /// `name` as kept for the process: without `std` (and its lock) each call keeps its
+    /// own copy, so a program reads its layouts once.
+    ///
+    /// # Errors
+    ///
+    /// None without `std`.
+    #[cfg(not(feature = "std"))]
+    pub fn keep(name: &str) -> Result<&'static str, crate::ConfigError> {
+        Ok(Box::leak(name.to_owned().into_boxed_str()))
     }
 }
