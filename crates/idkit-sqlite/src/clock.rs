@@ -66,7 +66,8 @@ impl Clock for WallClock {
             return SystemClock.now_ms();
         };
         let at = LAST_AT.load(Ordering::Acquire);
-        if now.wrapping_sub(at) < FRESH_CYCLES {
+        // u64::MAX: no reading yet (whatever a counter just past its start would say).
+        if at != u64::MAX && now.wrapping_sub(at) < FRESH_CYCLES {
             return LAST_MS.load(Ordering::Acquire);
         }
         Self::read(now)
