@@ -7,8 +7,8 @@ sqlite-ulid's extension and idkit's libidkit loaded into it.
 For each generator: the median time of one statement that makes ROWS ids (a recursive CTE,
 `SELECT count(GEN) FROM c`), and the median of its differences from the statement alone,
 each run timed right after one of the statement alone (2 * REPEATS + 1 runs: the
-differences are tens of nanoseconds an id, the machine's drift between runs as much); the median time to insert ROWS
-rows keyed by the id made in SQL, in one transaction, into a table of its own; the key's
+differences are tens of nanoseconds an id, the machine's drift between runs as much); the
+median time to insert ROWS rows keyed by the id made in SQL, in one transaction, into a table of its own; the key's
 index size (pages) and fill (dbstat); and the share of ids that come out above the one made
 before them in one statement (1.0: in order); and the most ids a millisecond the
 generator's layout allows (0: no such bound), which holds a statement of ROWS ids to at

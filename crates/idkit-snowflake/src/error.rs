@@ -81,6 +81,16 @@ pub enum ConfigError {
         /// The largest value it holds.
         max: u64,
     },
+    /// A worker id wider than the fields it fills
+    /// ([`LayoutSpec::split_worker`](crate::LayoutSpec::split_worker)).
+    WorkerTooWide {
+        /// The worker id.
+        worker: u64,
+        /// The bits of the fields together.
+        bits: u32,
+        /// The fields' names, comma-separated.
+        fields: String,
+    },
     /// A layout written as text has a part that is not `NAME:BITS`.
     FieldSyntax {
         /// The part.
@@ -128,6 +138,14 @@ impl fmt::Display for ConfigError {
             Self::FieldSyntax { part } => write!(
                 f,
                 "invalid layout field {part:?}: expected NAME:BITS, e.g. time:41,shard:13,sequence:10"
+            ),
+            Self::WorkerTooWide {
+                worker,
+                bits,
+                fields,
+            } => write!(
+                f,
+                "worker {worker} does not fit the layout's {bits} bits of {fields}"
             ),
             Self::TooManyNames { max } => write!(
                 f,

@@ -23,7 +23,7 @@ use crate::state::{self, MAX_BEHIND_MS, State};
 type Result<T> = std::result::Result<T, SqlError>;
 
 /// The error of a function: `what` went wrong, and why.
-fn fail(what: &str, why: impl std::fmt::Display) -> SqlError {
+pub(crate) fn fail(what: &str, why: impl std::fmt::Display) -> SqlError {
     SqlError::UserFunctionError(format!("{what}: {why}").into())
 }
 
@@ -461,11 +461,7 @@ fn build(
     let worker = if bits == 0 {
         0
     } else {
-        let names = spec
-            .worker_fields()
-            .map(|f| f.name)
-            .collect::<Vec<_>>()
-            .join(", ");
+        let names = spec.worker_names();
         let worker = match worker {
             Worker::Given(worker) => worker,
             Worker::Leased => {
@@ -488,13 +484,7 @@ fn build(
         };
         let unsigned = u64::try_from(worker)
             .map_err(|_| fail(name, format!("worker {worker} is negative")))?;
-        let values = spec.split_worker(unsigned).ok_or_else(|| {
-            fail(
-                name,
-                format!("worker {worker} does not fit the layout's {bits} bits of {names}"),
-            )
-        })?;
-        for (field, value) in values {
+        for (field, value) in spec.split_worker(unsigned).map_err(|e| fail(name, e))? {
             builder = builder.field(field, value);
         }
         worker

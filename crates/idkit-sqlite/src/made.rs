@@ -18,12 +18,13 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
 use idkit_core::codec::crockford;
-use idkit_typeid::{MAX_PREFIX, Prefix, TypeId};
+use idkit_typeid::{Prefix, TypeId};
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, Error as SqlError, ffi};
 
 use crate::functions::{
-    Args, Found, Snowflakes, Worker, next_ulid, next_v7, text_arg, tick_arg, u64_arg, worker_arg,
+    Args, Found, Snowflakes, Worker, fail, next_ulid, next_v7, text_arg, tick_arg, u64_arg,
+    worker_arg,
 };
 use crate::state::State;
 
@@ -319,46 +320,17 @@ impl Body for Typed {
     type User = State;
     fn run(state: &State, call: &Call<'_>) -> Result<(), SqlError> {
         // The prefix is read and checked once a statement while it is a constant.
-        let head = match call.kept::<Head>() {
-            Some(head) => *head,
+        let prefix = match call.kept::<Prefix>() {
+            Some(prefix) => *prefix,
             None => {
                 let text = text_arg(call, 0, "typeid prefix")?;
-                let prefix = Prefix::new(text).map_err(|e| {
-                    SqlError::UserFunctionError(format!("typeid prefix: {e}").into())
-                })?;
-                let head = Head::new(prefix);
-                call.keep(head);
-                head
+                let prefix = Prefix::new(text).map_err(|e| fail("typeid prefix", e))?;
+                call.keep(prefix);
+                prefix
             }
         };
-        let mut text = [0; TypeId::MAX_LEN];
-        text[..head.len].copy_from_slice(&head.bytes[..head.len]);
-        let suffix = crockford::encode_u128_ascii(next_v7(state)?, crockford::ALPHABET_LOWER);
-        text[head.len..head.len + suffix.len()].copy_from_slice(&suffix);
-        call.text(&text[..head.len + suffix.len()])
-    }
-}
-
-/// A TypeID's prefix and its `_` as the text begins (empty for a bare TypeID).
-#[derive(Clone, Copy)]
-struct Head {
-    bytes: [u8; MAX_PREFIX + 1],
-    len: usize,
-}
-
-impl Head {
-    fn new(prefix: Prefix) -> Self {
-        let mut head = Self {
-            bytes: [0; MAX_PREFIX + 1],
-            len: 0,
-        };
-        if !prefix.is_empty() {
-            let text = prefix.as_str().as_bytes();
-            head.bytes[..text.len()].copy_from_slice(text);
-            head.bytes[text.len()] = b'_';
-            head.len = text.len() + 1;
-        }
-        head
+        let id = TypeId::new(prefix, next_v7(state)?);
+        call.text(id.encode_ascii(&mut [0; TypeId::MAX_LEN]))
     }
 }
 

@@ -75,18 +75,30 @@ impl TypeId {
     /// assert_eq!(id.encode(&mut out), id.to_string());
     /// ```
     pub fn encode<'a>(&self, out: &'a mut [u8; Self::MAX_LEN]) -> &'a str {
+        // ASCII throughout: a prefix of [a-z_] and the alphabet's digits.
+        core::str::from_utf8(self.encode_ascii(out)).unwrap_or_default()
+    }
+
+    /// As [`TypeId::encode`], the text as its ASCII bytes, for a caller that hands bytes on
+    /// (an SQL function's result) and needs no check that they are UTF-8.
+    ///
+    /// ```
+    /// use idkit_typeid::{Prefix, TypeId};
+    /// let id = TypeId::new(Prefix::new("user").unwrap(), 1);
+    /// assert_eq!(id.encode_ascii(&mut [0; TypeId::MAX_LEN]), b"user_00000000000000000000000001");
+    /// ```
+    #[inline]
+    pub fn encode_ascii<'a>(&self, out: &'a mut [u8; Self::MAX_LEN]) -> &'a [u8] {
         let mut len = 0;
         if !self.prefix.is_empty() {
-            let prefix = self.prefix.as_str().as_bytes();
+            let prefix = self.prefix.as_bytes();
             out[..prefix.len()].copy_from_slice(prefix);
             out[prefix.len()] = b'_';
             len = prefix.len() + 1;
         }
         let suffix = crockford::encode_u128_ascii(self.uuid, crockford::ALPHABET_LOWER);
         out[len..len + suffix.len()].copy_from_slice(&suffix);
-        len += suffix.len();
-        // ASCII throughout: a prefix of [a-z_] and the alphabet's digits.
-        core::str::from_utf8(&out[..len]).unwrap_or_default()
+        &out[..len + suffix.len()]
     }
 
     /// The creation time, Unix milliseconds, when the UUID is a version 7 one.

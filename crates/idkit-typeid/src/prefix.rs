@@ -67,7 +67,13 @@ impl Prefix {
     /// The prefix.
     pub fn as_str(&self) -> &str {
         // Only ASCII letters and underscores were stored.
-        core::str::from_utf8(self.0.as_slice()).unwrap_or("")
+        core::str::from_utf8(self.as_bytes()).unwrap_or("")
+    }
+
+    /// The prefix's ASCII bytes.
+    #[inline]
+    pub fn as_bytes(&self) -> &[u8] {
+        self.0.as_slice()
     }
 
     /// True for the empty prefix.

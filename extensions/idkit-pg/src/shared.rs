@@ -471,11 +471,7 @@ fn build(
             });
     let bits = spec.worker_bits();
     if bits > 0 {
-        let names = spec
-            .worker_fields()
-            .map(|f| f.name)
-            .collect::<Vec<_>>()
-            .join(", ");
+        let names = spec.worker_names();
         let Ok(unsigned) = u64::try_from(worker) else {
             report(
                 PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
@@ -490,13 +486,10 @@ fn build(
                 ),
             )
         };
-        let values = spec.split_worker(unsigned).unwrap_or_else(|| {
-            fail(
-                name,
-                format!("worker {worker} does not fit the layout's {bits} bits of {names}"),
-            )
-        });
-        for (field, value) in values {
+        for (field, value) in spec
+            .split_worker(unsigned)
+            .unwrap_or_else(|e| fail(name, e))
+        {
             builder = builder.field(field, value);
         }
     }

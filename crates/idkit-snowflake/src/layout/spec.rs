@@ -375,7 +375,7 @@ impl LayoutSpec {
             .find(|f| f.name == name && f.kind == FieldKind::Fixed)
             .ok_or_else(|| ConfigError::UnknownField {
                 name: name.to_owned(),
-                settable: self.settable(),
+                settable: self.worker_names(),
             })?;
         if value > field.max() {
             return Err(ConfigError::FieldOutOfRange {
@@ -401,18 +401,29 @@ impl LayoutSpec {
 
     /// `worker` as the values of [`LayoutSpec::worker_fields`], most significant first: its
     /// low bits in the least significant field, as one number spread over them (Twitter's
-    /// worker 33 is datacenter 1, worker 1); `None` when it does not fit
-    /// [`LayoutSpec::worker_bits`].
+    /// worker 33 is datacenter 1, worker 1).
     ///
     /// ```
     /// let twitter = idkit_snowflake::preset("snowflake-twitter").unwrap();
-    /// assert_eq!(twitter.split_worker(33), Some(vec![("datacenter", 1), ("worker", 1)]));
-    /// assert_eq!(twitter.split_worker(1 << 10), None);
+    /// assert_eq!(twitter.split_worker(33), Ok(vec![("datacenter", 1), ("worker", 1)]));
+    /// assert_eq!(
+    ///     twitter.split_worker(1 << 10).unwrap_err().to_string(),
+    ///     "worker 1024 does not fit the layout's 10 bits of datacenter, worker"
+    /// );
     /// ```
-    pub fn split_worker(&self, worker: u64) -> Option<Vec<(&'static str, u64)>> {
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::WorkerTooWide`] when `worker` does not fit
+    /// [`LayoutSpec::worker_bits`].
+    pub fn split_worker(&self, worker: u64) -> Result<Vec<(&'static str, u64)>, ConfigError> {
         let bits = self.worker_bits();
         if bits < 64 && worker >> bits != 0 {
-            return None;
+            return Err(ConfigError::WorkerTooWide {
+                worker,
+                bits,
+                fields: self.worker_names(),
+            });
         }
         let fields: Vec<FieldSpec> = self.worker_fields().collect();
         let mut values = vec![("", 0); fields.len()];
@@ -421,7 +432,7 @@ impl LayoutSpec {
             *value = (field.name, left & field.max());
             left = left.checked_shr(field.bits).unwrap_or(0);
         }
-        Some(values)
+        Ok(values)
     }
 
     /// The text that names the shared word of this layout's generator for `worker`: the
@@ -440,13 +451,10 @@ impl LayoutSpec {
         )
     }
 
-    /// The constant fields' names, comma-separated, for error messages (empty without any).
-    fn settable(&self) -> String {
-        let names: Vec<_> = self
-            .fields()
-            .filter(|f| f.kind == FieldKind::Fixed)
-            .map(|f| f.name)
-            .collect();
+    /// The names of [`LayoutSpec::worker_fields`], comma-separated, for messages (empty
+    /// without any): `"datacenter, worker"` for Twitter's layout.
+    pub fn worker_names(&self) -> String {
+        let names: Vec<_> = self.worker_fields().map(|f| f.name).collect();
         names.join(", ")
     }
 
