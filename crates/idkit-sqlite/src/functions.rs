@@ -487,12 +487,12 @@ fn build(
         for (field, value) in spec.split_worker(unsigned).map_err(|e| fail(name, e))? {
             builder = builder.field(field, value);
         }
-        worker
+        unsigned
     };
     let generator = builder.build_atomic().map_err(|e| fail(name, e))?;
     let initial = generator.initial_word_after(state.floor_ms());
     let word = state
-        .word(&key_text(&spec, worker), initial)
+        .word(&key_text(&spec, worker)?, initial)
         .map_err(|e| fail(name, e))?;
     Ok(Generator {
         generator: generator.on_word(word),
@@ -522,10 +522,11 @@ fn lease_worker(database: Option<&Path>, name: &str, bits: u32) -> Result<Lease>
     Lease::acquire(&source, name, slots).map_err(|e| fail(name, e))
 }
 
-/// What names one shared word in the state file: the layout's fields, tick and epoch, and
-/// the worker id, after `snowflake|`.
-fn key_text(spec: &LayoutSpec, worker: i64) -> String {
-    format!("snowflake|{}", spec.word_key(worker))
+/// What names one shared word in the state file: [`LayoutSpec::word_key`] (where the time
+/// and sequence sit, the bits the worker sets, tick and epoch) after `snowflake|`.
+fn key_text(spec: &LayoutSpec, worker: u64) -> Result<String> {
+    let key = spec.word_key(worker).map_err(|e| fail(spec.name(), e))?;
+    Ok(format!("snowflake|{key}"))
 }
 
 // ----- arguments -----

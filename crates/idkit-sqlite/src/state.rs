@@ -78,6 +78,18 @@ pub struct State {
     /// The state file; `None` for process memory (an in-memory or temporary database, or a
     /// file that cannot be written).
     file: Option<PathBuf>,
+    /// The state file, open: its lock keeps the claims of other processes apart.
+    open: Option<std::fs::File>,
+    /// The mapped file's device and inode: the file at `file`'s path while it is still this
+    /// one.
+    mapped: Option<(u64, u64)>,
+    /// The database file, for the state file made again after it was removed.
+    database: Option<PathBuf>,
+    /// The highest id millisecond since whose start the file at the path was seen to be the
+    /// one mapped: checked again when an id of a later millisecond is covered.
+    checked_ms: AtomicU64,
+    /// Set once the file at the path was seen to be another (or none): every id refused.
+    gone: std::sync::atomic::AtomicBool,
     /// Why there is no state file, for the errors of the generators that need one.
     why_memory: &'static str,
     /// The ULID generator's word, and UUIDv7's (TypeIDs take theirs).
@@ -89,6 +101,14 @@ impl std::fmt::Debug for State {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("State").field("file", &self.file).finish()
     }
+}
+
+/// A state file mapped: where it is, the file open, its device and inode, and its database.
+struct Backing {
+    file: PathBuf,
+    open: std::fs::File,
+    id: (u64, u64),
+    database: Option<PathBuf>,
 }
 
 /// The states of this process, by state file: one mapping per file, whatever the number of
@@ -113,7 +133,7 @@ impl State {
             Some(db) => {
                 let mut name = db.as_os_str().to_owned();
                 name.push("-idkit");
-                Self::of_file(Path::new(&name))
+                Self::of_path(Path::new(&name), Some(db))
             }
         }
     }
@@ -124,6 +144,11 @@ impl State {
     ///
     /// As [`State::of_database`].
     pub fn of_file(path: &Path) -> Result<&'static State, Error> {
+        Self::of_path(path, None)
+    }
+
+    /// The state in `path`, the state file of `database` when given.
+    fn of_path(path: &Path, database: Option<&Path>) -> Result<&'static State, Error> {
         let mut files = FILES.lock().unwrap_or_else(|e| e.into_inner());
         let files = files.get_or_insert_with(HashMap::new);
         let key = std::fs::canonicalize(path.parent().unwrap_or(Path::new(".")))
@@ -132,10 +157,8 @@ impl State {
         if let Some(state) = files.get(&key) {
             return Ok(state);
         }
-        let state = match map(path)? {
-            Some(table) => {
-                Self::laid_out(table, Some(key.clone()), "").ok_or(Error::Full { slots: SLOTS })?
-            }
+        let state = match map(path, database, None)? {
+            Some(mapped) => Self::over(mapped, key.clone(), database)?,
             None => {
                 return Self::memory(
                     "its state file cannot be written (a read-only database or directory)",
@@ -144,6 +167,21 @@ impl State {
         };
         files.insert(key, state);
         Ok(state)
+    }
+
+    /// The state over a mapped file.
+    fn over(
+        (table, open, id): (&'static Table, std::fs::File, (u64, u64)),
+        key: PathBuf,
+        database: Option<&Path>,
+    ) -> Result<&'static State, Error> {
+        let backing = Backing {
+            file: key,
+            open,
+            id,
+            database: database.map(Path::to_owned),
+        };
+        Self::laid_out(table, Some(backing), "").ok_or(Error::Full { slots: SLOTS })
     }
 
     /// The one state in process memory.
@@ -163,24 +201,36 @@ impl State {
     /// the floor; `None` when every slot holds another generator.
     fn laid_out(
         table: &'static Table,
-        file: Option<PathBuf>,
+        backing: Option<Backing>,
         why: &'static str,
     ) -> Option<&'static State> {
         let floor = table.header.floor.load(Ordering::Acquire);
+        let open = backing.as_ref().map(|b| &b.open);
         let time_ordered = |name: &str| {
-            let word = claim(table, name, 0)?;
+            let word = claim_locked(table, name, 0, open).ok()??;
             word.fetch_max(
                 time_ordered_word(floor.saturating_add(1), 0),
                 Ordering::AcqRel,
             );
             Some(word)
         };
+        let (ulid, v7) = (time_ordered("ulid")?, time_ordered("uuid-v7")?);
+        let (file, open, mapped, database, checked) = match backing {
+            Some(b) => (Some(b.file), Some(b.open), Some(b.id), b.database, 0),
+            // Process memory is never replaced: nothing to check.
+            None => (None, None, None, None, u64::MAX),
+        };
         Some(Box::leak(Box::new(State {
             table,
             file,
+            open,
+            mapped,
+            database,
+            checked_ms: AtomicU64::new(checked),
+            gone: std::sync::atomic::AtomicBool::new(false),
             why_memory: why,
-            ulid: time_ordered("ulid")?,
-            v7: time_ordered("uuid-v7")?,
+            ulid,
+            v7,
         })))
     }
 
@@ -221,23 +271,87 @@ impl State {
     ///
     /// [`Error::Full`] when every slot holds another generator.
     pub fn word(&self, key: &str, initial: u64) -> Result<&'static AtomicU64, Error> {
-        let word = claim(self.table, key, initial).ok_or(Error::Full { slots: SLOTS })?;
+        let word = claim_locked(self.table, key, initial, self.open.as_ref())?
+            .ok_or(Error::Full { slots: SLOTS })?;
         word.fetch_max(initial, Ordering::AcqRel);
         Ok(word)
     }
 
     /// Covers an id of millisecond `ms` by the mark on disk before it is returned: one load
-    /// and a compare, and once per half window a write and a sync.
+    /// and a compare, and once per half window a write and a sync. Then, once per
+    /// millisecond of the ids, checks that the state file at its path is still the one
+    /// mapped (a `stat`): every id of a millisecond so checked is covered by the mark
+    /// before the check, so a file made again after this one was removed (this process
+    /// carries it over, starting it above this file's mark) starts above each of them.
     ///
     /// # Errors
     ///
-    /// [`Error::Io`] when the mark cannot be synced.
+    /// [`Error::Io`] when the mark cannot be synced; [`Error::State`] once the state file
+    /// at the path is another or none (removed, replaced, truncated): the connection's ids
+    /// are refused from then on, and a connection opened again uses the file at the path.
     #[inline]
     pub fn cover(&self, ms: u64) -> Result<(), Error> {
-        if ms.saturating_add(WINDOW_MS / 2) <= self.table.header.durable.load(Ordering::Acquire) {
-            return Ok(());
+        if ms.saturating_add(WINDOW_MS / 2) > self.table.header.durable.load(Ordering::Acquire) {
+            self.advance(ms)?;
         }
-        self.advance(ms)
+        if ms > self.checked_ms.load(Ordering::Acquire) {
+            self.check(ms)?;
+        }
+        Ok(())
+    }
+
+    /// Whether the state file at the path is still the one mapped; if not, carries this
+    /// file's words and mark into the file at the path (made when missing) and refuses.
+    #[cold]
+    #[inline(never)]
+    fn check(&self, ms: u64) -> Result<(), Error> {
+        let (Some(path), Some(open), Some(id)) = (&self.file, &self.open, self.mapped) else {
+            return Ok(());
+        };
+        if !self.gone.load(Ordering::Acquire) {
+            let here = std::fs::metadata(path).ok().map(|m| file_id(&m));
+            let size = open.metadata().map(|m| m.len()).unwrap_or(0);
+            if here == Some(id) && size == FILE_BYTES as u64 {
+                self.checked_ms.fetch_max(ms, Ordering::AcqRel);
+                return Ok(());
+            }
+            if !self.gone.swap(true, Ordering::AcqRel) && size == FILE_BYTES as u64 {
+                self.carry_over(path);
+            }
+        }
+        Err(Error::State(format!(
+            "{} was removed, replaced or truncated while this process used it; the ids it \
+             gave are carried into the file now at that path, which goes on above them: open \
+             the database again (a new connection) to make ids",
+            path.display()
+        )))
+    }
+
+    /// This file's words and mark carried into the state file at `path` (made when
+    /// missing), which then serves the connections this process opens.
+    fn carry_over(&self, path: &Path) {
+        let header = &self.table.header;
+        // Every id this file gave is at or below its mark (`cover`).
+        let floor = header
+            .durable
+            .load(Ordering::Acquire)
+            .max(header.mark.load(Ordering::Acquire));
+        let mut files = FILES.lock().unwrap_or_else(|e| e.into_inner());
+        let files = files.get_or_insert_with(HashMap::new);
+        files.remove(path);
+        let Ok(Some(mapped)) = map(path, self.database.as_deref(), Some(floor)) else {
+            // The next connection maps (or makes) it; this file's floor is lost then, as
+            // when the file is removed with no process to carry it.
+            return;
+        };
+        let new = mapped.0;
+        let _ = slots::carry(&self.table.slots, &new.slots, || {
+            ClaimLock::take(Some(&mapped.1))
+        });
+        let _ = sync(new);
+        if let Ok(state) = Self::over(mapped, path.to_owned(), self.database.as_deref()) {
+            files.insert(path.to_owned(), state);
+        }
     }
 
     #[cold]
@@ -310,9 +424,59 @@ fn start() -> Result<u64, Error> {
     Ok(bits & ((1 << (COUNTER_BITS - 1)) - 1))
 }
 
-/// The word of `key` in `table`, laid out with `initial` when new.
+/// The word of `key` in `table` (of this process only), laid out with `initial` when new.
+#[cfg(test)]
 fn claim(table: &'static Table, key: &str, initial: u64) -> Option<&'static AtomicU64> {
-    slots::claim(&table.slots, key, initial)
+    claim_locked(table, key, initial, None).unwrap()
+}
+
+/// The word of `key` in `table`, laid out with `initial` when new: a key not laid out yet
+/// is claimed holding this process's claim lock and the lock of `file`, the state file
+/// open (`idkit_core::slots`), so that a claimer stopped half way makes the others wait.
+///
+/// # Errors
+///
+/// [`Error::Io`] when the state file's lock cannot be taken.
+fn claim_locked(
+    table: &'static Table,
+    key: &str,
+    initial: u64,
+    file: Option<&std::fs::File>,
+) -> Result<Option<&'static AtomicU64>, Error> {
+    slots::claim(&table.slots, key, initial, || ClaimLock::take(file))
+}
+
+/// The claim lock of this process's threads and, with a state file, of every process: the
+/// file's lock (`flock`, which a process's end releases) taken after the threads' mutex,
+/// since threads of one process share the open file and with it its lock.
+struct ClaimLock<'a> {
+    _threads: std::sync::MutexGuard<'static, ()>,
+    file: Option<&'a std::fs::File>,
+}
+
+impl<'a> ClaimLock<'a> {
+    fn take(file: Option<&'a std::fs::File>) -> Result<Self, Error> {
+        static THREADS: Mutex<()> = Mutex::new(());
+        let threads = THREADS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(file) = file {
+            // flock: sleeps while another process holds it.
+            file.lock().map_err(|e| {
+                Error::Io(format!("cannot lock the state file to claim a slot: {e}"))
+            })?;
+        }
+        Ok(ClaimLock {
+            _threads: threads,
+            file,
+        })
+    }
+}
+
+impl Drop for ClaimLock<'_> {
+    fn drop(&mut self) {
+        if let Some(file) = self.file {
+            let _ = file.unlock();
+        }
+    }
 }
 
 /// This boot of the machine (Linux's boot id), or zeros where it cannot be read: a change
@@ -326,34 +490,202 @@ fn boot_id() -> [u64; 2] {
     [(id >> 64) as u64, id as u64]
 }
 
-/// `path` mapped (made and laid out when new, its generators moved above the mark when the
-/// machine started again since), or `None` when it cannot be opened for writing.
-fn map(path: &Path) -> Result<Option<&'static Table>, Error> {
-    let file = match OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)
-    {
-        Ok(file) => file,
-        Err(e)
-            if matches!(
-                e.kind(),
-                std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
-            ) =>
-        {
-            return Ok(None);
+/// A state file mapped, the file open, and its device and inode.
+type Mapped = (&'static Table, std::fs::File, (u64, u64));
+
+/// `path` mapped (made when missing, its generators moved above the mark when the machine
+/// started again since), or `None` when it cannot be opened or made for writing.
+///
+/// With `database`, this process first holds a shared lock on the database file for as
+/// long as it runs (see [`users`]), and a missing state file is made only while no other
+/// process holds one: a state file removed while processes use it is not made again from
+/// nothing under them. `carried` is the floor of a state file made again by a process that
+/// used the removed one (every id that one gave is at or below it): made whoever holds the
+/// lock, or raised to it when another process made it first.
+fn map(
+    path: &Path,
+    database: Option<&Path>,
+    carried: Option<u64>,
+) -> Result<Option<Mapped>, Error> {
+    let users = database.and_then(users);
+    let file = loop {
+        match OpenOptions::new().read(true).write(true).open(path) {
+            Ok(file) => break file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if !make(path, users, carried.unwrap_or(0), carried.is_some())? {
+                    return Ok(None);
+                }
+            }
+            Err(e) if read_only(&e) => return Ok(None),
+            Err(e) => return Err(Error::io(path, "open", e)),
         }
-        Err(e) => return Err(Error::io(path, "open", e)),
     };
     // One process at a time lays the file out or checks its boot.
     file.lock().map_err(|e| Error::io(path, "lock", e))?;
-    let laid_out = lay_out(&file, path);
+    let laid_out = lay_out(&file, path).and_then(|table| {
+        if let Some(floor) = carried {
+            let header = &table.header;
+            header.floor.fetch_max(floor, Ordering::AcqRel);
+            header.mark.fetch_max(floor, Ordering::AcqRel);
+            header.durable.fetch_max(floor, Ordering::AcqRel);
+            sync(table)?;
+        }
+        Ok(table)
+    });
     // Unlocked by hand: the mapping holds the open file, and with it a lock that closing
     // the file would not release.
     file.unlock().map_err(|e| Error::io(path, "unlock", e))?;
-    laid_out.map(Some)
+    let id = file_id(&file.metadata().map_err(|e| Error::io(path, "read", e))?);
+    laid_out.map(|table| Some((table, file, id)))
+}
+
+/// An error of a file that cannot be written here.
+fn read_only(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+    )
+}
+
+/// A file's device and inode.
+#[cfg(unix)]
+fn file_id(meta: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino())
+}
+
+#[cfg(not(unix))]
+fn file_id(_meta: &std::fs::Metadata) -> (u64, u64) {
+    (0, 0)
+}
+
+/// The database file `database` open in this process, with a shared lock (`flock`) held on
+/// it until the process ends: every process that maps a database's state file holds one,
+/// so a process that finds the state file missing can tell whether others still use one.
+/// Opened once per database and never closed (closing a file descriptor of the database
+/// would drop the POSIX locks SQLite holds on it in this process); `flock` locks are apart
+/// from SQLite's POSIX locks on Linux. `None` when the file cannot be opened or locked.
+fn users(database: &Path) -> Option<&'static std::fs::File> {
+    static USERS: Mutex<Option<HashMap<PathBuf, &'static std::fs::File>>> = Mutex::new(None);
+    let key = std::fs::canonicalize(database).ok()?;
+    let mut users = USERS.lock().unwrap_or_else(|e| e.into_inner());
+    let users = users.get_or_insert_with(HashMap::new);
+    if let Some(file) = users.get(&key) {
+        return Some(file);
+    }
+    let file: &'static std::fs::File = Box::leak(Box::new(std::fs::File::open(&key).ok()?));
+    file.lock_shared().ok()?;
+    users.insert(key, file);
+    Some(file)
+}
+
+/// How long a process that finds the state file missing waits for the other processes on
+/// the database to let go of it, or for the file to appear, ms.
+const MISSING_WAIT_MS: u64 = 1_000;
+
+/// Makes the state file `path`, its generators starting above `floor`: written whole
+/// (every block allocated, so that a full disk is an error here, not a `SIGBUS` later),
+/// synced, then linked into place and the directory synced. Without `carrying`, only while
+/// no other process holds `users` (the database's lock). `Ok(false)` when it cannot be
+/// written here (a read-only directory); `Ok(true)` when made, or made by another first.
+///
+/// # Errors
+///
+/// [`Error::State`] when other processes go on holding the database's lock with the state
+/// file missing for [`MISSING_WAIT_MS`]; [`Error::Io`] when it cannot be written or synced.
+fn make(
+    path: &Path,
+    users: Option<&std::fs::File>,
+    floor: u64,
+    carrying: bool,
+) -> Result<bool, Error> {
+    let alone = match users {
+        Some(users) if !carrying => {
+            let deadline =
+                std::time::Instant::now() + std::time::Duration::from_millis(MISSING_WAIT_MS);
+            loop {
+                if users.try_lock().is_ok() {
+                    break Some(users);
+                }
+                // A failed conversion may have dropped the shared lock: taken again.
+                let _ = users.lock_shared();
+                if path.exists() {
+                    return Ok(true);
+                }
+                if std::time::Instant::now() >= deadline {
+                    return Err(Error::State(format!(
+                        "{} is missing while other processes have the database open with \
+                         idkit: it was removed while they used it, and a new one could repeat \
+                         their ids; they make it again at their next id (or end them, or put \
+                         the file back)",
+                        path.display()
+                    )));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+        }
+        _ => None,
+    };
+    let made = write_new(path, floor);
+    if let Some(users) = alone {
+        let _ = users.lock_shared();
+    }
+    made
+}
+
+/// [`make`]'s file: written beside `path` under a name of this process's, then linked.
+fn write_new(path: &Path, floor: u64) -> Result<bool, Error> {
+    use std::io::Write;
+    let mut name = path.as_os_str().to_owned();
+    name.push(format!(".new-{}", std::process::id()));
+    let new = PathBuf::from(name);
+    let mut file = match OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&new)
+    {
+        Ok(file) => file,
+        Err(e) if read_only(&e) => return Ok(false),
+        Err(e) => return Err(Error::io(&new, "create", e)),
+    };
+    let table = zeroed_table();
+    let header = &table.header;
+    let boot = boot_id();
+    header.boot[0].store(boot[0], Ordering::Relaxed);
+    header.boot[1].store(boot[1], Ordering::Relaxed);
+    for word in [&header.floor, &header.mark, &header.durable] {
+        word.store(floor, Ordering::Relaxed);
+    }
+    header.magic.store(MAGIC, Ordering::Relaxed);
+    // SAFETY: a Table is plain memory of FILE_BYTES bytes (atomics of u64).
+    let bytes =
+        unsafe { std::slice::from_raw_parts(std::ptr::from_ref(&*table).cast::<u8>(), FILE_BYTES) };
+    let written = file
+        .write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| Error::io(&new, "write", e));
+    let linked = written.and_then(|()| match std::fs::hard_link(&new, path) {
+        Ok(()) => Ok(()),
+        // Another process made it first: theirs is used.
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(Error::io(path, "link", e)),
+    });
+    let _ = std::fs::remove_file(&new);
+    linked?;
+    sync_directory(path)?;
+    Ok(true)
+}
+
+/// The directory of `path` synced: a file made in it is there after a crash.
+fn sync_directory(path: &Path) -> Result<(), Error> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| Error::io(dir, "sync", e))
 }
 
 /// Maps the locked `file` at `path`, and lays it out when new or moves its generators
@@ -370,8 +702,9 @@ fn lay_out(file: &std::fs::File, path: &Path) -> Result<&'static Table, Error> {
         )));
     }
     if len == 0 {
-        file.set_len(FILE_BYTES as u64)
-            .map_err(|e| Error::io(path, "size", e))?;
+        // An empty file (made by another program): zeros written, not a sparse size, so that
+        // a full disk is an error here rather than a SIGBUS at the first write to a page.
+        write_zeros(file).map_err(|e| Error::io(path, "write", e))?;
     }
     let table = mmap(file, path)?;
     let header = &table.header;
@@ -408,6 +741,19 @@ fn lay_out(file: &std::fs::File, path: &Path) -> Result<&'static Table, Error> {
         sync(table)?;
     }
     Ok(table)
+}
+
+/// [`FILE_BYTES`] zeros written at the start of `file`, and synced.
+#[cfg(unix)]
+fn write_zeros(file: &std::fs::File) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    file.write_all_at(&vec![0; FILE_BYTES], 0)?;
+    file.sync_all()
+}
+
+#[cfg(not(unix))]
+fn write_zeros(file: &std::fs::File) -> std::io::Result<()> {
+    file.set_len(FILE_BYTES as u64)
 }
 
 #[cfg(unix)]

@@ -68,7 +68,8 @@ type V7s = AtomicTimeOrdered<V7Layout, SystemClock, OsRandom>;
 /// What lives in shared memory: this header, then `slots` slots.
 struct Shared {
     mark: Mark,
-    /// [`READY`] once the generators are laid out above the mark.
+    /// 0, then [`LAID`] once the generators are written above the mark, then [`READY`] once
+    /// the mark is past their first ids.
     state: AtomicU32,
     /// The mark when the generators were laid out: every id before it is at or below it.
     floor: AtomicU64,
@@ -82,6 +83,9 @@ struct Shared {
 // says READY (with release ordering), and only read after it.
 unsafe impl Sync for Shared {}
 
+/// The generators are written (under the mark's lock), the mark not yet moved past them.
+const LAID: u32 = 2;
+/// Laid out, and the mark past their first ids.
 const READY: u32 = 1;
 
 /// The laid-out shared memory; null in a server that did not preload the library.
@@ -311,10 +315,13 @@ fn lay_out(shared: &'static Shared) {
     // is stored, and read by no backend before it sees READY.
     unsafe {
         pg_sys::LWLockAcquire(lock, pg_sys::LWLockMode::LW_EXCLUSIVE);
-        if shared.state.load(Ordering::Acquire) != READY {
+        // Once, under the lock: a backend that finds them LAID but not yet READY (the first
+        // is still writing the mark) must not lay them out again under the first's ids.
+        if shared.state.load(Ordering::Acquire) == 0 {
             (*shared.ulid.get()).write(Ulids::starting_after(SystemClock, OsRandom, floor));
             (*shared.v7.get()).write(V7s::starting_after(SystemClock, OsRandom, floor));
             shared.floor.store(floor, Ordering::Relaxed);
+            shared.state.store(LAID, Ordering::Release);
         }
         pg_sys::LWLockRelease(lock);
     }
@@ -470,9 +477,12 @@ fn build(
                 max_ms: max_behind_ms(),
             });
     let bits = spec.worker_bits();
+    // A layout without worker bits ignores the worker, the server's or the call's: every
+    // caller shares its one word (LayoutSpec::word_key).
+    let mut unsigned = 0;
     if bits > 0 {
         let names = spec.worker_names();
-        let Ok(unsigned) = u64::try_from(worker) else {
+        let Ok(given) = u64::try_from(worker) else {
             report(
                 PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
                 format!(
@@ -486,6 +496,7 @@ fn build(
                 ),
             )
         };
+        unsigned = given;
         for (field, value) in spec
             .split_worker(unsigned)
             .unwrap_or_else(|e| fail(name, e))
@@ -495,10 +506,21 @@ fn build(
     }
     let generator = builder.build_atomic().unwrap_or_else(|e| fail(name, e));
     let initial = generator.initial_word_after(shared.floor.load(Ordering::Relaxed));
-    let word = claim(shared, &spec.word_key(worker), initial);
+    let key = spec.word_key(unsigned).unwrap_or_else(|e| fail(name, e));
+    let word = claim(shared, &key, initial);
     Backend {
         generator: generator.on_word(word),
         spec,
+    }
+}
+
+/// An LWLock held until dropped.
+struct Held(*mut pg_sys::LWLock);
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        // SAFETY: acquired by this backend when the guard was made.
+        unsafe { pg_sys::LWLockRelease(self.0) };
     }
 }
 
@@ -506,7 +528,16 @@ fn build(
 /// with `initial` (`idkit_core::slots`).
 fn claim(shared: &'static Shared, key: &str, initial: u64) -> &'static AtomicU64 {
     let slots = shared.slots();
-    if let Some(word) = slots::claim(slots, key, initial) {
+    // A key not laid out yet is claimed under the mark's LWLock: a backend stopped half
+    // way through a claim makes the others wait, never take a second slot.
+    let claimed = slots::claim(slots, key, initial, || {
+        let lock = mark::lock();
+        // SAFETY: the mark's lock, held until the guard drops (or released by PostgreSQL's
+        // abort, should an error be raised in between).
+        unsafe { pg_sys::LWLockAcquire(lock, pg_sys::LWLockMode::LW_EXCLUSIVE) };
+        Ok::<_, std::convert::Infallible>(Held(lock))
+    });
+    if let Ok(Some(word)) = claimed {
         return word;
     }
     report(

@@ -435,20 +435,56 @@ impl LayoutSpec {
         Ok(values)
     }
 
-    /// The text that names the shared word of this layout's generator for `worker`: the
-    /// fields with their bits, the tick and the epoch, and the worker id (idkit's PostgreSQL
-    /// extension and `idkit-sqlite` find the word by it).
-    pub fn word_key(&self, worker: i64) -> String {
-        let fields: Vec<String> = core::iter::once(self.time())
-            .chain(self.fields())
-            .map(|f| format!("{}:{}", f.name, f.bits))
-            .collect();
-        format!(
-            "{}|{}|{}|{worker}",
-            fields.join(","),
+    /// The text that names the shared word of this layout's generator for `worker` (idkit's
+    /// PostgreSQL extension and `idkit-sqlite` find the word by it): where the time and the
+    /// sequence sit, the constant bits that `worker` sets, the tick and the epoch.
+    ///
+    /// Two generators get one key exactly when they make ids from one set: the field names
+    /// do not count (Discord's `increment` is a `sequence`; `worker:10` and
+    /// `datacenter:5,worker:5` hold worker 33 in the same bits), and on a layout without
+    /// worker bits the worker does not either (it sets no bit), so every caller of such a
+    /// layout shares one word.
+    ///
+    /// ```
+    /// use idkit_snowflake::{preset, LayoutSpec};
+    /// let twitter = preset("snowflake-twitter").unwrap();
+    /// let renamed = LayoutSpec::parse("mine", "time:41,dc:5,node:5,sequence:12", 1, twitter.epoch_ms())?;
+    /// assert_eq!(twitter.word_key(33)?, renamed.word_key(33)?);
+    /// assert_ne!(twitter.word_key(33)?, twitter.word_key(34)?);
+    /// let mastodon = preset("snowflake-mastodon").unwrap();
+    /// assert_eq!(mastodon.word_key(0)?, mastodon.word_key(3)?, "no worker bits: one word");
+    /// assert!(twitter.word_key(1 << 10).is_err());
+    /// # Ok::<(), idkit_snowflake::ConfigError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::WorkerTooWide`] when the layout has worker bits and `worker` does not
+    /// fit them.
+    pub fn word_key(&self, worker: u64) -> Result<String, ConfigError> {
+        // u128: a 128-bit layout's fields sit above bit 63.
+        let (mut mask, mut value) = (0_u128, 0_u128);
+        if self.worker_bits() > 0 {
+            for ((_, v), field) in self
+                .split_worker(worker)?
+                .into_iter()
+                .zip(self.worker_fields())
+            {
+                mask |= u128::from(field.max()) << field.shift;
+                value |= u128::from(v) << field.shift;
+            }
+        }
+        let (time, sequence) = (self.time(), self.sequence());
+        Ok(format!(
+            "{}|t{}+{}|s{}+{}|f{mask:x}={value:x}|{}|{}",
+            self.word_bits,
+            time.shift,
+            time.bits,
+            sequence.shift,
+            sequence.bits,
             self.tick_ms(),
             self.epoch_ms()
-        )
+        ))
     }
 
     /// The names of [`LayoutSpec::worker_fields`], comma-separated, for messages (empty

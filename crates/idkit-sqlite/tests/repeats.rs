@@ -1,0 +1,267 @@
+//! Paths to a repeated id that a review of the SQL functions found, each walked: generators
+//! that make ids from one set must share one word whatever their layouts' field names, and
+//! the state file must survive what happens to files (see also tests/functions.rs for the
+//! processes, restarts and clock steps, and tests/hunt.rs for the seeded adversary).
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use idkit_testkit::Scratch;
+use rusqlite::Connection;
+
+fn open(path: &Path) -> Connection {
+    let conn = Connection::open(path).unwrap();
+    conn.busy_timeout(std::time::Duration::from_secs(30))
+        .unwrap();
+    idkit_sqlite::register(&conn).unwrap();
+    conn
+}
+
+/// The ids of `select` over `rows` rows in one statement, `i` running from 1.
+fn ids(conn: &Connection, select: &str, rows: usize) -> Vec<i64> {
+    let sql = format!(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {rows})
+         SELECT {select} FROM n"
+    );
+    let mut stmt = conn.prepare(&sql).unwrap();
+    stmt.query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+fn assert_distinct(what: &str, ids: &[i64]) {
+    let distinct: HashSet<_> = ids.iter().collect();
+    assert_eq!(
+        distinct.len(),
+        ids.len(),
+        "{what}: {} of {} ids repeated",
+        ids.len() - distinct.len(),
+        ids.len()
+    );
+}
+
+#[test]
+fn layouts_that_make_the_same_ids_under_other_names_share_one_word() {
+    let dir = Scratch::new("sqlite-word-keys");
+    let conn = open(&dir.join("ids.db"));
+    // Twitter's worker 33 is datacenter 1, worker 1: the same bits as a custom layout that
+    // calls its fields otherwise.
+    let twitter_epoch = 1_288_834_974_657_i64;
+    let ids_of = ids(
+        &conn,
+        &format!(
+            "CASE i % 2 WHEN 0 THEN idkit_snowflake('snowflake-twitter', 33)
+             ELSE idkit_snowflake_custom('time:41,dc:5,node:5,sequence:12', {twitter_epoch}, 1, 33)
+             END"
+        ),
+        20_000,
+    );
+    assert_distinct("Twitter beside its renamed twin", &ids_of);
+    // Discord calls its sequence `increment`; the same bits written as `sequence`.
+    let discord_epoch = 1_420_070_400_000_i64;
+    let ids_of = ids(
+        &conn,
+        &format!(
+            "CASE i % 2 WHEN 0 THEN idkit_snowflake('snowflake-discord', 5)
+             ELSE idkit_snowflake_custom('time:42,worker:5,process:5,sequence:12', {discord_epoch}, 1, 5)
+             END"
+        ),
+        20_000,
+    );
+    assert_distinct("Discord beside its renamed twin", &ids_of);
+    // A layout without worker bits: every worker argument is the same generator.
+    let ids_of = ids(
+        &conn,
+        "idkit_snowflake('snowflake-mastodon', (i % 2) + 1)",
+        20_000,
+    );
+    assert_distinct("Mastodon with two worker arguments", &ids_of);
+    let ids_of = ids(
+        &conn,
+        "CASE i % 2 WHEN 0 THEN idkit_snowflake('mastodon') ELSE idkit_snowflake('mastodon', 3) END",
+        20_000,
+    );
+    assert_distinct("Mastodon with and without a worker", &ids_of);
+}
+
+// ----- the state file removed, or the disk full -----
+
+/// Runs this test binary's `writer` on `db` for `ms` milliseconds, as a process of its own.
+fn spawn_writer(db: &Path, ms: u64) -> std::process::Child {
+    std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "writer",
+            "--ignored",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
+        .env("IDKIT_REPEATS_DB", db)
+        .env("IDKIT_REPEATS_MS", ms.to_string())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// What a writer printed: its reopen count last.
+fn finish(child: std::process::Child) -> String {
+    let out = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "writer: {said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    said
+}
+
+/// The ids of one round of a writer: (ulid, v7, mastodon, twitter) per row.
+type Row = (Vec<u8>, Vec<u8>, i64, i64);
+
+#[test]
+#[ignore = "a child process of the tests above, which run it"]
+fn writer() {
+    let db = std::env::var("IDKIT_REPEATS_DB").unwrap();
+    let ms: u64 = std::env::var("IDKIT_REPEATS_MS").unwrap().parse().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(ms);
+    let mut conn = open(Path::new(&db));
+    // What it made goes to a database of its own: no lock of the database whose state
+    // makes the ids keeps the writers apart in time.
+    let out =
+        Connection::open(Path::new(&db).with_file_name(format!("out-{}.db", std::process::id())))
+            .unwrap();
+    out.execute_batch("CREATE TABLE ids (ulid BLOB, v7 BLOB, mastodon INTEGER, twitter INTEGER)")
+        .unwrap();
+    let mut reopened = 0;
+    while std::time::Instant::now() < deadline {
+        let rows: rusqlite::Result<Vec<Row>> = conn
+            .prepare_cached(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50)
+                 SELECT idkit_ulid(), idkit_uuidv7(), idkit_snowflake('mastodon'),
+                        idkit_snowflake('twitter', 5)
+                 FROM n",
+            )
+            .and_then(|mut stmt| {
+                stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+                    .collect()
+            });
+        match rows {
+            Ok(rows) => {
+                out.execute_batch("BEGIN").unwrap();
+                for row in rows {
+                    out.execute(
+                        "INSERT INTO ids VALUES (?1, ?2, ?3, ?4)",
+                        rusqlite::params![row.0, row.1, row.2, row.3],
+                    )
+                    .unwrap();
+                }
+                out.execute_batch("COMMIT").unwrap();
+            }
+            Err(e) if e.to_string().contains("open the database again") => {
+                conn = open(Path::new(&db));
+                reopened += 1;
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    println!("reopened {reopened}");
+}
+
+/// Every column of every writer's ids holds no value twice; the number of rows.
+fn assert_no_repeat(dir: &Path) -> usize {
+    let mut seen: [HashSet<Vec<u8>>; 4] = Default::default();
+    let mut rows = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !(name.starts_with("out-") && name.ends_with(".db")) {
+            continue;
+        }
+        let conn = Connection::open(&path).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT ulid, v7, mastodon, twitter FROM ids")
+            .unwrap();
+        let all: Vec<Row> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        rows += all.len();
+        for (ulid, v7, mastodon, twitter) in all {
+            let values = [
+                ulid,
+                v7,
+                mastodon.to_be_bytes().to_vec(),
+                twitter.to_be_bytes().to_vec(),
+            ];
+            for (set, value) in seen.iter_mut().zip(values) {
+                set.insert(value);
+            }
+        }
+    }
+    for (column, set) in ["ulid", "v7", "mastodon", "twitter"].iter().zip(&seen) {
+        assert_eq!(
+            set.len(),
+            rows,
+            "{column}: {} of {rows} repeated",
+            rows - set.len()
+        );
+    }
+    rows
+}
+
+#[test]
+fn a_state_file_removed_while_a_process_makes_ids_is_carried_over_not_started_again() {
+    let dir = Scratch::new("sqlite-state-removed");
+    let db = dir.join("ids.db");
+    let state = dir.join("ids.db-idkit");
+    let first = spawn_writer(&db, 1_500);
+    // Removed while the first writes (a restore, an rsync, a cleanup of unknown files).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !state.exists() {
+        assert!(std::time::Instant::now() < deadline, "no state file made");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    std::fs::remove_file(&state).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    // A second process on the database: it finds the file the first made again above the
+    // removed one's mark.
+    let second = spawn_writer(&db, 800);
+    let said = finish(first);
+    finish(second);
+    let rows = assert_no_repeat(dir.path());
+    assert!(rows > 1_000, "{rows} rows");
+    assert!(said.contains("reopened 1"), "the first writer: {said}");
+}
+
+#[test]
+fn a_state_file_missing_under_a_process_that_still_uses_one_is_not_made_from_nothing() {
+    let dir = Scratch::new("sqlite-state-missing");
+    let db = dir.join("ids.db");
+    let state = dir.join("ids.db-idkit");
+    // This process maps the state and then makes no id: it never sees the file go.
+    let idle = open(&db);
+    let _: Vec<u8> = idle
+        .query_row("SELECT idkit_ulid()", [], |r| r.get(0))
+        .unwrap();
+    std::fs::remove_file(&state).unwrap();
+    // Another process refuses to start the generators over beside it.
+    let out = spawn_writer(&db, 100).wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(said.contains("is missing while other processes"), "{said}");
+    assert!(!state.exists());
+    // This process's next id carries the file over; the other then starts above it.
+    let err = idle
+        .query_row("SELECT idkit_ulid()", [], |r| r.get::<_, Vec<u8>>(0))
+        .unwrap_err();
+    assert!(err.to_string().contains("open the database again"), "{err}");
+    assert!(state.exists());
+    drop(idle);
+    finish(spawn_writer(&db, 300));
+    assert_no_repeat(dir.path());
+}
