@@ -13,6 +13,15 @@
 //! past. After the machine starts again (Linux's boot id changed), every generator starts
 //! above the mark.
 //!
+//! The file is made whole (every block written, so that a full disk is an error when it is
+//! made rather than a `SIGBUS` at a write to a page later), synced and linked into place.
+//! While a process maps it, it holds a shared `flock` on the database file, and a missing
+//! state file is made only while no other process holds one: a file removed under running
+//! processes is not made again from nothing beside them. Each process checks, once per
+//! millisecond of its ids, that the file at the path is still the one it maps; if not, it
+//! carries its words and mark into the file at the path and refuses (see
+//! [`State::cover`]).
+//!
 //! The layout is fixed (`repr(C)`, one cache line per word) and versioned by its magic
 //! number, so that processes of different builds (a Python program with the loadable
 //! extension, a Rust program with this crate) share it.
