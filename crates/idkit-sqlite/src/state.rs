@@ -47,8 +47,15 @@ pub const WINDOW_MS: u64 = 1_000;
 /// this much, Snowflake layouts wait up to this long; past it, an SQL error.
 pub const MAX_BEHIND_MS: u64 = 10_000;
 
-/// "idkit-s1": the file's layout, version 1.
-const MAGIC: u64 = u64::from_le_bytes(*b"idkit-s1");
+/// "idkit-s2": the file's layout, version 2 (the words named by `LayoutSpec::word_key`'s
+/// bits, claimed under the file's lock).
+const MAGIC: u64 = u64::from_le_bytes(*b"idkit-s2");
+
+/// "idkit-s1": version 1, the same layout with words named by field names. Opened by this
+/// version, its generators start above its mark (as after a restart of the machine), since
+/// a Snowflake generator's word is now found under another name; and its magic becomes
+/// [`MAGIC`], so that processes of the earlier version refuse it from then on.
+const MAGIC_V1: u64 = u64::from_le_bytes(*b"idkit-s1");
 
 /// Generators one database holds (a Snowflake layout with one worker id each, and ULID and
 /// UUIDv7).
@@ -99,6 +106,16 @@ pub struct State {
     checked_ms: AtomicU64,
     /// Set once the file at the path was seen to be another (or none): every id refused.
     gone: std::sync::atomic::AtomicBool,
+    /// The process that mapped the file (whose `open` is its own).
+    opened_by: u32,
+    /// The process that last checked: another one is a child made by `fork`.
+    pid: std::sync::atomic::AtomicU32,
+    /// The state file opened again by a child made by `fork` (with its process id): a
+    /// `flock` held through the parent's open file would be the parent's lock too.
+    reopened: Mutex<Option<(u32, &'static std::fs::File)>>,
+    /// The highest mark this process saw in the file: a lower one means the file was
+    /// written over with an older copy.
+    seen_mark: AtomicU64,
     /// Why there is no state file, for the errors of the generators that need one.
     why_memory: &'static str,
     /// The ULID generator's word, and UUIDv7's (TypeIDs take theirs).
@@ -197,6 +214,12 @@ impl State {
     fn memory(why: &'static str) -> Result<&'static State, Error> {
         // Several reasons share one state: the first one given names it.
         let state = MEMORY.get_or_init(|| {
+            #[cfg(unix)]
+            // SAFETY: registers a handler that a child made by fork runs before fork returns:
+            // it stores to an atomic of a state already made, nothing else.
+            unsafe {
+                libc::pthread_atfork(None, None, Some(memory_forked));
+            }
             let table = Box::leak(zeroed_table());
             table.header.magic.store(MAGIC, Ordering::Relaxed);
             // Nothing to sync: process memory ends with the process.
@@ -224,11 +247,11 @@ impl State {
             Some(word)
         };
         let (ulid, v7) = (time_ordered("ulid")?, time_ordered("uuid-v7")?);
-        let (file, open, mapped, database, checked) = match backing {
-            Some(b) => (Some(b.file), Some(b.open), Some(b.id), b.database, 0),
-            // Process memory is never replaced: nothing to check.
-            None => (None, None, None, None, u64::MAX),
+        let (file, open, mapped, database) = match backing {
+            Some(b) => (Some(b.file), Some(b.open), Some(b.id), b.database),
+            None => (None, None, None, None),
         };
+        let checked = 0;
         Some(Box::leak(Box::new(State {
             table,
             file,
@@ -237,6 +260,10 @@ impl State {
             database,
             checked_ms: AtomicU64::new(checked),
             gone: std::sync::atomic::AtomicBool::new(false),
+            opened_by: std::process::id(),
+            pid: std::sync::atomic::AtomicU32::new(std::process::id()),
+            reopened: Mutex::new(None),
+            seen_mark: AtomicU64::new(0),
             why_memory: why,
             ulid,
             v7,
@@ -280,10 +307,40 @@ impl State {
     ///
     /// [`Error::Full`] when every slot holds another generator.
     pub fn word(&self, key: &str, initial: u64) -> Result<&'static AtomicU64, Error> {
-        let word = claim_locked(self.table, key, initial, self.open.as_ref())?
-            .ok_or(Error::Full { slots: SLOTS })?;
+        let file = self.lock_file()?;
+        let word =
+            claim_locked(self.table, key, initial, file)?.ok_or(Error::Full { slots: SLOTS })?;
         word.fetch_max(initial, Ordering::AcqRel);
         Ok(word)
+    }
+
+    /// The state file open in this process, whose lock keeps claims apart: the one mapped,
+    /// or in a child made by `fork`, the file opened again (the parent's open file shares
+    /// its lock with the child, so it would keep neither from the other).
+    fn lock_file(&self) -> Result<Option<&std::fs::File>, Error> {
+        let Some(open) = &self.open else {
+            return Ok(None);
+        };
+        let pid = std::process::id();
+        if pid == self.opened_by {
+            return Ok(Some(open));
+        }
+        let mut reopened = self.reopened.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((by, file)) = *reopened
+            && by == pid
+        {
+            return Ok(Some(file));
+        }
+        let path = self.file.as_deref().unwrap_or(Path::new(""));
+        let file: &'static std::fs::File = Box::leak(Box::new(
+            OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(path)
+                .map_err(|e| Error::io(path, "open", e))?,
+        ));
+        *reopened = Some((pid, file));
+        Ok(Some(file))
     }
 
     /// Covers an id of millisecond `ms` by the mark on disk before it is returned: one load
@@ -314,24 +371,51 @@ impl State {
     #[cold]
     #[inline(never)]
     fn check(&self, ms: u64) -> Result<(), Error> {
+        let pid = std::process::id();
+        if self.pid.swap(pid, Ordering::AcqRel) != pid {
+            // A child made by fork: its random source is its parent's copy until seeded
+            // anew (a state in process memory has words of its own from here on; a file's
+            // are shared with the parent).
+            idkit_core::after_fork()
+                .map_err(|e| Error::Io(format!("seeding a forked process's random source: {e}")))?;
+        }
         let (Some(path), Some(open), Some(id)) = (&self.file, &self.open, self.mapped) else {
+            self.checked_ms.fetch_max(ms, Ordering::AcqRel);
             return Ok(());
         };
         if !self.gone.load(Ordering::Acquire) {
             let here = std::fs::metadata(path).ok().map(|m| file_id(&m));
             let size = open.metadata().map(|m| m.len()).unwrap_or(0);
-            if here == Some(id) && size == FILE_BYTES as u64 {
+            let whole = size == FILE_BYTES as u64;
+            // Read only once the size is known to be whole (a shorter file's pages fault).
+            let mark = if whole {
+                self.table.header.durable.load(Ordering::Acquire)
+            } else {
+                0
+            };
+            let older = mark < self.seen_mark.fetch_max(mark, Ordering::AcqRel);
+            if here == Some(id) && whole && !older {
                 self.checked_ms.fetch_max(ms, Ordering::AcqRel);
                 return Ok(());
             }
-            if !self.gone.swap(true, Ordering::AcqRel) && size == FILE_BYTES as u64 {
-                self.carry_over(path);
+            if !self.gone.swap(true, Ordering::AcqRel) {
+                {
+                    let mut files = FILES.lock().unwrap_or_else(|e| e.into_inner());
+                    let files = files.get_or_insert_with(HashMap::new);
+                    if files.get(path).is_some_and(|s| std::ptr::eq(*s, self)) {
+                        files.remove(path);
+                    }
+                }
+                if whole && here != Some(id) {
+                    self.carry_over(path);
+                }
             }
         }
         Err(Error::State(format!(
-            "{} was removed, replaced or truncated while this process used it; the ids it \
-             gave are carried into the file now at that path, which goes on above them: open \
-             the database again (a new connection) to make ids",
+            "{} was removed, replaced, truncated or written over while this process used \
+             it; the ids it gave are carried into the file now at that path where it could \
+             read them, and that file goes on above them: open the database again (a new \
+             connection) to make ids",
             path.display()
         )))
     }
@@ -347,7 +431,6 @@ impl State {
             .max(header.mark.load(Ordering::Acquire));
         let mut files = FILES.lock().unwrap_or_else(|e| e.into_inner());
         let files = files.get_or_insert_with(HashMap::new);
-        files.remove(path);
         let Ok(Some(mapped)) = map(path, self.database.as_deref(), Some(floor)) else {
             // The next connection maps (or makes) it; this file's floor is lost then, as
             // when the file is removed with no process to carry it.
@@ -373,6 +456,16 @@ impl State {
         // The page synced held the mark at `target` or above.
         header.durable.fetch_max(target, Ordering::AcqRel);
         Ok(())
+    }
+}
+
+/// In a child made by `fork`: its copy of the state in process memory checks at its next id
+/// (`State::check`), which seeds its random source anew, before the parent's next bits are
+/// drawn again.
+#[cfg(unix)]
+extern "C" fn memory_forked() {
+    if let Some(Some(state)) = MEMORY.get() {
+        state.checked_ms.store(0, Ordering::Release);
     }
 }
 
@@ -516,7 +609,7 @@ fn map(
     database: Option<&Path>,
     carried: Option<u64>,
 ) -> Result<Option<Mapped>, Error> {
-    let users = database.and_then(users);
+    let users = database.map(users).transpose()?;
     let file = loop {
         match OpenOptions::new().read(true).write(true).open(path) {
             Ok(file) => break file,
@@ -573,19 +666,27 @@ fn file_id(_meta: &std::fs::Metadata) -> (u64, u64) {
 /// so a process that finds the state file missing can tell whether others still use one.
 /// Opened once per database and never closed (closing a file descriptor of the database
 /// would drop the POSIX locks SQLite holds on it in this process); `flock` locks are apart
-/// from SQLite's POSIX locks on Linux. `None` when the file cannot be opened or locked.
-fn users(database: &Path) -> Option<&'static std::fs::File> {
+/// from SQLite's POSIX locks on Linux (not from SQLite's `unix-flock` VFS, which locks the
+/// database with `flock` itself and cannot share it with idkit's generators).
+///
+/// # Errors
+///
+/// [`Error::Io`] when the database file cannot be opened or locked: the generators fail
+/// closed rather than make a state file without knowing who else uses one.
+fn users(database: &Path) -> Result<&'static std::fs::File, Error> {
     static USERS: Mutex<Option<HashMap<PathBuf, &'static std::fs::File>>> = Mutex::new(None);
-    let key = std::fs::canonicalize(database).ok()?;
+    let key = std::fs::canonicalize(database).map_err(|e| Error::io(database, "find", e))?;
     let mut users = USERS.lock().unwrap_or_else(|e| e.into_inner());
     let users = users.get_or_insert_with(HashMap::new);
     if let Some(file) = users.get(&key) {
-        return Some(file);
+        return Ok(file);
     }
-    let file: &'static std::fs::File = Box::leak(Box::new(std::fs::File::open(&key).ok()?));
-    file.lock_shared().ok()?;
+    let file = std::fs::File::open(&key).map_err(|e| Error::io(&key, "open", e))?;
+    let file: &'static std::fs::File = Box::leak(Box::new(file));
+    file.lock_shared()
+        .map_err(|e| Error::io(&key, "lock (shared)", e))?;
     users.insert(key, file);
-    Some(file)
+    Ok(file)
 }
 
 /// How long a process that finds the state file missing waits for the other processes on
@@ -645,15 +746,13 @@ fn make(
 /// [`make`]'s file: written beside `path` under a name of this process's, then linked.
 fn write_new(path: &Path, floor: u64) -> Result<bool, Error> {
     use std::io::Write;
+    // A name no other process uses (process ids repeat across containers sharing a
+    // directory), made only if it is not there.
     let mut name = path.as_os_str().to_owned();
-    name.push(format!(".new-{}", std::process::id()));
+    let nonce = ThreadRandom.u64().map_err(Error::Random)?;
+    name.push(format!(".new-{}-{nonce:016x}", std::process::id()));
     let new = PathBuf::from(name);
-    let mut file = match OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&new)
-    {
+    let mut file = match OpenOptions::new().write(true).create_new(true).open(&new) {
         Ok(file) => file,
         Err(e) if read_only(&e) => return Ok(false),
         Err(e) => return Err(Error::io(&new, "create", e)),
@@ -674,7 +773,7 @@ fn write_new(path: &Path, floor: u64) -> Result<bool, Error> {
         .write_all(bytes)
         .and_then(|()| file.sync_all())
         .map_err(|e| Error::io(&new, "write", e));
-    let linked = written.and_then(|()| match std::fs::hard_link(&new, path) {
+    let linked = written.and_then(|()| match place(&new, path) {
         Ok(()) => Ok(()),
         // Another process made it first: theirs is used.
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
@@ -684,6 +783,45 @@ fn write_new(path: &Path, floor: u64) -> Result<bool, Error> {
     linked?;
     sync_directory(path)?;
     Ok(true)
+}
+
+/// `new` put at `path` unless a file is there (`AlreadyExists` then): a hard link, or where
+/// the file system has none (exFAT, SMB), a rename that replaces nothing.
+fn place(new: &Path, path: &Path) -> std::io::Result<()> {
+    match std::fs::hard_link(new, path) {
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => rename_no_replace(new, path),
+        linked => linked,
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| {
+        std::ffi::CString::new(p.as_os_str().as_bytes())
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))
+    };
+    let (from, to) = (c(from)?, c(to)?);
+    // SAFETY: two NUL-terminated paths, relative to the working directory.
+    let rc = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::RENAME_NOREPLACE,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn rename_no_replace(_from: &Path, _to: &Path) -> std::io::Result<()> {
+    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
 }
 
 /// The directory of `path` synced: a file made in it is there after a crash.
@@ -722,6 +860,19 @@ fn lay_out(file: &std::fs::File, path: &Path) -> Result<&'static Table, Error> {
     if magic == 0 {
         header.boot[0].store(boot[0], Ordering::Relaxed);
         header.boot[1].store(boot[1], Ordering::Relaxed);
+        header.magic.store(MAGIC, Ordering::Release);
+        sync(table)?;
+    } else if magic == MAGIC_V1 {
+        // The earlier layout: its Snowflake words are found under other names now, so
+        // every generator starts above its mark, as after a restart of the machine.
+        let floor = header
+            .mark
+            .load(Ordering::Relaxed)
+            .max(header.durable.load(Ordering::Relaxed))
+            .max(header.floor.load(Ordering::Relaxed));
+        header.floor.store(floor, Ordering::Release);
+        header.mark.store(floor, Ordering::Relaxed);
+        header.durable.store(floor, Ordering::Release);
         header.magic.store(MAGIC, Ordering::Release);
         sync(table)?;
     } else if magic != MAGIC {

@@ -265,3 +265,159 @@ fn a_state_file_missing_under_a_process_that_still_uses_one_is_not_made_from_not
     finish(spawn_writer(&db, 300));
     assert_no_repeat(dir.path());
 }
+
+// ----- fork -----
+
+/// The ids a process made after the fork, one text line each, written to `path`.
+fn write_lines(path: &Path, ids: &[String]) {
+    std::fs::write(path, ids.join("\n")).unwrap();
+}
+
+#[test]
+#[ignore = "a child process of the tests above, which run it"]
+fn forker() {
+    let dir = std::path::PathBuf::from(std::env::var("IDKIT_REPEATS_DIR").unwrap());
+    // A database in memory (its words in process memory) and one on disk (in the mapped
+    // state file), each used once before the fork.
+    let memory = Connection::open_in_memory().unwrap();
+    idkit_sqlite::register(&memory).unwrap();
+    let file = open(&dir.join("ids.db"));
+    let make = |who: &str| {
+        let mut ids = Vec::new();
+        for _ in 0..20_000 {
+            let ulid: String = memory
+                .query_row("SELECT idkit_ulid_text()", [], |r| r.get(0))
+                .unwrap();
+            let v7: String = memory
+                .query_row("SELECT idkit_uuidv7_text()", [], |r| r.get(0))
+                .unwrap();
+            let flake: i64 = file
+                .query_row("SELECT idkit_snowflake('mastodon')", [], |r| r.get(0))
+                .unwrap();
+            ids.extend([ulid, v7, flake.to_string()]);
+        }
+        write_lines(&dir.join(format!("ids-{who}")), &ids);
+    };
+    let _: String = memory
+        .query_row("SELECT idkit_ulid_text()", [], |r| r.get(0))
+        .unwrap();
+    let _: i64 = file
+        .query_row("SELECT idkit_snowflake('mastodon')", [], |r| r.get(0))
+        .unwrap();
+    // SAFETY: this process runs one thread (the harness with --test-threads 1 runs the test
+    // on its main thread); the child only makes ids and exits.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0, "fork failed");
+    if pid == 0 {
+        make("child");
+        // SAFETY: ends the child without running the parent's exit handlers twice.
+        unsafe { libc::_exit(0) };
+    }
+    make("parent");
+    let mut status = 0;
+    // SAFETY: waits for the child forked above.
+    unsafe { libc::waitpid(pid, &mut status, 0) };
+    assert_eq!(status, 0, "the child failed");
+}
+
+#[test]
+fn a_child_made_by_fork_repeats_none_of_its_parents_ids() {
+    let dir = Scratch::new("sqlite-fork");
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "forker",
+            "--ignored",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
+        .env("IDKIT_REPEATS_DIR", dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let read = |who: &str| std::fs::read_to_string(dir.join(format!("ids-{who}"))).unwrap();
+    let (parent, child) = (read("parent"), read("child"));
+    let mine: HashSet<&str> = parent.lines().collect();
+    assert_eq!(mine.len(), 60_000, "the parent repeated itself");
+    let theirs: HashSet<&str> = child.lines().collect();
+    assert_eq!(theirs.len(), 60_000, "the child repeated itself");
+    let both = mine.intersection(&theirs).count();
+    assert_eq!(both, 0, "{both} ids made by both the parent and its child");
+}
+
+// ----- a full disk -----
+
+#[test]
+#[ignore = "a child process of the tests above, which run it"]
+fn opener() {
+    let db = std::env::var("IDKIT_REPEATS_DB").unwrap();
+    let conn = Connection::open(&db).unwrap();
+    match idkit_sqlite::register(&conn) {
+        Ok(()) => {
+            let made: rusqlite::Result<i64> =
+                conn.query_row("SELECT idkit_snowflake('mastodon')", [], |r| r.get(0));
+            println!("made {made:?}");
+        }
+        Err(e) => println!("refused: {e}"),
+    }
+}
+
+#[test]
+#[ignore = "mounts a file system of 64 KiB (root): scripts/test.sh runs it"]
+fn a_full_disk_is_an_error_when_the_state_file_is_made_never_a_sigbus() {
+    let dir = Scratch::new("sqlite-full-disk");
+    let mount = dir.join("small");
+    std::fs::create_dir(&mount).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
+        .arg(&mount)
+        .status()
+        .unwrap();
+    assert!(mounted.success(), "mount failed: this test runs as root");
+    let db = mount.join("ids.db");
+    Connection::open(&db)
+        .unwrap()
+        .execute_batch("CREATE TABLE t (id INTEGER PRIMARY KEY)")
+        .unwrap();
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "opener",
+            "--ignored",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
+        .env("IDKIT_REPEATS_DB", &db)
+        .output()
+        .unwrap();
+    let listing: Vec<String> = std::fs::read_dir(&mount)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    std::process::Command::new("umount")
+        .arg(&mount)
+        .status()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the process died ({:?}): {said}",
+        out.status
+    );
+    assert!(
+        said.contains("refused: ") && said.contains("No space left"),
+        "{said}"
+    );
+    // Nothing half made is left at the state file's name.
+    assert!(
+        listing.iter().all(|name| !name.contains("-idkit")),
+        "{listing:?}"
+    );
+}

@@ -441,9 +441,11 @@ impl LayoutSpec {
     ///
     /// Two generators get one key exactly when they make ids from one set: the field names
     /// do not count (Discord's `increment` is a `sequence`; `worker:10` and
-    /// `datacenter:5,worker:5` hold worker 33 in the same bits), and on a layout without
-    /// worker bits the worker does not either (it sets no bit), so every caller of such a
-    /// layout shares one word.
+    /// `datacenter:5,worker:5` hold worker 33 in the same bits), nor the time field's width
+    /// (it only moves the reserved bits above it), and on a layout without worker bits the
+    /// worker does not either (it sets no bit), so every caller of such a layout shares one
+    /// word. Layouts of other ticks or epochs can make equal integers too; those are other
+    /// id sets, which idkit does not keep apart.
     ///
     /// ```
     /// use idkit_snowflake::{preset, LayoutSpec};
@@ -453,6 +455,8 @@ impl LayoutSpec {
     /// assert_ne!(twitter.word_key(33)?, twitter.word_key(34)?);
     /// let mastodon = preset("snowflake-mastodon").unwrap();
     /// assert_eq!(mastodon.word_key(0)?, mastodon.word_key(3)?, "no worker bits: one word");
+    /// let wider = LayoutSpec::parse("wider", "time:42,datacenter:5,worker:5,sequence:12", 1, twitter.epoch_ms())?;
+    /// assert_eq!(twitter.word_key(7)?, wider.word_key(7)?);
     /// assert!(twitter.word_key(1 << 10).is_err());
     /// # Ok::<(), idkit_snowflake::ConfigError>(())
     /// ```
@@ -475,11 +479,13 @@ impl LayoutSpec {
             }
         }
         let (time, sequence) = (self.time(), self.sequence());
+        // The time field by where it starts: a wider one only moves the reserved bits above
+        // it, so `time:41` and `time:42` of one epoch make the same ids until the narrower
+        // runs out of ticks (it then refuses, never repeats).
         Ok(format!(
-            "{}|t{}+{}|s{}+{}|f{mask:x}={value:x}|{}|{}",
+            "{}|t{}|s{}+{}|f{mask:x}={value:x}|{}|{}",
             self.word_bits,
             time.shift,
-            time.bits,
             sequence.shift,
             sequence.bits,
             self.tick_ms(),
