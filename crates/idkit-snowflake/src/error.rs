@@ -91,6 +91,14 @@ pub enum ConfigError {
         /// The fields' names, comma-separated.
         fields: String,
     },
+    /// A layout written as text is longer than
+    /// [`MAX_TEXT`](crate::MAX_TEXT) bytes.
+    TextTooLong {
+        /// Its length, bytes.
+        bytes: usize,
+        /// The most a layout's text may be.
+        max: usize,
+    },
     /// A layout written as text has a part that is not `NAME:BITS`.
     FieldSyntax {
         /// The part.
@@ -134,6 +142,10 @@ impl fmt::Display for ConfigError {
             Self::TooWide { total, word } => write!(
                 f,
                 "invalid layout: fields add up to {total} bits, more than the {word}-bit word"
+            ),
+            Self::TextTooLong { bytes, max } => write!(
+                f,
+                "invalid layout: {bytes} bytes of text, more than the {max} a layout is read from"
             ),
             Self::FieldSyntax { part } => write!(
                 f,

@@ -35,7 +35,8 @@ pub use generator::{AtomicSnowflake, Builder, RollbackPolicy, SequenceStart, Sno
 pub use id::SnowflakeId;
 pub use layout::{
     Boundary, Custom, Discord, FieldKind, FieldSpec, Instagram, Layout, LayoutBuilder, LayoutSpec,
-    MAX_FIELDS, Mastodon, SnowflakeCodec, Sonyflake, Twitter, Word, preset, presets,
+    MAX_FIELDS, MAX_NAME, MAX_TEXT, Mastodon, SnowflakeCodec, Sonyflake, Twitter, Word, preset,
+    presets,
 };
 
 /// Twitter's layout, single-owner.

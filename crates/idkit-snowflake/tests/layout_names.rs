@@ -23,6 +23,33 @@ fn names_are_kept_once_and_at_most_4096() {
             Err(ConfigError::FieldSyntax { .. })
         ));
     }
+    // Nor does a layout that fails its checks (here: no time field), nor a name or a text
+    // too long: a layout's names are kept only once the whole layout is good.
+    for i in 0..10_000 {
+        let bad = format!("stamp:41,bad{i}:10,sequence:12");
+        assert!(matches!(
+            LayoutSpec::parse("bad", &bad, 1, 0),
+            Err(ConfigError::FieldWidth { .. } | ConfigError::TimeField { .. })
+        ));
+    }
+    let long_name = format!("time:41,{}:10,sequence:12", "x".repeat(65));
+    assert!(matches!(
+        LayoutSpec::parse("long", &long_name, 1, 0),
+        Err(ConfigError::FieldName { .. })
+    ));
+    let long_text = format!("time:41,a:10,sequence:12{}", " ".repeat(1_024));
+    assert_eq!(
+        LayoutSpec::parse("long", &long_text, 1, 0),
+        Err(ConfigError::TextTooLong {
+            bytes: long_text.len(),
+            max: 1_024
+        })
+    );
+    // A name repeated is still refused, checked before any name is kept.
+    assert!(matches!(
+        LayoutSpec::parse("twice", "time:41,a1:5,a1:5,sequence:12", 1, 0),
+        Err(ConfigError::FieldName { .. })
+    ));
     // 4,095 more distinct names fit ("node" is the first) ...
     for i in 1..4_096 {
         let fields = format!("time:41,n{i}:10,sequence:12");

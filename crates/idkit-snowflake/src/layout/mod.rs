@@ -9,7 +9,9 @@ mod word;
 
 pub use codec::SnowflakeCodec;
 pub use presets::{Boundary, Discord, Instagram, Mastodon, Sonyflake, Twitter, preset, presets};
-pub use spec::{Custom, FieldKind, FieldSpec, Layout, LayoutBuilder, LayoutSpec};
+pub use spec::{
+    Custom, FieldKind, FieldSpec, Layout, LayoutBuilder, LayoutSpec, MAX_NAME, MAX_TEXT,
+};
 pub use word::Word;
 
 /// Most fields a layout may have besides its time field.

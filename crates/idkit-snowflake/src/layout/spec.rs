@@ -231,17 +231,24 @@ impl LayoutSpec {
     ///
     /// # Errors
     ///
+    /// [`ConfigError::TextTooLong`] for text longer than [`MAX_TEXT`] bytes;
     /// [`ConfigError::FieldSyntax`] for a part that is not `NAME:BITS`;
+    /// [`ConfigError::FieldName`] for a name longer than [`MAX_NAME`] bytes;
     /// [`ConfigError::TooManyNames`] when the process has read 4,096 distinct field names
-    /// (with `std`: a layout's names live as long as the process, each kept once);
-    /// and every error of [`LayoutBuilder::build`].
+    /// (with `std`: a layout's names live as long as the process, each kept once, and only
+    /// once the whole layout is good); and every error of [`LayoutBuilder::build`].
     pub fn parse(
         name: &'static str,
         fields: &str,
         tick_ms: u64,
         epoch_ms: u64,
     ) -> Result<Self, ConfigError> {
-        // Every part read before a name is kept: text that is not a layout keeps nothing.
+        if fields.len() > MAX_TEXT {
+            return Err(ConfigError::TextTooLong {
+                bytes: fields.len(),
+                max: MAX_TEXT,
+            });
+        }
         let parts = fields
             .split(',')
             .map(|part| {
@@ -252,15 +259,41 @@ impl LayoutSpec {
                     })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let mut builder = Self::builder(name, 64).tick_ms(tick_ms).epoch_ms(epoch_ms);
-        for (field, bits) in parts {
-            builder = match field {
-                "time" => builder.time(bits),
-                "sequence" => builder.sequence(bits),
-                other => builder.field(names::keep(other)?, bits),
-            };
+        // The whole layout checked first with stand-in names (one per distinct name, so
+        // that a repeated name is still refused): text that is not a layout keeps nothing.
+        let mut distinct: Vec<&str> = Vec::new();
+        for (field, _) in &parts {
+            if !distinct.contains(field) {
+                distinct.push(field);
+            }
         }
-        builder.build()
+        let stand_in = |field: &str| -> Result<&'static str, ConfigError> {
+            let at = distinct.iter().position(|d| *d == field).unwrap_or(0);
+            STAND_INS
+                .get(at)
+                .copied()
+                .ok_or(ConfigError::TooManyFields { max: MAX_FIELDS })
+        };
+        let layout = |keep: &dyn Fn(&str) -> Result<&'static str, ConfigError>| {
+            let mut builder = Self::builder(name, 64).tick_ms(tick_ms).epoch_ms(epoch_ms);
+            for &(field, bits) in &parts {
+                builder = match field {
+                    "time" => builder.time(bits),
+                    "sequence" => builder.sequence(bits),
+                    other => builder.field(keep(other)?, bits),
+                };
+            }
+            builder.build()
+        };
+        layout(&stand_in)?;
+        for (field, _) in &parts {
+            if field.len() > MAX_NAME {
+                return Err(ConfigError::FieldName {
+                    name: format!("{}...", field.chars().take(16).collect::<String>()),
+                });
+            }
+        }
+        layout(&|other| names::keep(other))
     }
 
     /// Starts a layout called `name` in a `word_bits`-bit word (64 or 128).
@@ -728,6 +761,18 @@ impl<W: Word> Layout for Custom<W> {
         &self.spec
     }
 }
+
+/// The longest layout text [`LayoutSpec::parse`] reads, bytes.
+pub const MAX_TEXT: usize = 1_024;
+
+/// The longest field name [`LayoutSpec::parse`] reads, bytes.
+pub const MAX_NAME: usize = 64;
+
+/// Names that stand in for a layout's own while it is checked, none of them a name a layout
+/// may have twice (one per distinct name of a layout of [`MAX_FIELDS`] fields and time).
+const STAND_INS: [&str; 8] = [
+    "\u{1}0", "\u{1}1", "\u{1}2", "\u{1}3", "\u{1}4", "\u{1}5", "\u{1}6", "\u{1}7",
+];
 
 /// The field names of layouts read from text, which a layout holds as `&'static str`: each
 /// distinct name is allocated once and kept for the process's life, so that reading the
