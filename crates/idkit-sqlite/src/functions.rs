@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use idkit_all::registry;
@@ -247,24 +247,64 @@ fn register_on(
 // ----- generators -----
 
 /// The next ULID of the database's one sequence, as its 128 bits.
-pub(crate) fn next_ulid(state: &State) -> Result<u128> {
-    let (ms, counter) = next_time_ordered(state, state.ulid, "ulid")?;
+pub(crate) fn next_ulid(state: &State, others: &[&'static State]) -> Result<u128> {
+    let (ms, counter) = next_time_ordered(state, |s| s.ulid, others, "ulid")?;
     let random = u128::from(random_u64("ulid")?);
     Ok(idkit_ulid::UlidLayout::assemble(ms, u128::from(counter) << 64 | random).0)
 }
 
 /// The next UUIDv7 of the database's one sequence (RFC 9562 section 6.2 method 1: a
 /// counter after the millisecond, random bits below it), as its 128 bits.
-pub(crate) fn next_v7(state: &State) -> Result<u128> {
-    let (ms, counter) = next_time_ordered(state, state.v7, "uuid v7")?;
+pub(crate) fn next_v7(state: &State, others: &[&'static State]) -> Result<u128> {
+    let (ms, counter) = next_time_ordered(state, |s| s.v7, others, "uuid v7")?;
     let random = u128::from(random_u64("uuid v7")?) & ((1 << 58) - 1);
     Ok(idkit_uuid::V7Layout::assemble(ms, u128::from(counter) << 58 | random).as_u128())
 }
 
-fn next_time_ordered(state: &State, word: &AtomicU64, what: &str) -> Result<(u64, u64)> {
-    let (ms, counter) = state::step_time_ordered(word, &WallClock).map_err(|e| fail(what, e))?;
-    state.cover(ms).map_err(|e| fail(what, e))?;
-    Ok((ms, counter))
+/// The next millisecond and counter of the word `word_of` picks in `state`, claimed too in
+/// the same word of each of `others` (the connection's attached database files): an id
+/// written into any of them is unique there.
+fn next_time_ordered(
+    state: &State,
+    word_of: impl Fn(&State) -> &'static AtomicU64,
+    others: &[&'static State],
+    what: &str,
+) -> Result<(u64, u64)> {
+    let word = word_of(state);
+    loop {
+        let (ms, counter) =
+            state::step_time_ordered(word, &WallClock).map_err(|e| fail(what, e))?;
+        let taken = state::time_ordered_word(ms, counter);
+        if let Some(higher) = claim_in(others.iter().map(|s| word_of(s)), taken) {
+            // Another database's word is past it: go on above that.
+            word.fetch_max(higher, Ordering::AcqRel);
+            continue;
+        }
+        for s in std::iter::once(state).chain(others.iter().copied()) {
+            s.cover(ms).map_err(|e| fail(what, e))?;
+        }
+        return Ok((ms, counter));
+    }
+}
+
+/// Claims `value` in each of `words`, words that only ever rise by compare-and-swap and
+/// whose every value is one id taken: each is swapped from below `value` to `value`, so no
+/// other taker of that word gets it. `Some(word's value)` when a word is at `value` or past
+/// it already (the words swapped before it keep `value` unused, which repeats nothing).
+pub(crate) fn claim_in<'a>(words: impl Iterator<Item = &'a AtomicU64>, value: u64) -> Option<u64> {
+    for word in words {
+        let mut seen = word.load(Ordering::Acquire);
+        loop {
+            if seen >= value {
+                return Some(seen);
+            }
+            match word.compare_exchange_weak(seen, value, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => break,
+                Err(now) => seen = now,
+            }
+        }
+    }
+    None
 }
 
 fn random_u64(what: &str) -> Result<u64> {
@@ -276,21 +316,65 @@ fn random_u64(what: &str) -> Result<u64> {
 struct Generator {
     generator: AtomicSnowflake<Custom<u64>, WallClock, &'static AtomicU64>,
     spec: LayoutSpec,
+    /// The word the generator steps, and its key in any state file.
+    word: &'static AtomicU64,
+    key: String,
+    /// The first word of this generator above a floor (a state's `floor_ms`).
+    initial_after: Box<dyn Fn(u64) -> u64 + Send + Sync>,
+    /// Its words in the states of attached database files, found once each.
+    elsewhere: Mutex<Vec<(usize, &'static AtomicU64)>>,
     /// Held while the generator lives (its connection is open); released when dropped.
     _lease: Option<Lease>,
 }
 
 impl Generator {
-    /// The next id, once the database's high-water mark covers its tick.
-    fn next(&self, state: &State) -> Result<i64> {
+    /// The next id, claimed too in this generator's word of each of `others` (the
+    /// connection's attached database files), once each database's high-water mark
+    /// covers its tick.
+    fn next(&self, state: &State, others: &[&'static State]) -> Result<i64> {
         let name = self.spec.name();
-        let id = self.generator.next_id().map_err(|e| fail(name, e))?;
+        let id = loop {
+            let id = self.generator.next_id().map_err(|e| fail(name, e))?;
+            if others.is_empty() {
+                break id;
+            }
+            let words = self.words_in(others)?;
+            match claim_in(words.iter().copied(), id) {
+                // Another database's word is past it: go on above that.
+                Some(higher) => {
+                    self.word.fetch_max(higher, Ordering::AcqRel);
+                }
+                None => break id,
+            }
+        };
         let time = self.spec.time();
         let tick = (id >> time.shift) & time.max();
         let ms = self.spec.tick_start_ms(tick).unwrap_or(u64::MAX);
-        state.cover(ms).map_err(|e| fail(name, e))?;
+        for s in std::iter::once(state).chain(others.iter().copied()) {
+            s.cover(ms).map_err(|e| fail(name, e))?;
+        }
         // A 64-bit layout's top bit is reserved (checked when the layout was read).
         i64::try_from(id).map_err(|_| fail(name, "an id past the integer's range"))
+    }
+
+    /// This generator's word in each of `others`, claimed the first time (above that
+    /// state's floor, as its own processes claim it).
+    fn words_in(&self, others: &[&'static State]) -> Result<Vec<&'static AtomicU64>> {
+        let mut found = self.elsewhere.lock().unwrap_or_else(|e| e.into_inner());
+        others
+            .iter()
+            .map(|other| {
+                let at = std::ptr::from_ref(*other) as usize;
+                if let Some((_, word)) = found.iter().find(|(s, _)| *s == at) {
+                    return Ok(*word);
+                }
+                let word = other
+                    .word(&self.key, (self.initial_after)(other.floor_ms()))
+                    .map_err(|e| fail(self.spec.name(), e))?;
+                found.push((at, word));
+                Ok(word)
+            })
+            .collect()
     }
 }
 
@@ -337,13 +421,14 @@ impl Snowflakes {
     pub(crate) fn next<'a>(
         &self,
         state: &'static State,
+        others: &[&'static State],
         kept: Option<&Found>,
         custom: Option<(u64, u64)>,
         worker: Worker,
         layout: impl FnOnce() -> Result<&'a str>,
     ) -> Result<(i64, Option<Found>)> {
         if let Some(found) = kept.filter(|f| f.custom == custom && f.worker == worker) {
-            return Ok((found.generator.next(state)?, None));
+            return Ok((found.generator.next(state, others)?, None));
         }
         let layout = layout()?;
         let mut list = self.list.lock().unwrap_or_else(|e| e.into_inner());
@@ -367,7 +452,7 @@ impl Snowflakes {
             }
         };
         drop(list);
-        let id = generator.next(state)?;
+        let id = generator.next(state, others)?;
         Ok((
             id,
             Some(Found {
@@ -489,14 +574,19 @@ fn build(
         }
         unsigned
     };
+    // One generator of these settings for the first words in other states (their floors).
+    let template = builder.clone().build_atomic().map_err(|e| fail(name, e))?;
     let generator = builder.build_atomic().map_err(|e| fail(name, e))?;
     let initial = generator.initial_word_after(state.floor_ms());
-    let word = state
-        .word(&key_text(&spec, worker)?, initial)
-        .map_err(|e| fail(name, e))?;
+    let key = key_text(&spec, worker)?;
+    let word = state.word(&key, initial).map_err(|e| fail(name, e))?;
     Ok(Generator {
         generator: generator.on_word(word),
         spec,
+        word,
+        key,
+        initial_after: Box::new(move |floor| template.initial_word_after(floor)),
+        elsewhere: Mutex::new(Vec::new()),
         _lease: lease,
     })
 }

@@ -16,6 +16,8 @@
 use std::ffi::{CStr, c_int, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use idkit_core::codec::crockford;
 use idkit_typeid::{Prefix, TypeId};
@@ -43,6 +45,11 @@ pub(crate) fn register(
     state: &'static State,
     database: Option<&Path>,
 ) -> rusqlite::Result<()> {
+    let databases = Arc::new(Databases {
+        main: state,
+        attached: Mutex::new(Vec::new()),
+        any: AtomicBool::new(false),
+    });
     let generators: [(&CStr, c_int, Callback); 5] = [
         (c"idkit_ulid", 0, call::<Ulid>),
         (c"idkit_ulid_text", 0, call::<UlidText>),
@@ -51,9 +58,19 @@ pub(crate) fn register(
         (c"idkit_typeid", 1, call::<Typed>),
     ];
     for (name, args, callback) in generators {
-        let user = std::ptr::from_ref(state).cast_mut().cast::<c_void>();
-        // SAFETY: the user data is a 'static State, read only: no destructor.
-        unsafe { create(conn, name, args, callback, user, None)? };
+        let user = Box::into_raw(Box::new(Arc::clone(&databases))).cast::<c_void>();
+        // SAFETY: SQLite owns the box from here and drops it through `drop_box`, also
+        // when the registration fails.
+        unsafe {
+            create(
+                conn,
+                name,
+                args,
+                callback,
+                user,
+                Some(drop_box::<Arc<Databases>>),
+            )?;
+        };
     }
     let snowflakes: [(&CStr, c_int, Callback); 6] = [
         (c"idkit_snowflake", 0, call::<Preset>),
@@ -66,7 +83,7 @@ pub(crate) fn register(
     for (name, args, callback) in snowflakes {
         // Each registration its own generators: their leases end when SQLite drops it.
         let function = Box::new(SnowflakeFunction {
-            state,
+            databases: Arc::clone(&databases),
             generators: Snowflakes::new(database),
         });
         let user = Box::into_raw(function).cast::<c_void>();
@@ -137,7 +154,7 @@ trait Body {
 
     /// Makes the call's result (with [`Call::blob`], [`Call::text`] or
     /// [`Call::integer`]), or fails with the error SQLite reports.
-    fn run(user: &Self::User, call: &Call<'_>) -> Result<(), SqlError>;
+    fn run(user: &Self::User, call: &mut Call<'_>) -> Result<(), SqlError>;
 }
 
 /// The callback of every function here: the body `B` run on the call's user data and
@@ -161,8 +178,8 @@ unsafe extern "C" fn call<B: Body>(
         // SAFETY: SQLite's arguments for this call.
         unsafe { std::slice::from_raw_parts(argv, len) }
     };
-    let call = Call { ctx, args };
-    let message = match catch_unwind(AssertUnwindSafe(|| B::run(user, &call))) {
+    let mut call = Call { ctx, args };
+    let message = match catch_unwind(AssertUnwindSafe(|| B::run(user, &mut call))) {
         Ok(Ok(())) => return,
         Ok(Err(SqlError::UserFunctionError(e))) => e.to_string(),
         Ok(Err(e)) => e.to_string(),
@@ -218,8 +235,9 @@ impl Call<'_> {
 
     /// Keeps `value` for the statement's next calls while the first argument is a
     /// constant (SQLite may drop it at once). Nothing is kept for a call without
-    /// arguments.
-    fn keep<T>(&self, value: T) {
+    /// arguments. It frees what was kept before: `&mut self`, so that no reference
+    /// [`Call::kept`] gave outlives it.
+    fn keep<T>(&mut self, value: T) {
         if self.args.is_empty() {
             return;
         }
@@ -272,9 +290,10 @@ unsafe fn bytes<'a>(start: *const u8, value: *mut ffi::sqlite3_value) -> &'a [u8
 struct Ulid;
 
 impl Body for Ulid {
-    type User = State;
-    fn run(state: &State, call: &Call<'_>) -> Result<(), SqlError> {
-        call.blob(&next_ulid(state)?.to_be_bytes())
+    type User = Arc<Databases>;
+    fn run(dbs: &Arc<Databases>, call: &mut Call<'_>) -> Result<(), SqlError> {
+        let id = dbs.with_others(call, next_ulid)??;
+        call.blob(&id.to_be_bytes())
     }
 }
 
@@ -282,12 +301,10 @@ impl Body for Ulid {
 struct UlidText;
 
 impl Body for UlidText {
-    type User = State;
-    fn run(state: &State, call: &Call<'_>) -> Result<(), SqlError> {
-        call.text(&crockford::encode_u128_ascii(
-            next_ulid(state)?,
-            crockford::ALPHABET,
-        ))
+    type User = Arc<Databases>;
+    fn run(dbs: &Arc<Databases>, call: &mut Call<'_>) -> Result<(), SqlError> {
+        let id = dbs.with_others(call, next_ulid)??;
+        call.text(&crockford::encode_u128_ascii(id, crockford::ALPHABET))
     }
 }
 
@@ -295,9 +312,10 @@ impl Body for UlidText {
 struct UuidV7;
 
 impl Body for UuidV7 {
-    type User = State;
-    fn run(state: &State, call: &Call<'_>) -> Result<(), SqlError> {
-        call.blob(&next_v7(state)?.to_be_bytes())
+    type User = Arc<Databases>;
+    fn run(dbs: &Arc<Databases>, call: &mut Call<'_>) -> Result<(), SqlError> {
+        let id = dbs.with_others(call, next_v7)??;
+        call.blob(&id.to_be_bytes())
     }
 }
 
@@ -305,10 +323,11 @@ impl Body for UuidV7 {
 struct UuidV7Text;
 
 impl Body for UuidV7Text {
-    type User = State;
-    fn run(state: &State, call: &Call<'_>) -> Result<(), SqlError> {
+    type User = Arc<Databases>;
+    fn run(dbs: &Arc<Databases>, call: &mut Call<'_>) -> Result<(), SqlError> {
         let mut text = [0; 36];
-        let uuid = idkit_uuid::Uuid::from_u128(next_v7(state)?);
+        let id = dbs.with_others(call, next_v7)??;
+        let uuid = idkit_uuid::Uuid::from_u128(id);
         call.text(uuid.hyphenated().encode_lower(&mut text).as_bytes())
     }
 }
@@ -317,8 +336,8 @@ impl Body for UuidV7Text {
 struct Typed;
 
 impl Body for Typed {
-    type User = State;
-    fn run(state: &State, call: &Call<'_>) -> Result<(), SqlError> {
+    type User = Arc<Databases>;
+    fn run(dbs: &Arc<Databases>, call: &mut Call<'_>) -> Result<(), SqlError> {
         // The prefix is read and checked once a statement while it is a constant.
         let prefix = match call.kept::<Prefix>() {
             Some(prefix) => *prefix,
@@ -329,7 +348,8 @@ impl Body for Typed {
                 prefix
             }
         };
-        let id = TypeId::new(prefix, next_v7(state)?);
+        let uuid = dbs.with_others(call, next_v7)??;
+        let id = TypeId::new(prefix, uuid);
         call.text(id.encode_ascii(&mut [0; TypeId::MAX_LEN]))
     }
 }
@@ -337,7 +357,7 @@ impl Body for Typed {
 /// What a Snowflake registration keeps: the database's state, and its generators by layout
 /// and worker (with their leases).
 struct SnowflakeFunction {
-    state: &'static State,
+    databases: Arc<Databases>,
     generators: Snowflakes,
 }
 
@@ -350,14 +370,11 @@ impl SnowflakeFunction {
         custom: Option<(u64, u64)>,
         worker: Worker,
         layout: impl FnOnce() -> Result<&'a str, SqlError>,
-    ) -> Result<i64, SqlError> {
-        let (id, keep) =
+    ) -> Result<(i64, Option<Found>), SqlError> {
+        self.databases.with_others(call, |main, others| {
             self.generators
-                .next(self.state, call.kept::<Found>(), custom, worker, layout)?;
-        if let Some(found) = keep {
-            call.keep(found);
-        }
-        Ok(id)
+                .next(main, others, call.kept::<Found>(), custom, worker, layout)
+        })?
     }
 }
 
@@ -366,16 +383,20 @@ struct Preset;
 
 impl Body for Preset {
     type User = SnowflakeFunction;
-    fn run(function: &SnowflakeFunction, call: &Call<'_>) -> Result<(), SqlError> {
+    fn run(function: &SnowflakeFunction, call: &mut Call<'_>) -> Result<(), SqlError> {
         let worker = if call.len() > 1 {
             worker_arg(call, 1)?
         } else {
             Worker::Unset
         };
-        let id = function.next(call, None, worker, || match call.len() {
+        let shared: &Call<'_> = call;
+        let (id, keep) = function.next(shared, None, worker, || match shared.len() {
             0 => Ok("snowflake-twitter"),
-            _ => text_arg(call, 0, "layout"),
+            _ => text_arg(shared, 0, "layout"),
         })?;
+        if let Some(found) = keep {
+            call.keep(found);
+        }
         call.integer(id)
     }
 }
@@ -385,7 +406,7 @@ struct Custom;
 
 impl Body for Custom {
     type User = SnowflakeFunction;
-    fn run(function: &SnowflakeFunction, call: &Call<'_>) -> Result<(), SqlError> {
+    fn run(function: &SnowflakeFunction, call: &mut Call<'_>) -> Result<(), SqlError> {
         let epoch = u64_arg(call, 1, "epoch_ms")?;
         let tick = tick_arg(call, 2)?;
         let worker = if call.len() > 3 {
@@ -393,9 +414,147 @@ impl Body for Custom {
         } else {
             Worker::Unset
         };
-        let id = function.next(call, Some((epoch, tick)), worker, || {
-            text_arg(call, 0, "fields")
+        let shared: &Call<'_> = call;
+        let (id, keep) = function.next(shared, Some((epoch, tick)), worker, || {
+            text_arg(shared, 0, "fields")
         })?;
+        if let Some(found) = keep {
+            call.keep(found);
+        }
         call.integer(id)
     }
+}
+
+/// A connection's databases as its generators see them: the main database's state, and the
+/// states of the other database files the connection has attached (`ATTACH`), looked up at
+/// the first id of each statement. An id is claimed in the word of every one of them
+/// (`functions::claim_in`), so that it is unique in whichever the statement writes it to,
+/// beside the connections that open that database directly.
+pub(crate) struct Databases {
+    main: &'static State,
+    attached: Mutex<Vec<&'static State>>,
+    /// Whether `attached` holds any (read without the lock).
+    any: AtomicBool,
+}
+
+/// The key of the auxiliary data that marks a statement whose attached databases were
+/// looked up. A negative key is SQLite's statement-wide auxiliary data, shared by every
+/// function of the statement (a behaviour SQLite's source states but its documentation
+/// does not: should it go, the look-up runs at every id, slower but the same).
+const LOOKED_UP: c_int = -0x1d_4b17;
+
+impl Databases {
+    /// `f` of the main state and the attached ones (none, mostly: no lock then).
+    fn with_others<R>(
+        &self,
+        call: &Call<'_>,
+        f: impl FnOnce(&'static State, &[&'static State]) -> R,
+    ) -> Result<R, SqlError> {
+        // SAFETY: the running call's context; the mark is a static, never freed.
+        let looked_up = unsafe { !ffi::sqlite3_get_auxdata(call.ctx, LOOKED_UP).is_null() };
+        if !looked_up {
+            self.look_up(call)?;
+            static MARK: u8 = 0;
+            // SAFETY: as above; no destructor for a static.
+            unsafe {
+                ffi::sqlite3_set_auxdata(
+                    call.ctx,
+                    LOOKED_UP,
+                    std::ptr::from_ref(&MARK).cast_mut().cast(),
+                    None,
+                );
+            }
+        }
+        if !self.any.load(Ordering::Acquire) {
+            return Ok(f(self.main, &[]));
+        }
+        let attached = self.attached.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(f(self.main, &attached))
+    }
+
+    /// The states of the database files attached to the call's connection now.
+    fn look_up(&self, call: &Call<'_>) -> Result<(), SqlError> {
+        // SAFETY: the running call's connection.
+        let db = unsafe { ffi::sqlite3_context_db_handle(call.ctx) };
+        let mut states: Vec<&'static State> = Vec::new();
+        for file in attached_files(db)? {
+            let state = State::of_database(Some(Path::new(&file)))
+                .map_err(|e| fail("attached database", e))?;
+            // Its own main database, a database in memory or one that cannot be written:
+            // nothing to claim in apart from the main state.
+            if std::ptr::eq(state, self.main) || state.file().is_none() {
+                continue;
+            }
+            if !states.iter().any(|s| std::ptr::eq(*s, state)) {
+                states.push(state);
+            }
+        }
+        self.any.store(!states.is_empty(), Ordering::Release);
+        *self.attached.lock().unwrap_or_else(|e| e.into_inner()) = states;
+        Ok(())
+    }
+}
+
+/// `sqlite3_db_name` (SQLite 3.39), linked: 3.39 or later. A loadable extension has no
+/// pointer to it in the bindings it is built with, and reads `PRAGMA database_list`.
+#[cfg(not(feature = "loadable_extension"))]
+unsafe fn db_name(db: *mut ffi::sqlite3, i: c_int) -> *const std::ffi::c_char {
+    unsafe extern "C" {
+        fn sqlite3_db_name(db: *mut ffi::sqlite3, n: c_int) -> *const std::ffi::c_char;
+    }
+    // SAFETY: the caller's word.
+    unsafe { sqlite3_db_name(db, i) }
+}
+
+/// The files of the databases attached to `db` (not main, not temp; none in memory).
+fn attached_files(db: *mut ffi::sqlite3) -> Result<Vec<String>, SqlError> {
+    let mut files = Vec::new();
+    // sqlite3_db_name came with SQLite 3.39; before it, and in a loadable extension,
+    // PRAGMA database_list.
+    #[cfg(not(feature = "loadable_extension"))]
+    // SAFETY: a call of SQLite's without arguments.
+    if unsafe { ffi::sqlite3_libversion_number() } >= 3_039_000 {
+        for i in 2.. {
+            // SAFETY: the open connection; the name and file are read before its next call.
+            unsafe {
+                let name = db_name(db, i);
+                if name.is_null() {
+                    break;
+                }
+                let file = ffi::sqlite3_db_filename(db, name);
+                if !file.is_null() {
+                    let file = CStr::from_ptr(file).to_string_lossy().into_owned();
+                    if !file.is_empty() {
+                        files.push(file);
+                    }
+                }
+            }
+        }
+        return Ok(files);
+    }
+    // SAFETY: a statement of the open connection, finalized before return; its columns are
+    // read while it stands on their row.
+    unsafe {
+        let mut stmt = std::ptr::null_mut();
+        let sql = c"PRAGMA database_list";
+        let rc = ffi::sqlite3_prepare_v2(db, sql.as_ptr(), -1, &mut stmt, std::ptr::null_mut());
+        if rc != ffi::SQLITE_OK {
+            return Err(fail(
+                "attached databases",
+                format!("PRAGMA database_list: {rc}"),
+            ));
+        }
+        while ffi::sqlite3_step(stmt) == ffi::SQLITE_ROW {
+            let seq = ffi::sqlite3_column_int64(stmt, 0);
+            let file = ffi::sqlite3_column_text(stmt, 2);
+            if seq >= 2 && !file.is_null() {
+                let file = CStr::from_ptr(file.cast()).to_string_lossy().into_owned();
+                if !file.is_empty() {
+                    files.push(file);
+                }
+            }
+        }
+        ffi::sqlite3_finalize(stmt);
+    }
+    Ok(files)
 }

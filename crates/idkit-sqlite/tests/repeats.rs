@@ -89,7 +89,16 @@ fn layouts_that_make_the_same_ids_under_other_names_share_one_word() {
 
 /// Runs this test binary's `writer` on `db` for `ms` milliseconds, as a process of its own.
 fn spawn_writer(db: &Path, ms: u64) -> std::process::Child {
-    std::process::Command::new(std::env::current_exe().unwrap())
+    spawn_attached_writer(db, None, ms)
+}
+
+/// [`spawn_writer`], the writer's connection with `attach` attached (`ATTACH ... AS x`).
+fn spawn_attached_writer(db: &Path, attach: Option<&Path>, ms: u64) -> std::process::Child {
+    let mut command = std::process::Command::new(std::env::current_exe().unwrap());
+    if let Some(other) = attach {
+        command.env("IDKIT_REPEATS_ATTACH", other);
+    }
+    command
         .args([
             "--exact",
             "writer",
@@ -127,7 +136,15 @@ fn writer() {
     let db = std::env::var("IDKIT_REPEATS_DB").unwrap();
     let ms: u64 = std::env::var("IDKIT_REPEATS_MS").unwrap().parse().unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_millis(ms);
-    let mut conn = open(Path::new(&db));
+    let attach = std::env::var("IDKIT_REPEATS_ATTACH").ok();
+    let open_attached = || {
+        let conn = open(Path::new(&db));
+        if let Some(other) = &attach {
+            conn.execute("ATTACH ?1 AS x", [other]).unwrap();
+        }
+        conn
+    };
+    let mut conn = open_attached();
     // What it made goes to a database of its own: no lock of the database whose state
     // makes the ids keeps the writers apart in time.
     let out =
@@ -161,7 +178,7 @@ fn writer() {
                 out.execute_batch("COMMIT").unwrap();
             }
             Err(e) if e.to_string().contains("open the database again") => {
-                conn = open(Path::new(&db));
+                conn = open_attached();
                 reopened += 1;
             }
             Err(e) => panic!("{e}"),
@@ -420,4 +437,22 @@ fn a_full_disk_is_an_error_when_the_state_file_is_made_never_a_sigbus() {
         listing.iter().all(|name| !name.contains("-idkit")),
         "{listing:?}"
     );
+}
+
+// ----- ATTACH -----
+
+#[test]
+fn a_database_attached_by_one_connection_and_opened_by_another_repeats_nothing() {
+    let dir = Scratch::new("sqlite-attach");
+    let shared = dir.join("shared.db");
+    // Made first, so that both writers find its state.
+    open(&shared);
+    // One writer's main database is its own; it writes the shared one through ATTACH. The
+    // other opens the shared one directly. Each makes every generator's ids.
+    let attaching = spawn_attached_writer(&dir.join("own.db"), Some(&shared), 800);
+    let direct = spawn_writer(&shared, 800);
+    finish(attaching);
+    finish(direct);
+    let rows = assert_no_repeat(dir.path());
+    assert!(rows > 1_000, "{rows} rows");
 }

@@ -242,3 +242,43 @@ fn bad_input_is_an_sql_error_in_python_never_a_crash() {
         "{out}"
     );
 }
+
+/// A database written by a Python connection that ATTACHed it and by one that opened it
+/// directly, at once: the ids of each generator are unique in it (the loaded library looks
+/// up the attached files with `PRAGMA database_list`, once a statement).
+#[test]
+fn python_through_attach_and_directly_repeat_nothing() {
+    let dir = Scratch::new("sqlite-ext-attach");
+    let shared = dir.join("shared.db");
+    let shared = shared.to_str().unwrap().to_owned();
+    let own = dir.join("own.db");
+    let own = own.to_str().unwrap().to_owned();
+    python("con.execute('PRAGMA journal_mode=wal')", &shared).unwrap();
+    // Each prints its ids, one statement of 500 a round for 40 rounds.
+    let make = "for _ in range(40):\n\
+                \x20   for row in con.execute(\"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500) SELECT hex(idkit_ulid()), hex(idkit_uuidv7()), idkit_snowflake('mastodon') FROM n\"):\n\
+                \x20       print(*row)\n";
+    let attaching = {
+        let script = format!("con.execute('ATTACH ? AS x', ({shared:?},))\n{make}");
+        std::thread::spawn(move || python(&script, &own))
+    };
+    let direct = {
+        let (make, shared) = (make.to_owned(), shared.clone());
+        std::thread::spawn(move || python(&make, &shared))
+    };
+    let mut all = String::new();
+    for writer in [attaching, direct] {
+        all.push_str(&writer.join().unwrap().unwrap());
+    }
+    let rows: Vec<Vec<&str>> = all.lines().map(|l| l.split(' ').collect()).collect();
+    assert_eq!(rows.len(), 2 * 40 * 500);
+    for column in 0..3 {
+        let distinct: HashSet<_> = rows.iter().map(|r| r[column]).collect();
+        assert_eq!(
+            distinct.len(),
+            rows.len(),
+            "column {column}: {} repeated",
+            rows.len() - distinct.len()
+        );
+    }
+}
