@@ -5,6 +5,8 @@
 //! fields are called.
 #![cfg(feature = "pg-extension")]
 
+use std::time::Duration;
+
 use postgres::{Client, NoTls};
 
 fn client() -> Client {
@@ -55,4 +57,155 @@ fn layouts_that_make_the_same_ids_under_other_names_share_one_word() {
     ] {
         assert_eq!(counts(&mut c, select), (20_000, 20_000), "{select}");
     }
+}
+
+// ----- the synchronous standby, and the mark across clusters -----
+
+mod pg_server;
+use pg_server::{Server, message};
+
+/// Runs `sql` on a session of `server` of its own in a thread, with a deadline: its result,
+/// or `None` when it had not ended by then (a backend no cancel reaches).
+fn within(
+    server: &Server,
+    setup: &'static str,
+    sql: &'static str,
+    deadline: Duration,
+) -> Option<Result<(), String>> {
+    let mut c = server.client();
+    c.batch_execute(setup).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(c.batch_execute(sql).map_err(|e| message(&e)));
+    });
+    rx.recv_timeout(deadline).ok()
+}
+
+#[test]
+fn a_mark_no_synchronous_standby_acknowledged_gives_no_id_whatever_the_session_says() {
+    // A synchronous standby named but never there: every wait for it waits until cancelled.
+    // Named after the extension is created: with it named at the start, every commit
+    // (CREATE EXTENSION's among them) would wait.
+    let server = Server::start("syncrep", "");
+    let mut admin = server.client();
+    // One statement a call: ALTER SYSTEM refuses the transaction a batch runs in.
+    admin
+        .batch_execute("ALTER SYSTEM SET synchronous_standby_names = 'idkit_absent'")
+        .unwrap();
+    admin.batch_execute("SELECT pg_reload_conf()").unwrap();
+    std::thread::sleep(Duration::from_millis(1000));
+    // The session's synchronous_commit = off once skipped the wait: the first id after
+    // the start (its mark not yet written) came back without the standby.
+    let refused = within(
+        &server,
+        "SET synchronous_commit = off; SET statement_timeout = '1s'",
+        "SELECT idkit_ulid()",
+        Duration::from_secs(20),
+    )
+    .expect("a statement timeout ends the wait");
+    let said = refused.expect_err("an id past a mark no standby acknowledged");
+    assert!(
+        said.contains("not acknowledged by the synchronous standbys"),
+        "{said}"
+    );
+    // One backend waits for the standby with no timeout; another, whose id needs the same
+    // mark, is still reached by its cancel (the wait does not hold the lock it waits on).
+    let mut blocked = server.client();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let result = blocked.batch_execute("SELECT idkit_uuidv7()");
+        let _ = tx.send(result.map_err(|e| message(&e)));
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let second = within(
+        &server,
+        "SET statement_timeout = '1s'",
+        "SELECT idkit_snowflake('mastodon')",
+        Duration::from_secs(20),
+    )
+    .expect("a second backend waiting for the mark is reached by its statement timeout");
+    assert!(second.is_err(), "an id came back without the standby");
+    // The first is cancelled too, and says so.
+    admin
+        .batch_execute(
+            "SELECT pg_cancel_backend(pid) FROM pg_stat_activity
+             WHERE query = 'SELECT idkit_uuidv7()' AND pid <> pg_backend_pid()",
+        )
+        .unwrap();
+    let first = rx
+        .recv_timeout(Duration::from_secs(20))
+        .expect("the cancel reached the backend waiting for the standby");
+    assert!(first.unwrap_err().contains("not acknowledged"));
+    // No mark was published: with the standby taken out of the list, ids start above
+    // whatever was written, and the mark is past them.
+    let mark: i64 = admin.query_one("SELECT idkit_mark()", &[]).unwrap().get(0);
+    assert_eq!(mark, 0, "a mark no standby acknowledged was published");
+    admin
+        .batch_execute("ALTER SYSTEM SET synchronous_standby_names = ''")
+        .unwrap();
+    admin.batch_execute("SELECT pg_reload_conf()").unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let mut c = server.client();
+    let ms: i64 = c
+        .query_one(
+            "SELECT (extract(epoch FROM idkit_time(idkit_ulid())) * 1000)::bigint",
+            &[],
+        )
+        .map(|r| r.get(0))
+        .unwrap_or_else(|e| panic!("{}", message(&e)));
+    let mark: i64 = c.query_one("SELECT idkit_mark()", &[]).unwrap().get(0);
+    assert!(ms > 0 && mark >= ms, "mark {mark}, id at {ms}");
+}
+
+#[test]
+fn a_new_cluster_given_the_old_ones_mark_starts_above_its_ids() {
+    // The old cluster makes ids far ahead of the clock (as after a clock set back), so that
+    // the new one, started from the clock, would fall below them.
+    let old = Server::start("mark-old", "-c idkit.max_clock_behind_ms=600000");
+    let mut c = old.client();
+    c.batch_execute("SELECT idkit_ulid()").unwrap();
+    old.set_clock("-120s");
+    pg_server::wait_for_clock(&mut c, -120.0);
+    let last: String = c
+        .query_one("SELECT idkit_ulid()::text", &[])
+        .unwrap()
+        .get(0);
+    let mark: i64 = c.query_one("SELECT idkit_mark()", &[]).unwrap().get(0);
+    let last_ms = last.parse::<idkit_ulid::Ulid>().unwrap().timestamp_ms();
+    assert!(u64::try_from(mark).unwrap() >= last_ms);
+    // pg_upgrade, a logical replica, a restore: a new cluster with no mark of its own, its
+    // clock 120 s behind the old one's last id.
+    let new = Server::start("mark-new", "-c idkit.max_clock_behind_ms=600000");
+    let mut n = new.client();
+    // Only a superuser raises it.
+    n.batch_execute("DROP ROLE IF EXISTS idkit_app; CREATE ROLE idkit_app")
+        .unwrap();
+    let denied = n
+        .batch_execute("SET ROLE idkit_app; SELECT idkit_raise_mark(1)")
+        .unwrap_err();
+    assert!(
+        message(&denied).contains("permission denied"),
+        "{}",
+        message(&denied)
+    );
+    n.batch_execute("RESET ROLE").unwrap();
+    let raised: i64 = n
+        .query_one("SELECT idkit_raise_mark($1)", &[&mark])
+        .unwrap()
+        .get(0);
+    assert_eq!(raised, mark);
+    let first: String = n
+        .query_one("SELECT idkit_ulid()::text", &[])
+        .unwrap()
+        .get(0);
+    assert!(
+        first > last,
+        "the new cluster's {first} is not above the old one's {last}"
+    );
+    // A lower mark leaves it as it is.
+    let kept: i64 = n
+        .query_one("SELECT idkit_raise_mark(5)", &[])
+        .unwrap()
+        .get(0);
+    assert!(kept >= mark);
 }

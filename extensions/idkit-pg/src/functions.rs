@@ -491,3 +491,37 @@ CREATE CAST (typeid AS timestamptz) WITH FUNCTION idkit_time(typeid);
         idkit_time_typeid
     ],
 );
+
+// ----- the high-water mark -----
+
+/// This server's high-water mark, Unix ms: no id it issued has a later time, and its
+/// generators start above it after a restart, a crash or a promotion. Read it on a cluster
+/// whose ids another will carry on (before `pg_upgrade`, a switch to a logical replica, a
+/// restore into a new cluster), and raise the new one's to it with `idkit_raise_mark`.
+#[pg_extern(volatile, parallel_safe)]
+fn idkit_mark() -> i64 {
+    i64::try_from(shared::mark().get()).unwrap_or(i64::MAX)
+}
+
+/// Raises this server's high-water mark to `ms` (Unix ms; a lower one is left as it is),
+/// durably (the file, the WAL, the synchronous standbys) and returns the mark: for a
+/// cluster that carries on another's ids, whose mark neither `pg_upgrade` nor logical
+/// replication brings. The generators start above it at their first id after the server
+/// starts: raise it before anything makes an id, or restart the server after. Superusers
+/// only (`REVOKE`d from `PUBLIC`).
+#[pg_extern(volatile)]
+fn idkit_raise_mark(ms: i64) -> i64 {
+    let Ok(ms) = u64::try_from(ms) else {
+        fail("idkit_raise_mark", format!("{ms} is before 1970"));
+    };
+    shared::raise_mark(ms);
+    idkit_mark()
+}
+
+extension_sql!(
+    r#"
+REVOKE EXECUTE ON FUNCTION idkit_raise_mark(bigint) FROM PUBLIC;
+"#,
+    name = "raise_mark_grant",
+    requires = [idkit_raise_mark],
+);

@@ -17,6 +17,12 @@
 //! set, acknowledged by the synchronous standbys) before the id is returned. The mark is
 //! moved a window ahead of the ids (`idkit.mark_window_ms`), once in half a window: a
 //! write a window, never one an id.
+//!
+//! The wait for the synchronous standbys is made whatever the session's
+//! `synchronous_commit` (`local` and `off` would skip it), outside the lock (a standby
+//! that is down holds up only the backends whose ids need the new mark, and a cancel
+//! reaches each), and checked: a wait that ended without the standbys' acknowledgement (a
+//! cancel, a terminate) is an error, and the mark is not published.
 
 use std::ffi::{CStr, c_char};
 use std::fs::File;
@@ -47,6 +53,10 @@ pub struct Mark {
     ms: AtomicU64,
     /// 1 when `idkit.mark` could not be read: the generators then refuse.
     broken: AtomicU64,
+    /// The highest mark written and flushed here, and the WAL position of its record: the
+    /// mark once the synchronous standbys have that position too.
+    written: AtomicU64,
+    written_lsn: AtomicU64,
 }
 
 impl Mark {
@@ -64,6 +74,8 @@ impl Mark {
         Self {
             ms: AtomicU64::new(ms),
             broken: AtomicU64::new(broken),
+            written: AtomicU64::new(ms),
+            written_lsn: AtomicU64::new(0),
         }
     }
 
@@ -127,49 +139,130 @@ impl Mark {
                 return;
             }
         }
-        if id_ms.saturating_add(half) > self.get() {
-            self.write(id_ms.max(now).saturating_add(half * 2));
-        }
+        let written = if id_ms.saturating_add(half) > self.written.load(Ordering::Acquire) {
+            Some(self.write_here(id_ms.max(now).saturating_add(half * 2)))
+        } else if needed {
+            // Written by another backend, perhaps not yet acknowledged: wait for it too.
+            Some(self.pending())
+        } else {
+            None
+        };
         // SAFETY: taken above.
         unsafe { pg_sys::LWLockRelease(lock) };
+        if let Some((ms, lsn)) = written {
+            self.publish(ms, lsn);
+        }
     }
 
-    /// Moves the mark to `ms` durably: the file, then the WAL record, flushed (and sent to
-    /// the synchronous standbys, where there are any), then shared memory. Under the lock.
-    fn write(&self, ms: u64) {
+    /// The highest mark written here and its record's WAL position.
+    fn pending(&self) -> (u64, u64) {
+        (
+            self.written.load(Ordering::Acquire),
+            self.written_lsn.load(Ordering::Acquire),
+        )
+    }
+
+    /// Writes the mark `ms` here, under the lock: the file, then the WAL record, flushed.
+    /// Returns it with the record's position; [`Mark::publish`] makes it the mark.
+    fn write_here(&self, ms: u64) -> (u64, u64) {
         persist(ms);
         let at = ms.to_le_bytes();
         // SAFETY: a WAL record of this library's resource manager, its 8 bytes registered
         // before the insert; not in a critical section, and never in recovery (the
         // generators refuse there before any id is made).
-        unsafe {
+        let lsn = unsafe {
             pg_sys::XLogBeginInsert();
             pg_sys::XLogRegisterData(at.as_ptr().cast_mut().cast(), at.len() as _);
             let lsn = pg_sys::XLogInsert(RMGR_ID, XLOG_IDKIT_MARK);
             pg_sys::XLogFlush(lsn);
-            pg_sys::SyncRepWaitForLSN(lsn, false);
-        }
+            lsn
+        };
+        self.written.fetch_max(ms, Ordering::AcqRel);
+        self.written_lsn.fetch_max(lsn, Ordering::AcqRel);
+        (ms, lsn)
+    }
+
+    /// Makes `ms`, written at WAL position `lsn`, the mark once the synchronous standbys
+    /// (if any) have the position; an error, the mark as it was, when the wait ended
+    /// without them.
+    fn publish(&self, ms: u64, lsn: u64) {
+        wait_for_standbys(lsn);
         self.ms.fetch_max(ms, Ordering::AcqRel);
     }
 
-    /// Moves the mark to at least `ms` now, for a generator starting after a restart.
+    /// Moves the mark to at least `ms` now, for a generator starting after a restart (and
+    /// for `idkit_raise_mark`).
     pub fn write_at_least(&self, ms: u64) {
         let lock = lock();
         // SAFETY: as in `advance`.
         unsafe { pg_sys::LWLockAcquire(lock, pg_sys::LWLockMode::LW_EXCLUSIVE) };
-        if ms > self.get() {
-            self.write(ms);
-        }
+        let (written, lsn) = if ms > self.written.load(Ordering::Acquire) {
+            self.write_here(ms)
+        } else {
+            self.pending()
+        };
         // SAFETY: taken above.
         unsafe { pg_sys::LWLockRelease(lock) };
+        if written > self.get() {
+            self.publish(written, lsn);
+        }
     }
 
     /// Replays a record: on a standby, and after a crash.
     fn replay(&self, ms: u64) {
         if ms > self.get() {
             persist(ms);
+            self.written.fetch_max(ms, Ordering::AcqRel);
             self.ms.fetch_max(ms, Ordering::AcqRel);
         }
+    }
+}
+
+/// Waits until the synchronous standbys (where `synchronous_standby_names` names any) have
+/// flushed the WAL up to `lsn`, whatever the session's `synchronous_commit`; an SQL error
+/// when the wait ends without them (a cancel, a terminate, a statement timeout).
+fn wait_for_standbys(lsn: u64) {
+    // SAFETY: reads of the server's settings and of the WAL senders' shared state (an
+    // 8-byte position the WAL senders write); the setting is changed for the wait at a GUC
+    // nest level of its own, put back after it (or by the transaction's abort).
+    let acknowledged = unsafe {
+        let names = pg_sys::SyncRepStandbyNames;
+        let ctl = pg_sys::WalSndCtl;
+        if pg_sys::max_wal_senders == 0
+            || names.is_null()
+            || *names == 0
+            || ctl.is_null()
+            || u32::from((*ctl).sync_standbys_status) & pg_sys::SYNC_STANDBY_DEFINED == 0
+        {
+            return;
+        }
+        let level = pg_sys::NewGUCNestLevel();
+        pg_sys::set_config_option(
+            c"synchronous_commit".as_ptr(),
+            c"on".as_ptr(),
+            pg_sys::GucContext::PGC_USERSET,
+            pg_sys::GucSource::PGC_S_SESSION,
+            pg_sys::GucAction::GUC_ACTION_SAVE,
+            true,
+            0,
+            false,
+        );
+        pg_sys::SyncRepWaitForLSN(lsn, false);
+        pg_sys::AtEOXact_GUC(true, level);
+        std::ptr::read_volatile(&raw const (*ctl).lsn[pg_sys::SYNC_REP_WAIT_FLUSH as usize]) >= lsn
+    };
+    if !acknowledged {
+        report(
+            PgSqlErrorCode::ERRCODE_QUERY_CANCELED,
+            "idkit's high-water mark was not acknowledged by the synchronous standbys (the \
+             wait for them ended first), so no id past it is returned: a failover to a standby \
+             without it could issue them again"
+                .into(),
+            Some(
+                "Bring the synchronous standbys back, or take them out of \
+                 synchronous_standby_names and reload; then make the ids again.",
+            ),
+        );
     }
 }
 

@@ -299,6 +299,14 @@ fn lay_out(shared: &'static Shared) {
     }
     shared.mark.check_readable();
     let floor = shared.mark.get();
+    if floor == 0 {
+        pgrx::notice!(
+            "idkit: no high-water mark yet (idkit.mark in the data directory): the generators \
+             start at the clock. If this cluster carries on another's ids (pg_upgrade, a \
+             logical replica, a restore), raise its mark first: on the old cluster SELECT \
+             idkit_mark(), here SELECT idkit_raise_mark(that), then restart"
+        );
+    }
     let now = SystemClock.now_ms();
     let behind = floor.saturating_sub(now);
     if behind > max_behind_ms() {
@@ -330,6 +338,28 @@ fn lay_out(shared: &'static Shared) {
         .mark
         .write_at_least(floor.max(now).saturating_add(1 + mark::window_ms()));
     shared.state.store(READY, Ordering::Release);
+}
+
+/// Raises the server's high-water mark to `ms` (`idkit_raise_mark`); a warning when the
+/// generators are already laid out since the server started, whose words it does not move.
+pub fn raise_mark(ms: u64) {
+    let shared = shared();
+    // SAFETY: a read of the server's state.
+    if unsafe { pg_sys::RecoveryInProgress() } {
+        report(
+            PgSqlErrorCode::ERRCODE_READ_ONLY_SQL_TRANSACTION,
+            "idkit's high-water mark is raised on the primary; a standby replays it".into(),
+            None,
+        );
+    }
+    shared.mark.check_readable();
+    shared.mark.write_at_least(ms);
+    if shared.state.load(Ordering::Acquire) != 0 {
+        pgrx::warning!(
+            "idkit's generators made ids since this server started and go on from there: \
+             they start above the raised mark at their first id after the next restart"
+        );
+    }
 }
 
 /// `idkit.max_clock_behind_ms`.
