@@ -129,7 +129,7 @@ refused() { # SCRIPT ARGS...: exit 2, having started nothing
     "$@" 2>/dev/null || rc=$?
     [ "$rc" = 2 ] || { echo "$* exited $rc, expected 2" >&2; exit 1; }
 }
-for s in scripts/{load,grpc-load,lease-bench,crosscheck,pg-extension,pg18,fuzz,sqlite-functions}.sh; do refused "$s" --no-such-option; done
+for s in scripts/{load,grpc-load,lease-bench,crosscheck,pg-extension,pg18,fuzz,sqlite-functions,hunt}.sh; do refused "$s" --no-such-option; done
 no_dir=$(mktemp -u) # `start DIR` without a PORT: refused before DIR is made
 for s in scripts/{pg-cluster,etcd-server,mariadb-server}.sh; do
     refused "$s"
@@ -238,6 +238,11 @@ cargo test --workspace
 step "idkit-sqlite on a full disk (a tmpfs of 64 KiB, mounted as root)"
 # The state file is made whole, so a full disk is an error when it is made, never a SIGBUS.
 cargo test -p idkit-sqlite --test repeats full_disk -- --ignored
+
+step "the hunt for repeated ids in the SQLite functions (seed 90, 20 s; scripts/hunt.sh)"
+# Writers of every generator under kills, a removed and a replaced state file, clock steps,
+# ATTACH, fork and a full disk. The extension's hunt (tests/pg_hunt.rs) runs with its tests.
+scripts/hunt.sh
 
 step "idkit-core and the scheme crates with every std feature off, in this workspace"
 # Here, not in own_builds: it builds in target/, which the steps around it hold.

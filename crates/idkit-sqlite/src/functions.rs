@@ -247,7 +247,7 @@ fn register_on(
 // ----- generators -----
 
 /// The next ULID of the database's one sequence, as its 128 bits.
-pub(crate) fn next_ulid(state: &State, others: &[&'static State]) -> Result<u128> {
+pub(crate) fn next_ulid(state: &'static State, others: &[&'static State]) -> Result<u128> {
     let (ms, counter) = next_time_ordered(state, |s| s.ulid, others, "ulid")?;
     let random = u128::from(random_u64("ulid")?);
     Ok(idkit_ulid::UlidLayout::assemble(ms, u128::from(counter) << 64 | random).0)
@@ -255,7 +255,7 @@ pub(crate) fn next_ulid(state: &State, others: &[&'static State]) -> Result<u128
 
 /// The next UUIDv7 of the database's one sequence (RFC 9562 section 6.2 method 1: a
 /// counter after the millisecond, random bits below it), as its 128 bits.
-pub(crate) fn next_v7(state: &State, others: &[&'static State]) -> Result<u128> {
+pub(crate) fn next_v7(state: &'static State, others: &[&'static State]) -> Result<u128> {
     let (ms, counter) = next_time_ordered(state, |s| s.v7, others, "uuid v7")?;
     let random = u128::from(random_u64("uuid v7")?) & ((1 << 58) - 1);
     Ok(idkit_uuid::V7Layout::assemble(ms, u128::from(counter) << 58 | random).as_u128())
@@ -265,7 +265,7 @@ pub(crate) fn next_v7(state: &State, others: &[&'static State]) -> Result<u128> 
 /// the same word of each of `others` (the connection's attached database files): an id
 /// written into any of them is unique there.
 fn next_time_ordered(
-    state: &State,
+    state: &'static State,
     word_of: impl Fn(&State) -> &'static AtomicU64,
     others: &[&'static State],
     what: &str,
@@ -281,7 +281,7 @@ fn next_time_ordered(
             continue;
         }
         for s in std::iter::once(state).chain(others.iter().copied()) {
-            s.cover(ms).map_err(|e| fail(what, e))?;
+            s.cover(ms, counter).map_err(|e| fail(what, e))?;
         }
         return Ok((ms, counter));
     }
@@ -331,7 +331,7 @@ impl Generator {
     /// The next id, claimed too in this generator's word of each of `others` (the
     /// connection's attached database files), once each database's high-water mark
     /// covers its tick.
-    fn next(&self, state: &State, others: &[&'static State]) -> Result<i64> {
+    fn next(&self, state: &'static State, others: &[&'static State]) -> Result<i64> {
         let name = self.spec.name();
         let id = loop {
             let id = self.generator.next_id().map_err(|e| fail(name, e))?;
@@ -350,8 +350,10 @@ impl Generator {
         let time = self.spec.time();
         let tick = (id >> time.shift) & time.max();
         let ms = self.spec.tick_start_ms(tick).unwrap_or(u64::MAX);
+        let sequence = self.spec.sequence();
+        let count = (id >> sequence.shift) & sequence.max();
         for s in std::iter::once(state).chain(others.iter().copied()) {
-            s.cover(ms).map_err(|e| fail(name, e))?;
+            s.cover(ms, count).map_err(|e| fail(name, e))?;
         }
         // A 64-bit layout's top bit is reserved (checked when the layout was read).
         i64::try_from(id).map_err(|_| fail(name, "an id past the integer's range"))

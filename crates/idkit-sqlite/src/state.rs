@@ -57,6 +57,10 @@ const MAGIC: u64 = u64::from_le_bytes(*b"idkit-s2");
 /// [`MAGIC`], so that processes of the earlier version refuse it from then on.
 const MAGIC_V1: u64 = u64::from_le_bytes(*b"idkit-s1");
 
+/// Ids of one millisecond (by their counter or sequence) between two checks that the state
+/// file is still the one at its path ([`State::cover`]).
+pub const CHECK_EVERY: u64 = 1_024;
+
 /// Generators one database holds (a Snowflake layout with one worker id each, and ULID and
 /// UUIDv7).
 pub const SLOTS: usize = 4_095;
@@ -74,6 +78,10 @@ struct Header {
     durable: AtomicU64,
     /// The mark read back after the machine started again: every word starts above it.
     floor: AtomicU64,
+    /// The file's own device and inode, written by the process that made it (or first
+    /// mapped it): a copy of the file put in its place (a restore, an rsync) carries its
+    /// original's and is told apart (see [`map`]). Zeros in a file of an earlier build.
+    own: [AtomicU64; 2],
 }
 
 /// The whole file: the header, then one slot per generator (its key, two hashes of what
@@ -141,6 +149,11 @@ struct Backing {
 /// connections.
 static FILES: Mutex<Option<HashMap<PathBuf, &'static State>>> = Mutex::new(None);
 
+/// States whose file was removed or replaced and whose words could not be carried into the
+/// file at the path then (a full disk): carried when the path is opened again, which fails
+/// until they are, so that a file made again never starts below the ids they gave.
+static GONE: Mutex<Option<HashMap<PathBuf, &'static State>>> = Mutex::new(None);
+
 /// The state in this process's memory.
 static MEMORY: OnceLock<Option<&'static State>> = OnceLock::new();
 
@@ -175,11 +188,26 @@ impl State {
 
     /// The state in `path`, the state file of `database` when given.
     fn of_path(path: &Path, database: Option<&Path>) -> Result<&'static State, Error> {
-        let mut files = FILES.lock().unwrap_or_else(|e| e.into_inner());
-        let files = files.get_or_insert_with(HashMap::new);
         let key = std::fs::canonicalize(path.parent().unwrap_or(Path::new(".")))
             .map(|dir| dir.join(path.file_name().unwrap_or_default()))
             .unwrap_or_else(|_| path.to_owned());
+        let orphan = GONE
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_mut()
+            .and_then(|gone| gone.remove(&key));
+        if let Some(orphan) = orphan {
+            // Its words go into the file at the path first (which maps it), or nothing does.
+            if let Err(e) = orphan.carry_over(&key) {
+                GONE.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get_or_insert_with(HashMap::new)
+                    .insert(key, orphan);
+                return Err(e);
+            }
+        }
+        let mut files = FILES.lock().unwrap_or_else(|e| e.into_inner());
+        let files = files.get_or_insert_with(HashMap::new);
         if let Some(state) = files.get(&key) {
             return Ok(state);
         }
@@ -355,12 +383,17 @@ impl State {
     /// [`Error::Io`] when the mark cannot be synced; [`Error::State`] once the state file
     /// at the path is another or none (removed, replaced, truncated): the connection's ids
     /// are refused from then on, and a connection opened again uses the file at the path.
+    ///
+    /// The file is checked at the first id of each millisecond this process gives, and
+    /// at every [`CHECK_EVERY`]th id of one millisecond (`count`, the id's counter or
+    /// sequence): ids that run ahead of a clock set back stay in one millisecond for as
+    /// long as it is behind.
     #[inline]
-    pub fn cover(&self, ms: u64) -> Result<(), Error> {
+    pub fn cover(&'static self, ms: u64, count: u64) -> Result<(), Error> {
         if ms.saturating_add(WINDOW_MS / 2) > self.table.header.durable.load(Ordering::Acquire) {
             self.advance(ms)?;
         }
-        if ms > self.checked_ms.load(Ordering::Acquire) {
+        if ms > self.checked_ms.load(Ordering::Acquire) || count.is_multiple_of(CHECK_EVERY) {
             self.check(ms)?;
         }
         Ok(())
@@ -370,7 +403,7 @@ impl State {
     /// file's words and mark into the file at the path (made when missing) and refuses.
     #[cold]
     #[inline(never)]
-    fn check(&self, ms: u64) -> Result<(), Error> {
+    fn check(&'static self, ms: u64) -> Result<(), Error> {
         let pid = std::process::id();
         if self.pid.swap(pid, Ordering::AcqRel) != pid {
             // A child made by fork: its random source is its parent's copy until seeded
@@ -406,8 +439,11 @@ impl State {
                         files.remove(path);
                     }
                 }
-                if whole && here != Some(id) {
-                    self.carry_over(path);
+                if whole && here != Some(id) && self.carry_over(path).is_err() {
+                    GONE.lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .get_or_insert_with(HashMap::new)
+                        .insert(path.clone(), self);
                 }
             }
         }
@@ -422,7 +458,13 @@ impl State {
 
     /// This file's words and mark carried into the state file at `path` (made when
     /// missing), which then serves the connections this process opens.
-    fn carry_over(&self, path: &Path) {
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] or [`Error::State`] when the file at `path` cannot be made or mapped
+    /// (a full disk): [`GONE`] keeps this state, and the path is refused until it is
+    /// carried.
+    fn carry_over(&self, path: &Path) -> Result<(), Error> {
         let header = &self.table.header;
         // Every id this file gave is at or below its mark (`cover`).
         let floor = header
@@ -431,19 +473,21 @@ impl State {
             .max(header.mark.load(Ordering::Acquire));
         let mut files = FILES.lock().unwrap_or_else(|e| e.into_inner());
         let files = files.get_or_insert_with(HashMap::new);
-        let Ok(Some(mapped)) = map(path, self.database.as_deref(), Some(floor)) else {
-            // The next connection maps (or makes) it; this file's floor is lost then, as
-            // when the file is removed with no process to carry it.
-            return;
+        let Some(mapped) = map(path, self.database.as_deref(), Some(floor))? else {
+            return Err(Error::State(format!(
+                "{} cannot be written now, and the ids of the file it replaces must be \
+                 carried into it first",
+                path.display()
+            )));
         };
         let new = mapped.0;
-        let _ = slots::carry(&self.table.slots, &new.slots, || {
+        slots::carry(&self.table.slots, &new.slots, || {
             ClaimLock::take(Some(&mapped.1))
-        });
-        let _ = sync(new);
-        if let Ok(state) = Self::over(mapped, path.to_owned(), self.database.as_deref()) {
-            files.insert(path.to_owned(), state);
-        }
+        })?;
+        sync(new)?;
+        let state = Self::over(mapped, path.to_owned(), self.database.as_deref())?;
+        files.insert(path.to_owned(), state);
+        Ok(())
     }
 
     #[cold]
@@ -610,35 +654,108 @@ fn map(
     carried: Option<u64>,
 ) -> Result<Option<Mapped>, Error> {
     let users = database.map(users).transpose()?;
-    let file = loop {
-        match OpenOptions::new().read(true).write(true).open(path) {
-            Ok(file) => break file,
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(MISSING_WAIT_MS);
+    loop {
+        let file = match OpenOptions::new().read(true).write(true).open(path) {
+            Ok(file) => file,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 if !make(path, users, carried.unwrap_or(0), carried.is_some())? {
                     return Ok(None);
                 }
+                continue;
             }
             Err(e) if read_only(&e) => return Ok(None),
             Err(e) => return Err(Error::io(path, "open", e)),
+        };
+        let id = file_id(&file.metadata().map_err(|e| Error::io(path, "read", e))?);
+        // One process at a time lays the file out or checks its boot.
+        file.lock().map_err(|e| Error::io(path, "lock", e))?;
+        let laid_out =
+            lay_out(&file, path).and_then(|table| adopt(table, path, id, users, carried));
+        // Unlocked by hand: the mapping holds the open file, and with it a lock that
+        // closing the file would not release.
+        file.unlock().map_err(|e| Error::io(path, "unlock", e))?;
+        match laid_out? {
+            Some(table) => return Ok(Some((table, file, id))),
+            // A copy that the processes using the file it replaced have not carried their
+            // ids into yet: they do at their next id.
+            None if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            None => {
+                return Err(Error::State(format!(
+                    "{} is a copy of the state file that other processes on the database \
+                     still use (a restore, an rsync): their ids are not in it yet, and it \
+                     could repeat them; they carry them into it at their next id (or end \
+                     them, or put their file back), then open the database again",
+                    path.display()
+                )));
+            }
         }
+    }
+}
+
+/// Whether the state file laid out as `table`, whose device and inode are `id`, can be used
+/// here (under the file's lock): a file that is its own (its header names `id`), or one
+/// this process makes its own. A copy of another state file (a restore, an rsync: its
+/// header names the original) is made its own by a process carrying a file's ids into it
+/// (`carried`, whose floor it takes) or by one that has the database to itself, every
+/// generator then starting above the copy's mark as after a restart of the machine; with
+/// other processes on the database and no carried floor, `None`: wait for them to carry.
+fn adopt(
+    table: &'static Table,
+    path: &Path,
+    id: (u64, u64),
+    users: Option<&std::fs::File>,
+    carried: Option<u64>,
+) -> Result<Option<&'static Table>, Error> {
+    let header = &table.header;
+    let own = (
+        header.own[0].load(Ordering::Acquire),
+        header.own[1].load(Ordering::Acquire),
+    );
+    let copy = own != id && own != (0, 0);
+    let floor = match carried {
+        Some(floor) => Some(floor),
+        None if copy => {
+            if !users.is_none_or(alone) {
+                return Ok(None);
+            }
+            Some(
+                header
+                    .mark
+                    .load(Ordering::Acquire)
+                    .max(header.durable.load(Ordering::Acquire))
+                    .max(header.floor.load(Ordering::Acquire)),
+            )
+        }
+        None => None,
     };
-    // One process at a time lays the file out or checks its boot.
-    file.lock().map_err(|e| Error::io(path, "lock", e))?;
-    let laid_out = lay_out(&file, path).and_then(|table| {
-        if let Some(floor) = carried {
-            let header = &table.header;
-            header.floor.fetch_max(floor, Ordering::AcqRel);
-            header.mark.fetch_max(floor, Ordering::AcqRel);
-            header.durable.fetch_max(floor, Ordering::AcqRel);
-            sync(table)?;
-        }
-        Ok(table)
-    });
-    // Unlocked by hand: the mapping holds the open file, and with it a lock that closing
-    // the file would not release.
-    file.unlock().map_err(|e| Error::io(path, "unlock", e))?;
-    let id = file_id(&file.metadata().map_err(|e| Error::io(path, "read", e))?);
-    laid_out.map(|table| Some((table, file, id)))
+    if let Some(floor) = floor {
+        header.floor.fetch_max(floor, Ordering::AcqRel);
+        header.mark.fetch_max(floor, Ordering::AcqRel);
+        header.durable.fetch_max(floor, Ordering::AcqRel);
+    }
+    if own != id {
+        header.own[0].store(id.0, Ordering::Release);
+        header.own[1].store(id.1, Ordering::Release);
+    }
+    if floor.is_some() || own != id {
+        sync(table).map_err(|e| match e {
+            Error::Io(said) => Error::Io(format!("{said} ({})", path.display())),
+            other => other,
+        })?;
+    }
+    Ok(Some(table))
+}
+
+/// Whether no other process holds the database's lock (`users`): tried by taking it
+/// exclusively, then shared again.
+fn alone(users: &std::fs::File) -> bool {
+    let alone = users.try_lock().is_ok();
+    // A conversion, failed or not, may have dropped the shared lock: taken again.
+    let _ = users.lock_shared();
+    alone
 }
 
 /// An error of a file that cannot be written here.
@@ -765,6 +882,10 @@ fn write_new(path: &Path, floor: u64) -> Result<bool, Error> {
     for word in [&header.floor, &header.mark, &header.durable] {
         word.store(floor, Ordering::Relaxed);
     }
+    // Linked into place, not copied: the inode it is made with is the one it keeps.
+    let own = file_id(&file.metadata().map_err(|e| Error::io(&new, "read", e))?);
+    header.own[0].store(own.0, Ordering::Relaxed);
+    header.own[1].store(own.1, Ordering::Relaxed);
     header.magic.store(MAGIC, Ordering::Relaxed);
     // SAFETY: a Table is plain memory of FILE_BYTES bytes (atomics of u64).
     let bytes =

@@ -456,3 +456,90 @@ fn a_database_attached_by_one_connection_and_opened_by_another_repeats_nothing()
     let rows = assert_no_repeat(dir.path());
     assert!(rows > 1_000, "{rows} rows");
 }
+
+// ----- a copy put in place of the state file -----
+
+/// `select`'s ids for `ms` milliseconds, one statement of 50 rows at a time, into
+/// `out-NAME.db` (the writer's table): the ids `conn` made.
+fn write_for(conn: &Connection, dir: &Path, name: &str, ms: u64) {
+    let out = Connection::open(dir.join(format!("out-{name}.db"))).unwrap();
+    out.execute_batch(
+        "CREATE TABLE IF NOT EXISTS ids (ulid BLOB, v7 BLOB, mastodon INTEGER, twitter INTEGER)",
+    )
+    .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(ms);
+    while std::time::Instant::now() < deadline {
+        out.execute_batch("BEGIN").unwrap();
+        let mut stmt = conn
+            .prepare_cached(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50)
+                 SELECT idkit_ulid(), idkit_uuidv7(), idkit_snowflake('mastodon'),
+                        idkit_snowflake('twitter', 5)
+                 FROM n",
+            )
+            .unwrap();
+        let rows: Vec<Row> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        for row in rows {
+            out.execute(
+                "INSERT INTO ids VALUES (?1, ?2, ?3, ?4)",
+                rusqlite::params![row.0, row.1, row.2, row.3],
+            )
+            .unwrap();
+        }
+        out.execute_batch("COMMIT").unwrap();
+    }
+}
+
+#[test]
+fn a_copy_put_in_place_of_the_state_file_waits_for_the_ids_of_the_one_it_replaced() {
+    let dir = Scratch::new("sqlite-state-copied");
+    let db = dir.join("ids.db");
+    let state = dir.join("ids.db-idkit");
+    let conn = open(&db);
+    write_for(&conn, dir.path(), "before", 200);
+    // A copy taken now (a backup), and ids made after it: the copy does not have them.
+    let copy = dir.join("copy-of-state");
+    std::fs::copy(&state, &copy).unwrap();
+    write_for(&conn, dir.path(), "after-copy", 300);
+    // The copy put back in the file's place (a restore, an rsync), and a process started on
+    // it with its clock 0.3 s behind, so that its ids fall on the milliseconds of those
+    // above.
+    std::fs::rename(&copy, &state).unwrap();
+    let fresh = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "writer",
+            "--ignored",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
+        .env("IDKIT_REPEATS_DB", &db)
+        .env("IDKIT_REPEATS_MS", "2500")
+        .env("LD_PRELOAD", idkit_testkit::faketime::libfaketime())
+        .env("FAKETIME", "-0.3s")
+        .env("FAKETIME_DONT_FAKE_MONOTONIC", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // This process, at its next id, finds the copy at the path, carries its ids into it
+    // and asks for the database to be opened again.
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    let said = conn
+        .query_row("SELECT idkit_snowflake('mastodon')", [], |r| {
+            r.get::<_, i64>(0)
+        })
+        .unwrap_err()
+        .to_string();
+    assert!(said.contains("open the database again"), "{said}");
+    drop(conn);
+    write_for(&open(&db), dir.path(), "reopened", 300);
+    finish(fresh);
+    let rows = assert_no_repeat(dir.path());
+    assert!(rows > 1_000, "{rows} rows");
+}

@@ -1,0 +1,594 @@
+//! The hunt for repeats no one thought of: writers in processes of their own make ids of
+//! every generator into one table of one database while an adversary, on a schedule drawn
+//! from a seed, kills writers with SIGKILL (and starts others), removes the state file or
+//! replaces it with a copy (an rsync, a restore), steps the clock of every writer back and
+//! forth (libfaketime, up to 8 s behind), starts writers that write through `ATTACH` from a
+//! database of their own, starts writers that `fork` and go on in both processes, and fills
+//! the file system the database is on (a tmpfs of the test's own) for a while. After every
+//! round the rows committed since the last are read in commit order: each generator's ids
+//! must increase from row to row, across every process (the writers make their ids inside
+//! `BEGIN IMMEDIATE`, so commit order is the order they were made in), which also means no
+//! id is there twice.
+//!
+//! It mounts a file system (root) and preloads libfaketime: `scripts/hunt.sh` runs it, with
+//! a fixed seed for a bounded time from scripts/test.sh, or for as long as asked with a
+//! random seed (`scripts/hunt.sh --seconds 600`), which every failure prints. The writers
+//! are this test binary's `hunt_writer`.
+//!
+//! Left to other tests: databases in memory, whose words are their process's own
+//! (tests/repeats.rs forks one), and a state file truncated under a running process (a
+//! `SIGBUS`, as SQLite's own `-shm` file gives).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use idkit_testkit::Scratch;
+use rusqlite::Connection;
+
+/// The generators every writer calls, one column each.
+const COLUMNS: [&str; 6] = ["ulid", "v7", "typeid", "mastodon", "twitter", "custom"];
+
+/// Rows a writer makes per transaction.
+const BATCH: usize = 20;
+
+/// The most writers (direct, attaching and forking) the adversary keeps running.
+const MAX_WRITERS: usize = 5;
+
+/// The longest the writers may commit nothing: a Snowflake layout waits up to
+/// `MAX_BEHIND_MS` (10 s) for a clock stepped back, a full disk holds them a moment.
+const STUCK: Duration = Duration::from_secs(15);
+
+/// A small generator of the schedule (SplitMix64): the same seed, the same schedule.
+struct Schedule(u64);
+
+impl Schedule {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n`.
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .map(|v| {
+            v.parse()
+                .unwrap_or_else(|_| panic!("{name}={v} is not a number"))
+        })
+        .unwrap_or(default)
+}
+
+// ----- the writers -----
+
+/// How a writer makes its ids.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    /// Opens the shared database.
+    Direct,
+    /// Opens a database of its own and writes the shared one through `ATTACH`.
+    Attaching,
+    /// As `Direct`, and forks after a few transactions; both processes go on.
+    Forking,
+}
+
+struct Writer {
+    child: Child,
+    kind: Kind,
+}
+
+/// What the test shares with its writers: the directory of the shared database (on the
+/// tmpfs), the scratch directory, and the clock file libfaketime reads.
+struct Place {
+    db: PathBuf,
+    scratch: PathBuf,
+    clock: PathBuf,
+    stop: PathBuf,
+}
+
+fn spawn(place: &Place, kind: Kind, seed: u64, n: u64) -> Writer {
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command
+        .args([
+            "--exact",
+            "hunt_writer",
+            "--ignored",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
+        .env("IDKIT_HUNT_DB", &place.db)
+        .env("IDKIT_HUNT_STOP", &place.stop)
+        .env("IDKIT_HUNT_SEED", seed.to_string())
+        .env("LD_PRELOAD", idkit_testkit::faketime::libfaketime())
+        .env("FAKETIME_TIMESTAMP_FILE", &place.clock)
+        .env("FAKETIME_CACHE_DURATION", "1")
+        .env("FAKETIME_DONT_FAKE_MONOTONIC", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    match kind {
+        Kind::Direct => {}
+        Kind::Attaching => {
+            command.env("IDKIT_HUNT_MAIN", place.scratch.join(format!("own-{n}.db")));
+        }
+        Kind::Forking => {
+            command
+                .env("IDKIT_HUNT_FORK_AFTER", (1 + seed % 20).to_string())
+                .env(
+                    "IDKIT_HUNT_FORKED",
+                    place.scratch.join(format!("forked-{n}")),
+                );
+        }
+    }
+    Writer {
+        child: command.spawn().unwrap(),
+        kind,
+    }
+}
+
+/// The SQL of one transaction's ids.
+fn insert_sql() -> String {
+    format!(
+        "INSERT INTO {{db}}.ids (who, ulid, v7, typeid, mastodon, twitter, custom)
+         SELECT '{{who}}', idkit_ulid(), idkit_uuidv7(), idkit_typeid('user'),
+                idkit_snowflake('mastodon'), idkit_snowflake('twitter', 5),
+                idkit_snowflake_custom('time:41,node:10,sequence:12', 1288834974657, 1, 7)
+         FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {BATCH})
+               SELECT i FROM n)"
+    )
+}
+
+/// Whether an error is one the adversary causes and idkit answers with a message: the
+/// writer goes on (opening the database again where the message says so).
+fn expected(message: &str) -> bool {
+    [
+        "open the database again",
+        "is missing while other processes",
+        "cannot be written now",
+        "behind the last id",
+        "database or disk is full",
+        "No space left",
+        "database is locked",
+        "disk I/O error",
+    ]
+    .iter()
+    .any(|m| message.contains(m))
+}
+
+/// Opens the writer's connection: the shared database, or its own with the shared one
+/// attached as `x`.
+fn open_writer(db: &str, main: Option<&str>) -> rusqlite::Result<Connection> {
+    let conn = Connection::open(main.unwrap_or(db))?;
+    conn.busy_timeout(Duration::from_secs(60))?;
+    idkit_sqlite::register(&conn)?;
+    if main.is_some() {
+        conn.execute("ATTACH ?1 AS x", [db])?;
+    }
+    Ok(conn)
+}
+
+/// Makes ids until the stop file appears; returns what it saw.
+fn write_until_stopped(
+    db: &str,
+    main: Option<&str>,
+    stop: &Path,
+    seed: u64,
+    mut fork_after: Option<u64>,
+    forked: Option<&str>,
+) -> BTreeMap<String, u64> {
+    let schema = if main.is_some() { "x" } else { "main" };
+    // Who made a row, for the message of a finding.
+    let who = format!(
+        "{} writer {}",
+        match (main.is_some(), fork_after.is_some(), forked.is_some()) {
+            (true, _, _) => "an attaching",
+            (false, true, _) => "a forking",
+            (false, false, true) => "a forked",
+            _ => "a direct",
+        },
+        std::process::id()
+    );
+    let sql = insert_sql().replace("{db}", schema).replace("{who}", &who);
+    let mut schedule = Schedule(seed);
+    let mut seen = BTreeMap::new();
+    let mut conn = None;
+    let mut batches = 0u64;
+    while !stop.exists() {
+        if fork_after == Some(batches) {
+            fork_after = None;
+            // SAFETY: this process runs one thread (the harness with --test-threads 1 runs
+            // the test on its main thread); the child opens connections of its own.
+            let pid = unsafe { libc::fork() };
+            assert!(pid >= 0, "fork failed");
+            if pid == 0 {
+                // The parent's connection is never used or closed here (SQLite's locks
+                // belong to the parent).
+                std::mem::forget(conn.take());
+                let marker = forked.unwrap();
+                std::fs::write(marker, std::process::id().to_string()).unwrap();
+                let code = match std::panic::catch_unwind(|| {
+                    write_until_stopped(db, main, stop, seed ^ 0xf0f0, None, Some(marker))
+                }) {
+                    Ok(_) => 0,
+                    Err(e) => {
+                        let said = e
+                            .downcast_ref::<String>()
+                            .cloned()
+                            .or_else(|| e.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                            .unwrap_or_default();
+                        std::fs::write(format!("{marker}.failed"), said).unwrap();
+                        1
+                    }
+                };
+                let _ = std::fs::remove_file(marker);
+                // SAFETY: ends the child without the parent's exit handlers.
+                unsafe { libc::_exit(code) };
+            }
+            *seen.entry("forked".to_owned()).or_insert(0) += 1;
+        }
+        let c = match &conn {
+            Some(c) => c,
+            None => match open_writer(db, main) {
+                Ok(c) => conn.insert(c),
+                Err(e) => {
+                    let said = e.to_string();
+                    assert!(expected(&said), "opening: {said}");
+                    *seen.entry(short(&said)).or_insert(0) += 1;
+                    std::thread::sleep(Duration::from_millis(20));
+                    continue;
+                }
+            },
+        };
+        let result = c
+            .execute_batch("BEGIN IMMEDIATE")
+            .and_then(|()| c.execute(&sql, []))
+            .and_then(|_| c.execute_batch("COMMIT"));
+        match result {
+            Ok(()) => batches += 1,
+            Err(e) => {
+                let said = e.to_string();
+                let _ = c.execute_batch("ROLLBACK");
+                assert!(expected(&said), "writing: {said}");
+                *seen.entry(short(&said)).or_insert(0) += 1;
+                if said.contains("open the database again") || said.contains("missing") {
+                    conn = None;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+        std::thread::sleep(Duration::from_micros(500 + schedule.below(3_000)));
+    }
+    seen.insert("transactions".to_owned(), batches);
+    seen
+}
+
+/// The first words of an error, to count it by.
+fn short(said: &str) -> String {
+    said.chars().take(60).collect()
+}
+
+#[test]
+#[ignore = "a child process of the hunt, which runs it"]
+fn hunt_writer() {
+    let db = std::env::var("IDKIT_HUNT_DB").unwrap();
+    let stop = PathBuf::from(std::env::var("IDKIT_HUNT_STOP").unwrap());
+    let main = std::env::var("IDKIT_HUNT_MAIN").ok();
+    let seed = env_u64("IDKIT_HUNT_SEED", 0);
+    let fork_after = std::env::var("IDKIT_HUNT_FORK_AFTER")
+        .ok()
+        .map(|v| v.parse().unwrap());
+    let forked = std::env::var("IDKIT_HUNT_FORKED").ok();
+    let seen = write_until_stopped(
+        &db,
+        main.as_deref(),
+        &stop,
+        seed,
+        fork_after,
+        forked.as_deref(),
+    );
+    eprintln!("{seen:?}");
+}
+
+// ----- the adversary -----
+
+/// The rows committed since `after` in commit order, each generator's ids checked to
+/// increase from `last`; returns the last row read.
+struct Checker {
+    conn: Connection,
+    after: i64,
+    last: Option<(Vec<Vec<u8>>, String)>,
+    rows: u64,
+}
+
+impl Checker {
+    fn new(db: &Path) -> Self {
+        let conn = Connection::open(db).unwrap();
+        conn.busy_timeout(Duration::from_secs(60)).unwrap();
+        Self {
+            conn,
+            after: 0,
+            last: None,
+            rows: 0,
+        }
+    }
+
+    /// Reads the rows committed since the last round; a repeat or a step down is an
+    /// error naming the seed.
+    fn round(&mut self, seed: u64) {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT rowid, ulid, v7, CAST(typeid AS BLOB), mastodon, twitter, custom, who
+                 FROM ids WHERE rowid > ?1 ORDER BY rowid",
+            )
+            .unwrap();
+        let rows: Vec<(i64, Vec<Vec<u8>>, String)> = stmt
+            .query_map([self.after], |r| {
+                let mut values = vec![r.get::<_, Vec<u8>>(1)?, r.get(2)?, r.get(3)?];
+                for i in 4..7 {
+                    // Positive 63-bit integers: big-endian bytes sort as the numbers do.
+                    values.push(r.get::<_, i64>(i)?.to_be_bytes().to_vec());
+                }
+                Ok((r.get(0)?, values, r.get(7)?))
+            })
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        drop(stmt);
+        for (rowid, values, who) in rows {
+            if let Some((last, last_who)) = &self.last {
+                for (i, column) in COLUMNS.iter().enumerate() {
+                    assert!(
+                        values[i] > last[i],
+                        "seed {seed}: {column} at row {rowid} is not above the row before it \
+                         ({} by {who} after {} by {last_who}): {}",
+                        hex(&values[i]),
+                        hex(&last[i]),
+                        if values[i] == last[i] {
+                            "a repeat"
+                        } else {
+                            "out of order"
+                        }
+                    );
+                }
+            }
+            self.last = Some((values, who));
+            self.after = rowid;
+            self.rows += 1;
+        }
+        // The rows checked go (the last one stays, so that rowids are not used again);
+        // on a full disk they wait for the next round.
+        let _ = self
+            .conn
+            .execute("DELETE FROM ids WHERE rowid < ?1", [self.after]);
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Fills the file system of `dir` with a file of its own: the bytes it wrote.
+fn fill(ballast: &Path) -> u64 {
+    use std::io::Write;
+    let mut file = std::fs::File::create(ballast).unwrap();
+    let chunk = vec![0u8; 64 * 1024];
+    let mut written = 0;
+    while let Ok(n) = file.write(&chunk) {
+        if n == 0 {
+            break;
+        }
+        written += n as u64;
+    }
+    written
+}
+
+struct Mount(PathBuf);
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+#[test]
+#[ignore = "mounts a tmpfs (root) and preloads libfaketime: scripts/hunt.sh runs it"]
+fn hunt() {
+    let seed = env_u64("IDKIT_HUNT_SEED", 90);
+    let seconds = env_u64("IDKIT_HUNT_SECONDS", 20);
+    eprintln!("hunt: seed {seed}, {seconds} s (IDKIT_HUNT_SEED={seed} to run it again)");
+    let scratch = Scratch::new("sqlite-hunt");
+    let disk = scratch.join("disk");
+    std::fs::create_dir(&disk).unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=32m", "tmpfs"])
+        .arg(&disk)
+        .status()
+        .unwrap();
+    assert!(mounted.success(), "mount failed: the hunt runs as root");
+    let _mount = Mount(disk.clone());
+    let place = Place {
+        db: disk.join("ids.db"),
+        scratch: scratch.path().to_owned(),
+        clock: scratch.join("clock"),
+        stop: scratch.join("stop"),
+    };
+    let state = disk.join("ids.db-idkit");
+    std::fs::write(&place.clock, "+0\n").unwrap();
+    {
+        let conn = Connection::open(&place.db).unwrap();
+        conn.execute_batch(
+            "PRAGMA journal_mode = WAL;
+             CREATE TABLE ids (who TEXT, ulid BLOB, v7 BLOB, typeid TEXT, mastodon INTEGER,
+                               twitter INTEGER, custom INTEGER)",
+        )
+        .unwrap();
+    }
+    let mut schedule = Schedule(seed);
+    let mut checker = Checker::new(&place.db);
+    let mut writers: Vec<Writer> = Vec::new();
+    let mut spawned = 0u64;
+    let mut done: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut start = |schedule: &mut Schedule, writers: &mut Vec<Writer>, kind: Kind| {
+        spawned += 1;
+        writers.push(spawn(&place, kind, schedule.next(), spawned));
+    };
+    for _ in 0..3 {
+        start(&mut schedule, &mut writers, Kind::Direct);
+    }
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let mut next_round = Instant::now() + Duration::from_secs(2);
+    let mut progress = Instant::now();
+    while Instant::now() < deadline {
+        let action = match schedule.below(100) {
+            0..30 => "kill",
+            30..42 => "remove",
+            42..54 => "replace",
+            54..70 => "clock",
+            70..80 => "attach",
+            80..88 => "fork",
+            _ => "fill",
+        };
+        *done.entry(action).or_insert(0) += 1;
+        match action {
+            "kill" => {
+                if !writers.is_empty() {
+                    let i = schedule.below(writers.len() as u64) as usize;
+                    let mut w = writers.swap_remove(i);
+                    w.child.kill().unwrap();
+                    w.child.wait().unwrap();
+                }
+                start(&mut schedule, &mut writers, Kind::Direct);
+            }
+            "remove" => {
+                let _ = std::fs::remove_file(&state);
+            }
+            "replace" => {
+                // As rsync does: a copy beside it, renamed over it.
+                let copy = disk.join(".ids.db-idkit.copy");
+                if std::fs::copy(&state, &copy).is_ok() {
+                    let _ = std::fs::rename(&copy, &state);
+                }
+                let _ = std::fs::remove_file(&copy);
+            }
+            "clock" => {
+                let offset = match schedule.below(10) {
+                    0..4 => 0,
+                    4..9 => schedule.below(3) + 1,
+                    _ => 8,
+                };
+                std::fs::write(&place.clock, format!("-{offset}s\n")).unwrap();
+            }
+            "attach" | "fork" => {
+                if writers.len() >= MAX_WRITERS {
+                    let mut w = writers.remove(0);
+                    w.child.kill().unwrap();
+                    w.child.wait().unwrap();
+                }
+                let kind = if action == "attach" {
+                    Kind::Attaching
+                } else {
+                    Kind::Forking
+                };
+                start(&mut schedule, &mut writers, kind);
+            }
+            _ => {
+                let ballast = disk.join("ballast");
+                fill(&ballast);
+                std::thread::sleep(Duration::from_millis(100 + schedule.below(400)));
+                std::fs::remove_file(&ballast).unwrap();
+            }
+        }
+        // A writer that ended by itself failed: what it said is the finding.
+        for w in &mut writers {
+            if let Some(status) = w.child.try_wait().unwrap() {
+                let mut said = String::new();
+                use std::io::Read;
+                let _ = w.child.stderr.take().unwrap().read_to_string(&mut said);
+                panic!(
+                    "seed {seed}: a {:?} writer ended by itself ({status}): {said}",
+                    w.kind
+                );
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50 + schedule.below(250)));
+        if Instant::now() >= next_round {
+            let before = checker.rows;
+            checker.round(seed);
+            if checker.rows > before {
+                progress = Instant::now();
+            }
+            // A Snowflake layout waits up to 10 s for a clock stepped back; past that,
+            // writers that make nothing are stuck (a state file no one can make again).
+            assert!(
+                progress.elapsed() < STUCK,
+                "seed {seed}: no row committed for {STUCK:?}: the writers are stuck"
+            );
+            next_round = Instant::now() + Duration::from_secs(2);
+        }
+    }
+    std::fs::write(&place.stop, "").unwrap();
+    std::fs::write(&place.clock, "+0\n").unwrap();
+    for w in writers {
+        let out = w.child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "seed {seed}: a {:?} writer failed: {}",
+            w.kind,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        eprintln!(
+            "hunt: a {:?} writer: {}",
+            w.kind,
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    // Children made by fork end at the stop file too, each removing its marker.
+    let wait = Instant::now() + Duration::from_secs(60);
+    let forked = || -> Vec<PathBuf> {
+        std::fs::read_dir(scratch.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("forked-")
+            })
+            .collect()
+    };
+    while forked().iter().any(|p| p.extension().is_none()) {
+        assert!(
+            Instant::now() < wait,
+            "seed {seed}: a forked writer did not end"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    if let Some(failed) = forked().first() {
+        panic!(
+            "seed {seed}: a writer made by fork failed: {}",
+            std::fs::read_to_string(failed).unwrap()
+        );
+    }
+    checker.round(seed);
+    eprintln!(
+        "hunt: seed {seed}: {} rows of {} generators in commit order, none repeated or out \
+         of order; {spawned} writers; adversary: {done:?}",
+        checker.rows,
+        COLUMNS.len()
+    );
+    assert!(
+        checker.rows > 1_000,
+        "seed {seed}: only {} rows",
+        checker.rows
+    );
+}
