@@ -122,7 +122,11 @@ impl fmt::Display for Error {
             Self::Full { slots } => write!(
                 f,
                 "every one of the database's {slots} generators is taken by another layout \
-                 or worker id"
+                 or worker id, and a generator's place is never given to another (its last \
+                 id keeps the next ones apart); make ids of these layouts and workers in \
+                 another database, or stop every process on this one, move its state file \
+                 (DATABASE-idkit) aside and wait 10 s (the most ids run ahead of the clock) \
+                 before starting them again"
             ),
             Self::State(message) | Self::Io(message) => f.write_str(message),
             Self::Random(e) => write!(f, "the random source: {e}"),

@@ -338,6 +338,32 @@ fn the_reading_functions_sit_in_indexes_and_checks_and_the_generators_do_not() {
 }
 
 #[test]
+fn an_untrusted_schema_cannot_make_ids_and_a_trusted_one_can() {
+    // The generators are not SQLITE_INNOCUOUS: with trusted_schema off (a database from
+    // elsewhere), its views, triggers and defaults cannot call them, while the reading
+    // functions (innocuous) still work there. They are not SQLITE_DIRECTONLY, so that a
+    // trusted schema's DEFAULT (idkit_ulid()) works, as the README shows.
+    let dir = Scratch::new("sqlite-untrusted");
+    let conn = open(&dir.join("ids.db"));
+    conn.execute_batch(
+        "CREATE TABLE t (id BLOB PRIMARY KEY DEFAULT (idkit_ulid()), n INTEGER);
+         CREATE VIEW made AS SELECT idkit_snowflake('mastodon') AS id;
+         CREATE VIEW read AS SELECT idkit_time_ms(n, 'twitter') AS ms FROM t;
+         INSERT INTO t (n) VALUES (1);",
+    )
+    .unwrap();
+    let n: i64 = one(&conn, "SELECT count(*) FROM made");
+    assert_eq!(n, 1);
+    conn.execute_batch("PRAGMA trusted_schema = OFF").unwrap();
+    for sql in ["SELECT id FROM made", "INSERT INTO t (n) VALUES (2)"] {
+        let e = error(&conn, sql);
+        assert!(e.contains("unsafe use of"), "{sql}: {e}");
+    }
+    let rows: i64 = one(&conn, "SELECT count(*) FROM read");
+    assert_eq!(rows, 1);
+}
+
+#[test]
 fn bad_input_is_an_sql_error_that_says_what_is_wrong() {
     let dir = Scratch::new("sqlite-bad-input");
     let conn = open(&dir.join("ids.db"));

@@ -25,8 +25,12 @@ pub unsafe extern "C" fn sqlite3_idkit_init(
     error: *mut *mut c_char,
     api: *mut ffi::sqlite3_api_routines,
 ) -> c_int {
-    // SAFETY: the arguments are SQLite's own, passed on as they came.
-    unsafe { Connection::extension_init2(db, error, api, init) }
+    // A panic must not unwind into SQLite's C frames: it is an error of the load instead.
+    std::panic::catch_unwind(|| {
+        // SAFETY: the arguments are SQLite's own, passed on as they came.
+        unsafe { Connection::extension_init2(db, error, api, init) }
+    })
+    .unwrap_or(ffi::SQLITE_ERROR)
 }
 
 fn init(conn: Connection) -> rusqlite::Result<bool> {
