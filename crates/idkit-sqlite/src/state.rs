@@ -47,9 +47,15 @@ pub const WINDOW_MS: u64 = 1_000;
 /// this much, Snowflake layouts wait up to this long; past it, an SQL error.
 pub const MAX_BEHIND_MS: u64 = 10_000;
 
-/// "idkit-s2": the file's layout, version 2 (the words named by `LayoutSpec::word_key`'s
-/// bits, claimed under the file's lock).
-const MAGIC: u64 = u64::from_le_bytes(*b"idkit-s2");
+/// "idkit-s3": the file's layout, version 3 (the words named by `LayoutSpec::word_key`'s
+/// bits, claimed under the file's lock; the header names the file's own device and inode).
+const MAGIC: u64 = u64::from_le_bytes(*b"idkit-s3");
+
+/// "idkit-s2": version 2, the same layout without the file's own device and inode, which
+/// its processes would neither write nor read: opened by this version, the file is stamped
+/// and its magic becomes [`MAGIC`], so that processes of that version refuse it from then
+/// on (and cannot use a copy put in its place that this one waits on).
+const MAGIC_V2: u64 = u64::from_le_bytes(*b"idkit-s2");
 
 /// "idkit-s1": version 1, the same layout with words named by field names. Opened by this
 /// version, its generators start above its mark (as after a restart of the machine), since
@@ -196,9 +202,12 @@ impl State {
             .unwrap_or_else(|e| e.into_inner())
             .as_mut()
             .and_then(|gone| gone.remove(&key));
+        let mut guard = FILES.lock().unwrap_or_else(|e| e.into_inner());
+        let files = guard.get_or_insert_with(HashMap::new);
         if let Some(orphan) = orphan {
             // Its words go into the file at the path first (which maps it), or nothing does.
-            if let Err(e) = orphan.carry_over(&key) {
+            if let Err(e) = orphan.carry_over(&key, files) {
+                drop(guard);
                 GONE.lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .get_or_insert_with(HashMap::new)
@@ -206,8 +215,6 @@ impl State {
                 return Err(e);
             }
         }
-        let mut files = FILES.lock().unwrap_or_else(|e| e.into_inner());
-        let files = files.get_or_insert_with(HashMap::new);
         if let Some(state) = files.get(&key) {
             return Ok(state);
         }
@@ -388,13 +395,22 @@ impl State {
     /// at every [`CHECK_EVERY`]th id of one millisecond (`count`, the id's counter or
     /// sequence): ids that run ahead of a clock set back stay in one millisecond for as
     /// long as it is behind.
+    ///
+    /// A mark on disk below one this process saw (the file written over in place with an
+    /// older copy) or a file already found gone is checked at every id, before the mark is
+    /// moved (which would hide it).
     #[inline]
     pub fn cover(&'static self, ms: u64, count: u64) -> Result<(), Error> {
-        if ms.saturating_add(WINDOW_MS / 2) > self.table.header.durable.load(Ordering::Acquire) {
-            self.advance(ms)?;
-        }
-        if ms > self.checked_ms.load(Ordering::Acquire) || count.is_multiple_of(CHECK_EVERY) {
+        let durable = self.table.header.durable.load(Ordering::Acquire);
+        if ms > self.checked_ms.load(Ordering::Acquire)
+            || count.is_multiple_of(CHECK_EVERY)
+            || durable < self.seen_mark.load(Ordering::Relaxed)
+            || self.gone.load(Ordering::Relaxed)
+        {
             self.check(ms)?;
+        }
+        if ms.saturating_add(WINDOW_MS / 2) > durable {
+            self.advance(ms)?;
         }
         Ok(())
     }
@@ -432,14 +448,27 @@ impl State {
                 return Ok(());
             }
             if !self.gone.swap(true, Ordering::AcqRel) {
-                {
-                    let mut files = FILES.lock().unwrap_or_else(|e| e.into_inner());
-                    let files = files.get_or_insert_with(HashMap::new);
-                    if files.get(path).is_some_and(|s| std::ptr::eq(*s, self)) {
-                        files.remove(path);
-                    }
+                if whole && here == Some(id) {
+                    // Written over in place with an older copy: its words are behind the ids
+                    // given. Every id of this process is at or below what it checked and the
+                    // marks it saw; the generators laid out on this file again (a connection
+                    // opened again) start above that.
+                    let floor = self
+                        .seen_mark
+                        .load(Ordering::Acquire)
+                        .max(self.checked_ms.load(Ordering::Acquire));
+                    self.table.header.floor.fetch_max(floor, Ordering::AcqRel);
+                    let _ = sync(self.table);
                 }
-                if whole && here != Some(id) && self.carry_over(path).is_err() {
+                // One lock across the file's leaving and its carry: no connection of this
+                // process maps the file at the path in between, without the carried floor.
+                let mut guard = FILES.lock().unwrap_or_else(|e| e.into_inner());
+                let files = guard.get_or_insert_with(HashMap::new);
+                if files.get(path).is_some_and(|s| std::ptr::eq(*s, self)) {
+                    files.remove(path);
+                }
+                if whole && here != Some(id) && self.carry_over(path, files).is_err() {
+                    drop(guard);
                     GONE.lock()
                         .unwrap_or_else(|e| e.into_inner())
                         .get_or_insert_with(HashMap::new)
@@ -464,15 +493,17 @@ impl State {
     /// [`Error::Io`] or [`Error::State`] when the file at `path` cannot be made or mapped
     /// (a full disk): [`GONE`] keeps this state, and the path is refused until it is
     /// carried.
-    fn carry_over(&self, path: &Path) -> Result<(), Error> {
+    fn carry_over(
+        &self,
+        path: &Path,
+        files: &mut HashMap<PathBuf, &'static State>,
+    ) -> Result<(), Error> {
         let header = &self.table.header;
         // Every id this file gave is at or below its mark (`cover`).
         let floor = header
             .durable
             .load(Ordering::Acquire)
             .max(header.mark.load(Ordering::Acquire));
-        let mut files = FILES.lock().unwrap_or_else(|e| e.into_inner());
-        let files = files.get_or_insert_with(HashMap::new);
         let Some(mapped) = map(path, self.database.as_deref(), Some(floor))? else {
             return Err(Error::State(format!(
                 "{} cannot be written now, and the ids of the file it replaces must be \
@@ -499,6 +530,7 @@ impl State {
         sync(self.table)?;
         // The page synced held the mark at `target` or above.
         header.durable.fetch_max(target, Ordering::AcqRel);
+        self.seen_mark.fetch_max(target, Ordering::AcqRel);
         Ok(())
     }
 }
@@ -676,7 +708,12 @@ fn map(
         // closing the file would not release.
         file.unlock().map_err(|e| Error::io(path, "unlock", e))?;
         match laid_out? {
-            Some(table) => return Ok(Some((table, file, id))),
+            Some(table) => {
+                if let Some(users) = users {
+                    hold(users);
+                }
+                return Ok(Some((table, file, id)));
+            }
             // A copy that the processes using the file it replaced have not carried their
             // ids into yet: they do at their next id.
             None if std::time::Instant::now() < deadline => {
@@ -706,7 +743,7 @@ fn adopt(
     table: &'static Table,
     path: &Path,
     id: (u64, u64),
-    users: Option<&std::fs::File>,
+    users: Option<&'static std::fs::File>,
     carried: Option<u64>,
 ) -> Result<Option<&'static Table>, Error> {
     let header = &table.header;
@@ -749,12 +786,46 @@ fn adopt(
     Ok(Some(table))
 }
 
-/// Whether no other process holds the database's lock (`users`): tried by taking it
-/// exclusively, then shared again.
-fn alone(users: &std::fs::File) -> bool {
-    let alone = users.try_lock().is_ok();
-    // A conversion, failed or not, may have dropped the shared lock: taken again.
+/// The database locks (`users`, by address) of the databases whose state file this process
+/// has mapped: it holds them shared for as long as it runs.
+static HOLDING: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+
+/// Whether this process has mapped the state file of the database locked by `users`.
+fn holds(users: &'static std::fs::File) -> bool {
+    let at = std::ptr::from_ref(users) as usize;
+    HOLDING
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .contains(&at)
+}
+
+/// Records that this process maps the state file of the database locked by `users`, and
+/// holds the lock shared from now on.
+fn hold(users: &'static std::fs::File) {
     let _ = users.lock_shared();
+    let at = std::ptr::from_ref(users) as usize;
+    let mut holding = HOLDING.lock().unwrap_or_else(|e| e.into_inner());
+    if !holding.contains(&at) {
+        holding.push(at);
+    }
+}
+
+/// Whether no other process holds the database's lock (`users`): tried by taking it
+/// exclusively, then shared again. A process that maps no state file of the database yet
+/// lets go of its shared lock first and takes it again only once it maps one ([`hold`]):
+/// processes that only wait for a file must not keep each other waiting.
+fn alone(users: &'static std::fs::File) -> bool {
+    let holder = holds(users);
+    if !holder {
+        let _ = users.unlock();
+    }
+    let alone = users.try_lock().is_ok();
+    if alone || holder {
+        // Back to shared (a conversion, failed or not, may have dropped it).
+        let _ = users.lock_shared();
+    } else {
+        let _ = users.unlock();
+    }
     alone
 }
 
@@ -822,7 +893,7 @@ const MISSING_WAIT_MS: u64 = 1_000;
 /// file missing for [`MISSING_WAIT_MS`]; [`Error::Io`] when it cannot be written or synced.
 fn make(
     path: &Path,
-    users: Option<&std::fs::File>,
+    users: Option<&'static std::fs::File>,
     floor: u64,
     carrying: bool,
 ) -> Result<bool, Error> {
@@ -831,11 +902,9 @@ fn make(
             let deadline =
                 std::time::Instant::now() + std::time::Duration::from_millis(MISSING_WAIT_MS);
             loop {
-                if users.try_lock().is_ok() {
+                if alone(users) {
                     break Some(users);
                 }
-                // A failed conversion may have dropped the shared lock: taken again.
-                let _ = users.lock_shared();
                 if path.exists() {
                     return Ok(true);
                 }
@@ -981,6 +1050,10 @@ fn lay_out(file: &std::fs::File, path: &Path) -> Result<&'static Table, Error> {
     if magic == 0 {
         header.boot[0].store(boot[0], Ordering::Relaxed);
         header.boot[1].store(boot[1], Ordering::Relaxed);
+        header.magic.store(MAGIC, Ordering::Release);
+        sync(table)?;
+    } else if magic == MAGIC_V2 {
+        // The same words under the same keys; `adopt` stamps the device and inode.
         header.magic.store(MAGIC, Ordering::Release);
         sync(table)?;
     } else if magic == MAGIC_V1 {

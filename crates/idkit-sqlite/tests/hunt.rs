@@ -242,7 +242,7 @@ fn write_until_stopped(
                 Err(e) => {
                     let said = e.to_string();
                     assert!(expected(&said), "opening: {said}");
-                    *seen.entry(short(&said)).or_insert(0) += 1;
+                    note(&mut seen, &said);
                     std::thread::sleep(Duration::from_millis(20));
                     continue;
                 }
@@ -258,7 +258,7 @@ fn write_until_stopped(
                 let said = e.to_string();
                 let _ = c.execute_batch("ROLLBACK");
                 assert!(expected(&said), "writing: {said}");
-                *seen.entry(short(&said)).or_insert(0) += 1;
+                note(&mut seen, &said);
                 if said.contains("open the database again") || said.contains("missing") {
                     conn = None;
                 }
@@ -274,6 +274,22 @@ fn write_until_stopped(
 /// The first words of an error, to count it by.
 fn short(said: &str) -> String {
     said.chars().take(60).collect()
+}
+
+/// Counts an error, and prints it whole the first time (what a stuck hunt shows).
+fn note(seen: &mut BTreeMap<String, u64>, said: &str) {
+    let count = seen.entry(short(said)).or_insert(0);
+    if *count == 0 {
+        // Not eprintln!: a child made by fork shares its parent's pipe, which the test may
+        // have closed, and a failed write is no finding.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "{:?}: {said}",
+            std::time::SystemTime::now()
+        );
+    }
+    *count += 1;
 }
 
 #[test]
@@ -295,7 +311,8 @@ fn hunt_writer() {
         fork_after,
         forked.as_deref(),
     );
-    eprintln!("{seen:?}");
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{seen:?}");
 }
 
 // ----- the adversary -----
@@ -529,10 +546,19 @@ fn hunt() {
             }
             // A Snowflake layout waits up to 10 s for a clock stepped back; past that,
             // writers that make nothing are stuck (a state file no one can make again).
-            assert!(
-                progress.elapsed() < STUCK,
-                "seed {seed}: no row committed for {STUCK:?}: the writers are stuck"
-            );
+            if progress.elapsed() >= STUCK {
+                let mut said = String::new();
+                for w in &mut writers {
+                    let _ = w.child.kill();
+                    let _ = w.child.wait();
+                    use std::io::Read;
+                    let _ = w.child.stderr.take().unwrap().read_to_string(&mut said);
+                }
+                panic!(
+                    "seed {seed}: no row committed for {STUCK:?}: the writers are stuck; they \
+                     said:\n{said}"
+                );
+            }
             next_round = Instant::now() + Duration::from_secs(2);
         }
     }
@@ -546,10 +572,12 @@ fn hunt() {
             w.kind,
             String::from_utf8_lossy(&out.stderr)
         );
+        // Its last line: what it saw, counted (the lines before: each error the first time).
+        let said = String::from_utf8_lossy(&out.stderr);
         eprintln!(
             "hunt: a {:?} writer: {}",
             w.kind,
-            String::from_utf8_lossy(&out.stderr).trim()
+            said.trim().lines().last().unwrap_or("")
         );
     }
     // Children made by fork end at the stop file too, each removing its marker.

@@ -543,3 +543,53 @@ fn a_copy_put_in_place_of_the_state_file_waits_for_the_ids_of_the_one_it_replace
     let rows = assert_no_repeat(dir.path());
     assert!(rows > 1_000, "{rows} rows");
 }
+
+#[test]
+fn a_state_file_written_over_in_place_with_an_older_copy_is_refused_then_goes_on_above() {
+    let dir = Scratch::new("sqlite-state-written-over");
+    let db = dir.join("ids.db");
+    let state = dir.join("ids.db-idkit");
+    // A layout of one-second ticks: a copy taken earlier in a tick would give that tick's
+    // ids again.
+    let slow = "idkit_snowflake_custom('time:41,sequence:22', 1288834974657, 1000, NULL)";
+    let mut conn = open(&db);
+    let mut made: Vec<i64> = Vec::new();
+    let mut make = |conn: &Connection, n: usize| -> Result<(), String> {
+        for _ in 0..n {
+            let (a, b): (i64, i64) = conn
+                .query_row(
+                    &format!("SELECT {slow}, idkit_snowflake('twitter', 3)"),
+                    [],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .map_err(|e| e.to_string())?;
+            made.extend([a, b]);
+        }
+        Ok(())
+    };
+    make(&conn, 10).unwrap();
+    // A backup of the file, taken now.
+    let backup = std::fs::read(&state).unwrap();
+    // Ids for long enough that the mark moves on past the backup's.
+    let until = std::time::Instant::now() + std::time::Duration::from_millis(800);
+    while std::time::Instant::now() < until {
+        make(&conn, 100).unwrap();
+    }
+    // The backup written over the file in place (`cp`, `rsync --inplace`), not truncated.
+    {
+        use std::os::unix::fs::FileExt;
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&state)
+            .unwrap();
+        file.write_all_at(&backup, 0).unwrap();
+    }
+    let said = make(&conn, 1).unwrap_err();
+    assert!(said.contains("open the database again"), "{said}");
+    conn = open(&db);
+    let until = std::time::Instant::now() + std::time::Duration::from_millis(300);
+    while std::time::Instant::now() < until {
+        make(&conn, 100).unwrap();
+    }
+    assert_distinct("ids before and after the file was written over", &made);
+}

@@ -226,14 +226,22 @@ fn wait_for_standbys(lsn: u64) {
     // 8-byte position the WAL senders write); the setting is changed for the wait at a GUC
     // nest level of its own, put back after it (or by the transaction's abort).
     let acknowledged = unsafe {
-        let names = pg_sys::SyncRepStandbyNames;
         let ctl = pg_sys::WalSndCtl;
-        if pg_sys::max_wal_senders == 0
-            || names.is_null()
-            || *names == 0
-            || ctl.is_null()
-            || u32::from((*ctl).sync_standbys_status) & pg_sys::SYNC_STANDBY_DEFINED == 0
-        {
+        // Whether synchronous standbys are named, as PostgreSQL's own wait decides it: the
+        // shared flag once the checkpointer has read the setting (SYNC_STANDBY_INIT), the
+        // backend's reading of it before that (the first mark after a start).
+        let defined = || {
+            let status = u32::from(std::ptr::read_volatile(
+                &raw const (*ctl).sync_standbys_status,
+            ));
+            if status & pg_sys::SYNC_STANDBY_INIT != 0 {
+                status & pg_sys::SYNC_STANDBY_DEFINED != 0
+            } else {
+                let names = pg_sys::SyncRepStandbyNames;
+                !names.is_null() && *names != 0
+            }
+        };
+        if pg_sys::max_wal_senders == 0 || ctl.is_null() || !defined() {
             return;
         }
         let level = pg_sys::NewGUCNestLevel();
@@ -249,7 +257,10 @@ fn wait_for_standbys(lsn: u64) {
         );
         pg_sys::SyncRepWaitForLSN(lsn, false);
         pg_sys::AtEOXact_GUC(true, level);
+        // Acknowledged, or no standby is named any more (taken out of the setting while
+        // this backend waited: the waits end then, with nothing to wait for).
         std::ptr::read_volatile(&raw const (*ctl).lsn[pg_sys::SYNC_REP_WAIT_FLUSH as usize]) >= lsn
+            || !defined()
     };
     if !acknowledged {
         report(
