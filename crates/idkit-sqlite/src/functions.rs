@@ -264,6 +264,7 @@ pub(crate) fn next_v7(state: &'static State, others: &[&'static State]) -> Resul
 /// The next millisecond and counter of the word `word_of` picks in `state`, claimed too in
 /// the same word of each of `others` (the connection's attached database files): an id
 /// written into any of them is unique there.
+#[inline(always)]
 fn next_time_ordered(
     state: &'static State,
     word_of: impl Fn(&State) -> &'static AtomicU64,
@@ -271,6 +272,13 @@ fn next_time_ordered(
     what: &str,
 ) -> Result<(u64, u64)> {
     let word = word_of(state);
+    if others.is_empty() {
+        // No database attached (the usual case): the word alone.
+        let (ms, counter) =
+            state::step_time_ordered(word, &WallClock).map_err(|e| fail(what, e))?;
+        state.cover(ms, counter).map_err(|e| fail(what, e))?;
+        return Ok((ms, counter));
+    }
     loop {
         let (ms, counter) =
             state::step_time_ordered(word, &WallClock).map_err(|e| fail(what, e))?;
@@ -323,6 +331,8 @@ struct Generator {
     initial_after: Box<dyn Fn(u64) -> u64 + Send + Sync>,
     /// Its words in the states of attached database files, found once each.
     elsewhere: Mutex<Vec<(usize, &'static AtomicU64)>>,
+    /// Where the sequence sits in an id: its shift and mask.
+    sequence: (u32, u64),
     /// Held while the generator lives (its connection is open); released when dropped.
     _lease: Option<Lease>,
 }
@@ -331,6 +341,7 @@ impl Generator {
     /// The next id, claimed too in this generator's word of each of `others` (the
     /// connection's attached database files), once each database's high-water mark
     /// covers its tick.
+    #[inline]
     fn next(&self, state: &'static State, others: &[&'static State]) -> Result<i64> {
         let name = self.spec.name();
         let id = loop {
@@ -350,9 +361,9 @@ impl Generator {
         let time = self.spec.time();
         let tick = (id >> time.shift) & time.max();
         let ms = self.spec.tick_start_ms(tick).unwrap_or(u64::MAX);
-        let sequence = self.spec.sequence();
-        let count = (id >> sequence.shift) & sequence.max();
-        for s in std::iter::once(state).chain(others.iter().copied()) {
+        let count = (id >> self.sequence.0) & self.sequence.1;
+        state.cover(ms, count).map_err(|e| fail(name, e))?;
+        for s in others {
             s.cover(ms, count).map_err(|e| fail(name, e))?;
         }
         // A 64-bit layout's top bit is reserved (checked when the layout was read).
@@ -589,6 +600,7 @@ fn build(
         key,
         initial_after: Box::new(move |floor| template.initial_word_after(floor)),
         elsewhere: Mutex::new(Vec::new()),
+        sequence: (spec.sequence().shift, spec.sequence().max()),
         _lease: lease,
     })
 }

@@ -371,10 +371,14 @@ impl SnowflakeFunction {
         worker: Worker,
         layout: impl FnOnce() -> Result<&'a str, SqlError>,
     ) -> Result<(i64, Option<Found>), SqlError> {
-        self.databases.with_others(call, |main, others| {
-            self.generators
-                .next(main, others, call.kept::<Found>(), custom, worker, layout)
-        })?
+        // A generator kept by the statement was kept after its look-up of the attached
+        // databases: none again.
+        let kept = call.kept::<Found>();
+        self.databases
+            .with_others_after(call, kept.is_some(), |main, others| {
+                self.generators
+                    .next(main, others, kept, custom, worker, layout)
+            })?
     }
 }
 
@@ -445,13 +449,27 @@ const LOOKED_UP: c_int = -0x1d_4b17;
 
 impl Databases {
     /// `f` of the main state and the attached ones (none, mostly: no lock then).
+    #[inline(always)]
     fn with_others<R>(
         &self,
         call: &Call<'_>,
         f: impl FnOnce(&'static State, &[&'static State]) -> R,
     ) -> Result<R, SqlError> {
+        self.with_others_after(call, false, f)
+    }
+
+    /// [`Databases::with_others`], the look-up skipped when `looked_up` (the statement
+    /// kept what an earlier row of it made, after its look-up).
+    #[inline(always)]
+    fn with_others_after<R>(
+        &self,
+        call: &Call<'_>,
+        looked_up: bool,
+        f: impl FnOnce(&'static State, &[&'static State]) -> R,
+    ) -> Result<R, SqlError> {
         // SAFETY: the running call's context; the mark is a static, never freed.
-        let looked_up = unsafe { !ffi::sqlite3_get_auxdata(call.ctx, LOOKED_UP).is_null() };
+        let looked_up =
+            looked_up || unsafe { !ffi::sqlite3_get_auxdata(call.ctx, LOOKED_UP).is_null() };
         if !looked_up {
             self.look_up(call)?;
             static MARK: u8 = 0;
@@ -473,6 +491,8 @@ impl Databases {
     }
 
     /// The states of the database files attached to the call's connection now.
+    #[cold]
+    #[inline(never)]
     fn look_up(&self, call: &Call<'_>) -> Result<(), SqlError> {
         // SAFETY: the running call's connection.
         let db = unsafe { ffi::sqlite3_context_db_handle(call.ctx) };

@@ -65,7 +65,7 @@ const MAGIC_V1: u64 = u64::from_le_bytes(*b"idkit-s1");
 
 /// Ids of one millisecond (by their counter or sequence) between two checks that the state
 /// file is still the one at its path ([`State::cover`]).
-pub const CHECK_EVERY: u64 = 1_024;
+pub const CHECK_EVERY: u64 = 16_384;
 
 /// Generators one database holds (a Snowflake layout with one worker id each, and ULID and
 /// UUIDv7).
@@ -568,7 +568,7 @@ pub const COUNTER_BITS: u32 = 16;
 /// # Errors
 ///
 /// [`Error::ClockBehind`] past that; [`Error::Random`] when no counter start can be drawn.
-#[inline]
+#[inline(always)]
 pub fn step_time_ordered(word: &AtomicU64, clock: &impl Clock) -> Result<(u64, u64), Error> {
     const MAX: u64 = (1 << COUNTER_BITS) - 1;
     let mut last = word.load(Ordering::Acquire);
