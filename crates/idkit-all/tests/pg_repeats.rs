@@ -59,6 +59,48 @@ fn layouts_that_make_the_same_ids_under_other_names_share_one_word() {
     }
 }
 
+#[test]
+fn reading_ids_of_thousands_of_layouts_keeps_nothing_per_call() {
+    // The reading functions are immutable and any role may call them with any layout: one
+    // backend reads ids of 6,000 layouts (a backend once kept 4,096 field names, and
+    // refused every new layout after them), and names come back.
+    let mut c = client();
+    let found: i64 = c
+        .query_one(
+            "SELECT count(*) FROM generate_series(1, 6000) i
+             WHERE idkit_field((5::bigint << 23) | (42 << 10) | 7,
+                               'time:41,shard' || i || ':13,sequence:10', 0, 1,
+                               'shard' || i) = 42",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(found, 6_000);
+    let json: String = c
+        .query_one(
+            "SELECT idkit_decode((5::bigint << 23) | (42 << 10) | 7,
+                                 'time:41,shard9:13,sequence:10', 0, 1)::text",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert!(json.contains("\"shard9\": 42"), "{json}");
+    let e = c
+        .query_one(
+            "SELECT idkit_field(1, 'time:41,shard:13,sequence:10', 0, 1, 'worker')",
+            &[],
+        )
+        .unwrap_err();
+    let said = e
+        .as_db_error()
+        .map(|d| d.message().to_owned())
+        .unwrap_or_default();
+    assert!(
+        said.contains("no field worker: its fields are shard, sequence"),
+        "{said}"
+    );
+}
+
 // ----- the synchronous standby, and the mark across clusters -----
 
 mod pg_server;

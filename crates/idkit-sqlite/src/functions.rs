@@ -117,15 +117,41 @@ fn register_on(
     })?;
     conn.create_scalar_function("idkit_decode", 4, read, |ctx| {
         nullable(ctx, |ctx| {
-            let (spec, raw, decoded) = decode_custom(ctx)?;
+            let (spec, raw, decoded, names) = decode_custom(ctx)?;
             let text = raw.to_string();
-            Ok(idkit_all::render::decoded_json(spec.name(), &text, &decoded).to_string())
+            let mut json = idkit_all::render::decoded_json(spec.name(), &text, &decoded);
+            if let Some(fields) = json.get_mut("fields").and_then(|f| f.as_object_mut()) {
+                let named: serde_json::Map<String, serde_json::Value> = std::mem::take(fields)
+                    .into_iter()
+                    .map(|(name, value)| (real_name(&names, &name).to_owned(), value))
+                    .collect();
+                *fields = named;
+            }
+            Ok(json.to_string())
         })
     })?;
     conn.create_scalar_function("idkit_field", 5, read, |ctx| {
         nullable(ctx, |ctx| {
-            let (spec, _, decoded) = decode_custom(ctx)?;
-            field_of(spec.name(), &decoded, text_arg(ctx, 4, "field")?)
+            let (spec, _, decoded, names) = decode_custom(ctx)?;
+            let field: String = text_arg(ctx, 4, "field")?.to_owned();
+            // The layout's own names, read for this call (a stand-in for each in `spec`).
+            let wanted: &str = match names.iter().position(|n| *n == field) {
+                Some(i) => LayoutSpec::stand_in(i),
+                None => &field,
+            };
+            let found = field_of(spec.name(), &decoded, wanted);
+            if found.is_err() && !decoded.fields.iter().any(|(n, _)| *n == wanted) {
+                let listed: Vec<&str> = decoded
+                    .fields
+                    .iter()
+                    .map(|(n, _)| real_name(&names, n))
+                    .collect();
+                return Err(fail(
+                    spec.name(),
+                    format!("no field {field}: its fields are {}", listed.join(", ")),
+                ));
+            }
+            found
         })
     })?;
     conn.create_scalar_function("idkit_text", 2, read, |ctx| {
@@ -215,7 +241,8 @@ fn register_on(
                 nullable(ctx, |ctx| {
                     let fields = text_arg(ctx, 1, "fields")?;
                     let epoch = u64_arg(ctx, 2, "epoch_ms")?;
-                    let spec = custom_layout(fields, epoch, tick_arg(ctx, 3)?)?;
+                    let (spec, _) = LayoutSpec::parse_unkept(fields, tick_arg(ctx, 3)?, epoch)
+                        .map_err(|e| fail("layout", e))?;
                     let bounds = spec
                         .bounds_u128(at_ms(ctx.get_raw(0))?, &[])
                         .map_err(|e| fail(spec.name(), e))?;
@@ -771,14 +798,25 @@ fn time_ms(ctx: &Context<'_>) -> Result<u64> {
         .ok_or_else(|| fail(name, "its ids carry no time"))
 }
 
-/// `(id, fields, epoch_ms, tick_ms)` taken apart.
-fn decode_custom(ctx: &Context<'_>) -> Result<(&'static LayoutSpec, u64, Decoded)> {
+/// The name a layout read by [`LayoutSpec::parse_unkept`] gives the field `name` stands
+/// in for (`name` itself for time and sequence).
+fn real_name<'a>(names: &'a [String], name: &'a str) -> &'a str {
+    (0..names.len())
+        .find(|&i| LayoutSpec::stand_in(i) == name)
+        .map_or(name, |i| names[i].as_str())
+}
+
+/// `(id, fields, epoch_ms, tick_ms)` taken apart, the layout read for this call only (the
+/// reading functions are innocuous: a schema from elsewhere may call them with any layout,
+/// and nothing of it outlives the call), with its fields' names.
+fn decode_custom(ctx: &Context<'_>) -> Result<(LayoutSpec, u64, Decoded, Vec<String>)> {
     let fields = text_arg(ctx, 1, "fields")?;
-    let spec = custom_layout(
+    let (spec, names) = LayoutSpec::parse_unkept(
         fields,
-        u64_arg(ctx, 2, "epoch_ms")?,
         u64_arg(ctx, 3, "tick_ms")?,
-    )?;
+        u64_arg(ctx, 2, "epoch_ms")?,
+    )
+    .map_err(|e| fail("layout", e))?;
     let ValueRef::Integer(id) = ctx.get_raw(0) else {
         return Err(fail(
             spec.name(),
@@ -789,11 +827,11 @@ fn decode_custom(ctx: &Context<'_>) -> Result<(&'static LayoutSpec, u64, Decoded
     let decoded = spec
         .decode_u128(u128::from(raw))
         .map_err(|e| fail(spec.name(), e))?;
-    Ok((spec, raw, decoded))
+    Ok((spec, raw, decoded, names))
 }
 
 fn custom_time(ctx: &Context<'_>) -> Result<u64> {
-    let (spec, _, decoded) = decode_custom(ctx)?;
+    let (spec, _, decoded, _) = decode_custom(ctx)?;
     decoded
         .timestamp_ms
         .ok_or_else(|| fail(spec.name(), "its ids carry no time"))

@@ -338,6 +338,53 @@ fn the_reading_functions_sit_in_indexes_and_checks_and_the_generators_do_not() {
 }
 
 #[test]
+fn reading_ids_of_layouts_given_by_their_fields_keeps_nothing_per_call() {
+    // The reading functions are innocuous: a schema from elsewhere may call them with any
+    // layout. Each call reads its layout for itself, so 6,000 distinct layouts (past the
+    // 4,096 names and 1,024 layouts a process once kept) all read, and names come back.
+    let dir = Scratch::new("sqlite-unkept");
+    let conn = open(&dir.join("ids.db"));
+    for i in 0..6_000 {
+        let fields = format!("time:41,shard{i}:13,sequence:10");
+        let id: i64 = (5 << 23) | (42 << 10) | 7;
+        let shard: i64 = conn
+            .query_row(
+                "SELECT idkit_field(?1, ?2, 0, 1, ?3)",
+                rusqlite::params![id, fields, format!("shard{i}")],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(shard, 42);
+        if i % 1_000 == 0 {
+            let json: String = conn
+                .query_row(
+                    "SELECT idkit_decode(?1, ?2, 0, 1)",
+                    rusqlite::params![id, fields],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            assert!(json.contains(&format!("\"shard{i}\":42")), "{json}");
+            let low: i64 = conn
+                .query_row(
+                    "SELECT idkit_snowflake_lowest(0, ?1, 0, 1)",
+                    rusqlite::params![fields],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            assert_eq!(low, 0);
+        }
+    }
+    let e = error(
+        &conn,
+        "SELECT idkit_field(1, 'time:41,shard:13,sequence:10', 0, 1, 'worker')",
+    );
+    assert!(
+        e.contains("no field worker: its fields are shard, sequence"),
+        "{e}"
+    );
+}
+
+#[test]
 fn an_untrusted_schema_cannot_make_ids_and_a_trusted_one_can() {
     // The generators are not SQLITE_INNOCUOUS: with trusted_schema off (a database from
     // elsewhere), its views, triggers and defaults cannot call them, while the reading

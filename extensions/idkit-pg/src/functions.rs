@@ -365,9 +365,31 @@ fn text_of(scheme: &str, raw: RawId) -> String {
 // What `idkit_snowflake_custom(fields, epoch_ms, tick_ms)` makes, SQL reads and bounds with
 // the same three arguments.
 
-/// The custom layout of `fields`, `epoch_ms` and `tick_ms`.
-fn custom_spec(fields: &str, epoch_ms: i64, tick_ms: i64) -> idkit_snowflake::LayoutSpec {
-    shared::layout_spec(fields, Some(custom(epoch_ms, tick_ms)))
+/// The custom layout of `fields`, `epoch_ms` and `tick_ms`, read for this call only: the
+/// fields other than time and sequence named by stand-ins, their names beside it (a
+/// backend that reads ids of many layouts keeps none of them).
+fn custom_spec(
+    fields: &str,
+    epoch_ms: i64,
+    tick_ms: i64,
+) -> (idkit_snowflake::LayoutSpec, Vec<String>) {
+    let (epoch_ms, tick_ms) = custom(epoch_ms, tick_ms);
+    let (spec, names) = idkit_snowflake::LayoutSpec::parse_unkept(fields, tick_ms, epoch_ms)
+        .unwrap_or_else(|e| fail("layout", e));
+    if spec.word_bits() != 64 {
+        fail(
+            spec.name(),
+            "its ids are 128 bits and do not fit bigint: a 64-bit layout makes bigint ids",
+        );
+    }
+    (spec, names)
+}
+
+/// The name a layout read by `custom_spec` gives the field `name` stands in for.
+fn real_name<'a>(names: &'a [String], name: &'a str) -> &'a str {
+    (0..names.len())
+        .find(|&i| idkit_snowflake::LayoutSpec::stand_in(i) == name)
+        .map_or(name, |i| names[i].as_str())
 }
 
 /// A custom layout's id, taken apart (its reserved bits checked).
@@ -388,20 +410,24 @@ fn idkit_time_custom(
     epoch_ms: i64,
     tick_ms: default!(i64, 1),
 ) -> TimestampWithTimeZone {
-    let spec = custom_spec(fields, epoch_ms, tick_ms);
+    let (spec, _) = custom_spec(fields, epoch_ms, tick_ms);
     time_of(spec.name(), &custom_decoded(id, &spec).1)
 }
 
 /// The fields of an id of a layout given by its fields, epoch and tick.
 #[pg_extern(immutable, strict, parallel_safe, name = "idkit_decode")]
 fn idkit_decode_custom(id: i64, fields: &str, epoch_ms: i64, tick_ms: default!(i64, 1)) -> JsonB {
-    let spec = custom_spec(fields, epoch_ms, tick_ms);
+    let (spec, names) = custom_spec(fields, epoch_ms, tick_ms);
     let (raw, decoded) = custom_decoded(id, &spec);
-    JsonB(idkit_all::render::decoded_json(
-        spec.name(),
-        &raw.to_string(),
-        &decoded,
-    ))
+    let mut json = idkit_all::render::decoded_json(spec.name(), &raw.to_string(), &decoded);
+    if let Some(fields) = json.get_mut("fields").and_then(|f| f.as_object_mut()) {
+        let named: serde_json::Map<String, serde_json::Value> = std::mem::take(fields)
+            .into_iter()
+            .map(|(name, value)| (real_name(&names, &name).to_owned(), value))
+            .collect();
+        *fields = named;
+    }
+    JsonB(json)
 }
 
 /// One field of a 64-bit id (`shard` of an Instagram id: the shard that owns the row;
@@ -419,8 +445,24 @@ fn idkit_field(id: i64, scheme: &str, field: &str) -> i64 {
 /// `idkit_snowflake_custom` takes it, the tick not left out, then the field's name).
 #[pg_extern(immutable, strict, parallel_safe, name = "idkit_field")]
 fn idkit_field_custom(id: i64, fields: &str, epoch_ms: i64, tick_ms: i64, field: &str) -> i64 {
-    let spec = custom_spec(fields, epoch_ms, tick_ms);
-    field_of(spec.name(), &custom_decoded(id, &spec).1, field)
+    let (spec, names) = custom_spec(fields, epoch_ms, tick_ms);
+    let decoded = custom_decoded(id, &spec).1;
+    let wanted: &str = match names.iter().position(|n| n == field) {
+        Some(i) => idkit_snowflake::LayoutSpec::stand_in(i),
+        None => field,
+    };
+    if !decoded.fields.iter().any(|(n, _)| *n == wanted) {
+        let listed: Vec<&str> = decoded
+            .fields
+            .iter()
+            .map(|(n, _)| real_name(&names, n))
+            .collect();
+        fail(
+            spec.name(),
+            format!("no field {field}: its fields are {}", listed.join(", ")),
+        );
+    }
+    field_of(spec.name(), &decoded, wanted)
 }
 
 /// The integer field `field` of `decoded`, or the error that lists the fields there are.
@@ -471,7 +513,7 @@ fn custom_bound(
     tick_ms: i64,
     pick: fn(idkit_core::TimeBounds<u128>) -> u128,
 ) -> i64 {
-    let spec = custom_spec(fields, epoch_ms, tick_ms);
+    let (spec, _) = custom_spec(fields, epoch_ms, tick_ms);
     let bounds = spec
         .bounds_u128(unix_ms(at), &[])
         .unwrap_or_else(|e| fail(spec.name(), e));

@@ -296,6 +296,80 @@ impl LayoutSpec {
         layout(&|other| names::keep(other))
     }
 
+    /// [`LayoutSpec::parse`] keeping nothing for the process: the layout's fields other
+    /// than time and sequence are named by stand-ins, and their names come back beside it,
+    /// in the order of the stand-ins ([`LayoutSpec::stand_in`] gives each). For a layout
+    /// read once (an SQL call that reads an id of a layout given by its fields), where
+    /// [`LayoutSpec::parse`] would keep each distinct name for the process's life.
+    ///
+    /// ```
+    /// use idkit_snowflake::LayoutSpec;
+    /// let (spec, names) = LayoutSpec::parse_unkept("time:41,shard:13,sequence:10", 1, 0)?;
+    /// assert_eq!(names, ["shard"]);
+    /// let shard = spec.fields().find(|f| f.name == LayoutSpec::stand_in(0)).unwrap();
+    /// assert_eq!(shard.bits, 13);
+    /// # Ok::<(), idkit_snowflake::ConfigError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Those of [`LayoutSpec::parse`], but [`ConfigError::TooManyNames`].
+    pub fn parse_unkept(
+        fields: &str,
+        tick_ms: u64,
+        epoch_ms: u64,
+    ) -> Result<(Self, Vec<String>), ConfigError> {
+        if fields.len() > MAX_TEXT {
+            return Err(ConfigError::TextTooLong {
+                bytes: fields.len(),
+                max: MAX_TEXT,
+            });
+        }
+        let mut names: Vec<String> = Vec::new();
+        let mut builder = Self::builder("custom", 64)
+            .tick_ms(tick_ms)
+            .epoch_ms(epoch_ms);
+        for part in fields.split(',') {
+            let syntax = || ConfigError::FieldSyntax {
+                part: part.to_owned(),
+            };
+            let (name, bits) = part.split_once(':').ok_or_else(syntax)?;
+            let bits = bits.trim().parse::<u32>().map_err(|_| syntax())?;
+            builder = match name.trim() {
+                "time" => builder.time(bits),
+                "sequence" => builder.sequence(bits),
+                name => {
+                    if name.len() > MAX_NAME {
+                        return Err(ConfigError::FieldName {
+                            name: format!("{}...", name.chars().take(16).collect::<String>()),
+                        });
+                    }
+                    // A name given twice stands in as itself twice: the builder refuses it.
+                    let at = match names.iter().position(|n| n == name) {
+                        Some(at) => at,
+                        None => {
+                            names.push(name.to_owned());
+                            names.len() - 1
+                        }
+                    };
+                    let stand_in = STAND_INS
+                        .get(at)
+                        .copied()
+                        .ok_or(ConfigError::TooManyFields { max: MAX_FIELDS })?;
+                    builder.field(stand_in, bits)
+                }
+            };
+        }
+        let spec = builder.build()?;
+        Ok((spec, names))
+    }
+
+    /// The name that stands in for the `index`th distinct name of a layout read by
+    /// [`LayoutSpec::parse_unkept`] (`""` past the most fields a layout has).
+    pub fn stand_in(index: usize) -> &'static str {
+        STAND_INS.get(index).copied().unwrap_or("")
+    }
+
     /// Starts a layout called `name` in a `word_bits`-bit word (64 or 128).
     pub fn builder(name: &'static str, word_bits: u32) -> LayoutBuilder {
         LayoutBuilder {
