@@ -104,32 +104,35 @@ fn register_on(
             field_of(name, &decoded, field)
         })
     })?;
-    // Custom layouts: (id, fields, epoch_ms, tick_ms) for (id, scheme).
-    conn.create_scalar_function("idkit_time", 4, read, |ctx| {
-        nullable(ctx, |ctx| {
-            Ok(idkit_core::time::format_rfc3339_ms(custom_time(ctx)?))
-        })
-    })?;
-    conn.create_scalar_function("idkit_time_ms", 4, read, |ctx| {
-        nullable(ctx, |ctx| {
-            Ok(i64::try_from(custom_time(ctx)?).unwrap_or(i64::MAX))
-        })
-    })?;
-    conn.create_scalar_function("idkit_decode", 4, read, |ctx| {
-        nullable(ctx, |ctx| {
-            let (spec, raw, decoded, names) = decode_custom(ctx)?;
-            let text = raw.to_string();
-            let mut json = idkit_all::render::decoded_json(spec.name(), &text, &decoded);
-            if let Some(fields) = json.get_mut("fields").and_then(|f| f.as_object_mut()) {
-                let named: serde_json::Map<String, serde_json::Value> = std::mem::take(fields)
-                    .into_iter()
-                    .map(|(name, value)| (real_name(&names, &name).to_owned(), value))
-                    .collect();
-                *fields = named;
-            }
-            Ok(json.to_string())
-        })
-    })?;
+    // Custom layouts: (id, fields, epoch_ms [, tick_ms]) for (id, scheme), the tick 1 ms when
+    // left out, as when the ids are made.
+    for n in 3..=4 {
+        conn.create_scalar_function("idkit_time", n, read, |ctx| {
+            nullable(ctx, |ctx| {
+                Ok(idkit_core::time::format_rfc3339_ms(custom_time(ctx)?))
+            })
+        })?;
+        conn.create_scalar_function("idkit_time_ms", n, read, |ctx| {
+            nullable(ctx, |ctx| {
+                Ok(i64::try_from(custom_time(ctx)?).unwrap_or(i64::MAX))
+            })
+        })?;
+        conn.create_scalar_function("idkit_decode", n, read, |ctx| {
+            nullable(ctx, |ctx| {
+                let (spec, raw, decoded, names) = decode_custom(ctx)?;
+                let text = raw.to_string();
+                let mut json = idkit_all::render::decoded_json(spec.name(), &text, &decoded);
+                if let Some(fields) = json.get_mut("fields").and_then(|f| f.as_object_mut()) {
+                    let named: serde_json::Map<String, serde_json::Value> = std::mem::take(fields)
+                        .into_iter()
+                        .map(|(name, value)| (real_name(&names, &name).to_owned(), value))
+                        .collect();
+                    *fields = named;
+                }
+                Ok(json.to_string())
+            })
+        })?;
+    }
     conn.create_scalar_function("idkit_field", 5, read, |ctx| {
         nullable(ctx, |ctx| {
             let (spec, _, decoded, names) = decode_custom(ctx)?;
@@ -244,7 +247,7 @@ fn register_on(
                     let (spec, _) = LayoutSpec::parse_unkept(fields, tick_arg(ctx, 3)?, epoch)
                         .map_err(|e| fail("layout", e))?;
                     let bounds = spec
-                        .bounds_u128(at_ms(ctx.get_raw(0))?, &[])
+                        .bounds_u128(at_ms(ctx.get_raw(0), high)?, &[])
                         .map_err(|e| fail(spec.name(), e))?;
                     let id = if high { bounds.highest } else { bounds.lowest };
                     i64::try_from(id)
@@ -504,23 +507,39 @@ impl Snowflakes {
     }
 }
 
+/// What `layout`, not a Snowflake layout's name, should have been: the layouts there are
+/// (64-bit ones: this function's ids are integers) and, for text of fields, the function
+/// that takes them.
+fn unknown_layout(layout: &str) -> String {
+    let names: Vec<&str> = idkit_snowflake::presets()
+        .iter()
+        .filter(|p| p.word_bits() == 64)
+        .map(|p| p.name())
+        .collect();
+    let fields = if layout.contains(':') {
+        format!(
+            "; a layout given by its fields is idkit_snowflake_custom's, as in \
+             idkit_snowflake_custom('{layout}', epoch_ms, 1, 7)"
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "\"{layout}\" is not a Snowflake layout: expected one of {} (or its name without \
+         \"snowflake-\"){fields}",
+        names.join(", ")
+    )
+}
+
 /// A 64-bit layout by preset name or alias, or from its fields.
 fn layout_spec(layout: &str, custom: Option<(u64, u64)>) -> Result<LayoutSpec> {
     let spec = match custom {
         Some((epoch_ms, tick_ms)) => *custom_layout(layout, epoch_ms, tick_ms)?,
         None => {
-            let entry = registry::find(layout).map_err(|e| fail("layout", e))?;
-            *idkit_snowflake::preset(entry.name()).ok_or_else(|| {
-                fail(
-                    "layout",
-                    format!(
-                        "{} is not a Snowflake layout: expected a preset (snowflake-twitter, \
-                         snowflake-discord, snowflake-instagram, sonyflake, snowflake-mastodon) \
-                         or idkit_snowflake_custom's fields",
-                        entry.name()
-                    ),
-                )
-            })?
+            let entry =
+                registry::find(layout).map_err(|_| fail("layout", unknown_layout(layout)))?;
+            *idkit_snowflake::preset(entry.name())
+                .ok_or_else(|| fail("layout", unknown_layout(entry.name())))?
         }
     };
     if spec.word_bits() != 64 {
@@ -596,13 +615,23 @@ fn build(
                 worker
             }
             Worker::Unset => {
+                // A call that works, of the function that was called.
+                let example = match custom {
+                    Some((epoch_ms, tick_ms)) => format!(
+                        "as the call's fourth argument, as in \
+                         idkit_snowflake_custom('{layout}', {epoch_ms}, {tick_ms}, 7)"
+                    ),
+                    None => format!(
+                        "as the call's second argument, as in idkit_snowflake('{}', 7)",
+                        spec.name()
+                    ),
+                };
                 return Err(fail(
                     name,
                     format!(
-                        "the layout needs a worker id ({names}): give it as the call's second \
-                         argument, as in idkit_snowflake('{layout}', 7), different on every \
-                         database whose ids meet (every process on one database may share \
-                         it), or 'lease' for one of the connection's own"
+                        "the layout needs a worker id ({names}): give it {example}, different \
+                         on every database whose ids meet (every process on one database may \
+                         share it), or 'lease' for one of the connection's own"
                     ),
                 ));
             }
@@ -811,12 +840,9 @@ fn real_name<'a>(names: &'a [String], name: &'a str) -> &'a str {
 /// and nothing of it outlives the call), with its fields' names.
 fn decode_custom(ctx: &Context<'_>) -> Result<(LayoutSpec, u64, Decoded, Vec<String>)> {
     let fields = text_arg(ctx, 1, "fields")?;
-    let (spec, names) = LayoutSpec::parse_unkept(
-        fields,
-        u64_arg(ctx, 3, "tick_ms")?,
-        u64_arg(ctx, 2, "epoch_ms")?,
-    )
-    .map_err(|e| fail("layout", e))?;
+    let (spec, names) =
+        LayoutSpec::parse_unkept(fields, tick_arg(ctx, 3)?, u64_arg(ctx, 2, "epoch_ms")?)
+            .map_err(|e| fail("layout", e))?;
     let ValueRef::Integer(id) = ctx.get_raw(0) else {
         return Err(fail(
             spec.name(),
@@ -882,13 +908,23 @@ fn bits128(value: ValueRef<'_>, scheme: &str) -> Result<u128> {
 
 /// `value` as Unix ms: an integer is Unix ms; text is a date, SQLite's `YYYY-MM-DD
 /// HH:MM:SS[.SSS]` (UTC), RFC 3339, or Unix ms.
-fn at_ms(value: ValueRef<'_>) -> Result<u64> {
+///
+/// For a highest bound (`end`), a time given to the whole second (`datetime('now')`, `2026-12-06 10:30:00`) stands for the whole of
+/// that second: its last millisecond, so that "until now" finds the rows of this second.
+/// (No `'now'` of its own: the bounds are deterministic, as an index needs; SQLite's
+/// `datetime('now')` is the clock.)
+fn at_ms(value: ValueRef<'_>, end: bool) -> Result<u64> {
     match value {
         ValueRef::Integer(n) => u64::try_from(n)
             .map_err(|_| fail("time", "before 1970-01-01: no scheme's ids go back so far")),
         ValueRef::Text(text) => {
             let text = std::str::from_utf8(text).map_err(|_| fail("time", "not UTF-8 text"))?;
-            parse_time(text).map_err(|e| fail("time", e))
+            let ms = parse_time(text).map_err(|e| fail("time", e))?;
+            Ok(if end && whole_second(text) {
+                ms + 999
+            } else {
+                ms
+            })
         }
         other => Err(fail(
             "time",
@@ -898,6 +934,17 @@ fn at_ms(value: ValueRef<'_>) -> Result<u64> {
             ),
         )),
     }
+}
+
+/// Whether `text` is a time of day given to the whole second: `HH:MM:SS` after the date,
+/// no fraction (an offset or `Z` may follow).
+fn whole_second(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() >= 19
+        && matches!(bytes[10], b' ' | b'T' | b't')
+        && bytes[13] == b':'
+        && bytes[16] == b':'
+        && bytes.get(19) != Some(&b'.')
 }
 
 /// A time as SQLite writes it (`2026-12-06 10:30:00`, UTC, no offset) or as
@@ -923,7 +970,7 @@ fn bound(
 ) -> Result<(Box<dyn DynCodec + Send + Sync>, RawId)> {
     let codec = codec(scheme)?;
     let bounds = codec
-        .bounds_raw(at_ms(at)?, &[])
+        .bounds_raw(at_ms(at, highest)?, &[])
         .map_err(|e| fail(scheme, e))?;
     Ok((
         codec,

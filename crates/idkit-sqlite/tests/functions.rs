@@ -385,6 +385,124 @@ fn reading_ids_of_layouts_given_by_their_fields_keeps_nothing_per_call() {
 }
 
 #[test]
+fn until_now_finds_the_rows_of_this_second() {
+    // datetime('now') is to the whole second: as a highest bound it stands for that whole
+    // second, so the row made a moment ago is found (its millisecond past the second's
+    // start, 999 times in 1,000).
+    let dir = Scratch::new("sqlite-until-now");
+    let conn = open(&dir.join("ids.db"));
+    conn.execute_batch(
+        "CREATE TABLE events (id BLOB PRIMARY KEY DEFAULT (idkit_ulid()), body TEXT);
+         CREATE TABLE posts (id INTEGER PRIMARY KEY, body TEXT);",
+    )
+    .unwrap();
+    for _ in 0..5 {
+        conn.execute("INSERT INTO events (body) VALUES ('x')", [])
+            .unwrap();
+        conn.execute(
+            "INSERT INTO posts VALUES (idkit_snowflake('twitter', 1), 'x')",
+            [],
+        )
+        .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(7));
+    }
+    for (sql, what) in [
+        (
+            "SELECT count(*) FROM events WHERE id BETWEEN idkit_ulid_lowest('2026-01-01') \
+             AND idkit_ulid_highest(datetime('now'))",
+            "ulid",
+        ),
+        (
+            "SELECT count(*) FROM posts WHERE id BETWEEN idkit_snowflake_lowest('2026-01-01') \
+             AND idkit_snowflake_highest(datetime('now'))",
+            "snowflake",
+        ),
+    ] {
+        let n: i64 = one(&conn, sql);
+        assert_eq!(n, 5, "{what}");
+    }
+    // A time to the millisecond is that millisecond; a lowest bound is the second's start.
+    let a: i64 = one(
+        &conn,
+        "SELECT idkit_snowflake_highest('2026-12-06 10:30:00')",
+    );
+    let b: i64 = one(
+        &conn,
+        "SELECT idkit_snowflake_highest('2026-12-06 10:30:00.999')",
+    );
+    let c: i64 = one(
+        &conn,
+        "SELECT idkit_snowflake_lowest('2026-12-06 10:30:00')",
+    );
+    let d: i64 = one(
+        &conn,
+        "SELECT idkit_snowflake_lowest('2026-12-06T10:30:00.000Z')",
+    );
+    assert_eq!(a, b);
+    assert_eq!(c, d);
+}
+
+#[test]
+fn a_custom_layout_reads_with_the_tick_left_out_and_messages_name_calls_that_work() {
+    let dir = Scratch::new("sqlite-custom-messages");
+    let conn = open(&dir.join("ids.db"));
+    let id: i64 = one(
+        &conn,
+        "SELECT idkit_snowflake_custom('time:41,shard:13,sequence:10', 1314220021721, 1, 7)",
+    );
+    // The tick left out is 1 ms, as when the ids are made.
+    for f in ["idkit_time_ms", "idkit_time", "idkit_decode"] {
+        let three: String = conn
+            .query_row(
+                &format!(
+                    "SELECT CAST({f}(?1, 'time:41,shard:13,sequence:10', 1314220021721) AS TEXT)"
+                ),
+                [id],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let four: String = conn
+            .query_row(
+                &format!(
+                    "SELECT CAST({f}(?1, 'time:41,shard:13,sequence:10', 1314220021721, 1) AS TEXT)"
+                ),
+                [id],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(three, four, "{f}");
+    }
+    // Each message names a call that works, and that call does.
+    let said = error(
+        &conn,
+        "SELECT idkit_snowflake_custom('time:41,shard:13,sequence:10', 1314220021721)",
+    );
+    let call = "idkit_snowflake_custom('time:41,shard:13,sequence:10', 1314220021721, 1, 7)";
+    assert!(said.contains(call), "{said}");
+    let _: i64 = one(&conn, &format!("SELECT {call}"));
+    let said = error(&conn, "SELECT idkit_snowflake()");
+    assert!(
+        said.contains("idkit_snowflake('snowflake-twitter', 7)"),
+        "{said}"
+    );
+    let _: i64 = one(&conn, "SELECT idkit_snowflake('snowflake-twitter', 7)");
+    let said = error(&conn, "SELECT idkit_snowflake('ulid')");
+    assert!(
+        said.contains("not a Snowflake layout") && !said.contains("uuid-v4"),
+        "{said}"
+    );
+    assert!(said.contains("snowflake-mastodon"), "{said}");
+    let said = error(
+        &conn,
+        "SELECT idkit_snowflake('time:41,shard:13,sequence:10', 7)",
+    );
+    assert!(
+        said.contains("idkit_snowflake_custom('time:41,shard:13,sequence:10', epoch_ms, 1, 7)"),
+        "{said}"
+    );
+}
+
+#[test]
 fn an_untrusted_schema_cannot_make_ids_and_a_trusted_one_can() {
     // The generators are not SQLITE_INNOCUOUS: with trusted_schema off (a database from
     // elsewhere), its views, triggers and defaults cannot call them, while the reading
