@@ -101,6 +101,28 @@ fn reading_ids_of_thousands_of_layouts_keeps_nothing_per_call() {
     );
 }
 
+#[test]
+fn a_null_argument_gives_null_from_the_generators_too() {
+    // As from the reading functions, and as the SQLite functions' (idkit-sqlite's
+    // functions.rs): once an error with a backtrace for idkit_snowflake(NULL).
+    let mut c = client();
+    for sql in [
+        "SELECT idkit_typeid(NULL)::text",
+        "SELECT idkit_snowflake(NULL)",
+        "SELECT idkit_snowflake(NULL, 7)",
+        "SELECT idkit_snowflake_custom(NULL, 0)",
+        "SELECT idkit_snowflake_custom('time:41,sequence:22', NULL)",
+        "SELECT idkit_snowflake_custom('time:41,sequence:22', 0, NULL)",
+        "SELECT idkit_ulid_highest(NULL)::text",
+    ] {
+        let null: bool = c
+            .query_one(&format!("SELECT ({sql}) IS NULL"), &[])
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
+            .get(0);
+        assert!(null, "{sql}");
+    }
+}
+
 // ----- the synchronous standby, and the mark across clusters -----
 
 mod pg_server;

@@ -216,6 +216,12 @@ impl Call<'_> {
         Ok(())
     }
 
+    fn null(&self) -> Result<(), SqlError> {
+        // SAFETY: the running call's context.
+        unsafe { ffi::sqlite3_result_null(self.ctx) };
+        Ok(())
+    }
+
     fn integer(&self, n: i64) -> Result<(), SqlError> {
         // SAFETY: the running call's context.
         unsafe { ffi::sqlite3_result_int64(self.ctx, n) };
@@ -338,6 +344,11 @@ struct Typed;
 impl Body for Typed {
     type User = Arc<Databases>;
     fn run(dbs: &Arc<Databases>, call: &mut Call<'_>) -> Result<(), SqlError> {
+        // A NULL prefix gives NULL, as every function here and the PostgreSQL extension's
+        // (strict) do with a NULL argument: no id is made.
+        if call.len() == 1 && matches!(call.get_raw(0), ValueRef::Null) {
+            return call.null();
+        }
         // The prefix is read and checked once a statement while it is a constant.
         let prefix = match call.kept::<Prefix>() {
             Some(prefix) => *prefix,
@@ -388,6 +399,10 @@ struct Preset;
 impl Body for Preset {
     type User = SnowflakeFunction;
     fn run(function: &SnowflakeFunction, call: &mut Call<'_>) -> Result<(), SqlError> {
+        // A NULL layout gives NULL (no id); a NULL worker is none given.
+        if call.len() > 0 && matches!(call.get_raw(0), ValueRef::Null) {
+            return call.null();
+        }
         let worker = if call.len() > 1 {
             worker_arg(call, 1)?
         } else {
@@ -411,6 +426,10 @@ struct Custom;
 impl Body for Custom {
     type User = SnowflakeFunction;
     fn run(function: &SnowflakeFunction, call: &mut Call<'_>) -> Result<(), SqlError> {
+        // A NULL layout, epoch or tick gives NULL (no id); a NULL worker is none given.
+        if (0..call.len().min(3)).any(|i| matches!(call.get_raw(i), ValueRef::Null)) {
+            return call.null();
+        }
         let epoch = u64_arg(call, 1, "epoch_ms")?;
         let tick = tick_arg(call, 2)?;
         let worker = if call.len() > 3 {

@@ -503,6 +503,31 @@ fn a_custom_layout_reads_with_the_tick_left_out_and_messages_name_calls_that_wor
 }
 
 #[test]
+fn a_null_argument_gives_null_from_the_generators_too() {
+    // As from the reading functions, and as the PostgreSQL extension's (pg_repeats.rs);
+    // a NULL worker is no worker given.
+    let dir = Scratch::new("sqlite-nulls");
+    let conn = open(&dir.join("ids.db"));
+    for sql in [
+        "SELECT idkit_typeid(NULL)",
+        "SELECT idkit_snowflake(NULL)",
+        "SELECT idkit_snowflake(NULL, 7)",
+        "SELECT idkit_snowflake_custom(NULL, 0)",
+        "SELECT idkit_snowflake_custom('time:41,sequence:22', NULL)",
+        "SELECT idkit_snowflake_custom('time:41,sequence:22', 0, NULL)",
+        "SELECT idkit_ulid_highest(NULL)",
+        "SELECT idkit_time(NULL, 'twitter')",
+    ] {
+        let null: Option<i64> = conn
+            .query_row(&format!("SELECT ({sql}) IS NULL"), [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(null, Some(1), "{sql}");
+    }
+    let said = error(&conn, "SELECT idkit_snowflake('twitter', NULL)");
+    assert!(said.contains("needs a worker id"), "{said}");
+}
+
+#[test]
 fn an_untrusted_schema_cannot_make_ids_and_a_trusted_one_can() {
     // The generators are not SQLITE_INNOCUOUS: with trusted_schema off (a database from
     // elsewhere), its views, triggers and defaults cannot call them, while the reading

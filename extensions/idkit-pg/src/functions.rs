@@ -66,24 +66,32 @@ fn idkit_typeid(prefix: &str) -> Typed {
 /// of its fixed fields (Instagram's shard, Twitter's datacenter and worker), or this
 /// server's `idkit.worker_id` when it is null; at the layout's cap it waits for the next
 /// tick. Each layout and worker is a sequence of its own, shared by every session.
+///
+/// A NULL layout gives NULL (no id), as a NULL argument does to every function here; a
+/// NULL worker is the server's `idkit.worker_id`.
 #[pg_extern]
 fn idkit_snowflake(
-    layout: default!(&str, "'snowflake-twitter'"),
+    layout: default!(Option<&str>, "'snowflake-twitter'"),
     worker: default!(Option<i64>, "NULL"),
-) -> i64 {
-    shared::next_snowflake(layout, None, worker)
+) -> Option<i64> {
+    Some(shared::next_snowflake(layout?, None, worker))
 }
 
 /// The next id of a layout given by its fields (`time:41,shard:13,sequence:10`, from the
 /// most significant bit), its epoch (Unix ms) and its tick (ms).
+/// A NULL layout, epoch or tick gives NULL; a NULL worker is the server's.
 #[pg_extern]
 fn idkit_snowflake_custom(
-    fields: &str,
-    epoch_ms: i64,
-    tick_ms: default!(i64, 1),
+    fields: Option<&str>,
+    epoch_ms: Option<i64>,
+    tick_ms: default!(Option<i64>, 1),
     worker: default!(Option<i64>, "NULL"),
-) -> i64 {
-    shared::next_snowflake(fields, Some(custom(epoch_ms, tick_ms)), worker)
+) -> Option<i64> {
+    Some(shared::next_snowflake(
+        fields?,
+        Some(custom(epoch_ms?, tick_ms?)),
+        worker,
+    ))
 }
 
 /// A custom layout's epoch and tick, checked.
