@@ -948,9 +948,30 @@ fn every_sql_block_of_the_readme_runs() {
     assert!(!blocks.is_empty());
     let dir = Scratch::new("sqlite-readme");
     let conn = open(&dir.join("app.db"));
+    // Statement by statement: every query shows something (a row, its first value not
+    // NULL), today and on any later day (the examples' times are relative to now).
     for block in blocks {
-        conn.execute_batch(block)
-            .unwrap_or_else(|e| panic!("{e}\n{block}"));
+        use fallible_iterator::FallibleIterator as _;
+        let mut batch = rusqlite::Batch::new(&conn, block);
+        while let Some(mut stmt) = batch.next().unwrap_or_else(|e| panic!("{e}\n{block}")) {
+            if stmt.column_count() == 0 {
+                stmt.raw_execute()
+                    .unwrap_or_else(|e| panic!("{e}\n{block}"));
+                continue;
+            }
+            let sql = stmt.expanded_sql().unwrap_or_default();
+            let mut rows = stmt.raw_query();
+            let row = rows
+                .next()
+                .unwrap_or_else(|e| panic!("{e}\n{sql}"))
+                .unwrap_or_else(|| panic!("the README's query shows nothing: {sql}"));
+            let first: rusqlite::types::Value = row.get(0).unwrap();
+            assert_ne!(
+                first,
+                rusqlite::types::Value::Null,
+                "the README's query shows NULL: {sql}"
+            );
+        }
     }
     let posts: i64 = one(&conn, "SELECT count(*) FROM posts WHERE id > 1000000");
     assert_eq!(posts, 1);
