@@ -123,6 +123,25 @@ fn a_null_argument_gives_null_from_the_generators_too() {
     }
 }
 
+#[test]
+fn range_and_auto_increment_say_what_their_ids_are() {
+    // Listed by `idkit schemes`; the same message as the SQLite functions'.
+    let mut c = client();
+    for scheme in ["range", "auto-increment"] {
+        let e = c
+            .query_one(&format!("SELECT idkit_time(5::bigint, '{scheme}')"), &[])
+            .unwrap_err();
+        let said = e
+            .as_db_error()
+            .map(|d| d.message().to_owned())
+            .unwrap_or_default();
+        assert!(
+            said.contains("plain integers that a store hands out"),
+            "{said}"
+        );
+    }
+}
+
 // ----- the synchronous standby, and the mark across clusters -----
 
 mod pg_server;

@@ -770,6 +770,15 @@ fn kind(value: ValueRef<'_>) -> &'static str {
 
 /// A scheme by name or alias.
 fn codec(scheme: &str) -> Result<Box<dyn DynCodec + Send + Sync>> {
+    if matches!(scheme, "range" | "auto-increment") {
+        // Listed by `idkit schemes`, but plain integers a store hands out: nothing in them
+        // to read, no time to bound.
+        return Err(fail(
+            scheme,
+            "its ids are plain integers that a store hands out, with no time or fields to \
+             read: store and compare them as integers",
+        ));
+    }
     Ok(registry::find(scheme)
         .map_err(|e| fail("scheme", e))?
         .codec())

@@ -486,6 +486,13 @@ fn a_custom_layout_reads_with_the_tick_left_out_and_messages_name_calls_that_wor
         "{said}"
     );
     let _: i64 = one(&conn, "SELECT idkit_snowflake('snowflake-twitter', 7)");
+    for scheme in ["range", "auto-increment"] {
+        let said = error(&conn, &format!("SELECT idkit_time(5, '{scheme}')"));
+        assert!(
+            said.contains("plain integers that a store hands out"),
+            "{said}"
+        );
+    }
     let said = error(&conn, "SELECT idkit_snowflake('ulid')");
     assert!(
         said.contains("not a Snowflake layout") && !said.contains("uuid-v4"),

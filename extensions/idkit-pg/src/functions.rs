@@ -106,6 +106,15 @@ fn custom(epoch_ms: i64, tick_ms: i64) -> (u64, u64) {
 
 /// A scheme by name or alias.
 fn codec(scheme: &str) -> Box<dyn DynCodec + Send + Sync> {
+    if matches!(scheme, "range" | "auto-increment") {
+        // Listed by `idkit schemes`, but plain integers a store hands out (as the SQLite
+        // functions say too).
+        fail(
+            scheme,
+            "its ids are plain integers that a store hands out, with no time or fields to \
+             read: store and compare them as integers",
+        );
+    }
     registry::find(scheme)
         .unwrap_or_else(|e| fail("scheme", e))
         .codec()
