@@ -51,13 +51,24 @@ impl Format {
 /// give: `id` is a string, `timestamp_ms` Unix ms, `timestamp`
 /// RFC 3339 UTC, fields in layout order; both times `null` for schemes without time.
 pub fn decoded_json(scheme: &str, id: &str, decoded: &Decoded) -> Value {
+    decoded_json_named(scheme, id, decoded, |name| name)
+}
+
+/// [`decoded_json`], each field called by `name_of` its name in `decoded` (a layout read
+/// with stand-in names, `idkit_snowflake::FieldNames::name`).
+pub fn decoded_json_named<'a>(
+    scheme: &str,
+    id: &str,
+    decoded: &'a Decoded,
+    name_of: impl Fn(&'a str) -> &'a str,
+) -> Value {
     let mut fields = Map::new();
     for (name, value) in &decoded.fields {
         let v = match value {
             FieldValue::Int(n) => json!(n),
             FieldValue::Hex(h) | FieldValue::Text(h) => json!(h),
         };
-        fields.insert((*name).to_owned(), v);
+        fields.insert(name_of(name).to_owned(), v);
     }
     json!({
         "scheme": scheme,

@@ -19,6 +19,8 @@ use std::time::{Duration, Instant};
 
 use postgres::{Client, NoTls};
 
+use idkit_testkit::schedule::{Schedule, env_u64};
+
 mod pg_server;
 use pg_server::{Server, message};
 
@@ -45,33 +47,6 @@ const COLUMNS: &[(&str, &str, bool)] = &[
 ];
 
 const SESSIONS: u64 = 4;
-
-/// SplitMix64: the same seed, the same schedule.
-struct Schedule(u64);
-
-impl Schedule {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .map(|v| {
-            v.parse()
-                .unwrap_or_else(|_| panic!("{name}={v} is not a number"))
-        })
-        .unwrap_or(default)
-}
 
 /// Whether a session's error is one the adversary causes: the session connects again.
 fn expected(said: &str) -> bool {
@@ -164,7 +139,7 @@ fn the_hunt_finds_no_repeat_through_kills_reloads_restarts_and_clock_steps() {
             std::thread::spawn(move || session(port, k, stop))
         })
         .collect();
-    let mut schedule = Schedule(seed);
+    let mut schedule = Schedule::new(seed);
     let mut done = std::collections::BTreeMap::new();
     let deadline = Instant::now() + Duration::from_secs(seconds);
     while Instant::now() < deadline {

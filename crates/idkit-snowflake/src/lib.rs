@@ -34,9 +34,9 @@ pub use generator::MutexSnowflake;
 pub use generator::{AtomicSnowflake, Builder, RollbackPolicy, SequenceStart, Snowflake};
 pub use id::SnowflakeId;
 pub use layout::{
-    Boundary, Custom, Discord, FieldKind, FieldSpec, Instagram, Layout, LayoutBuilder, LayoutSpec,
-    MAX_FIELDS, MAX_NAME, MAX_TEXT, Mastodon, SnowflakeCodec, Sonyflake, Twitter, Word, preset,
-    presets,
+    Boundary, Custom, Discord, FieldKind, FieldNames, FieldSpec, Instagram, Layout, LayoutBuilder,
+    LayoutSpec, MAX_FIELDS, MAX_NAME, MAX_TEXT, Mastodon, SnowflakeCodec, Sonyflake, Twitter, Word,
+    preset, presets,
 };
 
 /// Twitter's layout, single-owner.

@@ -11,7 +11,7 @@ use idkit_core::random::{RandomSource, ThreadRandom};
 use idkit_core::time_ordered::Layout;
 use idkit_core::{Decoded, DynCodec, FieldValue, IdScheme, RawId};
 use idkit_lease::{IdentitySource, Lease};
-use idkit_snowflake::{AtomicSnowflake, Custom, LayoutSpec, RollbackPolicy, Snowflake};
+use idkit_snowflake::{AtomicSnowflake, Custom, FieldNames, LayoutSpec, RollbackPolicy, Snowflake};
 use idkit_typeid::{Prefix, TypeId};
 use rusqlite::functions::{Context, FunctionFlags};
 use rusqlite::types::{Value, ValueRef};
@@ -101,7 +101,7 @@ fn register_on(
             let scheme = text_arg(ctx, 1, "scheme")?;
             let field = text_arg(ctx, 2, "field")?;
             let (name, _, decoded) = decode_registered(ctx.get_raw(0), scheme)?;
-            field_of(name, &decoded, field)
+            field_of(name, &decoded, field, None)
         })
     })?;
     // Custom layouts: (id, fields, epoch_ms [, tick_ms]) for (id, scheme), the tick 1 ms when
@@ -120,15 +120,12 @@ fn register_on(
         conn.create_scalar_function("idkit_decode", n, read, |ctx| {
             nullable(ctx, |ctx| {
                 let (spec, raw, decoded, names) = decode_custom(ctx)?;
-                let text = raw.to_string();
-                let mut json = idkit_all::render::decoded_json(spec.name(), &text, &decoded);
-                if let Some(fields) = json.get_mut("fields").and_then(|f| f.as_object_mut()) {
-                    let named: serde_json::Map<String, serde_json::Value> = std::mem::take(fields)
-                        .into_iter()
-                        .map(|(name, value)| (real_name(&names, &name).to_owned(), value))
-                        .collect();
-                    *fields = named;
-                }
+                let json = idkit_all::render::decoded_json_named(
+                    spec.name(),
+                    &raw.to_string(),
+                    &decoded,
+                    |name| names.name(name),
+                );
                 Ok(json.to_string())
             })
         })?;
@@ -136,25 +133,12 @@ fn register_on(
     conn.create_scalar_function("idkit_field", 5, read, |ctx| {
         nullable(ctx, |ctx| {
             let (spec, _, decoded, names) = decode_custom(ctx)?;
-            let field: String = text_arg(ctx, 4, "field")?.to_owned();
-            // The layout's own names, read for this call (a stand-in for each in `spec`).
-            let wanted: &str = match names.iter().position(|n| *n == field) {
-                Some(i) => LayoutSpec::stand_in(i),
-                None => &field,
-            };
-            let found = field_of(spec.name(), &decoded, wanted);
-            if found.is_err() && !decoded.fields.iter().any(|(n, _)| *n == wanted) {
-                let listed: Vec<&str> = decoded
-                    .fields
-                    .iter()
-                    .map(|(n, _)| real_name(&names, n))
-                    .collect();
-                return Err(fail(
-                    spec.name(),
-                    format!("no field {field}: its fields are {}", listed.join(", ")),
-                ));
-            }
-            found
+            field_of(
+                spec.name(),
+                &decoded,
+                text_arg(ctx, 4, "field")?,
+                Some(&names),
+            )
         })
     })?;
     conn.create_scalar_function("idkit_text", 2, read, |ctx| {
@@ -836,18 +820,10 @@ fn time_ms(ctx: &Context<'_>) -> Result<u64> {
         .ok_or_else(|| fail(name, "its ids carry no time"))
 }
 
-/// The name a layout read by [`LayoutSpec::parse_unkept`] gives the field `name` stands
-/// in for (`name` itself for time and sequence).
-fn real_name<'a>(names: &'a [String], name: &'a str) -> &'a str {
-    (0..names.len())
-        .find(|&i| LayoutSpec::stand_in(i) == name)
-        .map_or(name, |i| names[i].as_str())
-}
-
 /// `(id, fields, epoch_ms, tick_ms)` taken apart, the layout read for this call only (the
 /// reading functions are innocuous: a schema from elsewhere may call them with any layout,
 /// and nothing of it outlives the call), with its fields' names.
-fn decode_custom(ctx: &Context<'_>) -> Result<(LayoutSpec, u64, Decoded, Vec<String>)> {
+fn decode_custom(ctx: &Context<'_>) -> Result<(LayoutSpec, u64, Decoded, FieldNames)> {
     let fields = text_arg(ctx, 1, "fields")?;
     let (spec, names) =
         LayoutSpec::parse_unkept(fields, tick_arg(ctx, 3)?, u64_arg(ctx, 2, "epoch_ms")?)
@@ -872,18 +848,29 @@ fn custom_time(ctx: &Context<'_>) -> Result<u64> {
         .ok_or_else(|| fail(spec.name(), "its ids carry no time"))
 }
 
-/// The integer field `field` of `decoded`, or the error that lists the fields there are.
-fn field_of(scheme: &str, decoded: &Decoded, field: &str) -> Result<i64> {
-    match decoded.fields.iter().find(|(name, _)| *name == field) {
+/// The integer field `field` of `decoded`, or the error that lists the fields there are;
+/// `names`, for a layout read with stand-in names, gives the layout's own.
+fn field_of(
+    scheme: &str,
+    decoded: &Decoded,
+    field: &str,
+    names: Option<&FieldNames>,
+) -> Result<i64> {
+    let wanted = names.and_then(|n| n.field(field)).unwrap_or(field);
+    match decoded.fields.iter().find(|(name, _)| *name == wanted) {
         Some((_, FieldValue::Int(n))) => {
             i64::try_from(*n).map_err(|_| fail(scheme, "the field is past the integer's range"))
         }
         Some(_) => Err(fail(scheme, format!("its field {field} is not a number"))),
         None => {
-            let names: Vec<_> = decoded.fields.iter().map(|(name, _)| *name).collect();
+            let listed: Vec<_> = decoded
+                .fields
+                .iter()
+                .map(|(name, _)| names.map_or(*name, |n| n.name(name)))
+                .collect();
             Err(fail(
                 scheme,
-                format!("no field {field}: its fields are {}", names.join(", ")),
+                format!("no field {field}: its fields are {}", listed.join(", ")),
             ))
         }
     }

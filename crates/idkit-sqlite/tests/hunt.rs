@@ -25,6 +25,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use idkit_testkit::Scratch;
+use idkit_testkit::schedule::{Schedule, env_u64};
 use rusqlite::Connection;
 
 /// The generators every writer calls, one column each.
@@ -39,34 +40,6 @@ const MAX_WRITERS: usize = 5;
 /// The longest the writers may commit nothing: a Snowflake layout waits up to
 /// `MAX_BEHIND_MS` (10 s) for a clock stepped back, a full disk holds them a moment.
 const STUCK: Duration = Duration::from_secs(15);
-
-/// A small generator of the schedule (SplitMix64): the same seed, the same schedule.
-struct Schedule(u64);
-
-impl Schedule {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n`.
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .map(|v| {
-            v.parse()
-                .unwrap_or_else(|_| panic!("{name}={v} is not a number"))
-        })
-        .unwrap_or(default)
-}
 
 // ----- the writers -----
 
@@ -198,7 +171,7 @@ fn write_until_stopped(
         std::process::id()
     );
     let sql = insert_sql().replace("{db}", schema).replace("{who}", &who);
-    let mut schedule = Schedule(seed);
+    let mut schedule = Schedule::new(seed);
     let mut seen = BTreeMap::new();
     let mut conn = None;
     let mut batches = 0u64;
@@ -450,14 +423,14 @@ fn hunt() {
         )
         .unwrap();
     }
-    let mut schedule = Schedule(seed);
+    let mut schedule = Schedule::new(seed);
     let mut checker = Checker::new(&place.db);
     let mut writers: Vec<Writer> = Vec::new();
     let mut spawned = 0u64;
     let mut done: BTreeMap<&str, u64> = BTreeMap::new();
     let mut start = |schedule: &mut Schedule, writers: &mut Vec<Writer>, kind: Kind| {
         spawned += 1;
-        writers.push(spawn(&place, kind, schedule.next(), spawned));
+        writers.push(spawn(&place, kind, schedule.next_u64(), spawned));
     };
     for _ in 0..3 {
         start(&mut schedule, &mut writers, Kind::Direct);

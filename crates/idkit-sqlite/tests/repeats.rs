@@ -87,6 +87,20 @@ fn layouts_that_make_the_same_ids_under_other_names_share_one_word() {
 
 // ----- the state file removed, or the disk full -----
 
+/// This test binary's ignored test `name`, to run as a process of its own.
+fn child(name: &str) -> std::process::Command {
+    let mut command = std::process::Command::new(std::env::current_exe().unwrap());
+    command.args([
+        "--exact",
+        name,
+        "--ignored",
+        "--nocapture",
+        "--test-threads",
+        "1",
+    ]);
+    command
+}
+
 /// Runs this test binary's `writer` on `db` for `ms` milliseconds, as a process of its own.
 fn spawn_writer(db: &Path, ms: u64) -> std::process::Child {
     spawn_attached_writer(db, None, ms)
@@ -94,19 +108,11 @@ fn spawn_writer(db: &Path, ms: u64) -> std::process::Child {
 
 /// [`spawn_writer`], the writer's connection with `attach` attached (`ATTACH ... AS x`).
 fn spawn_attached_writer(db: &Path, attach: Option<&Path>, ms: u64) -> std::process::Child {
-    let mut command = std::process::Command::new(std::env::current_exe().unwrap());
+    let mut command = child("writer");
     if let Some(other) = attach {
         command.env("IDKIT_REPEATS_ATTACH", other);
     }
     command
-        .args([
-            "--exact",
-            "writer",
-            "--ignored",
-            "--nocapture",
-            "--test-threads",
-            "1",
-        ])
         .env("IDKIT_REPEATS_DB", db)
         .env("IDKIT_REPEATS_MS", ms.to_string())
         .stdout(std::process::Stdio::piped())
@@ -340,15 +346,7 @@ fn forker() {
 #[test]
 fn a_child_made_by_fork_repeats_none_of_its_parents_ids() {
     let dir = Scratch::new("sqlite-fork");
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "forker",
-            "--ignored",
-            "--nocapture",
-            "--test-threads",
-            "1",
-        ])
+    let out = child("forker")
         .env("IDKIT_REPEATS_DIR", dir.path())
         .output()
         .unwrap();
@@ -402,15 +400,7 @@ fn a_full_disk_is_an_error_when_the_state_file_is_made_never_a_sigbus() {
         .unwrap()
         .execute_batch("CREATE TABLE t (id INTEGER PRIMARY KEY)")
         .unwrap();
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "opener",
-            "--ignored",
-            "--nocapture",
-            "--test-threads",
-            "1",
-        ])
+    let out = child("opener")
         .env("IDKIT_REPEATS_DB", &db)
         .output()
         .unwrap();
@@ -509,15 +499,7 @@ fn a_copy_put_in_place_of_the_state_file_waits_for_the_ids_of_the_one_it_replace
     // it with its clock 0.3 s behind, so that its ids fall on the milliseconds of those
     // above.
     std::fs::rename(&copy, &state).unwrap();
-    let fresh = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "writer",
-            "--ignored",
-            "--nocapture",
-            "--test-threads",
-            "1",
-        ])
+    let fresh = child("writer")
         .env("IDKIT_REPEATS_DB", &db)
         .env("IDKIT_REPEATS_MS", "2500")
         .env("LD_PRELOAD", idkit_testkit::faketime::libfaketime())

@@ -389,7 +389,7 @@ fn custom_spec(
     fields: &str,
     epoch_ms: i64,
     tick_ms: i64,
-) -> (idkit_snowflake::LayoutSpec, Vec<String>) {
+) -> (idkit_snowflake::LayoutSpec, idkit_snowflake::FieldNames) {
     let (epoch_ms, tick_ms) = custom(epoch_ms, tick_ms);
     let (spec, names) = idkit_snowflake::LayoutSpec::parse_unkept(fields, tick_ms, epoch_ms)
         .unwrap_or_else(|e| fail("layout", e));
@@ -400,13 +400,6 @@ fn custom_spec(
         );
     }
     (spec, names)
-}
-
-/// The name a layout read by `custom_spec` gives the field `name` stands in for.
-fn real_name<'a>(names: &'a [String], name: &'a str) -> &'a str {
-    (0..names.len())
-        .find(|&i| idkit_snowflake::LayoutSpec::stand_in(i) == name)
-        .map_or(name, |i| names[i].as_str())
 }
 
 /// A custom layout's id, taken apart (its reserved bits checked).
@@ -436,15 +429,12 @@ fn idkit_time_custom(
 fn idkit_decode_custom(id: i64, fields: &str, epoch_ms: i64, tick_ms: default!(i64, 1)) -> JsonB {
     let (spec, names) = custom_spec(fields, epoch_ms, tick_ms);
     let (raw, decoded) = custom_decoded(id, &spec);
-    let mut json = idkit_all::render::decoded_json(spec.name(), &raw.to_string(), &decoded);
-    if let Some(fields) = json.get_mut("fields").and_then(|f| f.as_object_mut()) {
-        let named: serde_json::Map<String, serde_json::Value> = std::mem::take(fields)
-            .into_iter()
-            .map(|(name, value)| (real_name(&names, &name).to_owned(), value))
-            .collect();
-        *fields = named;
-    }
-    JsonB(json)
+    JsonB(idkit_all::render::decoded_json_named(
+        spec.name(),
+        &raw.to_string(),
+        &decoded,
+        |name| names.name(name),
+    ))
 }
 
 /// One field of a 64-bit id (`shard` of an Instagram id: the shard that owns the row;
@@ -455,7 +445,7 @@ fn idkit_field(id: i64, scheme: &str, field: &str) -> i64 {
     let decoded = codec
         .decode_raw(&raw_bigint(id, scheme))
         .unwrap_or_else(|e| fail(scheme, e));
-    field_of(scheme, &decoded, field)
+    field_of(scheme, &decoded, field, None)
 }
 
 /// One field of an id of a layout given by its fields, epoch and tick (the layout as
@@ -463,38 +453,38 @@ fn idkit_field(id: i64, scheme: &str, field: &str) -> i64 {
 #[pg_extern(immutable, strict, parallel_safe, name = "idkit_field")]
 fn idkit_field_custom(id: i64, fields: &str, epoch_ms: i64, tick_ms: i64, field: &str) -> i64 {
     let (spec, names) = custom_spec(fields, epoch_ms, tick_ms);
-    let decoded = custom_decoded(id, &spec).1;
-    let wanted: &str = match names.iter().position(|n| n == field) {
-        Some(i) => idkit_snowflake::LayoutSpec::stand_in(i),
-        None => field,
-    };
-    if !decoded.fields.iter().any(|(n, _)| *n == wanted) {
-        let listed: Vec<&str> = decoded
-            .fields
-            .iter()
-            .map(|(n, _)| real_name(&names, n))
-            .collect();
-        fail(
-            spec.name(),
-            format!("no field {field}: its fields are {}", listed.join(", ")),
-        );
-    }
-    field_of(spec.name(), &decoded, wanted)
+    field_of(
+        spec.name(),
+        &custom_decoded(id, &spec).1,
+        field,
+        Some(&names),
+    )
 }
 
-/// The integer field `field` of `decoded`, or the error that lists the fields there are.
-fn field_of(scheme: &str, decoded: &idkit_core::Decoded, field: &str) -> i64 {
-    let found = decoded.fields.iter().find(|(name, _)| *name == field);
+/// The integer field `field` of `decoded`, or the error that lists the fields there are;
+/// `names`, for a layout read with stand-in names, gives the layout's own.
+fn field_of(
+    scheme: &str,
+    decoded: &idkit_core::Decoded,
+    field: &str,
+    names: Option<&idkit_snowflake::FieldNames>,
+) -> i64 {
+    let wanted = names.and_then(|n| n.field(field)).unwrap_or(field);
+    let found = decoded.fields.iter().find(|(name, _)| *name == wanted);
     match found {
         Some((_, idkit_core::FieldValue::Int(n))) => {
             i64::try_from(*n).unwrap_or_else(|_| fail(scheme, "the field is past bigint's range"))
         }
         Some(_) => fail(scheme, format!("its field {field} is not a number")),
         None => {
-            let names: Vec<_> = decoded.fields.iter().map(|(name, _)| *name).collect();
+            let listed: Vec<_> = decoded
+                .fields
+                .iter()
+                .map(|(name, _)| names.map_or(*name, |n| n.name(name)))
+                .collect();
             fail(
                 scheme,
-                format!("no field {field}: its fields are {}", names.join(", ")),
+                format!("no field {field}: its fields are {}", listed.join(", ")),
             )
         }
     }

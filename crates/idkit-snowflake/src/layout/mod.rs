@@ -10,7 +10,7 @@ mod word;
 pub use codec::SnowflakeCodec;
 pub use presets::{Boundary, Discord, Instagram, Mastodon, Sonyflake, Twitter, preset, presets};
 pub use spec::{
-    Custom, FieldKind, FieldSpec, Layout, LayoutBuilder, LayoutSpec, MAX_NAME, MAX_TEXT,
+    Custom, FieldKind, FieldNames, FieldSpec, Layout, LayoutBuilder, LayoutSpec, MAX_NAME, MAX_TEXT,
 };
 pub use word::Word;
 

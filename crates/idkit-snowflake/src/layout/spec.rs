@@ -297,17 +297,18 @@ impl LayoutSpec {
     }
 
     /// [`LayoutSpec::parse`] keeping nothing for the process: the layout's fields other
-    /// than time and sequence are named by stand-ins, and their names come back beside it,
-    /// in the order of the stand-ins ([`LayoutSpec::stand_in`] gives each). For a layout
-    /// read once (an SQL call that reads an id of a layout given by its fields), where
-    /// [`LayoutSpec::parse`] would keep each distinct name for the process's life.
+    /// than time and sequence are named by stand-ins, and their names come back beside it
+    /// ([`FieldNames`] turns one into the other). For a layout read once (an SQL call that
+    /// reads an id of a layout given by its fields), where [`LayoutSpec::parse`] would keep
+    /// each distinct name for the process's life.
     ///
     /// ```
     /// use idkit_snowflake::LayoutSpec;
     /// let (spec, names) = LayoutSpec::parse_unkept("time:41,shard:13,sequence:10", 1, 0)?;
-    /// assert_eq!(names, ["shard"]);
-    /// let shard = spec.fields().find(|f| f.name == LayoutSpec::stand_in(0)).unwrap();
-    /// assert_eq!(shard.bits, 13);
+    /// let shard = names.field("shard").unwrap();
+    /// assert_eq!(spec.fields().find(|f| f.name == shard).unwrap().bits, 13);
+    /// assert_eq!(names.name(shard), "shard");
+    /// assert_eq!(names.name("sequence"), "sequence");
     /// # Ok::<(), idkit_snowflake::ConfigError>(())
     /// ```
     ///
@@ -318,7 +319,7 @@ impl LayoutSpec {
         fields: &str,
         tick_ms: u64,
         epoch_ms: u64,
-    ) -> Result<(Self, Vec<String>), ConfigError> {
+    ) -> Result<(Self, FieldNames), ConfigError> {
         if fields.len() > MAX_TEXT {
             return Err(ConfigError::TextTooLong {
                 bytes: fields.len(),
@@ -361,13 +362,7 @@ impl LayoutSpec {
             };
         }
         let spec = builder.build()?;
-        Ok((spec, names))
-    }
-
-    /// The name that stands in for the `index`th distinct name of a layout read by
-    /// [`LayoutSpec::parse_unkept`] (`""` past the most fields a layout has).
-    pub fn stand_in(index: usize) -> &'static str {
-        STAND_INS.get(index).copied().unwrap_or("")
+        Ok((spec, FieldNames(names)))
     }
 
     /// Starts a layout called `name` in a `word_bits`-bit word (64 or 128).
@@ -833,6 +828,30 @@ impl<W: Word> Layout for Custom<W> {
     type Id = W;
     fn spec(&self) -> &LayoutSpec {
         &self.spec
+    }
+}
+
+/// The names of a layout read by [`LayoutSpec::parse_unkept`], whose fields (but time and
+/// sequence) are named by stand-ins in the order the names first appear.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldNames(Vec<String>);
+
+impl FieldNames {
+    /// The layout's own name of the field called `field` in the spec (a stand-in, or
+    /// `time` and `sequence` as they are).
+    pub fn name<'a>(&'a self, field: &'a str) -> &'a str {
+        STAND_INS
+            .iter()
+            .zip(&self.0)
+            .find(|(stand_in, _)| **stand_in == field)
+            .map_or(field, |(_, name)| name.as_str())
+    }
+
+    /// The spec's name of the field the layout calls `name` (its stand-in), if it has one
+    /// (`None` for time and sequence, whose names are their own, and for a name it lacks).
+    pub fn field(&self, name: &str) -> Option<&'static str> {
+        let at = self.0.iter().position(|n| n == name)?;
+        STAND_INS.get(at).copied()
     }
 }
 
