@@ -34,7 +34,8 @@ const COLUMNS: [&str; 6] = ["ulid", "v7", "typeid", "mastodon", "twitter", "cust
 /// Rows a writer makes per transaction.
 const BATCH: usize = 20;
 
-/// The most writers (direct, attaching and forking) the adversary keeps running.
+/// The most writers (direct, attaching, forking, and children made by fork) the adversary
+/// keeps running.
 const MAX_WRITERS: usize = 5;
 
 /// The longest the writers may commit nothing: a Snowflake layout waits up to
@@ -57,6 +58,85 @@ enum Kind {
 struct Writer {
     child: Child,
     kind: Kind,
+    /// Where a forking writer's child writes its process id (removed when it ends).
+    forked: Option<PathBuf>,
+}
+
+/// A child made by fork whose parent the adversary killed: it goes on writing (as a
+/// process whose parent a supervisor killed would) until the adversary kills it too, or
+/// the hunt ends. The hunt is the subreaper of such children, so its process id is not
+/// used again before the hunt reaps it.
+struct Orphan {
+    pid: libc::pid_t,
+    marker: PathBuf,
+}
+
+/// The processes writing: the writers the hunt started, and the children made by fork of
+/// those it killed.
+#[derive(Default)]
+struct Crew {
+    writers: Vec<Writer>,
+    orphans: Vec<Orphan>,
+}
+
+impl Crew {
+    fn len(&self) -> usize {
+        self.writers.len() + self.orphans.len()
+    }
+
+    /// Kills the writer or orphan `i` (writers first) with SIGKILL.
+    fn kill(&mut self, i: usize) {
+        if i < self.writers.len() {
+            let mut w = self.writers.swap_remove(i);
+            w.child.kill().unwrap();
+            w.child.wait().unwrap();
+            // Its child made by fork, if it made one and it runs, goes on.
+            if let Some(marker) = w.forked
+                && let Some(pid) = read_pid(&marker)
+            {
+                self.orphans.push(Orphan { pid, marker });
+            }
+        } else {
+            let o = self.orphans.swap_remove(i - self.writers.len());
+            // SAFETY: signals and reaps a child of this process (its subreaper): the
+            // process id is not used again before it is reaped, here.
+            unsafe {
+                libc::kill(o.pid, libc::SIGKILL);
+                libc::waitpid(o.pid, std::ptr::null_mut(), 0);
+            }
+            // What it would have removed had it ended by itself.
+            let _ = std::fs::remove_file(&o.marker);
+        }
+    }
+
+    /// Makes room for one more process: kills orphans first, then the oldest writers.
+    fn make_room(&mut self) {
+        while self.len() >= MAX_WRITERS {
+            if self.orphans.is_empty() {
+                let oldest = self.writers.remove(0);
+                self.writers.push(oldest);
+                self.kill(self.writers.len() - 1);
+            } else {
+                self.kill(self.writers.len());
+            }
+        }
+    }
+}
+
+/// The process id a child made by fork wrote to its marker; `None` once it ended (the
+/// marker removed) or before it wrote one.
+fn read_pid(marker: &Path) -> Option<libc::pid_t> {
+    for _ in 0..50 {
+        match std::fs::read_to_string(marker) {
+            Ok(text) => match text.trim().parse() {
+                Ok(pid) => return Some(pid),
+                // Being written.
+                Err(_) => std::thread::sleep(Duration::from_millis(10)),
+            },
+            Err(_) => return None,
+        }
+    }
+    None
 }
 
 /// What the test shares with its writers: the directory of the shared database (on the
@@ -88,23 +168,24 @@ fn spawn(place: &Place, kind: Kind, seed: u64, n: u64) -> Writer {
         .env("FAKETIME_DONT_FAKE_MONOTONIC", "1")
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
+    let mut forked = None;
     match kind {
         Kind::Direct => {}
         Kind::Attaching => {
             command.env("IDKIT_HUNT_MAIN", place.scratch.join(format!("own-{n}.db")));
         }
         Kind::Forking => {
+            let marker = place.scratch.join(format!("forked-{n}"));
             command
                 .env("IDKIT_HUNT_FORK_AFTER", (1 + seed % 20).to_string())
-                .env(
-                    "IDKIT_HUNT_FORKED",
-                    place.scratch.join(format!("forked-{n}")),
-                );
+                .env("IDKIT_HUNT_FORKED", &marker);
+            forked = Some(marker);
         }
     }
     Writer {
         child: command.spawn().unwrap(),
         kind,
+        forked,
     }
 }
 
@@ -188,6 +269,11 @@ fn write_until_stopped(
                 std::mem::forget(conn.take());
                 let marker = forked.unwrap();
                 std::fs::write(marker, std::process::id().to_string()).unwrap();
+                // What it says goes to a file of its own: its parent's pipe ends with the
+                // parent, which the adversary may kill first.
+                let log = std::fs::File::create(format!("{marker}.log")).unwrap();
+                // SAFETY: fd 2 made a copy of the log file's descriptor.
+                unsafe { libc::dup2(std::os::fd::AsRawFd::as_raw_fd(&log), 2) };
                 let code = match std::panic::catch_unwind(|| {
                     write_until_stopped(db, main, stop, seed ^ 0xf0f0, None, Some(marker))
                 }) {
@@ -249,16 +335,17 @@ fn short(said: &str) -> String {
     said.chars().take(60).collect()
 }
 
-/// Counts an error, and prints it whole the first time (what a stuck hunt shows).
+/// Counts an error, and prints it whole the first time and at each power of two (what a
+/// stuck hunt shows).
 fn note(seen: &mut BTreeMap<String, u64>, said: &str) {
     let count = seen.entry(short(said)).or_insert(0);
-    if *count == 0 {
+    if count.is_power_of_two() || *count == 0 {
         // Not eprintln!: a child made by fork shares its parent's pipe, which the test may
         // have closed, and a failed write is no finding.
         use std::io::Write;
         let _ = writeln!(
             std::io::stderr(),
-            "{:?}: {said}",
+            "{:?} (seen {count} times before): {said}",
             std::time::SystemTime::now()
         );
     }
@@ -363,6 +450,57 @@ impl Checker {
     }
 }
 
+/// The processes holding a `flock` on `db` (from each process's `/proc/PID/fdinfo`: a lock
+/// made before a `fork` is held by the child too), each with its kind (from its
+/// environment), its parent, its state and where it waits: what a stuck hunt shows first.
+fn holders(db: &Path) -> String {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = std::fs::metadata(db) else {
+        return String::new();
+    };
+    let inode = format!(":{} ", meta.ino());
+    let mut said = String::from("processes holding the database's flock:\n");
+    let pids = std::fs::read_dir("/proc").into_iter().flatten().flatten();
+    for pid in pids.filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok()) {
+        let proc = |what: &str| std::fs::read_to_string(format!("/proc/{pid}/{what}"));
+        let fds = std::fs::read_dir(format!("/proc/{pid}/fdinfo"));
+        let locks: Vec<String> = fds
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|fd| std::fs::read_to_string(fd.path()).ok())
+            .flat_map(|info| {
+                info.lines()
+                    .filter(|l| l.contains("FLOCK") && l.contains(&inode))
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        if locks.is_empty() {
+            continue;
+        }
+        let env = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        let kind = if env.windows(17).any(|w| w == b"IDKIT_HUNT_FORKED") {
+            "forking (or forked)"
+        } else if env.windows(15).any(|w| w == b"IDKIT_HUNT_MAIN") {
+            "attaching"
+        } else {
+            "direct"
+        };
+        let stat = proc("stat").unwrap_or_default();
+        let stat: Vec<&str> = stat.split_whitespace().collect();
+        said.push_str(&format!(
+            "  pid {pid} (parent {}), a {kind} writer, state {}, waiting in {}: {}\n    {}\n",
+            stat.get(3).unwrap_or(&"?"),
+            stat.get(2).unwrap_or(&"?"),
+            proc("wchan").unwrap_or_default(),
+            locks.join("; "),
+            proc("stack").unwrap_or_default().replace('\n', "\n    "),
+        ));
+    }
+    said
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -425,15 +563,21 @@ fn hunt() {
     }
     let mut schedule = Schedule::new(seed);
     let mut checker = Checker::new(&place.db);
-    let mut writers: Vec<Writer> = Vec::new();
+    // Children made by fork whose parent is killed become the hunt's, to be killed and
+    // reaped by it.
+    // SAFETY: sets a flag of this process.
+    assert_eq!(unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1) }, 0);
+    let mut crew = Crew::default();
     let mut spawned = 0u64;
     let mut done: BTreeMap<&str, u64> = BTreeMap::new();
-    let mut start = |schedule: &mut Schedule, writers: &mut Vec<Writer>, kind: Kind| {
+    let mut start = |schedule: &mut Schedule, crew: &mut Crew, kind: Kind| {
+        crew.make_room();
         spawned += 1;
-        writers.push(spawn(&place, kind, schedule.next_u64(), spawned));
+        crew.writers
+            .push(spawn(&place, kind, schedule.next_u64(), spawned));
     };
     for _ in 0..3 {
-        start(&mut schedule, &mut writers, Kind::Direct);
+        start(&mut schedule, &mut crew, Kind::Direct);
     }
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let mut next_round = Instant::now() + Duration::from_secs(2);
@@ -451,13 +595,11 @@ fn hunt() {
         *done.entry(action).or_insert(0) += 1;
         match action {
             "kill" => {
-                if !writers.is_empty() {
-                    let i = schedule.below(writers.len() as u64) as usize;
-                    let mut w = writers.swap_remove(i);
-                    w.child.kill().unwrap();
-                    w.child.wait().unwrap();
+                if crew.len() > 0 {
+                    let i = schedule.below(crew.len() as u64) as usize;
+                    crew.kill(i);
                 }
-                start(&mut schedule, &mut writers, Kind::Direct);
+                start(&mut schedule, &mut crew, Kind::Direct);
             }
             "remove" => {
                 let _ = std::fs::remove_file(&state);
@@ -479,17 +621,12 @@ fn hunt() {
                 std::fs::write(&place.clock, format!("-{offset}s\n")).unwrap();
             }
             "attach" | "fork" => {
-                if writers.len() >= MAX_WRITERS {
-                    let mut w = writers.remove(0);
-                    w.child.kill().unwrap();
-                    w.child.wait().unwrap();
-                }
                 let kind = if action == "attach" {
                     Kind::Attaching
                 } else {
                     Kind::Forking
                 };
-                start(&mut schedule, &mut writers, kind);
+                start(&mut schedule, &mut crew, kind);
             }
             _ => {
                 let ballast = disk.join("ballast");
@@ -499,7 +636,7 @@ fn hunt() {
             }
         }
         // A writer that ended by itself failed: what it said is the finding.
-        for w in &mut writers {
+        for w in &mut crew.writers {
             if let Some(status) = w.child.try_wait().unwrap() {
                 let mut said = String::new();
                 use std::io::Read;
@@ -520,8 +657,26 @@ fn hunt() {
             // A Snowflake layout waits up to 10 s for a clock stepped back; past that,
             // writers that make nothing are stuck (a state file no one can make again).
             if progress.elapsed() >= STUCK {
-                let mut said = String::new();
-                for w in &mut writers {
+                let mut said = holders(&place.db);
+                let df = Command::new("df").arg("-k").arg(&disk).output().unwrap();
+                said.push_str(&String::from_utf8_lossy(&df.stdout));
+                for file in std::fs::read_dir(&disk).unwrap().flatten() {
+                    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+                    said.push_str(&format!("  {:?}: {len} bytes\n", file.file_name()));
+                }
+                for log in std::fs::read_dir(scratch.path()).unwrap().flatten() {
+                    let name = log.file_name().to_string_lossy().into_owned();
+                    if name.starts_with("forked-") && name.ends_with(".log") {
+                        said.push_str(&format!("{name}:\n"));
+                        said.push_str(&std::fs::read_to_string(log.path()).unwrap_or_default());
+                    }
+                }
+                // Children made by fork end at the stop file.
+                std::fs::write(&place.stop, "").unwrap();
+                while !crew.orphans.is_empty() {
+                    crew.kill(crew.writers.len());
+                }
+                for w in &mut crew.writers {
                     let _ = w.child.kill();
                     let _ = w.child.wait();
                     use std::io::Read;
@@ -537,7 +692,7 @@ fn hunt() {
     }
     std::fs::write(&place.stop, "").unwrap();
     std::fs::write(&place.clock, "+0\n").unwrap();
-    for w in writers {
+    for w in crew.writers {
         let out = w.child.wait_with_output().unwrap();
         assert!(
             out.status.success(),
@@ -574,7 +729,10 @@ fn hunt() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    if let Some(failed) = forked().first() {
+    if let Some(failed) = forked()
+        .iter()
+        .find(|p| p.extension().is_some_and(|e| e == "failed"))
+    {
         panic!(
             "seed {seed}: a writer made by fork failed: {}",
             std::fs::read_to_string(failed).unwrap()
