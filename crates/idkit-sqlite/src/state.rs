@@ -63,6 +63,11 @@ const MAGIC_V2: u64 = u64::from_le_bytes(*b"idkit-s2");
 /// [`MAGIC`], so that processes of the earlier version refuse it from then on.
 const MAGIC_V1: u64 = u64::from_le_bytes(*b"idkit-s1");
 
+/// The device and inode a state file's header names once a process carried its ids into
+/// the file now at its path (it was removed or replaced): every process still mapping it
+/// sees this at its next id and refuses from then on, not only at its next millisecond.
+const SUPERSEDED: u64 = u64::MAX;
+
 /// Ids of one millisecond (by their counter or sequence) between two checks that the state
 /// file is still the one at its path ([`State::cover`]).
 pub const CHECK_EVERY: u64 = 16_384;
@@ -86,7 +91,8 @@ struct Header {
     floor: AtomicU64,
     /// The file's own device and inode, written by the process that made it (or first
     /// mapped it): a copy of the file put in its place (a restore, an rsync) carries its
-    /// original's and is told apart (see [`map`]). Zeros in a file of an earlier build.
+    /// original's and is told apart (see [`map`]). Zeros in a file of an earlier build;
+    /// [`SUPERSEDED`] once a process carried the ids of this file into another.
     own: [AtomicU64; 2],
 }
 
@@ -397,15 +403,20 @@ impl State {
     /// long as it is behind.
     ///
     /// A mark on disk below one this process saw (the file written over in place with an
-    /// older copy) or a file already found gone is checked at every id, before the mark is
-    /// moved (which would hide it).
+    /// older copy), a file already found gone, or one another process carried over
+    /// ([`SUPERSEDED`]) is checked at every id, before the mark is moved (which would hide
+    /// it): once one process carried the file's ids into the file at its path and made ids
+    /// there (above this file's mark), no process makes another id of this file, which
+    /// would sort below them.
     #[inline]
     pub fn cover(&'static self, ms: u64, count: u64) -> Result<(), Error> {
-        let durable = self.table.header.durable.load(Ordering::Acquire);
+        let header = &self.table.header;
+        let durable = header.durable.load(Ordering::Acquire);
         if ms > self.checked_ms.load(Ordering::Acquire)
             || count.is_multiple_of(CHECK_EVERY)
             || durable < self.seen_mark.load(Ordering::Relaxed)
             || self.gone.load(Ordering::Relaxed)
+            || header.own[0].load(Ordering::Acquire) == SUPERSEDED
         {
             self.check(ms)?;
         }
@@ -443,11 +454,21 @@ impl State {
                 0
             };
             let older = mark < self.seen_mark.fetch_max(mark, Ordering::AcqRel);
-            if here == Some(id) && whole && !older {
+            let superseded =
+                whole && self.table.header.own[0].load(Ordering::Acquire) == SUPERSEDED;
+            if here == Some(id) && whole && !older && !superseded {
                 self.checked_ms.fetch_max(ms, Ordering::AcqRel);
                 return Ok(());
             }
             if !self.gone.swap(true, Ordering::AcqRel) {
+                if whole && here != Some(id) {
+                    // Before any id of the file at the path: every other process mapping
+                    // this one refuses from its next id (not its next millisecond), whose
+                    // id would sort below the ids made there.
+                    let header = &self.table.header;
+                    header.own[0].store(SUPERSEDED, Ordering::Release);
+                    header.own[1].store(SUPERSEDED, Ordering::Release);
+                }
                 if whole && here == Some(id) {
                     // Written over in place with an older copy: its words are behind the ids
                     // given. Every id of this process is at or below what it checked and the
@@ -1209,6 +1230,49 @@ mod tests {
             step_time_ordered(&word, &clock).unwrap(),
             (5_000 + MAX_BEHIND_MS, 8)
         );
+    }
+
+    /// Two mappings of one state file, as two processes have it: once one carried the file's
+    /// ids into the file now at its path (it was replaced), the other refuses its next id
+    /// even within the millisecond it already checked, whose id would sort below the ids
+    /// made in the new file. Found by the hunt (seed 2735132311: a ULID of a process still on
+    /// the replaced file committed after one of the file that replaced it, 830 ms lower).
+    #[test]
+    fn once_one_process_carried_the_file_over_the_others_refuse_their_next_id() {
+        let dir = idkit_testkit::Scratch::new("sqlite-state-superseded");
+        let path = dir.join("ids-idkit");
+        let mapping = || {
+            let mapped = map(&path, None, None).unwrap().unwrap();
+            let state = State::over(mapped, path.clone(), None).unwrap();
+            // The key of FILES: the carrier maps the file at the path and puts it there.
+            FILES
+                .lock()
+                .unwrap()
+                .get_or_insert_with(HashMap::new)
+                .insert(path.clone(), state);
+            state
+        };
+        let (one, other) = (mapping(), mapping());
+        assert!(!std::ptr::eq(one.table, other.table), "two mappings");
+        let ms = SystemClock.now_ms();
+        one.cover(ms, 1).unwrap();
+        other.cover(ms, 1).unwrap();
+        // The file replaced by a copy (rsync), then `one` at its next millisecond.
+        let copy = dir.join("copy");
+        std::fs::copy(&path, &copy).unwrap();
+        std::fs::rename(&copy, &path).unwrap();
+        let said = one.cover(ms + 1, 0).unwrap_err().to_string();
+        assert!(said.contains("open the database again"), "{said}");
+        let carried = FILES.lock().unwrap().as_ref().unwrap()[&path];
+        assert!(
+            carried.floor_ms() >= ms,
+            "carried above the old file's mark"
+        );
+        // `other` in the millisecond it checked already: refused, not an id below those
+        // of the file at the path.
+        let said = other.cover(ms, 2).unwrap_err().to_string();
+        assert!(said.contains("open the database again"), "{said}");
+        assert!(other.cover(ms, 3).is_err(), "and from then on");
     }
 
     #[test]
