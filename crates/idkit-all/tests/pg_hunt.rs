@@ -31,9 +31,10 @@ const COLUMNS: &[(&str, &str, bool)] = &[
     ("v7", "idkit_uuidv7()::text", true),
     ("typeid", "idkit_typeid('user')::text", true),
     ("mastodon", "idkit_snowflake('mastodon')", true),
+    // The same layout by its fields: one word with `mastodon`'s.
     (
-        "mastodon_w",
-        "idkit_snowflake('mastodon', (i % 2) + 1)",
+        "mastodon_f",
+        "idkit_snowflake_custom('time:48,sequence:16', 0, 1)",
         true,
     ),
     ("twitter5", "idkit_snowflake('twitter', 5)", true),

@@ -1,8 +1,8 @@
 //! Paths to a repeated id in the PostgreSQL extension that a review found, each walked in
 //! the server scripts/test.sh starts (`IDKIT_TEST_PG_URL`: the extension preloaded,
 //! `idkit.worker_id = 1`): generators that make ids from one set share one word in shared
-//! memory, whatever the worker argument of a layout without worker bits and whatever its
-//! fields are called.
+//! memory, whatever their fields are called; a layout without worker bits refuses a call's
+//! worker argument, which would mean nothing.
 #![cfg(feature = "pg-extension")]
 
 use std::time::Duration;
@@ -33,14 +33,43 @@ fn counts(c: &mut Client, select: &str) -> (i64, i64) {
 }
 
 #[test]
-fn a_layout_without_worker_bits_is_one_generator_whatever_the_worker() {
+fn a_layout_without_worker_bits_is_one_generator_and_refuses_a_worker() {
     let mut c = client();
-    for select in [
-        "idkit_snowflake('snowflake-mastodon', (i % 2) + 1)",
-        // The server's idkit.worker_id (1) beside a call's worker.
-        "CASE i % 2 WHEN 0 THEN idkit_snowflake('mastodon') ELSE idkit_snowflake('mastodon', 3) END",
+    // By name, alias and fields (the server's idkit.worker_id, 1, ignored by it).
+    let select = "CASE i % 3 WHEN 0 THEN idkit_snowflake('mastodon')
+                              WHEN 1 THEN idkit_snowflake('snowflake-mastodon')
+                              ELSE idkit_snowflake_custom('time:48,sequence:16', 0, 1) END";
+    assert_eq!(counts(&mut c, select), (20_000, 20_000), "{select}");
+    // A call's worker would mean nothing (and once made a generator per worker): refused,
+    // the message naming the call that works.
+    for (select, works) in [
+        (
+            "idkit_snowflake('snowflake-mastodon', (i % 2) + 1)",
+            "idkit_snowflake('snowflake-mastodon')",
+        ),
+        (
+            "CASE i % 2 WHEN 0 THEN idkit_snowflake('mastodon') ELSE idkit_snowflake('mastodon', 3) END",
+            "idkit_snowflake('snowflake-mastodon')",
+        ),
+        (
+            "idkit_snowflake_custom('time:48,sequence:16', 0, 1, -5)",
+            "idkit_snowflake_custom('time:48,sequence:16', 0, 1)",
+        ),
     ] {
-        assert_eq!(counts(&mut c, select), (20_000, 20_000), "{select}");
+        let e = c
+            .query_one(
+                &format!("SELECT count({select}) FROM generate_series(1, 10) i"),
+                &[],
+            )
+            .unwrap_err();
+        let said = e
+            .as_db_error()
+            .map(|d| d.message().to_owned())
+            .unwrap_or_default();
+        assert!(
+            said.contains("no worker bits") && said.contains(&format!("call {works} without")),
+            "{select}: {said}"
+        );
     }
 }
 

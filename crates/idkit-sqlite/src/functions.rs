@@ -36,7 +36,7 @@ pub(crate) fn fail(what: &str, why: impl std::fmt::Display) -> SqlError {
 /// | `idkit_ulid()`, `idkit_uuidv7()` | the next id, 16 bytes (a blob) |
 /// | `idkit_ulid_text()`, `idkit_uuidv7_text()` | the same, as text |
 /// | `idkit_typeid(prefix)` | the next TypeID (its UUIDv7 from `idkit_uuidv7`'s sequence) |
-/// | `idkit_snowflake([layout [, worker]])` | the next id of a Snowflake layout (an integer), `snowflake-twitter` unless named; `worker` is a number or `'lease'` (one leased for the connection while it is open) |
+/// | `idkit_snowflake([layout [, worker]])` | the next id of a Snowflake layout (an integer), `snowflake-twitter` unless named; `worker` is a number or `'lease'` (one leased for the connection while it is open); a layout without worker bits takes none |
 /// | `idkit_snowflake_custom(fields, epoch_ms [, tick_ms [, worker]])` | the same for a layout given by its fields |
 /// | `idkit_time(id, scheme)`, `idkit_time_ms(id, scheme)` | the id's time, as RFC 3339 text or Unix ms |
 /// | `idkit_decode(id, scheme)` | its fields as JSON (as `idkit decode --json` prints them) |
@@ -359,7 +359,7 @@ impl Generator {
     fn next(&self, state: &'static State, others: &[&'static State]) -> Result<i64> {
         let name = self.spec.name();
         let id = loop {
-            let id = self.generator.next_id().map_err(|e| fail(name, e))?;
+            let id = self.generator.next_id().map_err(|e| self.refused(e))?;
             if others.is_empty() {
                 break id;
             }
@@ -382,6 +382,22 @@ impl Generator {
         }
         // A 64-bit layout's top bit is reserved (checked when the layout was read).
         i64::try_from(id).map_err(|_| fail(name, "an id past the integer's range"))
+    }
+
+    /// The SQL error of a generator that refused: a clock still behind the last id after
+    /// the wait names the clock and that id's time, as the time-ordered generators do.
+    #[cold]
+    fn refused(&self, e: idkit_core::GenerateError) -> rusqlite::Error {
+        let name = self.spec.name();
+        if e.kind() == idkit_core::GenerateErrorKind::ClockMovedBackwards {
+            let time = self.spec.time();
+            let tick = (self.word.load(Ordering::Acquire) >> time.shift) & time.max();
+            if let Some(last_ms) = self.spec.tick_start_ms(tick) {
+                let now_ms = idkit_core::Clock::now_ms(&WallClock);
+                return fail(name, crate::Error::ClockBehind { now_ms, last_ms });
+            }
+        }
+        fail(name, e)
     }
 
     /// This generator's word in each of `others`, claimed the first time (above that
@@ -587,6 +603,24 @@ fn build(
     let mut lease = None;
     let bits = spec.worker_bits();
     let worker = if bits == 0 {
+        if worker != Worker::Unset {
+            // Accepted, it would mean nothing: every worker id shares the layout's one
+            // sequence (a lease would be taken for nothing).
+            let call = match custom {
+                Some((epoch_ms, tick_ms)) => {
+                    format!("idkit_snowflake_custom('{layout}', {epoch_ms}, {tick_ms})")
+                }
+                None => format!("idkit_snowflake('{name}')"),
+            };
+            return Err(fail(
+                name,
+                format!(
+                    "the layout has no worker bits (its ids are a time and a sequence, one \
+                     sequence for every process on the database), so a worker id would mean \
+                     nothing: call {call} without one"
+                ),
+            ));
+        }
         0
     } else {
         let names = spec.worker_names();

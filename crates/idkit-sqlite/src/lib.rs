@@ -58,6 +58,7 @@ pub mod clock;
 mod functions;
 mod made;
 pub mod state;
+mod users;
 
 pub use functions::register;
 pub use state::{MAX_BEHIND_MS, WINDOW_MS};
@@ -107,7 +108,8 @@ impl fmt::Display for Error {
             Self::ClockBehind { now_ms, last_ms } => write!(
                 f,
                 "the clock ({}) is {} ms behind the last id ({}), more than the {} ms idkit \
-                 runs ahead of it; ids resume once the clock is right",
+                 runs ahead of it (ULID, UUIDv7, TypeID) or waits for it (Snowflake layouts); \
+                 ids resume once the clock is right",
                 idkit_core::time::format_rfc3339_ms(*now_ms),
                 last_ms.saturating_sub(*now_ms),
                 idkit_core::time::format_rfc3339_ms(*last_ms),

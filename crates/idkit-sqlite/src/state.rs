@@ -15,7 +15,7 @@
 //!
 //! The file is made whole (every block written, so that a full disk is an error when it is
 //! made rather than a `SIGBUS` at a write to a page later), synced and linked into place.
-//! While a process maps it, it holds a shared `flock` on the database file, and a missing
+//! While a process maps it, it holds a shared lock on the database file ([`Users`]), and a missing
 //! state file is made only while no other process holds one: a file removed under running
 //! processes is not made again from nothing beside them. Each process checks, once per
 //! millisecond of its ids, that the file at the path is still the one it maps; if not, it
@@ -37,6 +37,7 @@ use idkit_core::slots::{self, Slot};
 use idkit_core::{Clock, SystemClock};
 
 use crate::Error;
+use crate::users::Users;
 
 /// How far ahead of the ids the mark is written, ms; it is written again once the ids are
 /// half a window from it.
@@ -438,6 +439,11 @@ impl State {
             // are shared with the parent).
             idkit_core::after_fork()
                 .map_err(|e| Error::Io(format!("seeding a forked process's random source: {e}")))?;
+            // Its own lock on the database, which its parent sees (the inherited one is the
+            // parent's too, and hid each from the other).
+            if let Some(database) = &self.database {
+                Users::of(database)?.after_fork()?;
+            }
         }
         let (Some(path), Some(open), Some(id)) = (&self.file, &self.open, self.mapped) else {
             self.checked_ms.fetch_max(ms, Ordering::AcqRel);
@@ -695,10 +701,10 @@ type Mapped = (&'static Table, std::fs::File, (u64, u64));
 /// `path` mapped (made when missing, its generators moved above the mark when the machine
 /// started again since), or `None` when it cannot be opened or made for writing.
 ///
-/// With `database`, this process first holds a shared lock on the database file for as
-/// long as it runs (see [`users`]), and a missing state file is made only while no other
-/// process holds one: a state file removed while processes use it is not made again from
-/// nothing under them. `carried` is the floor of a state file made again by a process that
+/// With `database`, this process holds a lock on the database file once it maps the state
+/// file, for as long as it runs ([`Users`]), and a missing state file is made only while no
+/// other process holds one: a state file removed while processes use it is not made again
+/// from nothing under them. `carried` is the floor of a state file made again by a process that
 /// used the removed one (every id that one gave is at or below it): made whoever holds the
 /// lock, or raised to it when another process made it first.
 fn map(
@@ -706,7 +712,7 @@ fn map(
     database: Option<&Path>,
     carried: Option<u64>,
 ) -> Result<Option<Mapped>, Error> {
-    let users = database.map(users).transpose()?;
+    let users = database.map(Users::of).transpose()?;
     let deadline = std::time::Instant::now() + std::time::Duration::from_millis(MISSING_WAIT_MS);
     loop {
         let file = match OpenOptions::new().read(true).write(true).open(path) {
@@ -731,7 +737,7 @@ fn map(
         match laid_out? {
             Some(table) => {
                 if let Some(users) = users {
-                    hold(users);
+                    users.hold()?;
                 }
                 return Ok(Some((table, file, id)));
             }
@@ -764,7 +770,7 @@ fn adopt(
     table: &'static Table,
     path: &Path,
     id: (u64, u64),
-    users: Option<&'static std::fs::File>,
+    users: Option<&'static Users>,
     carried: Option<u64>,
 ) -> Result<Option<&'static Table>, Error> {
     let header = &table.header;
@@ -776,7 +782,9 @@ fn adopt(
     let floor = match carried {
         Some(floor) => Some(floor),
         None if copy => {
-            if !users.is_none_or(alone) {
+            if let Some(users) = users
+                && !users.alone()?
+            {
                 return Ok(None);
             }
             Some(
@@ -807,49 +815,6 @@ fn adopt(
     Ok(Some(table))
 }
 
-/// The database locks (`users`, by address) of the databases whose state file this process
-/// has mapped: it holds them shared for as long as it runs.
-static HOLDING: Mutex<Vec<usize>> = Mutex::new(Vec::new());
-
-/// Whether this process has mapped the state file of the database locked by `users`.
-fn holds(users: &'static std::fs::File) -> bool {
-    let at = std::ptr::from_ref(users) as usize;
-    HOLDING
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .contains(&at)
-}
-
-/// Records that this process maps the state file of the database locked by `users`, and
-/// holds the lock shared from now on.
-fn hold(users: &'static std::fs::File) {
-    let _ = users.lock_shared();
-    let at = std::ptr::from_ref(users) as usize;
-    let mut holding = HOLDING.lock().unwrap_or_else(|e| e.into_inner());
-    if !holding.contains(&at) {
-        holding.push(at);
-    }
-}
-
-/// Whether no other process holds the database's lock (`users`): tried by taking it
-/// exclusively, then shared again. A process that maps no state file of the database yet
-/// lets go of its shared lock first and takes it again only once it maps one ([`hold`]):
-/// processes that only wait for a file must not keep each other waiting.
-fn alone(users: &'static std::fs::File) -> bool {
-    let holder = holds(users);
-    if !holder {
-        let _ = users.unlock();
-    }
-    let alone = users.try_lock().is_ok();
-    if alone || holder {
-        // Back to shared (a conversion, failed or not, may have dropped it).
-        let _ = users.lock_shared();
-    } else {
-        let _ = users.unlock();
-    }
-    alone
-}
-
 /// An error of a file that cannot be written here.
 fn read_only(e: &std::io::Error) -> bool {
     matches!(
@@ -870,34 +835,6 @@ fn file_id(_meta: &std::fs::Metadata) -> (u64, u64) {
     (0, 0)
 }
 
-/// The database file `database` open in this process, with a shared lock (`flock`) held on
-/// it until the process ends: every process that maps a database's state file holds one,
-/// so a process that finds the state file missing can tell whether others still use one.
-/// Opened once per database and never closed (closing a file descriptor of the database
-/// would drop the POSIX locks SQLite holds on it in this process); `flock` locks are apart
-/// from SQLite's POSIX locks on Linux (not from SQLite's `unix-flock` VFS, which locks the
-/// database with `flock` itself and cannot share it with idkit's generators).
-///
-/// # Errors
-///
-/// [`Error::Io`] when the database file cannot be opened or locked: the generators fail
-/// closed rather than make a state file without knowing who else uses one.
-fn users(database: &Path) -> Result<&'static std::fs::File, Error> {
-    static USERS: Mutex<Option<HashMap<PathBuf, &'static std::fs::File>>> = Mutex::new(None);
-    let key = std::fs::canonicalize(database).map_err(|e| Error::io(database, "find", e))?;
-    let mut users = USERS.lock().unwrap_or_else(|e| e.into_inner());
-    let users = users.get_or_insert_with(HashMap::new);
-    if let Some(file) = users.get(&key) {
-        return Ok(file);
-    }
-    let file = std::fs::File::open(&key).map_err(|e| Error::io(&key, "open", e))?;
-    let file: &'static std::fs::File = Box::leak(Box::new(file));
-    file.lock_shared()
-        .map_err(|e| Error::io(&key, "lock (shared)", e))?;
-    users.insert(key, file);
-    Ok(file)
-}
-
 /// How long a process that finds the state file missing waits for the other processes on
 /// the database to let go of it, or for the file to appear, ms.
 const MISSING_WAIT_MS: u64 = 1_000;
@@ -905,7 +842,7 @@ const MISSING_WAIT_MS: u64 = 1_000;
 /// Makes the state file `path`, its generators starting above `floor`: written whole
 /// (every block allocated, so that a full disk is an error here, not a `SIGBUS` later),
 /// synced, then linked into place and the directory synced. Without `carrying`, only while
-/// no other process holds `users` (the database's lock). `Ok(false)` when it cannot be
+/// no other process holds the database's lock (`users`). `Ok(false)` when it cannot be
 /// written here (a read-only directory); `Ok(true)` when made, or made by another first.
 ///
 /// # Errors
@@ -914,17 +851,17 @@ const MISSING_WAIT_MS: u64 = 1_000;
 /// file missing for [`MISSING_WAIT_MS`]; [`Error::Io`] when it cannot be written or synced.
 fn make(
     path: &Path,
-    users: Option<&'static std::fs::File>,
+    users: Option<&'static Users>,
     floor: u64,
     carrying: bool,
 ) -> Result<bool, Error> {
-    let alone = match users {
+    match users {
         Some(users) if !carrying => {
             let deadline =
                 std::time::Instant::now() + std::time::Duration::from_millis(MISSING_WAIT_MS);
             loop {
-                if alone(users) {
-                    break Some(users);
+                if users.alone()? {
+                    break;
                 }
                 if path.exists() {
                     return Ok(true);
@@ -941,13 +878,9 @@ fn make(
                 std::thread::sleep(std::time::Duration::from_millis(10));
             }
         }
-        _ => None,
-    };
-    let made = write_new(path, floor);
-    if let Some(users) = alone {
-        let _ = users.lock_shared();
+        _ => {}
     }
-    made
+    write_new(path, floor)
 }
 
 /// [`make`]'s file: written beside `path` under a name of this process's, then linked.

@@ -791,6 +791,22 @@ fn a_restart_with_the_clock_behind_reissues_nothing() {
     let said = String::from_utf8_lossy(&refused.stdout);
     assert!(said.contains("behind the last id"), "{said}");
     assert_eq!(rows(&db).len(), after.len());
+    // A Snowflake layout alone waits for the clock (10 s), then names it and the last id.
+    let refused = spawn("one snowflake", &db, Some("-30s"))
+        .wait_with_output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let said = String::from_utf8_lossy(&refused.stdout);
+    let last = after.last().unwrap().2;
+    let last_ms = (last >> 22) as u64 + 1_288_834_974_657;
+    assert!(
+        said.contains("snowflake-twitter: the clock (")
+            && said.contains(&format!(
+                "behind the last id ({})",
+                idkit_core::time::format_rfc3339_ms(last_ms)
+            )),
+        "{said}"
+    );
 }
 
 #[test]
@@ -931,6 +947,19 @@ fn child() {
     );
     while together && !start.exists() && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    if std::env::var("IDKIT_SQLITE_TASK").as_deref() == Ok("one snowflake") {
+        // What a Snowflake layout says, alone: an id, or the error.
+        match conn.query_row("SELECT idkit_snowflake('twitter', 5)", [], |r| {
+            r.get::<_, i64>(0)
+        }) {
+            Ok(id) => println!("{id}"),
+            Err(e) => {
+                println!("{e}");
+                std::process::exit(1);
+            }
+        }
+        return;
     }
     let writer = std::process::id();
     if std::env::var("IDKIT_SQLITE_TASK").as_deref() == Ok("lease together") {

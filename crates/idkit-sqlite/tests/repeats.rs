@@ -70,19 +70,56 @@ fn layouts_that_make_the_same_ids_under_other_names_share_one_word() {
         20_000,
     );
     assert_distinct("Discord beside its renamed twin", &ids_of);
-    // A layout without worker bits: every worker argument is the same generator.
+    // A layout without worker bits, by its name, its alias and its fields (custom's name):
+    // one generator.
     let ids_of = ids(
         &conn,
-        "idkit_snowflake('snowflake-mastodon', (i % 2) + 1)",
+        "CASE i % 3 WHEN 0 THEN idkit_snowflake('mastodon')
+                    WHEN 1 THEN idkit_snowflake('snowflake-mastodon')
+                    ELSE idkit_snowflake_custom('time:48,sequence:16', 0, 1) END",
         20_000,
     );
-    assert_distinct("Mastodon with two worker arguments", &ids_of);
-    let ids_of = ids(
-        &conn,
-        "CASE i % 2 WHEN 0 THEN idkit_snowflake('mastodon') ELSE idkit_snowflake('mastodon', 3) END",
-        20_000,
+    assert_distinct(
+        "Mastodon by name, alias and fields (a custom layout)",
+        &ids_of,
     );
-    assert_distinct("Mastodon with and without a worker", &ids_of);
+    // A worker argument on it would mean nothing (and once made two generators of it):
+    // refused, and the message names the call that works.
+    for (call, works) in [
+        (
+            "idkit_snowflake('snowflake-mastodon', (i % 2) + 1)",
+            "idkit_snowflake('snowflake-mastodon')",
+        ),
+        (
+            "CASE i % 2 WHEN 0 THEN idkit_snowflake('mastodon') ELSE idkit_snowflake('mastodon', 3) END",
+            "idkit_snowflake('snowflake-mastodon')",
+        ),
+        (
+            "idkit_snowflake('mastodon', 'lease')",
+            "idkit_snowflake('snowflake-mastodon')",
+        ),
+        (
+            "idkit_snowflake_custom('time:48,sequence:16', 0, 1, -5)",
+            "idkit_snowflake_custom('time:48,sequence:16', 0, 1)",
+        ),
+    ] {
+        let said = conn
+            .query_row(
+                &format!(
+                    "SELECT count({call}) FROM
+                     (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10)
+                      SELECT i FROM n)"
+                ),
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .unwrap_err()
+            .to_string();
+        assert!(
+            said.contains("no worker bits") && said.contains(&format!("call {works} without")),
+            "{call}: {said}"
+        );
+    }
 }
 
 // ----- the state file removed, or the disk full -----

@@ -418,7 +418,7 @@ struct Backend {
 
 thread_local! {
     /// This backend's generators, by layout and worker id: built once, their words shared.
-    static SNOWFLAKES: RefCell<HashMap<(String, i64), &'static Backend>> =
+    static SNOWFLAKES: RefCell<HashMap<(String, i64, bool), &'static Backend>> =
         RefCell::new(HashMap::new());
 }
 
@@ -427,6 +427,7 @@ thread_local! {
 /// worker id, Instagram's shard) or else this server's `idkit.worker_id`.
 pub fn next_snowflake(layout: &str, custom: Option<(u64, u64)>, worker: Option<i64>) -> i64 {
     let shared = ready();
+    let given = worker.is_some();
     let worker = worker.unwrap_or_else(|| i64::from(WORKER_ID.get()));
     let key = (
         match custom {
@@ -434,13 +435,14 @@ pub fn next_snowflake(layout: &str, custom: Option<(u64, u64)>, worker: Option<i
             None => layout.to_owned(),
         },
         worker,
+        given,
     );
     let cached = SNOWFLAKES.with(|cache| cache.borrow().get(&key).copied());
     let backend = match cached {
         Some(backend) => backend,
         None => {
             let built: &'static Backend =
-                Box::leak(Box::new(build(shared, layout, custom, worker)));
+                Box::leak(Box::new(build(shared, layout, custom, worker, given)));
             SNOWFLAKES.with(|cache| cache.borrow_mut().insert(key, built));
             built
         }
@@ -489,14 +491,16 @@ pub fn layout_spec(layout: &str, custom: Option<(u64, u64)>) -> LayoutSpec {
     spec
 }
 
-/// This backend's generator of `layout` with `worker`, over the layout's shared word: laid
-/// out above the server's high-water mark the first time any backend uses it. It waits for
-/// a clock behind its last tick up to `idkit.max_clock_behind_ms`, then refuses.
+/// This backend's generator of `layout` with `worker` (`given` by the call, or else the
+/// server's), over the layout's shared word: laid out above the server's high-water mark
+/// the first time any backend uses it. It waits for a clock behind its last tick up to
+/// `idkit.max_clock_behind_ms`, then refuses.
 fn build(
     shared: &'static Shared,
     layout: &str,
     custom: Option<(u64, u64)>,
     worker: i64,
+    given: bool,
 ) -> Backend {
     let spec = layout_spec(layout, custom);
     let name = spec.name();
@@ -507,8 +511,28 @@ fn build(
                 max_ms: max_behind_ms(),
             });
     let bits = spec.worker_bits();
-    // A layout without worker bits ignores the worker, the server's or the call's: every
-    // caller shares its one word (LayoutSpec::word_key).
+    // A layout without worker bits ignores the server's worker: every caller shares its one
+    // word (LayoutSpec::word_key). A call's worker would mean nothing: refused.
+    if bits == 0 && given {
+        let call = match custom {
+            Some((epoch_ms, tick_ms)) => {
+                format!("idkit_snowflake_custom('{layout}', {epoch_ms}, {tick_ms})")
+            }
+            None => format!("idkit_snowflake('{name}')"),
+        };
+        report(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            format!(
+                "{name}: the layout has no worker bits (its ids are a time and a sequence, one \
+                 sequence for the server), so a worker id would mean nothing: call {call} \
+                 without one"
+            ),
+            None,
+        )
+    }
+    if given && worker < 0 {
+        fail(name, format!("worker {worker} is negative"))
+    }
     let mut unsigned = 0;
     if bits > 0 {
         let names = spec.worker_names();
