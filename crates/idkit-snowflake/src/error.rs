@@ -117,6 +117,10 @@ pub enum ConfigError {
         /// Values the sequence holds.
         sequence_values: u64,
     },
+    /// The sequence field sits above the time field: an id of a later tick could then be a
+    /// smaller integer than one of an earlier tick, and a generator's word, which only
+    /// rises, would not keep its ids apart or in order.
+    SequenceAboveTime,
 }
 
 impl fmt::Display for ConfigError {
@@ -191,6 +195,10 @@ impl fmt::Display for ConfigError {
             Self::FieldOutOfRange { name, value, max } => write!(
                 f,
                 "field out of range: {name} must be at most {max}, found {value}"
+            ),
+            Self::SequenceAboveTime => f.write_str(
+                "invalid layout: the sequence field must come after the time field (fields go \
+                 from the most significant bit): ids grow with their time, then their sequence",
             ),
             Self::SequenceStart {
                 below,

@@ -299,19 +299,14 @@ mod tests {
             ),
             "{text}"
         );
-        let top = LayoutSpec::builder("seq-first", 64)
-            .sequence(22)
+        let top = LayoutSpec::builder("shard-first", 64)
+            .field("shard", 10)
             .time(41)
+            .sequence(12)
             .build()
             .unwrap();
-        let text = plpgsql(&top, &[], "f").unwrap();
-        assert_holds(
-            &text,
-            &[
-                "(64 bits: sequence 22, time 41;",
-                "RETURN (ticks << 0) | (seq << 41);",
-            ],
-        );
+        let text = plpgsql(&top, &[("shard", 3)], "f").unwrap();
+        assert_holds(&text, &["(64 bits: shard 10, time 41, sequence 12;"]);
     }
 
     #[test]

@@ -22,6 +22,23 @@ fn invalid_layouts() {
         msg(base().time(41).build()),
         "invalid layout: expected exactly one sequence field, found 0"
     );
+    // A sequence above the time: a later tick's id could be a smaller integer, and a
+    // generator's word, which only rises, was once moved back to an earlier tick by each
+    // connection that laid it out (ids repeated in the SQLite functions).
+    assert_eq!(
+        msg(base().sequence(12).time(41).field("worker", 10).build()),
+        "invalid layout: the sequence field must come after the time field (fields go from \
+         the most significant bit): ids grow with their time, then their sequence"
+    );
+    assert_eq!(
+        msg(LayoutSpec::parse(
+            "custom",
+            "sequence:12,time:41,worker:10",
+            1,
+            0
+        )),
+        msg(base().sequence(12).time(41).field("worker", 10).build())
+    );
     assert_eq!(
         msg(base().time(41).field("worker", 0).sequence(12).build()),
         "invalid width for field \"worker\": expected 1 to 64 bits, found 0"

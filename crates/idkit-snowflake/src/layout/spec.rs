@@ -130,7 +130,8 @@ impl LayoutBuilder {
     /// # Errors
     ///
     /// [`ConfigError`] when the word is not 64 or 128 bits; there is not exactly one time
-    /// and one sequence field; a width is 0 or above 64; the widths exceed the word; a name
+    /// and one sequence field; the sequence field comes before the time field (above it in
+    /// the word); a width is 0 or above 64; the widths exceed the word; a name
     /// is empty, repeated or `time` for a non-time field; there are more than
     /// [`MAX_FIELDS`] fields besides time; the tick is 0; or the epoch is after the system
     /// clock's now.
@@ -150,6 +151,10 @@ impl LayoutBuilder {
             return Err(ConfigError::SequenceField {
                 found: count(FieldKind::Sequence),
             });
+        }
+        let at = |k| self.parts.iter().position(|p| p.1 == k);
+        if at(FieldKind::Sequence) < at(FieldKind::Time) {
+            return Err(ConfigError::SequenceAboveTime);
         }
         if self.parts.len() - 1 > MAX_FIELDS {
             return Err(ConfigError::TooManyFields { max: MAX_FIELDS });
