@@ -201,6 +201,7 @@ impl State {
 
     /// The state in `path`, the state file of `database` when given.
     fn of_path(path: &Path, database: Option<&Path>) -> Result<&'static State, Error> {
+        on_fork();
         let key = std::fs::canonicalize(path.parent().unwrap_or(Path::new(".")))
             .map(|dir| dir.join(path.file_name().unwrap_or_default()))
             .unwrap_or_else(|_| path.to_owned());
@@ -256,12 +257,7 @@ impl State {
     fn memory(why: &'static str) -> Result<&'static State, Error> {
         // Several reasons share one state: the first one given names it.
         let state = MEMORY.get_or_init(|| {
-            #[cfg(unix)]
-            // SAFETY: registers a handler that a child made by fork runs before fork returns:
-            // it stores to an atomic of a state already made, nothing else.
-            unsafe {
-                libc::pthread_atfork(None, None, Some(memory_forked));
-            }
+            on_fork();
             let table = Box::leak(zeroed_table());
             table.header.magic.store(MAGIC, Ordering::Relaxed);
             // Nothing to sync: process memory ends with the process.
@@ -567,8 +563,25 @@ impl State {
 /// drawn again.
 #[cfg(unix)]
 extern "C" fn memory_forked() {
+    // On the thread that called fork, the one whose random source the child has: reseeded
+    // at its next draw, whichever thread makes the child's first id.
+    idkit_core::random::forget_this_thread();
     if let Some(Some(state)) = MEMORY.get() {
         state.checked_ms.store(0, Ordering::Release);
+    }
+}
+
+/// Registers [`memory_forked`] once: before the first state of this process is made.
+fn on_fork() {
+    #[cfg(unix)]
+    {
+        static REGISTERED: std::sync::Once = std::sync::Once::new();
+        // SAFETY: registers a handler that a child made by fork runs before fork returns:
+        // it clears the forking thread's random cells and stores to an atomic of a state
+        // already made, nothing else.
+        REGISTERED.call_once(|| unsafe {
+            libc::pthread_atfork(None, None, Some(memory_forked));
+        });
     }
 }
 

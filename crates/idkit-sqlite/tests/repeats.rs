@@ -381,6 +381,86 @@ fn forker() {
 }
 
 #[test]
+#[ignore = "a child process of the tests above, which run it"]
+fn sibling_forker() {
+    let dir = std::path::PathBuf::from(std::env::var("IDKIT_REPEATS_DIR").unwrap());
+    // A database in memory (its words in process memory), used before the forks.
+    let memory = Connection::open_in_memory().unwrap();
+    idkit_sqlite::register(&memory).unwrap();
+    fn ulid(conn: &Connection) -> String {
+        conn.query_row("SELECT idkit_ulid_text()", [], |r| r.get(0))
+            .unwrap()
+    }
+    ulid(&memory);
+    let mut children = Vec::new();
+    for n in 0..2 {
+        // SAFETY: this process runs one thread (the harness with --test-threads 1 runs the
+        // test on its main thread); the child makes ids and exits.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            // The child's first id on a thread of its own (a pool's), then the rest on the
+            // thread that forked, whose random source was its parent's.
+            std::thread::spawn(|| {
+                let other = Connection::open_in_memory().unwrap();
+                idkit_sqlite::register(&other).unwrap();
+                ulid(&other);
+            })
+            .join()
+            .unwrap();
+            // The random words the ULIDs' bits come from, on the thread that forked: the
+            // same in both children, their ids of one millisecond would be the same.
+            let words: Vec<String> = (0..8)
+                .map(|_| idkit_core::random::u64().unwrap().to_string())
+                .collect();
+            write_lines(&dir.join(format!("random-{n}")), &words);
+            let ids: Vec<String> = (0..2_000).map(|_| ulid(&memory)).collect();
+            write_lines(&dir.join(format!("ids-{n}")), &ids);
+            // SAFETY: ends the child without running the parent's exit handlers twice.
+            unsafe { libc::_exit(0) };
+        }
+        children.push(pid);
+    }
+    for pid in children {
+        let mut status = 0;
+        // SAFETY: waits for a child forked above.
+        unsafe { libc::waitpid(pid, &mut status, 0) };
+        assert_eq!(status, 0, "a child failed");
+    }
+}
+
+/// Two children of one parent, each making its first id on a new thread: the thread that
+/// forked had its parent's random source, which only the thread making a child's first id
+/// was once seeded anew on, and the two children made the same ULIDs.
+#[test]
+fn children_made_by_fork_repeat_none_of_each_others_ids_whichever_thread_goes_first() {
+    let dir = Scratch::new("sqlite-fork-siblings");
+    let out = child("sibling_forker")
+        .env("IDKIT_REPEATS_DIR", dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let read =
+        |what: &str, n: u32| std::fs::read_to_string(dir.join(format!("{what}-{n}"))).unwrap();
+    assert_ne!(
+        read("random", 0),
+        read("random", 1),
+        "the children drew their parent's random words"
+    );
+    let (one, two) = (read("ids", 0), read("ids", 1));
+    let one: HashSet<&str> = one.lines().collect();
+    let two: HashSet<&str> = two.lines().collect();
+    assert_eq!((one.len(), two.len()), (2_000, 2_000));
+    let both = one.intersection(&two).count();
+    assert_eq!(both, 0, "{both} ULIDs made by both children");
+}
+
+#[test]
 fn a_child_made_by_fork_repeats_none_of_its_parents_ids() {
     let dir = Scratch::new("sqlite-fork");
     let out = child("forker")

@@ -25,7 +25,7 @@ use crate::GenerateError;
 #[cfg(feature = "rand")]
 mod thread;
 #[cfg(feature = "rand")]
-pub(crate) use thread::forget_this_thread;
+pub use thread::forget_this_thread;
 #[cfg(feature = "rand")]
 pub use thread::{SeededRandom, ThreadRandom, fill, fill_with_u128, u64, u128};
 

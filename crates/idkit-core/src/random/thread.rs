@@ -158,7 +158,12 @@ fn with_rng<T>(f: impl FnOnce(&mut ChaCha8Rng) -> T) -> Result<T, GenerateError>
 /// Drops this thread's generator, so that its next draw seeds a new one from the operating
 /// system: in a child process made by `fork`, whose copy of the parent's generator would
 /// draw the parent's next bits. See [`crate::after_fork`].
-pub(crate) fn forget_this_thread() {
+///
+/// It only clears this thread's own cells (no lock, no allocation, no system call), so a
+/// fork handler may call it in the child (`pthread_atfork`'s third handler, which runs on
+/// the thread that called `fork`, the one thread whose generator the child has), where
+/// [`crate::after_fork`] (which may start a thread) must not run.
+pub fn forget_this_thread() {
     RNG.with(|cell| cell.borrow_mut().take());
     // The words drawn ahead are the parent's too.
     POOL.with(|pool| pool.next.set(POOL_WORDS));
