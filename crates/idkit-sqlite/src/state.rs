@@ -731,12 +731,33 @@ fn map(
         let file = match OpenOptions::new().read(true).write(true).open(path) {
             Ok(file) => file,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                if !make(path, users, carried.unwrap_or(0), carried.is_some())? {
+                if !make(
+                    path,
+                    database,
+                    users,
+                    carried.unwrap_or(0),
+                    carried.is_some(),
+                )? {
                     return Ok(None);
                 }
                 continue;
             }
-            Err(e) if read_only(&e) => return Ok(None),
+            Err(e) if read_only(&e) => {
+                if let Some(database) = database
+                    && writable(database)
+                {
+                    // Its ids would be this process's own (a state in memory), out of order
+                    // with the others' and unkept across restarts: refused.
+                    return Err(Error::State(format!(
+                        "{} cannot be opened for writing ({e}) while the database can: it was \
+                         made by another user or with another mode; give it the database \
+                         file's owner and mode (chown, chmod), as SQLite gives its -wal and \
+                         -shm files",
+                        path.display()
+                    )));
+                }
+                return Ok(None);
+            }
             Err(e) => return Err(Error::io(path, "open", e)),
         };
         let id = file_id(&file.metadata().map_err(|e| Error::io(path, "read", e))?);
@@ -864,6 +885,7 @@ const MISSING_WAIT_MS: u64 = 1_000;
 /// file missing for [`MISSING_WAIT_MS`]; [`Error::Io`] when it cannot be written or synced.
 fn make(
     path: &Path,
+    database: Option<&Path>,
     users: Option<&'static Users>,
     floor: u64,
     carrying: bool,
@@ -893,11 +915,48 @@ fn make(
         }
         _ => {}
     }
-    write_new(path, floor)
+    write_new(path, floor, database)
+}
+
+/// Whether this process may write `path` (its effective user and groups), asked without
+/// opening it: closing a descriptor of the database would drop SQLite's locks on it.
+#[cfg(unix)]
+fn writable(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: a NUL-terminated path, relative to the working directory.
+    unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), libc::W_OK, libc::AT_EACCESS) == 0 }
+}
+
+#[cfg(not(unix))]
+fn writable(_path: &Path) -> bool {
+    false
+}
+
+/// The new state file given the database file's mode (its permission bits, whatever the
+/// umask) and, for a process of root, its owner: every user who may write the database may
+/// write its state file, as SQLite does for its `-wal` and `-shm` files.
+#[cfg(unix)]
+fn like_database(file: &std::fs::File, database: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let meta = std::fs::metadata(database)?;
+    file.set_permissions(std::fs::Permissions::from_mode(meta.mode() & 0o777))?;
+    // SAFETY: asks for this process's effective user id.
+    if unsafe { libc::geteuid() } == 0 {
+        std::os::unix::fs::fchown(file, Some(meta.uid()), Some(meta.gid()))?;
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn like_database(_file: &std::fs::File, _database: &Path) -> std::io::Result<()> {
+    Ok(())
 }
 
 /// [`make`]'s file: written beside `path` under a name of this process's, then linked.
-fn write_new(path: &Path, floor: u64) -> Result<bool, Error> {
+fn write_new(path: &Path, floor: u64, database: Option<&Path>) -> Result<bool, Error> {
     use std::io::Write;
     // A name no other process uses (process ids repeat across containers sharing a
     // directory), made only if it is not there.
@@ -910,6 +969,12 @@ fn write_new(path: &Path, floor: u64) -> Result<bool, Error> {
         Err(e) if read_only(&e) => return Ok(false),
         Err(e) => return Err(Error::io(&new, "create", e)),
     };
+    if let Some(database) = database
+        && let Err(e) = like_database(&file, database)
+    {
+        let _ = std::fs::remove_file(&new);
+        return Err(Error::io(&new, "give the database's mode and owner to", e));
+    }
     let table = zeroed_table();
     let header = &table.header;
     let boot = boot_id();

@@ -483,6 +483,85 @@ fn a_child_made_by_fork_repeats_none_of_its_parents_ids() {
     assert_eq!(both, 0, "{both} ids made by both the parent and its child");
 }
 
+// ----- the state file's owner and mode -----
+
+#[test]
+fn the_state_file_takes_the_database_files_mode() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = Scratch::new("sqlite-state-mode");
+    let db = dir.join("ids.db");
+    Connection::open(&db)
+        .unwrap()
+        .execute_batch("CREATE TABLE t (id INTEGER)")
+        .unwrap();
+    // Group-writable, as a database shared by a group is: the umask (022) would have left
+    // the state file writable by its owner only.
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o660)).unwrap();
+    let conn = open(&db);
+    let _: i64 = conn
+        .query_row("SELECT idkit_snowflake('mastodon')", [], |r| r.get(0))
+        .unwrap();
+    let mode = std::fs::metadata(dir.join("ids.db-idkit")).unwrap().mode() & 0o777;
+    assert_eq!(mode, 0o660, "{mode:o}");
+}
+
+/// A database shared by the users of a group (as SQLite shares its `-wal` and `-shm` files):
+/// the state file is theirs too, made by root or by any of them; one that another user
+/// cannot write is an error, not generators of that process's own (which kept no order with
+/// the others' and failed every Snowflake layout).
+#[test]
+#[ignore = "runs processes as other users (root): scripts/test.sh runs it"]
+fn as_root_another_user_of_the_group_shares_the_state_file() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    use std::os::unix::process::CommandExt;
+    let dir = Scratch::new("sqlite-state-group");
+    let shared = dir.join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    let db = shared.join("ids.db");
+    Connection::open(&db)
+        .unwrap()
+        .execute_batch("CREATE TABLE t (id INTEGER)")
+        .unwrap();
+    for path in [dir.path(), &shared, &db] {
+        std::os::unix::fs::chown(path, Some(1000), Some(1000)).unwrap();
+    }
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o2775)).unwrap();
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o664)).unwrap();
+    // Root makes the state file: it is the database's user's, and the group's.
+    let conn = open(&db);
+    let _: i64 = conn
+        .query_row("SELECT idkit_snowflake('mastodon')", [], |r| r.get(0))
+        .unwrap();
+    drop(conn);
+    let state = shared.join("ids.db-idkit");
+    let meta = std::fs::metadata(&state).unwrap();
+    assert_eq!(
+        (meta.uid(), meta.gid(), meta.mode() & 0o777),
+        (1000, 1000, 0o664)
+    );
+    // Another user of the group makes ids of the file (a Snowflake layout needs it).
+    let as_other = || {
+        let out = child("opener")
+            .env("IDKIT_REPEATS_DB", &db)
+            .uid(1001)
+            .gid(1000)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let said = as_other();
+    assert!(said.contains("made Ok("), "{said}");
+    // A state file the group cannot write: an error that says what to do.
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let said = as_other();
+    assert!(
+        said.contains("cannot be opened for writing")
+            && said.contains("give it the database file's owner and mode"),
+        "{said}"
+    );
+}
+
 // ----- a full disk -----
 
 #[test]
