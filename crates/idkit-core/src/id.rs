@@ -69,6 +69,12 @@ pub trait IdType:
     /// How the id is stored.
     type Column: ColumnForm;
 
+    /// Whether SQLite keeps the id as its text rather than its column form: an id whose
+    /// text carries more than its column (TypeID's type prefix), which the SQLite functions
+    /// write as text, so that a value bound from Rust compares with theirs. The drivers
+    /// read both forms whatever this says.
+    const SQLITE_TEXT: bool = false;
+
     /// Parses the canonical text (what `Display` writes; `FromStr` where the type has it).
     ///
     /// # Errors
@@ -242,6 +248,7 @@ impl<M: Marker, T: IdType> FromStr for Id<M, T> {
 
 impl<M: Marker, T: IdType> IdType for Id<M, T> {
     type Column = T::Column;
+    const SQLITE_TEXT: bool = T::SQLITE_TEXT;
     fn parse_text(text: &str) -> Result<Self, ParseError> {
         text.parse()
     }
@@ -431,8 +438,33 @@ pub mod __private {
         T: IdType,
         DB: sqlx::Database,
         T::Column: sqlx::Encode<'q, DB>,
+        String: sqlx::Encode<'q, DB>,
     {
+        if T::SQLITE_TEXT && DB::NAME == "SQLite" {
+            return sqlx::Encode::<'q, DB>::encode(id.to_string(), buf);
+        }
         sqlx::Encode::<'q, DB>::encode(id.to_column(), buf)
+    }
+
+    /// Whether a database type is text: an id written as its text (`idkit_ulid_text()`,
+    /// `idkit_typeid()` in SQLite, a `text` column elsewhere), read by parsing it.
+    #[cfg(any(
+        feature = "sqlx-postgres",
+        feature = "sqlx-mysql",
+        feature = "sqlx-sqlite"
+    ))]
+    pub fn sqlx_is_text(name: &str) -> bool {
+        matches!(
+            name,
+            "TEXT"
+                | "VARCHAR"
+                | "CHAR"
+                | "BPCHAR"
+                | "NAME"
+                | "TINYTEXT"
+                | "MEDIUMTEXT"
+                | "LONGTEXT"
+        )
     }
 
     /// `Decode` for an id type through its column form, for database `DB`.
@@ -449,8 +481,13 @@ pub mod __private {
         DB: sqlx::Database,
         T::Column: sqlx::Decode<'r, DB>,
         Vec<u8>: sqlx::Decode<'r, DB>,
+        String: sqlx::Decode<'r, DB>,
     {
         use sqlx::{TypeInfo as _, ValueRef as _};
+        if sqlx_is_text(value.type_info().name()) {
+            let text = <String as sqlx::Decode<'r, DB>>::decode(value)?;
+            return Ok(T::parse_text(&text).map_err(ColumnError::from)?);
+        }
         if value.type_info().name() == crate::column::TYPEID_TYPE {
             let bytes = <Vec<u8> as sqlx::Decode<'r, DB>>::decode(value)?;
             return Ok(T::from_prefixed_column(&bytes).map_err(ColumnError::from)?);
@@ -471,6 +508,11 @@ pub mod __private {
         id: &T,
     ) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'static>> {
         use rusqlite::types::{ToSql, ToSqlOutput};
+        if T::SQLITE_TEXT {
+            return Ok(ToSqlOutput::Owned(rusqlite::types::Value::Text(
+                id.to_string(),
+            )));
+        }
         match id.to_column().to_sql()? {
             ToSqlOutput::Owned(v) => Ok(ToSqlOutput::Owned(v)),
             ToSqlOutput::Borrowed(v) => {
@@ -488,6 +530,12 @@ pub mod __private {
     pub fn rusqlite_column<T: IdType>(
         value: rusqlite::types::ValueRef<'_>,
     ) -> rusqlite::types::FromSqlResult<T> {
+        use rusqlite::types::FromSqlError;
+        if let rusqlite::types::ValueRef::Text(text) = value {
+            // Its text form (`idkit_ulid_text()`, `idkit_typeid()`).
+            let text = core::str::from_utf8(text).map_err(|e| FromSqlError::Other(Box::new(e)))?;
+            return T::parse_text(text).map_err(|e| FromSqlError::Other(Box::new(e)));
+        }
         let c = <T::Column as rusqlite::types::FromSql>::column_result(value)?;
         from_column::<T>(c).map_err(|e| rusqlite::types::FromSqlError::Other(Box::new(e)))
     }
@@ -621,6 +669,9 @@ macro_rules! __id_type_sqlx {
             ) -> bool {
                 <<Self as $crate::id::IdType>::Column
                     as $crate::id::__private::sqlx::Type<$crate::id::__private::sqlx::$db>>::compatible(ty)
+                    || $crate::id::__private::sqlx_is_text(
+                        $crate::id::__private::sqlx::TypeInfo::name(ty),
+                    )
             }
         }
         impl<'q, $($gen)*> $crate::id::__private::sqlx::Encode<'q, $crate::id::__private::sqlx::$db> for $ty {

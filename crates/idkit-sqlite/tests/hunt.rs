@@ -259,14 +259,15 @@ fn write_until_stopped(
     while !stop.exists() {
         if fork_after == Some(batches) {
             fork_after = None;
+            // No SQLite connection goes across fork (SQLite's rule, and the child's copy of
+            // its lock state let a forked writer write beside another: ids out of commit
+            // order, seed 2169941416); idkit's state, used by it, does.
+            drop(conn.take());
             // SAFETY: this process runs one thread (the harness with --test-threads 1 runs
             // the test on its main thread); the child opens connections of its own.
             let pid = unsafe { libc::fork() };
             assert!(pid >= 0, "fork failed");
             if pid == 0 {
-                // The parent's connection is never used or closed here (SQLite's locks
-                // belong to the parent).
-                std::mem::forget(conn.take());
                 let marker = forked.unwrap();
                 std::fs::write(marker, std::process::id().to_string()).unwrap();
                 // What it says goes to a file of its own: its parent's pipe ends with the

@@ -304,6 +304,8 @@ impl Codec for TypeIdCodec {
 /// with the empty prefix and a typed `Id<M, TypeId>` with `M::PREFIX`.
 impl idkit_core::id::IdType for TypeId {
     type Column = idkit_core::column::Bytes<16>;
+    /// Text in SQLite, as `idkit_typeid()` writes it: the type prefix is part of the id.
+    const SQLITE_TEXT: bool = true;
     fn parse_text(text: &str) -> Result<Self, ParseError> {
         text.parse()
     }

@@ -1,0 +1,101 @@
+//! One column form per scheme, shared by the SQL functions and the Rust types' rusqlite
+//! impls: a Rust type reads every form the functions write for its scheme, and a value bound
+//! from Rust compares with theirs (a TypeID is text in SQLite, prefix and all, as
+//! `idkit_typeid()` writes it; a ULID a 16-byte blob, as `idkit_ulid()` writes it, and read
+//! from `idkit_ulid_text()`'s text too; a Snowflake id an integer).
+
+use idkit_snowflake::{SnowflakeId, Twitter};
+use idkit_testkit::Scratch;
+use idkit_typeid::{Prefix, TypeId};
+use idkit_ulid::Ulid;
+use rusqlite::Connection;
+
+fn open(dir: &Scratch) -> Connection {
+    let conn = Connection::open(dir.join("app.db")).unwrap();
+    idkit_sqlite::register(&conn).unwrap();
+    conn
+}
+
+#[test]
+fn rust_reads_every_form_the_functions_write() {
+    let dir = Scratch::new("sqlite-columns-read");
+    let conn = open(&dir);
+    let (typeid, ulid, ulid_text, flake): (TypeId, Ulid, Ulid, SnowflakeId<Twitter>) = conn
+        .query_row(
+            "SELECT idkit_typeid('user'), idkit_ulid(), idkit_ulid_text(),
+                    idkit_snowflake('twitter', 5)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap();
+    assert_eq!(typeid.prefix().as_str(), "user");
+    // Both ULIDs of one sequence: the second made after the first.
+    assert!(ulid < ulid_text, "{ulid} {ulid_text}");
+    assert_eq!(flake.field("worker"), Some(5));
+}
+
+#[test]
+fn a_typeid_bound_from_rust_is_the_text_the_functions_compare_with() {
+    // The README's users table: keyed by idkit_typeid('user'), a range by its bounds.
+    let dir = Scratch::new("sqlite-columns-typeid");
+    let conn = open(&dir);
+    conn.execute_batch(
+        "CREATE TABLE users (id TEXT PRIMARY KEY DEFAULT (idkit_typeid('user')), name TEXT);
+         INSERT INTO users (name) VALUES ('made by SQL');",
+    )
+    .unwrap();
+    // One made in Rust: the type's prefix and a UUIDv7 of now.
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis();
+    let uuid = (now_ms << 80) | (0x7 << 76) | (0b10 << 62) | 0x1234;
+    let made = TypeId::new(Prefix::new("user").unwrap(), uuid);
+    conn.execute(
+        "INSERT INTO users (id, name) VALUES (?1, 'made in Rust')",
+        [&made],
+    )
+    .unwrap();
+    let stored: String = conn
+        .query_row(
+            "SELECT id FROM users WHERE name = 'made in Rust'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(stored, made.to_string(), "stored as its text");
+    let found: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM users
+             WHERE id BETWEEN idkit_typeid_lowest('user', unixepoch('now', '-1 hour') * 1000)
+                          AND idkit_typeid_highest('user', datetime('now'))",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(found, 2, "both rows in the range");
+    let back: TypeId = conn
+        .query_row("SELECT id FROM users WHERE id = ?1", [&made], |r| r.get(0))
+        .unwrap();
+    assert_eq!(back, made);
+}
+
+#[test]
+fn a_ulid_bound_from_rust_compares_with_the_blob_the_functions_write() {
+    let dir = Scratch::new("sqlite-columns-ulid");
+    let conn = open(&dir);
+    conn.execute_batch(
+        "CREATE TABLE events (id BLOB PRIMARY KEY DEFAULT (idkit_ulid()), what TEXT);
+         INSERT INTO events (what) VALUES ('one'), ('two');",
+    )
+    .unwrap();
+    let first: Ulid = conn
+        .query_row("SELECT min(id) FROM events", [], |r| r.get(0))
+        .unwrap();
+    let after: i64 = conn
+        .query_row("SELECT count(*) FROM events WHERE id > ?1", [&first], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(after, 1);
+}
