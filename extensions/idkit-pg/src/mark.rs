@@ -84,6 +84,12 @@ impl Mark {
         self.ms.load(Ordering::Acquire)
     }
 
+    /// The highest mark written, published or not yet (its standbys not yet caught up):
+    /// read under [`lock`], every mark written before the lock was taken.
+    pub fn highest(&self) -> u64 {
+        self.written.load(Ordering::Acquire).max(self.get())
+    }
+
     /// Refuses when the file could not be read: ids could otherwise repeat earlier ones.
     pub fn check_readable(&self) {
         if self.broken.load(Ordering::Relaxed) != 0 {

@@ -321,18 +321,24 @@ fn lay_out(shared: &'static Shared) {
     let lock = mark::lock();
     // SAFETY: the mark's lock serializes the lay-out; the cells are written before READY
     // is stored, and read by no backend before it sees READY.
-    unsafe {
+    let floor = unsafe {
         pg_sys::LWLockAcquire(lock, pg_sys::LWLockMode::LW_EXCLUSIVE);
         // Once, under the lock: a backend that finds them LAID but not yet READY (the first
         // is still writing the mark) must not lay them out again under the first's ids.
         if shared.state.load(Ordering::Acquire) == 0 {
+            // Read again under the lock: a mark raised (idkit_raise_mark) since the read
+            // above is taken; one raised after this sees LAID and says it waits for a
+            // restart.
+            let floor = floor.max(shared.mark.highest());
             (*shared.ulid.get()).write(Ulids::starting_after(SystemClock, OsRandom, floor));
             (*shared.v7.get()).write(V7s::starting_after(SystemClock, OsRandom, floor));
             shared.floor.store(floor, Ordering::Relaxed);
             shared.state.store(LAID, Ordering::Release);
         }
+        let floor = shared.floor.load(Ordering::Relaxed);
         pg_sys::LWLockRelease(lock);
-    }
+        floor
+    };
     // The first ids are a millisecond past the floor: the mark goes a window past them.
     shared
         .mark
@@ -354,7 +360,17 @@ pub fn raise_mark(ms: u64) {
     }
     shared.mark.check_readable();
     shared.mark.write_at_least(ms);
-    if shared.state.load(Ordering::Acquire) != 0 {
+    // Under the lock the generators are laid out under: either they were laid out before
+    // the mark was written (LAID now), or they read it there.
+    let lock = mark::lock();
+    // SAFETY: the mark's lock, taken and released around one load.
+    let laid = unsafe {
+        pg_sys::LWLockAcquire(lock, pg_sys::LWLockMode::LW_EXCLUSIVE);
+        let laid = shared.state.load(Ordering::Acquire) != 0;
+        pg_sys::LWLockRelease(lock);
+        laid
+    };
+    if laid {
         pgrx::warning!(
             "idkit's generators made ids since this server started and go on from there: \
              they start above the raised mark at their first id after the next restart"
