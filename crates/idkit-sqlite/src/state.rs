@@ -15,7 +15,7 @@
 //!
 //! The file is made whole (every block written, so that a full disk is an error when it is
 //! made rather than a `SIGBUS` at a write to a page later), synced and linked into place.
-//! While a process maps it, it holds a shared lock on the database file ([`Users`]), and a missing
+//! While a process maps it, it holds a shared lock on the database file (see `users.rs`), and a missing
 //! state file is made only while no other process holds one: a file removed under running
 //! processes is not made again from nothing beside them. Each process checks, once per
 //! millisecond of its ids, that the file at the path is still the one it maps; if not, it
@@ -401,7 +401,7 @@ impl State {
     ///
     /// A mark on disk below one this process saw (the file written over in place with an
     /// older copy), a file already found gone, or one another process carried over
-    /// ([`SUPERSEDED`]) is checked at every id, before the mark is moved (which would hide
+    /// (its header stamped `SUPERSEDED`) is checked at every id, before the mark is moved (which would hide
     /// it): once one process carried the file's ids into the file at its path and made ids
     /// there (above this file's mark), no process makes another id of this file, which
     /// would sort below them.
