@@ -433,12 +433,21 @@ impl State {
             // A child made by fork: its random source is its parent's copy until seeded
             // anew (a state in process memory has words of its own from here on; a file's
             // are shared with the parent).
-            idkit_core::after_fork()
-                .map_err(|e| Error::Io(format!("seeding a forked process's random source: {e}")))?;
             // Its own lock on the database, which its parent sees (the inherited one is the
-            // parent's too, and hid each from the other).
-            if let Some(database) = &self.database {
-                Users::of(database)?.after_fork()?;
+            // parent's too, and hid each from the other); then its random source. Tried
+            // again at the next check when either fails.
+            let forked = match &self.database {
+                Some(database) => Users::of(database).and_then(|u| u.after_fork()),
+                None => Ok(()),
+            }
+            .and_then(|()| {
+                idkit_core::after_fork().map_err(|e| {
+                    Error::Io(format!("seeding a forked process's random source: {e}"))
+                })
+            });
+            if let Err(e) = forked {
+                self.pid.store(0, Ordering::Release);
+                return Err(e);
             }
         }
         let (Some(path), Some(open), Some(id)) = (&self.file, &self.open, self.mapped) else {
@@ -538,6 +547,11 @@ impl State {
         slots::carry(&self.table.slots, &new.slots, || {
             ClaimLock::take(Some(&mapped.1))
         })?;
+        sync(new)?;
+        // Its words in, the file is its own (see `adopt`).
+        let id = mapped.2;
+        new.header.own[0].store(id.0, Ordering::Release);
+        new.header.own[1].store(id.1, Ordering::Release);
         sync(new)?;
         let state = Self::over(mapped, path.to_owned(), self.database.as_deref())?;
         files.insert(path.to_owned(), state);
@@ -836,7 +850,10 @@ fn adopt(
         header.mark.fetch_max(floor, Ordering::AcqRel);
         header.durable.fetch_max(floor, Ordering::AcqRel);
     }
-    if own != id {
+    // A process carrying its words in stamps the file its own only once they are in
+    // ([`State::carry_over`]): until then a file put back in place keeps its SUPERSEDED
+    // stamp, and its processes refuse rather than go on from its old words.
+    if own != id && carried.is_none() {
         header.own[0].store(id.0, Ordering::Release);
         header.own[1].store(id.1, Ordering::Release);
     }
@@ -1284,6 +1301,48 @@ mod tests {
         let said = other.cover(ms, 2).unwrap_err().to_string();
         assert!(said.contains("open the database again"), "{said}");
         assert!(other.cover(ms, 3).is_err(), "and from then on");
+    }
+
+    /// A state file moved aside and put back after a process carried it over: the next
+    /// carry into it (the process on the file made meanwhile) stamps it its own only once
+    /// the words are in; until then a process still on it (one that never saw it gone)
+    /// refuses, rather than go on from its old words below ids already made. Found by a
+    /// review that widened the window with a sleep between the two steps of the carry.
+    #[test]
+    fn a_file_put_back_stays_superseded_until_the_words_are_carried_in() {
+        let dir = idkit_testkit::Scratch::new("sqlite-state-put-back");
+        let path = dir.join("ids-idkit");
+        let mapping = || {
+            let mapped = map(&path, None, None).unwrap().unwrap();
+            let state = State::over(mapped, path.clone(), None).unwrap();
+            FILES
+                .lock()
+                .unwrap()
+                .get_or_insert_with(HashMap::new)
+                .insert(path.clone(), state);
+            state
+        };
+        let (one, other) = (mapping(), mapping());
+        let ms = SystemClock.now_ms();
+        one.cover(ms, 1).unwrap();
+        other.cover(ms, 1).unwrap();
+        // Moved aside: `one` stamps it and carries it into a file made at the path.
+        let aside = dir.join("aside");
+        std::fs::rename(&path, &aside).unwrap();
+        assert!(one.cover(ms + 1, 0).is_err());
+        // Put back, over that file; the first step of a carry into it (mapped with the
+        // carried floor), as the process on the file made meanwhile takes it.
+        std::fs::rename(&aside, &path).unwrap();
+        let (table, _, _) = map(&path, None, Some(ms + 5_000)).unwrap().unwrap();
+        assert_eq!(
+            table.header.own[0].load(Ordering::Acquire),
+            SUPERSEDED,
+            "stamped its own before the words are in"
+        );
+        assert!(
+            other.cover(ms, 2).is_err(),
+            "a process still on it refuses in that window"
+        );
     }
 
     #[test]

@@ -11,8 +11,12 @@
 //! not). Elsewhere it is a `flock`, asked by trying to convert it, which has that race.
 //!
 //! A child made by `fork` shares its parent's open file, and with it the lock: neither
-//! would see the other. The child opens the file again at its first use ([`Users::file`]),
-//! takes its own lock if its parent held one, and closes the one it inherited.
+//! would see the other. The child opens the file again at its first use ([`Users::file`])
+//! and takes its own lock if its parent held one. No descriptor of the database is ever
+//! closed here: closing any descriptor of a file drops every POSIX lock the process holds
+//! on it, SQLite's among them (and a number inherited may since name another file). The
+//! inherited one stays open, so that its lock, the parent's too, lasts while the child
+//! does: other processes see a holder a while longer, which is the safe way to be wrong.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -65,7 +69,7 @@ impl Users {
     }
 
     /// This process's descriptor of the database file: in a child made by fork, opened
-    /// again (locked if the parent held the lock), and the inherited one closed.
+    /// again (locked if the parent held the lock); the inherited one is left open.
     ///
     /// # Errors
     ///
@@ -75,9 +79,6 @@ impl Users {
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
         if open.0 != pid {
             let fd = open_locked(&self.path, self.holding.load(Ordering::Acquire))?;
-            // SAFETY: closes this process's copy of the parent's descriptor (the parent's
-            // own stays open); nothing else here uses it.
-            unsafe { libc::close(open.1) };
             *open = (pid, fd);
         }
         Ok(open.1)
@@ -143,12 +144,11 @@ fn others_hold(_fd: libc::c_int, _holding: bool) -> std::io::Result<bool> {
     Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
 }
 
-/// `path` opened, with the read lock when `held`.
+/// `path` opened, with the read lock when `held`. A descriptor that cannot be locked is
+/// left open (closing it would drop SQLite's locks on the file); the error is rare.
 fn open_locked(path: &Path, held: bool) -> Result<libc::c_int, Error> {
     let fd = open(path)?;
     if held && let Err(e) = lock_read(fd) {
-        // SAFETY: the descriptor just opened here.
-        unsafe { libc::close(fd) };
         return Err(Error::io(path, "lock (shared)", e));
     }
     Ok(fd)
@@ -165,20 +165,23 @@ fn lock_at(kind: libc::c_int) -> libc::flock {
     lock
 }
 
-/// The read lock on `fd`'s open file (waits only for a writer, which there never is).
+/// The read lock on `fd`'s open file, not waited for: only another program's write lock
+/// over the byte (a lock on the whole file) stands in its way, and that is an error that
+/// says so rather than a wait with no end.
 #[cfg(target_os = "linux")]
 fn lock_read(fd: libc::c_int) -> std::io::Result<()> {
     let lock = lock_at(libc::F_RDLCK);
-    loop {
-        // SAFETY: a lock request on a descriptor this process owns.
-        if unsafe { libc::fcntl(fd, libc::F_OFD_SETLKW, &lock) } == 0 {
-            return Ok(());
-        }
-        let e = std::io::Error::last_os_error();
-        if e.kind() != std::io::ErrorKind::Interrupted {
-            return Err(e);
-        }
+    // SAFETY: a lock request on a descriptor this process owns.
+    if unsafe { libc::fcntl(fd, libc::F_OFD_SETLK, &lock) } == 0 {
+        return Ok(());
     }
+    let e = std::io::Error::last_os_error();
+    if matches!(e.raw_os_error(), Some(libc::EAGAIN | libc::EACCES)) {
+        return Err(std::io::Error::other(
+            "another program holds a write lock over the whole database file",
+        ));
+    }
+    Err(e)
 }
 
 /// Whether another open file than `fd`'s holds the lock: asked, nothing taken.

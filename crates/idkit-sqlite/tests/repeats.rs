@@ -429,6 +429,93 @@ fn sibling_forker() {
     }
 }
 
+#[test]
+#[ignore = "a child process of the tests above, which run it"]
+fn lock_keeper() {
+    let dir = std::path::PathBuf::from(std::env::var("IDKIT_REPEATS_DIR").unwrap());
+    let db = dir.join("ids.db");
+    let parent = open(&db);
+    parent
+        .execute_batch("PRAGMA journal_mode = DELETE; CREATE TABLE t (who TEXT, id BLOB)")
+        .unwrap();
+    // Used before the fork: the state file mapped, the database open for its users' lock.
+    let _: Vec<u8> = parent
+        .query_row("SELECT idkit_ulid()", [], |r| r.get(0))
+        .unwrap();
+    let (mut to_child, mut to_parent) = ([0; 2], [0; 2]);
+    // SAFETY: two pipes into arrays of two descriptors.
+    unsafe {
+        assert_eq!(libc::pipe(to_child.as_mut_ptr()), 0);
+        assert_eq!(libc::pipe(to_parent.as_mut_ptr()), 0);
+    }
+    let say = |fd: i32, b: u8| {
+        // SAFETY: one byte into a pipe of this process.
+        unsafe { libc::write(fd, std::ptr::from_ref(&b).cast(), 1) };
+    };
+    let hear = |fd: i32| {
+        let mut b = 0u8;
+        // SAFETY: one byte from a pipe of this process.
+        unsafe { libc::read(fd, std::ptr::from_mut(&mut b).cast(), 1) };
+    };
+    // SAFETY: this process runs one thread (the harness with --test-threads 1); the child
+    // writes in a transaction of its own connection and exits.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0, "fork failed");
+    if pid == 0 {
+        let c = open(&db);
+        c.execute_batch("BEGIN IMMEDIATE; INSERT INTO t VALUES ('child, before', NULL)")
+            .unwrap();
+        say(to_parent[1], b'r');
+        hear(to_child[0]);
+        // Its first id, inside its write transaction.
+        c.execute("INSERT INTO t VALUES ('child', idkit_ulid())", [])
+            .unwrap();
+        say(to_parent[1], b'i');
+        hear(to_child[0]);
+        let code = i32::from(c.execute_batch("COMMIT").is_err());
+        // SAFETY: ends the child without the parent's exit handlers.
+        unsafe { libc::_exit(code) };
+    }
+    let other = Connection::open(&db).unwrap();
+    hear(to_parent[0]);
+    let before = other.execute_batch("BEGIN IMMEDIATE").is_err();
+    say(to_child[1], b'g');
+    hear(to_parent[0]);
+    // The child's first id must not have dropped SQLite's locks of its transaction.
+    let after = other.execute_batch("BEGIN IMMEDIATE").is_err();
+    if !after {
+        other.execute_batch("ROLLBACK").unwrap();
+    }
+    drop(other);
+    say(to_child[1], b'g');
+    let mut status = 0;
+    // SAFETY: waits for the child forked above.
+    unsafe { libc::waitpid(pid, &mut status, 0) };
+    let rows: i64 = parent
+        .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
+        .unwrap();
+    println!("busy before {before}, busy after {after}, child status {status}, rows {rows}");
+}
+
+/// A child made by fork opens the database again for its own users' lock at its first id:
+/// it once closed the descriptor it inherited, and closing any descriptor of a file drops
+/// every POSIX lock the process holds on it, SQLite's own: another connection could then
+/// write in the middle of the child's transaction.
+#[test]
+fn a_childs_first_id_keeps_sqlites_locks_of_its_transaction() {
+    let dir = Scratch::new("sqlite-fork-locks");
+    let out = child("lock_keeper")
+        .env("IDKIT_REPEATS_DIR", dir.path())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("busy before true, busy after true, child status 0, rows 2"),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Two children of one parent, each making its first id on a new thread: the thread that
 /// forked had its parent's random source, which only the thread making a child's first id
 /// was once seeded anew on, and the two children made the same ULIDs.
