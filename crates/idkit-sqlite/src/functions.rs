@@ -45,6 +45,7 @@ pub(crate) fn fail(what: &str, why: impl std::fmt::Display) -> SqlError {
 /// | `idkit_lowest(scheme, at)`, `idkit_highest(scheme, at)` | the bounds of `at`'s millisecond (tick): an integer for 64-bit schemes, a blob otherwise |
 /// | `idkit_lowest_text(scheme, at)`, `idkit_highest_text(scheme, at)` | the same, as text |
 /// | `idkit_ulid_lowest(at)`, `idkit_uuidv7_lowest(at)`, `idkit_snowflake_lowest(at [, layout])`, `idkit_typeid_lowest(prefix, at)`, and their `_highest` | the PostgreSQL extension's names of the same |
+/// | `idkit_ulid_lowest_text(at)`, `idkit_uuidv7_lowest_text(at)`, and their `_highest_text` | the same as text, for a key of `idkit_ulid_text()` or `idkit_uuidv7_text()` |
 /// | `ulid_to_uuid(id)`, `uuid_to_ulid(id)` | the other text of the same 128 bits |
 ///
 /// An `id` is an integer (a 64-bit scheme), a blob of the scheme's bytes, or its text; a
@@ -196,6 +197,14 @@ fn register_on(
                 nullable(ctx, |ctx| {
                     let (_, raw) = bound(scheme, ctx.get_raw(0), high)?;
                     Ok(raw.as_bytes().to_vec())
+                })
+            })?;
+            // The bound of a text key (`idkit_ulid_text()`, `idkit_uuidv7_text()`): SQLite
+            // orders every blob after every text, so a blob bound would find nothing there.
+            conn.create_scalar_function(&*format!("{name}_text"), 1, read, move |ctx| {
+                nullable(ctx, |ctx| {
+                    let (codec, raw) = bound(scheme, ctx.get_raw(0), high)?;
+                    codec.format_raw(&raw).map_err(|e| fail(scheme, e))
                 })
             })?;
         }

@@ -99,3 +99,49 @@ fn a_ulid_bound_from_rust_compares_with_the_blob_the_functions_write() {
         .unwrap();
     assert_eq!(after, 1);
 }
+
+#[test]
+fn bounds_of_each_form_find_the_rows_of_a_key_of_that_form() {
+    // A blob key and a text key, each with the bounds of its own form; the other form's
+    // bounds find nothing (SQLite orders every blob after every text), which is why both
+    // exist.
+    let dir = Scratch::new("sqlite-columns-bounds");
+    let conn = open(&dir);
+    conn.execute_batch(
+        "CREATE TABLE b (id BLOB PRIMARY KEY DEFAULT (idkit_ulid()), n INTEGER);
+         CREATE TABLE t (id TEXT PRIMARY KEY DEFAULT (idkit_ulid_text()), n INTEGER);
+         CREATE TABLE vb (id BLOB PRIMARY KEY DEFAULT (idkit_uuidv7()), n INTEGER);
+         CREATE TABLE vt (id TEXT PRIMARY KEY DEFAULT (idkit_uuidv7_text()), n INTEGER);
+         INSERT INTO b (n) VALUES (1), (2);
+         INSERT INTO t (n) VALUES (1), (2);
+         INSERT INTO vb (n) VALUES (1), (2);
+         INSERT INTO vt (n) VALUES (1), (2);",
+    )
+    .unwrap();
+    let count = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+    let range = |table: &str, lowest: &str, highest: &str| {
+        count(&format!(
+            "SELECT count(*) FROM {table}
+             WHERE id BETWEEN {lowest}(date('now', '-1 day')) AND {highest}(datetime('now'))"
+        ))
+    };
+    assert_eq!(range("b", "idkit_ulid_lowest", "idkit_ulid_highest"), 2);
+    assert_eq!(
+        range("t", "idkit_ulid_lowest_text", "idkit_ulid_highest_text"),
+        2
+    );
+    assert_eq!(
+        range("vb", "idkit_uuidv7_lowest", "idkit_uuidv7_highest"),
+        2
+    );
+    assert_eq!(
+        range(
+            "vt",
+            "idkit_uuidv7_lowest_text",
+            "idkit_uuidv7_highest_text"
+        ),
+        2
+    );
+    // The mistake the pairs are there for: a blob bound on a text key.
+    assert_eq!(range("t", "idkit_ulid_lowest", "idkit_ulid_highest"), 0);
+}
