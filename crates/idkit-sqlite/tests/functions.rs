@@ -973,8 +973,47 @@ fn child() {
     }
 }
 
+/// A row as the README shows it: its values joined by ` | `, NULL as `NULL`, a blob as a
+/// hex literal.
+fn shown(row: &rusqlite::Row<'_>, columns: usize) -> String {
+    use rusqlite::types::ValueRef;
+    (0..columns)
+        .map(|i| match row.get_ref(i).unwrap() {
+            ValueRef::Null => "NULL".to_owned(),
+            ValueRef::Integer(n) => n.to_string(),
+            ValueRef::Real(x) => x.to_string(),
+            ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
+            ValueRef::Blob(b) => {
+                let hex: String = b.iter().map(|x| format!("{x:02X}")).collect();
+                format!("x'{hex}'")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+/// The shape of a shown row: every run of letters and digits one `x`, the rest kept, so
+/// that an id, a time or a count of another day has the shape of the README's.
+fn shape(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() {
+            if !out.ends_with('x') {
+                out.push('x');
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Every query of the README's SQL blocks shows something (a row, its first value not
+/// NULL), today and on any later day (the examples' times are relative to now); and where
+/// the README shows what a query gives, the next line after it (`-- → ROW` the row exactly,
+/// `-- ≈ ROW` a row of the same shape: another id, another time), the query gives that.
 #[test]
-fn every_sql_block_of_the_readme_runs() {
+fn every_sql_block_of_the_readme_runs_and_shows_what_the_readme_says() {
     let readme = include_str!("../README.md");
     let blocks: Vec<&str> = readme
         .split("```sql\n")
@@ -984,31 +1023,64 @@ fn every_sql_block_of_the_readme_runs() {
     assert!(!blocks.is_empty());
     let dir = Scratch::new("sqlite-readme");
     let conn = open(&dir.join("app.db"));
-    // Statement by statement: every query shows something (a row, its first value not
-    // NULL), today and on any later day (the examples' times are relative to now).
+    let mut shown_rows = 0;
     for block in blocks {
-        use fallible_iterator::FallibleIterator as _;
-        let mut batch = rusqlite::Batch::new(&conn, block);
-        while let Some(mut stmt) = batch.next().unwrap_or_else(|e| panic!("{e}\n{block}")) {
-            if stmt.column_count() == 0 {
-                stmt.raw_execute()
-                    .unwrap_or_else(|e| panic!("{e}\n{block}"));
-                continue;
+        // The block in pieces, each ending where the README shows a query's row.
+        let mut pieces: Vec<(String, Option<String>)> = vec![(String::new(), None)];
+        for line in block.lines() {
+            let trimmed = line.trim();
+            if trimmed.starts_with("-- →") || trimmed.starts_with("-- ≈") {
+                pieces.last_mut().unwrap().1 = Some(trimmed.to_owned());
+                pieces.push((String::new(), None));
+            } else {
+                let piece = &mut pieces.last_mut().unwrap().0;
+                piece.push_str(line);
+                piece.push('\n');
             }
-            let sql = stmt.expanded_sql().unwrap_or_default();
-            let mut rows = stmt.raw_query();
-            let row = rows
-                .next()
-                .unwrap_or_else(|e| panic!("{e}\n{sql}"))
-                .unwrap_or_else(|| panic!("the README's query shows nothing: {sql}"));
-            let first: rusqlite::types::Value = row.get(0).unwrap();
-            assert_ne!(
-                first,
-                rusqlite::types::Value::Null,
-                "the README's query shows NULL: {sql}"
-            );
+        }
+        for (sql, expected) in pieces {
+            use fallible_iterator::FallibleIterator as _;
+            let mut batch = rusqlite::Batch::new(&conn, &sql);
+            let mut last = None;
+            while let Some(mut stmt) = batch.next().unwrap_or_else(|e| panic!("{e}\n{sql}")) {
+                if stmt.column_count() == 0 {
+                    stmt.raw_execute().unwrap_or_else(|e| panic!("{e}\n{sql}"));
+                    continue;
+                }
+                let text = stmt.expanded_sql().unwrap_or_default();
+                let columns = stmt.column_count();
+                let mut rows = stmt.raw_query();
+                let row = rows
+                    .next()
+                    .unwrap_or_else(|e| panic!("{e}\n{text}"))
+                    .unwrap_or_else(|| panic!("the README's query shows nothing: {text}"));
+                let first: rusqlite::types::Value = row.get(0).unwrap();
+                assert_ne!(
+                    first,
+                    rusqlite::types::Value::Null,
+                    "the README's query shows NULL: {text}"
+                );
+                last = Some((text, shown(row, columns)));
+            }
+            let Some(expected) = expected else { continue };
+            let (text, got) = last.unwrap_or_else(|| panic!("{expected} follows no query"));
+            let (exact, want) = match expected.strip_prefix("-- →") {
+                Some(want) => (true, want.trim()),
+                None => (false, expected.trim_start_matches("-- ≈").trim()),
+            };
+            if exact {
+                assert_eq!(got, want, "the README shows another row for {text}");
+            } else {
+                assert_eq!(
+                    shape(&got),
+                    shape(want),
+                    "the README shows a row of another shape for {text}: {got}"
+                );
+            }
+            shown_rows += 1;
         }
     }
+    assert!(shown_rows >= 8, "the README shows {shown_rows} rows");
     let posts: i64 = one(&conn, "SELECT count(*) FROM posts WHERE id > 1000000");
     assert_eq!(posts, 1);
 }
