@@ -990,10 +990,34 @@ fn uuids_are_read_by_their_own_version() {
 /// Every `sql` block of the extension's README and of the root README runs as written, in
 /// order, through psql against a fresh database of its own (the server preloads the
 /// extension with a worker id, as the READMEs say to): the docs cannot drift from the SQL.
+/// The shape of a row as shown: every run of letters, digits and dots one `x`, the rest kept, so
+/// that an id or a time of another day has the shape of the README's.
+fn shape(text: &str) -> String {
+    let mut out = String::new();
+    // A dot is part of its run: a time's fraction (`55.388`, or none at `55`), a decimal.
+    for c in text.chars().filter(|c| *c != '.') {
+        if c.is_ascii_alphanumeric() {
+            if !out.ends_with('x') {
+                out.push('x');
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Every SQL block of the READMEs runs, each in a database of its own README, and every
+/// query in it shows something (a row, its first value not NULL), today and on any later
+/// day; where the README shows what a query gives, on the line after it (`-- → ROW` the row
+/// exactly, its values joined by ` | `; `-- ≈ ROW` a row of the same shape: another id,
+/// another time), the query gives that.
 #[test]
-fn every_sql_example_of_the_readmes_runs() {
+fn every_sql_example_of_the_readmes_runs_and_shows_what_the_readme_says() {
+    use postgres::SimpleQueryMessage;
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut c = client();
+    let mut shown_rows = 0;
     for (readme, database) in [
         ("extensions/idkit-pg/README.md", "readme_extension"),
         ("README.md", "readme_root"),
@@ -1009,26 +1033,89 @@ fn every_sql_example_of_the_readmes_runs() {
             .unwrap();
         c.batch_execute(&format!("CREATE DATABASE {database}"))
             .unwrap();
-        let mut psql = Command::new(pg_bin("psql"))
-            .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1"])
-            .args(["-p", &port(), "-U", "postgres", "-d", database])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        {
-            use std::io::Write as _;
-            let mut stdin = psql.stdin.take().unwrap();
-            stdin.write_all(blocks.join("\n").as_bytes()).unwrap();
+        let url = env("IDKIT_TEST_PG_URL");
+        let (base, _) = url.rsplit_once('/').unwrap();
+        let mut db = Client::connect(&format!("{base}/{database}"), NoTls).unwrap();
+        for block in blocks {
+            // The block in pieces, each ending where the README shows a query's row.
+            let mut pieces: Vec<(String, Option<String>)> = vec![(String::new(), None)];
+            for line in block.lines() {
+                let trimmed = line.trim();
+                if trimmed.starts_with("-- →") || trimmed.starts_with("-- ≈") {
+                    pieces.last_mut().unwrap().1 = Some(trimmed.to_owned());
+                    pieces.push((String::new(), None));
+                } else {
+                    let piece = &mut pieces.last_mut().unwrap().0;
+                    piece.push_str(line);
+                    piece.push('\n');
+                }
+            }
+            for (sql, expected) in pieces {
+                if sql.trim().is_empty() {
+                    assert!(
+                        expected.is_none(),
+                        "{readme}: {expected:?} follows no query"
+                    );
+                    continue;
+                }
+                let messages = db
+                    .simple_query(&sql)
+                    .unwrap_or_else(|e| panic!("{readme}: {e}\n{sql}"));
+                // Each query's first row (None: it showed none), in order.
+                let mut queries: Vec<Option<String>> = Vec::new();
+                let mut in_query = false;
+                for message in messages {
+                    match message {
+                        SimpleQueryMessage::RowDescription(_) => {
+                            queries.push(None);
+                            in_query = true;
+                        }
+                        SimpleQueryMessage::Row(row) if in_query => {
+                            let last = queries.last_mut().unwrap();
+                            if last.is_none() {
+                                let values: Vec<&str> = (0..row.len())
+                                    .map(|i| row.get(i).unwrap_or("NULL"))
+                                    .collect();
+                                assert_ne!(
+                                    values[0], "NULL",
+                                    "{readme}: a query shows NULL\n{sql}"
+                                );
+                                *last = Some(values.join(" | "));
+                            }
+                        }
+                        SimpleQueryMessage::CommandComplete(_) => in_query = false,
+                        _ => {}
+                    }
+                }
+                assert!(
+                    queries.iter().all(Option::is_some),
+                    "{readme}: a query shows nothing\n{sql}"
+                );
+                let Some(expected) = expected else { continue };
+                let got = queries
+                    .last()
+                    .cloned()
+                    .flatten()
+                    .unwrap_or_else(|| panic!("{readme}: {expected} follows no query"));
+                // To write a README's rows: IDKIT_README_SHOW=1 prints each, checking none.
+                if std::env::var_os("IDKIT_README_SHOW").is_some() {
+                    eprintln!("{readme}: {got}");
+                    continue;
+                }
+                match expected.strip_prefix("-- →") {
+                    Some(want) => assert_eq!(got, want.trim(), "{readme}: another row for\n{sql}"),
+                    None => assert_eq!(
+                        shape(&got),
+                        shape(expected.trim_start_matches("-- ≈").trim()),
+                        "{readme}: a row of another shape for\n{sql}{got}"
+                    ),
+                }
+                shown_rows += 1;
+            }
         }
-        let out = psql.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "{readme}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        drop(db);
         c.batch_execute(&format!("DROP DATABASE {database}"))
             .unwrap();
     }
+    assert!(shown_rows >= 12, "the READMEs show {shown_rows} rows");
 }

@@ -992,11 +992,12 @@ fn shown(row: &rusqlite::Row<'_>, columns: usize) -> String {
         .join(" | ")
 }
 
-/// The shape of a shown row: every run of letters and digits one `x`, the rest kept, so
+/// The shape of a shown row: every run of letters, digits and dots one `x`, the rest kept, so
 /// that an id, a time or a count of another day has the shape of the README's.
 fn shape(text: &str) -> String {
     let mut out = String::new();
-    for c in text.chars() {
+    // A dot is part of its run: a time's fraction (`55.388`, or none at `55`), a decimal.
+    for c in text.chars().filter(|c| *c != '.') {
         if c.is_ascii_alphanumeric() {
             if !out.ends_with('x') {
                 out.push('x');
