@@ -549,10 +549,9 @@ impl State {
         })?;
         sync(new)?;
         // Its words in, the file is its own (see `adopt`).
-        let id = mapped.2;
-        new.header.own[0].store(id.0, Ordering::Release);
-        new.header.own[1].store(id.1, Ordering::Release);
-        sync(new)?;
+        if stamp_own(new, path, mapped.2) {
+            sync(new)?;
+        }
         let state = Self::over(mapped, path.to_owned(), self.database.as_deref())?;
         files.insert(path.to_owned(), state);
         Ok(())
@@ -570,6 +569,36 @@ impl State {
         self.seen_mark.fetch_max(target, Ordering::AcqRel);
         Ok(())
     }
+}
+
+/// Stamps `table`, the file whose device and inode are `id`, its own, after a carry into it:
+/// unless it is already, or the path names another file by now (replaced again, and stamped
+/// SUPERSEDED by whoever saw that: writing over the stamp would let a process still on this
+/// file go on below the ids of the file that replaced it). Whether it wrote.
+fn stamp_own(table: &Table, path: &Path, id: (u64, u64)) -> bool {
+    let own = &table.header.own;
+    if (
+        own[0].load(Ordering::Acquire),
+        own[1].load(Ordering::Acquire),
+    ) == id
+    {
+        return false;
+    }
+    let here = || std::fs::metadata(path).ok().map(|m| file_id(&m));
+    let seen = own[0].load(Ordering::Acquire);
+    if here() != Some(id) {
+        return false;
+    }
+    own[1].store(id.1, Ordering::Release);
+    let stamped = own[0]
+        .compare_exchange(seen, id.0, Ordering::AcqRel, Ordering::Acquire)
+        .is_ok();
+    if stamped && here() != Some(id) {
+        // Replaced between the look and the stamp: stamped again.
+        own[0].store(SUPERSEDED, Ordering::Release);
+        own[1].store(SUPERSEDED, Ordering::Release);
+    }
+    true
 }
 
 /// In a child made by `fork`: its copy of the state in process memory checks at its next id
@@ -1343,6 +1372,31 @@ mod tests {
             other.cover(ms, 2).is_err(),
             "a process still on it refuses in that window"
         );
+    }
+
+    /// The stamp after a carry writes over no SUPERSEDED stamp of a file replaced again
+    /// meanwhile (found by a review that slept before the stamp: a process on the file then
+    /// went on below the ids of the file that replaced it), and stamps a file still at its
+    /// path.
+    #[test]
+    fn the_stamp_after_a_carry_keeps_a_later_superseded_stamp() {
+        let dir = idkit_testkit::Scratch::new("sqlite-state-stamp");
+        let path = dir.join("ids-idkit");
+        let (table, _, id) = map(&path, None, None).unwrap().unwrap();
+        let own = &table.header.own;
+        // Still at its path, stamped SUPERSEDED before (a file put back): made its own.
+        own[0].store(SUPERSEDED, Ordering::Release);
+        own[1].store(SUPERSEDED, Ordering::Release);
+        assert!(stamp_own(table, &path, id));
+        assert_eq!(own[0].load(Ordering::Acquire), id.0);
+        // Replaced again, and stamped by whoever saw it: kept.
+        own[0].store(SUPERSEDED, Ordering::Release);
+        own[1].store(SUPERSEDED, Ordering::Release);
+        let copy = dir.join("copy");
+        std::fs::copy(&path, &copy).unwrap();
+        std::fs::rename(&copy, &path).unwrap();
+        assert!(!stamp_own(table, &path, id));
+        assert_eq!(own[0].load(Ordering::Acquire), SUPERSEDED);
     }
 
     #[test]

@@ -33,9 +33,10 @@ const BYTE: libc::off_t = 1 << 62;
 pub(crate) struct Users {
     /// The database file (canonical).
     path: PathBuf,
-    /// The process that opened it, and the descriptor: another process is a child made by
-    /// `fork` (whose descriptor is its parent's open file).
-    open: Mutex<(u32, libc::c_int)>,
+    /// The process that opened it, the descriptor, and whether this process's lock is
+    /// taken on it: another process is a child made by `fork` (whose descriptor is its
+    /// parent's open file).
+    open: Mutex<(u32, libc::c_int, bool)>,
     /// Whether this process holds the lock: it maps the database's state file.
     holding: AtomicBool,
 }
@@ -61,7 +62,7 @@ impl Users {
         let fd = open(&key)?;
         let found: &'static Users = Box::leak(Box::new(Users {
             path: key.clone(),
-            open: Mutex::new((std::process::id(), fd)),
+            open: Mutex::new((std::process::id(), fd, false)),
             holding: AtomicBool::new(false),
         }));
         users.insert(key, found);
@@ -78,8 +79,13 @@ impl Users {
         let pid = std::process::id();
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
         if open.0 != pid {
-            let fd = open_locked(&self.path, self.holding.load(Ordering::Acquire))?;
-            *open = (pid, fd);
+            // Opened once per process, kept even when the lock fails below (tried again at
+            // the next call, not opened again).
+            *open = (pid, open_file(&self.path)?, false);
+        }
+        if self.holding.load(Ordering::Acquire) && !open.2 {
+            lock_read(open.1).map_err(|e| Error::io(&self.path, "lock (shared)", e))?;
+            open.2 = true;
         }
         Ok(open.1)
     }
@@ -90,12 +96,9 @@ impl Users {
     ///
     /// [`Error::Io`] when it cannot be taken.
     pub(crate) fn hold(&self) -> Result<(), Error> {
-        let fd = self.file()?;
-        if !self.holding.load(Ordering::Acquire) {
-            lock_read(fd).map_err(|e| Error::io(&self.path, "lock (shared)", e))?;
-            self.holding.store(true, Ordering::Release);
-        }
-        Ok(())
+        self.holding.store(true, Ordering::Release);
+        // Taken by `file`, and tried again at each call until it is.
+        self.file().map(|_| ())
     }
 
     /// Whether no other process holds the lock (this one's own lock aside).
@@ -144,14 +147,9 @@ fn others_hold(_fd: libc::c_int, _holding: bool) -> std::io::Result<bool> {
     Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
 }
 
-/// `path` opened, with the read lock when `held`. A descriptor that cannot be locked is
-/// left open (closing it would drop SQLite's locks on the file); the error is rare.
-fn open_locked(path: &Path, held: bool) -> Result<libc::c_int, Error> {
-    let fd = open(path)?;
-    if held && let Err(e) = lock_read(fd) {
-        return Err(Error::io(path, "lock (shared)", e));
-    }
-    Ok(fd)
+/// `path` opened (in a child made by fork), never closed.
+fn open_file(path: &Path) -> Result<libc::c_int, Error> {
+    open(path)
 }
 
 #[cfg(target_os = "linux")]
