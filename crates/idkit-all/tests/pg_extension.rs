@@ -990,23 +990,6 @@ fn uuids_are_read_by_their_own_version() {
 /// Every `sql` block of the extension's README and of the root README runs as written, in
 /// order, through psql against a fresh database of its own (the server preloads the
 /// extension with a worker id, as the READMEs say to): the docs cannot drift from the SQL.
-/// The shape of a row as shown: every run of letters, digits and dots one `x`, the rest kept, so
-/// that an id or a time of another day has the shape of the README's.
-fn shape(text: &str) -> String {
-    let mut out = String::new();
-    // A dot is part of its run: a time's fraction (`55.388`, or none at `55`), a decimal.
-    for c in text.chars().filter(|c| *c != '.') {
-        if c.is_ascii_alphanumeric() {
-            if !out.ends_with('x') {
-                out.push('x');
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// Every SQL block of the READMEs runs, each in a database of its own README, and every
 /// query in it shows something (a row, its first value not NULL), today and on any later
 /// day; where the README shows what a query gives, on the line after it (`-- → ROW` the row
@@ -1037,19 +1020,7 @@ fn every_sql_example_of_the_readmes_runs_and_shows_what_the_readme_says() {
         let (base, _) = url.rsplit_once('/').unwrap();
         let mut db = Client::connect(&format!("{base}/{database}"), NoTls).unwrap();
         for block in blocks {
-            // The block in pieces, each ending where the README shows a query's row.
-            let mut pieces: Vec<(String, Option<String>)> = vec![(String::new(), None)];
-            for line in block.lines() {
-                let trimmed = line.trim();
-                if trimmed.starts_with("-- →") || trimmed.starts_with("-- ≈") {
-                    pieces.last_mut().unwrap().1 = Some(trimmed.to_owned());
-                    pieces.push((String::new(), None));
-                } else {
-                    let piece = &mut pieces.last_mut().unwrap().0;
-                    piece.push_str(line);
-                    piece.push('\n');
-                }
-            }
+            let pieces = idkit_testkit::readme::pieces(block);
             for (sql, expected) in pieces {
                 if sql.trim().is_empty() {
                     assert!(
@@ -1105,8 +1076,8 @@ fn every_sql_example_of_the_readmes_runs_and_shows_what_the_readme_says() {
                 match expected.strip_prefix("-- →") {
                     Some(want) => assert_eq!(got, want.trim(), "{readme}: another row for\n{sql}"),
                     None => assert_eq!(
-                        shape(&got),
-                        shape(expected.trim_start_matches("-- ≈").trim()),
+                        idkit_testkit::readme::shape(&got),
+                        idkit_testkit::readme::shape(expected.trim_start_matches("-- ≈").trim()),
                         "{readme}: a row of another shape for\n{sql}{got}"
                     ),
                 }

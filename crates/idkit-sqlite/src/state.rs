@@ -1289,6 +1289,20 @@ mod tests {
         );
     }
 
+    /// A mapping of the state file at `path` of its own, as another process has it, made
+    /// the one FILES names for the path (the carrier maps the file at the path and puts it
+    /// there).
+    fn mapping(path: &Path) -> &'static State {
+        let mapped = map(path, None, None).unwrap().unwrap();
+        let state = State::over(mapped, path.to_owned(), None).unwrap();
+        FILES
+            .lock()
+            .unwrap()
+            .get_or_insert_with(HashMap::new)
+            .insert(path.to_owned(), state);
+        state
+    }
+
     /// Two mappings of one state file, as two processes have it: once one carried the file's
     /// ids into the file now at its path (it was replaced), the other refuses its next id
     /// even within the millisecond it already checked, whose id would sort below the ids
@@ -1298,17 +1312,7 @@ mod tests {
     fn once_one_process_carried_the_file_over_the_others_refuse_their_next_id() {
         let dir = idkit_testkit::Scratch::new("sqlite-state-superseded");
         let path = dir.join("ids-idkit");
-        let mapping = || {
-            let mapped = map(&path, None, None).unwrap().unwrap();
-            let state = State::over(mapped, path.clone(), None).unwrap();
-            // The key of FILES: the carrier maps the file at the path and puts it there.
-            FILES
-                .lock()
-                .unwrap()
-                .get_or_insert_with(HashMap::new)
-                .insert(path.clone(), state);
-            state
-        };
+        let mapping = || mapping(&path);
         let (one, other) = (mapping(), mapping());
         assert!(!std::ptr::eq(one.table, other.table), "two mappings");
         let ms = SystemClock.now_ms();
@@ -1341,16 +1345,7 @@ mod tests {
     fn a_file_put_back_stays_superseded_until_the_words_are_carried_in() {
         let dir = idkit_testkit::Scratch::new("sqlite-state-put-back");
         let path = dir.join("ids-idkit");
-        let mapping = || {
-            let mapped = map(&path, None, None).unwrap().unwrap();
-            let state = State::over(mapped, path.clone(), None).unwrap();
-            FILES
-                .lock()
-                .unwrap()
-                .get_or_insert_with(HashMap::new)
-                .insert(path.clone(), state);
-            state
-        };
+        let mapping = || mapping(&path);
         let (one, other) = (mapping(), mapping());
         let ms = SystemClock.now_ms();
         one.cover(ms, 1).unwrap();

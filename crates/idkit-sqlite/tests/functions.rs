@@ -992,23 +992,6 @@ fn shown(row: &rusqlite::Row<'_>, columns: usize) -> String {
         .join(" | ")
 }
 
-/// The shape of a shown row: every run of letters, digits and dots one `x`, the rest kept, so
-/// that an id, a time or a count of another day has the shape of the README's.
-fn shape(text: &str) -> String {
-    let mut out = String::new();
-    // A dot is part of its run: a time's fraction (`55.388`, or none at `55`), a decimal.
-    for c in text.chars().filter(|c| *c != '.') {
-        if c.is_ascii_alphanumeric() {
-            if !out.ends_with('x') {
-                out.push('x');
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// Every query of the README's SQL blocks shows something (a row, its first value not
 /// NULL), today and on any later day (the examples' times are relative to now); and where
 /// the README shows what a query gives, the next line after it (`-- → ROW` the row exactly,
@@ -1026,19 +1009,7 @@ fn every_sql_block_of_the_readme_runs_and_shows_what_the_readme_says() {
     let conn = open(&dir.join("app.db"));
     let mut shown_rows = 0;
     for block in blocks {
-        // The block in pieces, each ending where the README shows a query's row.
-        let mut pieces: Vec<(String, Option<String>)> = vec![(String::new(), None)];
-        for line in block.lines() {
-            let trimmed = line.trim();
-            if trimmed.starts_with("-- →") || trimmed.starts_with("-- ≈") {
-                pieces.last_mut().unwrap().1 = Some(trimmed.to_owned());
-                pieces.push((String::new(), None));
-            } else {
-                let piece = &mut pieces.last_mut().unwrap().0;
-                piece.push_str(line);
-                piece.push('\n');
-            }
-        }
+        let pieces = idkit_testkit::readme::pieces(block);
         for (sql, expected) in pieces {
             use fallible_iterator::FallibleIterator as _;
             let mut batch = rusqlite::Batch::new(&conn, &sql);
@@ -1073,8 +1044,8 @@ fn every_sql_block_of_the_readme_runs_and_shows_what_the_readme_says() {
                 assert_eq!(got, want, "the README shows another row for {text}");
             } else {
                 assert_eq!(
-                    shape(&got),
-                    shape(want),
+                    idkit_testkit::readme::shape(&got),
+                    idkit_testkit::readme::shape(want),
                     "the README shows a row of another shape for {text}: {got}"
                 );
             }

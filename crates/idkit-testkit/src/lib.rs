@@ -23,6 +23,7 @@ pub mod faketime;
 pub mod http;
 #[cfg(feature = "range")]
 pub mod range;
+pub mod readme;
 pub mod schedule;
 mod scratch;
 pub mod vectors;
