@@ -24,7 +24,9 @@ impl Marker for Order {
 /// A user's key: a Twitter-layout Snowflake id (`BIGINT`).
 pub type UserId = Id<User, SnowflakeId<Twitter>>;
 
-/// An order's key: a TypeID (`uuid` in PostgreSQL, 16 bytes in MySQL and SQLite).
+/// An order's key: a TypeID (`uuid` in PostgreSQL, 16 bytes in MySQL; in SQLite its text
+/// through Diesel, as `idkit_typeid()` writes it, and its 16 bytes through SeaORM, whose
+/// values do not know the backend).
 pub type OrderId = Id<Order, TypeId>;
 
 /// The SeaORM entity of table `seaorm_users`, keyed by a [`UserId`].

@@ -63,8 +63,8 @@ fn top_bit_id() -> FullId {
 
 /// One backend's suite: its connection, the SQL type of a 16-byte key, and its DDL.
 macro_rules! suite {
-    ($name:ident, $conn:ty, $url:expr, $uuid:ident, $users_ddl:literal, $orders_ddl:literal,
-     $full_ddl:literal, $short_blob:expr) => {
+    ($name:ident, $conn:ty, $url:expr, $uuid:ident, $blob:ident, $users_ddl:literal,
+     $orders_ddl:literal, $full_ddl:literal, $short_blob:expr) => {
         mod $name {
             use diesel::prelude::*;
 
@@ -83,7 +83,8 @@ macro_rules! suite {
             diesel::table! {
                 /// Orders, keyed by a typed TypeID.
                 diesel_orders (id) {
-                    /// `uuid` in PostgreSQL, 16 bytes elsewhere.
+                    /// `uuid` in PostgreSQL, 16 bytes in MySQL, text in SQLite (as
+                    /// `idkit_typeid()` writes it).
                     id -> $uuid,
                     /// The user who ordered.
                     user_id -> BigInt,
@@ -194,6 +195,28 @@ macro_rules! suite {
                     .unwrap();
                 assert_eq!(nullable, Some(user_ids[0]));
 
+                // Into and out of `Text`: the id's canonical text (a column the SQL
+                // functions fill with text, a `text` key).
+                let text: String = diesel::select(
+                    diesel::dsl::sql::<diesel::sql_types::Text>("")
+                        .bind::<diesel::sql_types::Text, _>(order_ids[3]),
+                )
+                .get_result(conn)
+                .unwrap();
+                assert_eq!(text, order_ids[3].to_string());
+                let read: OrderId = diesel::select(diesel::dsl::sql::<diesel::sql_types::Text>(
+                    &format!("'{}'", order_ids[3]),
+                ))
+                .get_result(conn)
+                .unwrap();
+                assert_eq!(read, order_ids[3]);
+                let read: UserId = diesel::select(diesel::dsl::sql::<diesel::sql_types::Text>(
+                    &format!("'{}'", user_ids[3]),
+                ))
+                .get_result(conn)
+                .unwrap();
+                assert_eq!(read, user_ids[3]);
+
                 // A 64-bit id with its top bit set is refused, never stored as a negative number.
                 let err = diesel::insert_into(diesel_full::table)
                     .values(diesel_full::id.eq(top_bit_id()))
@@ -216,7 +239,7 @@ macro_rules! suite {
                 // A binary value of the wrong width (PostgreSQL's `uuid` cannot be one).
                 if let Some(three_bytes) = $short_blob {
                     let err =
-                        diesel::select(diesel::dsl::sql::<diesel::sql_types::$uuid>(three_bytes))
+                        diesel::select(diesel::dsl::sql::<diesel::sql_types::$blob>(three_bytes))
                             .get_result::<OrderId>(conn)
                             .unwrap_err();
                     assert_eq!(column_kind(&err), Some(ColumnErrorKind::Width), "{err}");
@@ -230,9 +253,10 @@ suite!(
     sqlite,
     diesel::sqlite::SqliteConnection,
     ":memory:",
+    Text,
     Binary,
     "CREATE TABLE diesel_users (id INTEGER PRIMARY KEY, name TEXT NOT NULL)",
-    "CREATE TABLE diesel_orders (id BLOB PRIMARY KEY, user_id INTEGER NOT NULL)",
+    "CREATE TABLE diesel_orders (id TEXT PRIMARY KEY, user_id INTEGER NOT NULL)",
     "CREATE TABLE diesel_full (id INTEGER PRIMARY KEY)",
     Some("X'010203'")
 );
@@ -250,6 +274,7 @@ suite!(
     diesel::pg::PgConnection,
     env_url("IDKIT_TEST_PG_URL"),
     Uuid,
+    Uuid,
     "CREATE TABLE diesel_users (id bigint PRIMARY KEY, name text NOT NULL)",
     "CREATE TABLE diesel_orders (id uuid PRIMARY KEY, user_id bigint NOT NULL)",
     "CREATE TABLE diesel_full (id bigint PRIMARY KEY)",
@@ -261,6 +286,7 @@ suite!(
     mysql,
     diesel::mysql::MysqlConnection,
     env_url("IDKIT_TEST_MYSQL_URL"),
+    Binary,
     Binary,
     "CREATE TABLE diesel_users (id BIGINT PRIMARY KEY, name VARCHAR(64) NOT NULL)",
     "CREATE TABLE diesel_orders (id BINARY(16) PRIMARY KEY, user_id BIGINT NOT NULL)",

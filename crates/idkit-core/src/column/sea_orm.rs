@@ -10,6 +10,13 @@
 //! `ValueType::try_from` can only say `ValueTypeErr`, which carries nothing. SeaORM's
 //! conversion into a `Value` cannot fail: a 64-bit id with its top bit set becomes a null,
 //! which a key or `NOT NULL` column refuses, never a negative number.
+//!
+//! A row's value or a `Value` that is text (`Value::String`: a column `idkit_ulid_text()` or
+//! `idkit_typeid()` fills, a `text` key) is read as the id's canonical text. Writing, SeaORM's
+//! `Value` does not know the backend, so an id always goes as its column form: a TypeID as
+//! its UUID, which in SQLite is a 16-byte blob beside the text `idkit_typeid()` writes. To
+//! write TypeIDs into a SQLite column the SQL functions also fill, bind its text
+//! (`id.to_string()`) there.
 
 use std::sync::Arc;
 
@@ -164,6 +171,9 @@ pub fn from_value<T: crate::id::IdType>(value: Value) -> Result<T, ValueTypeErr>
 where
     T::Column: SeaOrmColumn,
 {
+    if let Value::String(Some(text)) = &value {
+        return T::parse_text(text).map_err(|_| ValueTypeErr);
+    }
     match T::Column::from_value(value) {
         Some(Ok(column)) => {
             crate::id::__private::from_column::<T>(column).map_err(|_| ValueTypeErr)
@@ -176,8 +186,8 @@ where
 ///
 /// # Errors
 ///
-/// As [`SeaOrmColumn::try_get_by`], and a value of the right form that is no id of the
-/// scheme.
+/// As [`SeaOrmColumn::try_get_by`], and a value of the right form (or text) that is no id
+/// of the scheme.
 #[doc(hidden)]
 pub fn try_get_by<T: crate::id::IdType, I: ColIdx>(
     res: &QueryResult,
@@ -186,8 +196,19 @@ pub fn try_get_by<T: crate::id::IdType, I: ColIdx>(
 where
     T::Column: SeaOrmColumn,
 {
-    let column = T::Column::try_get_by(res, index)?;
-    crate::id::__private::from_column::<T>(column).map_err(|e| get_error(e, "an id"))
+    match T::Column::try_get_by(res, index) {
+        Ok(column) => {
+            crate::id::__private::from_column::<T>(column).map_err(|e| get_error(e, "an id"))
+        }
+        Err(TryGetError::Null(column)) => Err(TryGetError::Null(column)),
+        // Not the form: the id's text (which sqlx also hands out as bytes of the wrong
+        // width), or else the form's own error.
+        Err(first) => match String::try_get_by(res, index) {
+            Ok(text) => T::parse_text(&text)
+                .map_err(|e| get_error(ColumnError::from(e), "an id from its text")),
+            Err(_) => Err(first),
+        },
+    }
 }
 
 /// `From<T> for Value` of an id type. SeaORM's conversion cannot fail, so a 64-bit id with

@@ -1,0 +1,216 @@
+//! What the idkit SQLite functions write, read by both ORMs, and what Diesel writes beside
+//! it: one column form per scheme (crates/idkit-sqlite/README.md, "Column forms"). A
+//! TypeID is text in SQLite, prefix and all, as `idkit_typeid()` writes it; a ULID a
+//! 16-byte blob from `idkit_ulid()` and text from `idkit_ulid_text()`; a Snowflake id an
+//! integer. The functions run in rusqlite on a database file, the ORMs open the same file.
+
+use diesel::prelude::*;
+use idkit_snowflake::idkit_core::column::{ColumnError, ColumnErrorKind};
+use idkit_snowflake::{IdScheme, SnowflakeId, Twitter};
+use idkit_testkit::Scratch;
+use idkit_typeid::{Prefix, TypeId, TypeIdGenerator};
+use idkit_ulid::Ulid;
+use sea_orm::{ConnectionTrait, Database, DbBackend, Statement};
+
+diesel::table! {
+    /// What the functions fill.
+    made (n) {
+        /// The row.
+        n -> Integer,
+        /// `idkit_typeid('user')`.
+        typeid -> Text,
+        /// `idkit_ulid()`.
+        ulid -> Binary,
+        /// `idkit_ulid_text()`.
+        ulid_text -> Text,
+        /// `idkit_snowflake('twitter', 5)`.
+        flake -> BigInt,
+    }
+}
+
+diesel::table! {
+    /// The README's users table: keyed by `idkit_typeid('user')`.
+    users (id) {
+        /// `idkit_typeid('user')`, or a TypeID bound by Diesel.
+        id -> Text,
+        /// Who made the row.
+        name -> Text,
+    }
+}
+
+/// The kind of the `ColumnError` a Diesel error carries (boxed, or in a field's error).
+fn diesel_kind(err: &diesel::result::Error) -> Option<ColumnErrorKind> {
+    let (diesel::result::Error::SerializationError(e)
+    | diesel::result::Error::DeserializationError(e)) = err
+    else {
+        return None;
+    };
+    let mut cur: &(dyn std::error::Error + 'static) = &**e;
+    loop {
+        if let Some(c) = cur.downcast_ref::<ColumnError>() {
+            return Some(c.kind());
+        }
+        cur = match cur.downcast_ref::<diesel::result::DeserializeFieldError>() {
+            Some(field) => &*field.error,
+            None => cur.source()?,
+        };
+    }
+}
+
+/// A database file with one row the functions made, and the README's users table with one
+/// row made by SQL.
+fn written(dir: &Scratch) -> String {
+    let path = dir.join("app.db");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    idkit_sqlite::register(&conn).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE made (n INTEGER PRIMARY KEY, typeid TEXT, ulid BLOB, ulid_text TEXT,
+                            flake INTEGER);
+         INSERT INTO made VALUES (1, idkit_typeid('user'), idkit_ulid(), idkit_ulid_text(),
+                                  idkit_snowflake('twitter', 5));
+         CREATE TABLE users (id TEXT PRIMARY KEY DEFAULT (idkit_typeid('user')), name TEXT);
+         INSERT INTO users (name) VALUES ('made by SQL');",
+    )
+    .unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+#[test]
+fn diesel_reads_every_form_the_functions_write() {
+    let dir = Scratch::new("orm-sql-written-diesel");
+    let path = written(&dir);
+    let mut conn = diesel::sqlite::SqliteConnection::establish(&path).unwrap();
+    let (typeid, ulid, ulid_text, flake): (TypeId, Ulid, Ulid, SnowflakeId<Twitter>) = made::table
+        .select((made::typeid, made::ulid, made::ulid_text, made::flake))
+        .first(&mut conn)
+        .unwrap();
+    assert_eq!(typeid.prefix().as_str(), "user");
+    // Both ULIDs of one sequence: the text one made after the blob one.
+    assert!(ulid < ulid_text, "{ulid} {ulid_text}");
+    assert_eq!(flake.field("worker"), Some(5));
+
+    // A column declared BLOB that holds text (SQLite keeps each value's own type) is read
+    // by its text too, and a typed error says when the text is no id.
+    let read: Ulid = diesel::select(diesel::dsl::sql::<diesel::sql_types::Binary>(&format!(
+        "'{ulid}'"
+    )))
+    .get_result(&mut conn)
+    .unwrap();
+    assert_eq!(read, ulid);
+    let err = diesel::select(diesel::dsl::sql::<diesel::sql_types::Text>("'not-an-id'"))
+        .get_result::<Ulid>(&mut conn)
+        .unwrap_err();
+    assert_eq!(diesel_kind(&err), Some(ColumnErrorKind::Invalid), "{err}");
+}
+
+#[test]
+fn a_typeid_written_by_diesel_is_the_text_the_functions_write() {
+    let dir = Scratch::new("orm-sql-written-typeid");
+    let path = written(&dir);
+    let mut conn = diesel::sqlite::SqliteConnection::establish(&path).unwrap();
+    let made = TypeIdGenerator::new(Prefix::new("user").unwrap())
+        .next_as::<TypeId>()
+        .unwrap();
+    diesel::insert_into(users::table)
+        .values((users::id.eq(made), users::name.eq("made in Rust")))
+        .execute(&mut conn)
+        .unwrap();
+    // A column declared BLOB refuses it, with a message that says what to declare, rather
+    // than store 16 bytes no SQL-made TypeID ever equals.
+    diesel::sql_query("CREATE TABLE blobs (id BLOB PRIMARY KEY)")
+        .execute(&mut conn)
+        .unwrap();
+    diesel::table! {
+        /// A column declared BLOB.
+        blobs (id) {
+            /// A TypeID.
+            id -> Binary,
+        }
+    }
+    let err = diesel::insert_into(blobs::table)
+        .values(blobs::id.eq(made))
+        .execute(&mut conn)
+        .unwrap_err();
+    assert_eq!(diesel_kind(&err), Some(ColumnErrorKind::Invalid), "{err}");
+    assert!(format!("{err:?}").contains("`Text`"), "{err:?}");
+
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let (kind, text): (String, String) = conn
+        .query_row(
+            "SELECT typeof(id), id FROM users WHERE name = 'made in Rust'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((kind.as_str(), text), ("text", made.to_string()));
+    let stored: i64 = conn
+        .query_row("SELECT count(*) FROM blobs", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(stored, 0);
+    // Both rows in one range of the key, as the README's query finds them.
+    let both: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM users WHERE id >= 'user_' AND id < 'user`'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(both, 2);
+
+    // Read back by Diesel, the marker's prefix and all.
+    let mut conn = diesel::sqlite::SqliteConnection::establish(&path).unwrap();
+    let ids: Vec<TypeId> = users::table
+        .select(users::id)
+        .order(users::id)
+        .load(&mut conn)
+        .unwrap();
+    assert_eq!(ids.len(), 2);
+    assert!(ids.contains(&made), "{ids:?}");
+}
+
+#[test]
+fn sea_orm_reads_every_form_the_functions_write() {
+    let dir = Scratch::new("orm-sql-written-sea-orm");
+    let path = written(&dir);
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(async {
+            let db = Database::connect(format!("sqlite://{path}")).await.unwrap();
+            let row = db
+                .query_one_raw(Statement::from_string(
+                    DbBackend::Sqlite,
+                    "SELECT typeid, ulid, ulid_text, flake FROM made",
+                ))
+                .await
+                .unwrap()
+                .unwrap();
+            let typeid: TypeId = row.try_get("", "typeid").unwrap();
+            let ulid: Ulid = row.try_get("", "ulid").unwrap();
+            let ulid_text: Ulid = row.try_get("", "ulid_text").unwrap();
+            let flake: SnowflakeId<Twitter> = row.try_get("", "flake").unwrap();
+            assert_eq!(typeid.prefix().as_str(), "user");
+            assert!(ulid < ulid_text, "{ulid} {ulid_text}");
+            assert_eq!(flake.field("worker"), Some(5));
+            // A `Value` of text is the id's text.
+            let value = sea_orm::Value::String(Some(ulid.to_string()));
+            let back: Ulid = sea_orm::sea_query::ValueType::try_from(value).unwrap();
+            assert_eq!(back, ulid);
+            // Text that is no id: a typed error, not a width error.
+            let row = db
+                .query_one_raw(Statement::from_string(
+                    DbBackend::Sqlite,
+                    "SELECT 'not-an-id' AS id",
+                ))
+                .await
+                .unwrap()
+                .unwrap();
+            let err = row.try_get::<Ulid>("", "id").unwrap_err();
+            let sea_orm::DbErr::TryIntoErr { source, .. } = &err else {
+                panic!("{err}");
+            };
+            let kind = source.downcast_ref::<ColumnError>().map(ColumnError::kind);
+            assert_eq!(kind, Some(ColumnErrorKind::Invalid), "{err}");
+        });
+}
