@@ -84,6 +84,24 @@ impl Crew {
         self.writers.len() + self.orphans.len()
     }
 
+    /// The process id of the writer or orphan `i` (writers first).
+    fn pid(&self, i: usize) -> u32 {
+        match self.writers.get(i) {
+            Some(w) => w.child.id(),
+            None => self.orphans[i - self.writers.len()].pid as u32,
+        }
+    }
+
+    /// Whether the writer or orphan `i` is the last process holding idkit's lock on `db`:
+    /// killed, it would leave the state file to no one. A state file removed or replaced
+    /// while no process uses it leaves only the clock to keep new ids above the old ones
+    /// (crates/idkit-sqlite/README.md, "What holds where"), which the adversary, stepping
+    /// the clock back, would break by design: it spares the last user instead.
+    fn last_user(&self, i: usize, db: &Path) -> bool {
+        let users = locks_on(db);
+        users.len() == 1 && users[0].0 == self.pid(i)
+    }
+
     /// Kills the writer or orphan `i` (writers first) with SIGKILL.
     fn kill(&mut self, i: usize) {
         if i < self.writers.len() {
@@ -109,15 +127,26 @@ impl Crew {
         }
     }
 
-    /// Makes room for one more process: kills orphans first, then the oldest writers.
-    fn make_room(&mut self) {
+    /// Makes room for one more process: kills orphans first, then the oldest writers,
+    /// never the last user of the database (see [`Crew::last_user`]).
+    fn make_room(&mut self, db: &Path) {
         while self.len() >= MAX_WRITERS {
-            if self.orphans.is_empty() {
-                let oldest = self.writers.remove(0);
-                self.writers.push(oldest);
+            let victim = if self.orphans.is_empty() {
+                usize::from(self.last_user(0, db))
+            } else {
+                let orphan = self.writers.len();
+                if self.last_user(orphan, db) {
+                    0
+                } else {
+                    orphan
+                }
+            };
+            if victim < self.writers.len() {
+                let w = self.writers.remove(victim);
+                self.writers.push(w);
                 self.kill(self.writers.len() - 1);
             } else {
-                self.kill(self.writers.len());
+                self.kill(victim);
             }
         }
     }
@@ -405,7 +434,7 @@ impl Checker {
 
     /// Reads the rows committed since the last round; a repeat or a step down is an
     /// error naming the seed.
-    fn round(&mut self, seed: u64) {
+    fn round(&mut self, seed: u64) -> Result<(), String> {
         let mut stmt = self
             .conn
             .prepare(
@@ -429,18 +458,19 @@ impl Checker {
         for (rowid, values, who) in rows {
             if let Some((last, last_who)) = &self.last {
                 for (i, column) in COLUMNS.iter().enumerate() {
-                    assert!(
-                        values[i] > last[i],
-                        "seed {seed}: {column} at row {rowid} is not above the row before it \
-                         ({} by {who} after {} by {last_who}): {}",
-                        hex(&values[i]),
-                        hex(&last[i]),
-                        if values[i] == last[i] {
-                            "a repeat"
-                        } else {
-                            "out of order"
-                        }
-                    );
+                    if values[i] <= last[i] {
+                        return Err(format!(
+                            "seed {seed}: {column} at row {rowid} is not above the row before \
+                             it ({} by {who} after {} by {last_who}): {}",
+                            hex(&values[i]),
+                            hex(&last[i]),
+                            if values[i] == last[i] {
+                                "a repeat"
+                            } else {
+                                "out of order"
+                            }
+                        ));
+                    }
                 }
             }
             self.last = Some((values, who));
@@ -452,6 +482,7 @@ impl Checker {
         let _ = self
             .conn
             .execute("DELETE FROM ids WHERE rowid < ?1", [self.after]);
+        Ok(())
     }
 }
 
@@ -459,32 +490,9 @@ impl Checker {
 /// made before a `fork` is held by the child too), each with its kind (from its
 /// environment), its parent, its state and where it waits: what a stuck hunt shows first.
 fn holders(db: &Path) -> String {
-    use std::os::unix::fs::MetadataExt;
-    let Ok(meta) = std::fs::metadata(db) else {
-        return String::new();
-    };
-    let inode = format!(":{} ", meta.ino());
     let mut said = String::from("processes holding a lock of idkit's on the database:\n");
-    let pids = std::fs::read_dir("/proc").into_iter().flatten().flatten();
-    for pid in pids.filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok()) {
+    for (pid, locks) in locks_on(db) {
         let proc = |what: &str| std::fs::read_to_string(format!("/proc/{pid}/{what}"));
-        let fds = std::fs::read_dir(format!("/proc/{pid}/fdinfo"));
-        let locks: Vec<String> = fds
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter_map(|fd| std::fs::read_to_string(fd.path()).ok())
-            .flat_map(|info| {
-                info.lines()
-                    // The users' lock: an OFD lock on Linux (a flock elsewhere).
-                    .filter(|l| (l.contains("OFDLCK") || l.contains("FLOCK")) && l.contains(&inode))
-                    .map(str::to_owned)
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        if locks.is_empty() {
-            continue;
-        }
         let env = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
         let kind = if env.windows(17).any(|w| w == b"IDKIT_HUNT_FORKED") {
             "forking (or forked)"
@@ -505,6 +513,38 @@ fn holders(db: &Path) -> String {
         ));
     }
     said
+}
+
+/// Each process holding idkit's lock on `db` (the users' lock), with the lines of its
+/// `/proc/PID/fdinfo` that show it.
+fn locks_on(db: &Path) -> Vec<(u32, Vec<String>)> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = std::fs::metadata(db) else {
+        return Vec::new();
+    };
+    let inode = format!(":{} ", meta.ino());
+    let mut found = Vec::new();
+    let pids = std::fs::read_dir("/proc").into_iter().flatten().flatten();
+    for pid in pids.filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok()) {
+        let fds = std::fs::read_dir(format!("/proc/{pid}/fdinfo"));
+        let locks: Vec<String> = fds
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|fd| std::fs::read_to_string(fd.path()).ok())
+            .flat_map(|info| {
+                info.lines()
+                    // The users' lock: an OFD lock on Linux (a flock elsewhere).
+                    .filter(|l| (l.contains("OFDLCK") || l.contains("FLOCK")) && l.contains(&inode))
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        if !locks.is_empty() {
+            found.push((pid, locks));
+        }
+    }
+    found
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -579,13 +619,25 @@ fn hunt() {
     let mut spawned = 0u64;
     let mut done: BTreeMap<&str, u64> = BTreeMap::new();
     let mut start = |schedule: &mut Schedule, crew: &mut Crew, kind: Kind| {
-        crew.make_room();
+        crew.make_room(&place.db);
         spawned += 1;
-        crew.writers
-            .push(spawn(&place, kind, schedule.next_u64(), spawned));
+        let w = spawn(&place, kind, schedule.next_u64(), spawned);
+        let pid = w.child.id();
+        crew.writers.push(w);
+        pid
+    };
+    // The adversary's last actions, for a finding's message.
+    let began = Instant::now();
+    let mut recent: std::collections::VecDeque<String> = std::collections::VecDeque::new();
+    let mut log = |what: String| {
+        if recent.len() == 64 {
+            recent.pop_front();
+        }
+        recent.push_back(format!("  {:>9.3} s {what}", began.elapsed().as_secs_f64()));
     };
     for _ in 0..3 {
-        start(&mut schedule, &mut crew, Kind::Direct);
+        let pid = start(&mut schedule, &mut crew, Kind::Direct);
+        log(format!("started a direct writer {pid}"));
     }
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let mut next_round = Instant::now() + Duration::from_secs(2);
@@ -605,18 +657,28 @@ fn hunt() {
             "kill" => {
                 if crew.len() > 0 {
                     let i = schedule.below(crew.len() as u64) as usize;
-                    crew.kill(i);
+                    let pid = crew.pid(i);
+                    if crew.last_user(i, &place.db) {
+                        *done.entry("spared the last user").or_insert(0) += 1;
+                        log(format!("spared {pid}, the last user"));
+                    } else {
+                        crew.kill(i);
+                        log(format!("killed {pid}"));
+                    }
                 }
-                start(&mut schedule, &mut crew, Kind::Direct);
+                let pid = start(&mut schedule, &mut crew, Kind::Direct);
+                log(format!("started a direct writer {pid}"));
             }
             "remove" => {
                 let _ = std::fs::remove_file(&state);
+                log("removed the state file".to_owned());
             }
             "replace" => {
                 // As rsync does: a copy beside it, renamed over it.
                 let copy = disk.join(".ids.db-idkit.copy");
                 if std::fs::copy(&state, &copy).is_ok() {
                     let _ = std::fs::rename(&copy, &state);
+                    log("replaced the state file by a copy".to_owned());
                 }
                 let _ = std::fs::remove_file(&copy);
             }
@@ -627,6 +689,7 @@ fn hunt() {
                     _ => 8,
                 };
                 std::fs::write(&place.clock, format!("-{offset}s\n")).unwrap();
+                log(format!("set the clock {offset} s behind"));
             }
             "attach" | "fork" => {
                 let kind = if action == "attach" {
@@ -634,13 +697,16 @@ fn hunt() {
                 } else {
                     Kind::Forking
                 };
-                start(&mut schedule, &mut crew, kind);
+                let pid = start(&mut schedule, &mut crew, kind);
+                log(format!("started a {kind:?} writer {pid}"));
             }
             _ => {
                 let ballast = disk.join("ballast");
                 fill(&ballast);
+                log("filled the disk".to_owned());
                 std::thread::sleep(Duration::from_millis(100 + schedule.below(400)));
                 std::fs::remove_file(&ballast).unwrap();
+                log("emptied the disk".to_owned());
             }
         }
         // A writer that ended by itself failed: what it said is the finding.
@@ -658,7 +724,14 @@ fn hunt() {
         std::thread::sleep(Duration::from_millis(50 + schedule.below(250)));
         if Instant::now() >= next_round {
             let before = checker.rows;
-            checker.round(seed);
+            if let Err(finding) = checker.round(seed) {
+                let recent: Vec<String> = recent.iter().cloned().collect();
+                panic!(
+                    "{finding}\nthe adversary's last actions (seconds into the hunt):\n{}\n{}",
+                    recent.join("\n"),
+                    holders(&place.db)
+                );
+            }
             if checker.rows > before {
                 progress = Instant::now();
             }
@@ -746,7 +819,9 @@ fn hunt() {
             std::fs::read_to_string(failed).unwrap()
         );
     }
-    checker.round(seed);
+    if let Err(finding) = checker.round(seed) {
+        panic!("{finding}");
+    }
     eprintln!(
         "hunt: seed {seed}: {} rows of {} generators in commit order, none repeated or out \
          of order; {spawned} writers; adversary: {done:?}",
