@@ -526,9 +526,16 @@ fn unknown_layout(layout: &str) -> String {
         .map(|p| p.name())
         .collect();
     let fields = if layout.contains(':') {
+        // A call that works: Twitter's epoch, a 1 ms tick, and a worker id that fits (none
+        // for a layout without worker bits).
+        let worker = match LayoutSpec::parse("custom", layout, 1, TWITTER_EPOCH_MS) {
+            Ok(spec) if spec.worker_bits() == 0 => "",
+            _ => ", 1",
+        };
         format!(
-            "; a layout given by its fields is idkit_snowflake_custom's, as in \
-             idkit_snowflake_custom('{layout}', epoch_ms, 1, 7)"
+            "; a layout given by its fields is idkit_snowflake_custom's, with its epoch (Unix \
+             milliseconds) and tick, as in idkit_snowflake_custom('{layout}', \
+             {TWITTER_EPOCH_MS}, 1{worker})"
         )
     } else {
         String::new()
@@ -539,6 +546,9 @@ fn unknown_layout(layout: &str) -> String {
         names.join(", ")
     )
 }
+
+/// Twitter's epoch (2010-11-04T01:42:54.657Z), the one the messages' examples give.
+const TWITTER_EPOCH_MS: u64 = 1_288_834_974_657;
 
 /// A 64-bit layout by preset name or alias, or from its fields.
 fn layout_spec(layout: &str, custom: Option<(u64, u64)>) -> Result<LayoutSpec> {
@@ -646,10 +656,10 @@ fn build(
                 let example = match custom {
                     Some((epoch_ms, tick_ms)) => format!(
                         "as the call's fourth argument, as in \
-                         idkit_snowflake_custom('{layout}', {epoch_ms}, {tick_ms}, 7)"
+                         idkit_snowflake_custom('{layout}', {epoch_ms}, {tick_ms}, 1)"
                     ),
                     None => format!(
-                        "as the call's second argument, as in idkit_snowflake('{}', 7)",
+                        "as the call's second argument, as in idkit_snowflake('{}', 1)",
                         spec.name()
                     ),
                 };
@@ -1008,6 +1018,18 @@ fn bound(
     highest: bool,
 ) -> Result<(Box<dyn DynCodec + Send + Sync>, RawId)> {
     let codec = codec(scheme)?;
+    if codec.info().name == "typeid" {
+        // Its bounds carry no type prefix, and a TypeID key (text, prefix and all) would
+        // never be between them: nothing found, silently.
+        return Err(fail(
+            "typeid",
+            format!(
+                "a TypeID key is its type prefix and suffix, which these bounds cannot hold: \
+                 use idkit_typeid_{}('user', at) with the key's prefix",
+                if highest { "highest" } else { "lowest" }
+            ),
+        ));
+    }
     let bounds = codec
         .bounds_raw(at_ms(at, highest)?, &[])
         .map_err(|e| fail(scheme, e))?;

@@ -4,6 +4,7 @@
 //! `idkit_typeid()` writes it; a ULID a 16-byte blob, as `idkit_ulid()` writes it, and read
 //! from `idkit_ulid_text()`'s text too; a Snowflake id an integer).
 
+use idkit_core::column::AsText;
 use idkit_snowflake::{SnowflakeId, Twitter};
 use idkit_testkit::Scratch;
 use idkit_typeid::{Prefix, TypeId};
@@ -144,4 +145,45 @@ fn bounds_of_each_form_find_the_rows_of_a_key_of_that_form() {
     );
     // The mistake the pairs are there for: a blob bound on a text key.
     assert_eq!(range("t", "idkit_ulid_lowest", "idkit_ulid_highest"), 0);
+}
+
+#[test]
+fn a_ulid_wrapped_as_text_finds_and_guards_a_text_key() {
+    // A key idkit_ulid_text() fills: the ULID read from it, bound back plainly, is a blob
+    // no text equals (nothing found, and the same id let in a second time); wrapped in
+    // AsText it binds as the text, finds its row and is refused as a duplicate.
+    let dir = Scratch::new("sqlite-columns-as-text");
+    let conn = open(&dir);
+    conn.execute_batch(
+        "CREATE TABLE t (id TEXT PRIMARY KEY DEFAULT (idkit_ulid_text()), n INTEGER);
+         INSERT INTO t (n) VALUES (1);",
+    )
+    .unwrap();
+    let id: Ulid = conn
+        .query_row("SELECT id FROM t", [], |r| r.get(0))
+        .unwrap();
+    let plain = conn
+        .execute("UPDATE t SET n = 2 WHERE id = ?1", [&id])
+        .unwrap();
+    assert_eq!(plain, 0, "a blob never equals the text");
+    let key = AsText(id);
+    let updated = conn
+        .execute("UPDATE t SET n = 2 WHERE id = ?1", [&key])
+        .unwrap();
+    assert_eq!(updated, 1);
+    let inserted = conn
+        .execute(
+            "INSERT INTO t (id, n) VALUES (?1, 3) ON CONFLICT (id) DO NOTHING",
+            [&key],
+        )
+        .unwrap();
+    assert_eq!(inserted, 0, "the same id is not let in twice");
+    let read: AsText<Ulid> = conn
+        .query_row("SELECT id FROM t WHERE n = 2", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(read, key);
+    let rows: i64 = conn
+        .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(rows, 1);
 }

@@ -477,15 +477,15 @@ fn a_custom_layout_reads_with_the_tick_left_out_and_messages_name_calls_that_wor
         &conn,
         "SELECT idkit_snowflake_custom('time:41,shard:13,sequence:10', 1314220021721)",
     );
-    let call = "idkit_snowflake_custom('time:41,shard:13,sequence:10', 1314220021721, 1, 7)";
+    let call = "idkit_snowflake_custom('time:41,shard:13,sequence:10', 1314220021721, 1, 1)";
     assert!(said.contains(call), "{said}");
     let _: i64 = one(&conn, &format!("SELECT {call}"));
     let said = error(&conn, "SELECT idkit_snowflake()");
     assert!(
-        said.contains("idkit_snowflake('snowflake-twitter', 7)"),
+        said.contains("idkit_snowflake('snowflake-twitter', 1)"),
         "{said}"
     );
-    let _: i64 = one(&conn, "SELECT idkit_snowflake('snowflake-twitter', 7)");
+    let _: i64 = one(&conn, "SELECT idkit_snowflake('snowflake-twitter', 1)");
     for scheme in ["range", "auto-increment"] {
         let said = error(&conn, &format!("SELECT idkit_time(5, '{scheme}')"));
         assert!(
@@ -499,13 +499,40 @@ fn a_custom_layout_reads_with_the_tick_left_out_and_messages_name_calls_that_wor
         "{said}"
     );
     assert!(said.contains("snowflake-mastodon"), "{said}");
-    let said = error(
+    // Layouts given by their fields to the function of presets: the call named works,
+    // with a worker id that fits, or none where the layout has no worker bits.
+    for (layout, call) in [
+        (
+            "time:41,shard:13,sequence:10",
+            "idkit_snowflake_custom('time:41,shard:13,sequence:10', 1288834974657, 1, 1)",
+        ),
+        (
+            "time:41,shard:2,sequence:12",
+            "idkit_snowflake_custom('time:41,shard:2,sequence:12', 1288834974657, 1, 1)",
+        ),
+        (
+            "time:41,sequence:22",
+            "idkit_snowflake_custom('time:41,sequence:22', 1288834974657, 1)",
+        ),
+    ] {
+        let said = error(&conn, &format!("SELECT idkit_snowflake('{layout}', 7)"));
+        assert!(said.contains(call), "{said}");
+        let _: i64 = one(&conn, &format!("SELECT {call}"));
+    }
+    // The bounds of any scheme refuse TypeID, whose keys carry a prefix they cannot hold,
+    // and name the bounds that can.
+    for f in [
+        "idkit_lowest",
+        "idkit_highest",
+        "idkit_lowest_text",
+        "idkit_highest_text",
+    ] {
+        let said = error(&conn, &format!("SELECT {f}('typeid', '2026-12-07')"));
+        assert!(said.contains("idkit_typeid_"), "{said}");
+    }
+    let _: String = one(
         &conn,
-        "SELECT idkit_snowflake('time:41,shard:13,sequence:10', 7)",
-    );
-    assert!(
-        said.contains("idkit_snowflake_custom('time:41,shard:13,sequence:10', epoch_ms, 1, 7)"),
-        "{said}"
+        "SELECT idkit_typeid_lowest('user', '2026-12-07') || idkit_typeid_highest('user', '2026-12-07')",
     );
 }
 

@@ -10,7 +10,9 @@ use idkit_snowflake::{IdScheme, SnowflakeId, Twitter};
 use idkit_testkit::Scratch;
 use idkit_typeid::{Prefix, TypeId, TypeIdGenerator};
 use idkit_ulid::Ulid;
-use sea_orm::{ConnectionTrait, Database, DbBackend, Statement};
+use sea_orm::{
+    ActiveModelTrait, ConnectionTrait, Database, DbBackend, EntityTrait, Set, Statement,
+};
 
 diesel::table! {
     /// What the functions fill.
@@ -212,5 +214,99 @@ fn sea_orm_reads_every_form_the_functions_write() {
             };
             let kind = source.downcast_ref::<ColumnError>().map(ColumnError::kind);
             assert_eq!(kind, Some(ColumnErrorKind::Invalid), "{err}");
+        });
+}
+
+/// The README's orders table in SQLite, keyed by `idkit_typeid('order')` (text), as a
+/// SeaORM entity: its key an `AsText<OrderId>`, which binds as the text.
+mod text_order {
+    use idkit_example_orm::OrderId;
+    use idkit_snowflake::idkit_core::column::AsText;
+    use sea_orm::entity::prelude::*;
+
+    /// An order keyed by its TypeID's text.
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "orders")]
+    pub struct Model {
+        /// Made by SQL or by the application.
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: AsText<OrderId>,
+        /// What was ordered.
+        pub item: String,
+    }
+
+    /// No relations.
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+#[test]
+fn sea_orm_keys_a_text_column_by_the_ids_text() {
+    // Plainly, SeaORM writes a TypeID as its UUID (a blob in SQLite), which no TypeID the
+    // SQL function made equals: found by nothing, and the same id let in twice. As AsText,
+    // found, and refused as a duplicate.
+    let dir = Scratch::new("orm-sql-written-as-text");
+    let path = dir.join("app.db");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    idkit_sqlite::register(&conn).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE orders (id TEXT PRIMARY KEY DEFAULT (idkit_typeid('order')), item TEXT);
+         INSERT INTO orders (item) VALUES ('made by SQL');",
+    )
+    .unwrap();
+    drop(conn);
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(async {
+            let db = Database::connect(format!("sqlite://{}", path.to_str().unwrap()))
+                .await
+                .unwrap();
+            let made = text_order::Entity::find().one(&db).await.unwrap().unwrap();
+            assert_eq!(made.item, "made by SQL");
+            assert!(made.id.to_string().starts_with("order_"), "{}", made.id);
+            let found = text_order::Entity::find_by_id(made.id)
+                .one(&db)
+                .await
+                .unwrap();
+            assert_eq!(found.as_ref().map(|m| m.id), Some(made.id));
+            let again = text_order::ActiveModel {
+                id: Set(made.id),
+                item: Set("the same id again".to_owned()),
+            }
+            .insert(&db)
+            .await;
+            assert!(again.is_err(), "the same id let in twice");
+            let ours: idkit_example_orm::OrderId =
+                TypeIdGenerator::new(Prefix::new("order").unwrap())
+                    .next_as()
+                    .unwrap();
+            text_order::ActiveModel {
+                id: Set(ours.into()),
+                item: Set("made by the application".to_owned()),
+            }
+            .insert(&db)
+            .await
+            .unwrap();
+            let kinds: Vec<(String, String)> = {
+                let conn = rusqlite::Connection::open(&path).unwrap();
+                let mut stmt = conn
+                    .prepare("SELECT typeof(id), item FROM orders ORDER BY id")
+                    .unwrap();
+                stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .unwrap()
+                    .map(Result::unwrap)
+                    .collect()
+            };
+            assert_eq!(
+                kinds,
+                [
+                    ("text".to_owned(), "made by SQL".to_owned()),
+                    ("text".to_owned(), "made by the application".to_owned())
+                ]
+            );
         });
 }

@@ -15,7 +15,9 @@
 //! | `serde` | `Serialize`, `Deserialize` (the compact form binary formats get) |
 //!
 //! An id type declares its form through [`IdType`](crate::id::IdType) and gets every driver's
-//! impls from the [`id_type!`](crate::id_type) macro, which delegates to the form.
+//! impls from the [`id_type!`](crate::id_type) macro, which delegates to the form. For a key
+//! that holds the id's text, wrap the id in [`AsText`]: it binds as text and reads every
+//! form.
 //!
 //! # The mapping
 //!
@@ -53,6 +55,9 @@ mod rusqlite;
 pub mod sea_orm;
 #[cfg(feature = "serde")]
 mod serde;
+mod text;
+
+pub use text::AsText;
 /// sqlx's `Type`, `Encode` and `Decode` of [`BigInt`] for a database whose 64-bit column
 /// is `i64` and nothing else (MySQL, which also has `BIGINT UNSIGNED`, has its own).
 #[cfg(any(feature = "sqlx-postgres", feature = "sqlx-sqlite"))]
