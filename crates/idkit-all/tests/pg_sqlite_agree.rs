@@ -131,6 +131,29 @@ fn reading_an_id_gives_the_same_time_and_fields_at_both_doors() {
 }
 
 #[test]
+fn both_doors_refuse_typeid_in_the_bounds_of_any_scheme() {
+    // A TypeID key is its prefix and suffix: bounds without the prefix would find nothing.
+    // Both name the bounds that take a prefix, and those work.
+    let (mut p, (s, _dir)) = (pg(), sqlite());
+    let at = "2026-01-02T03:04:05.678Z";
+    for bound in ["idkit_lowest", "idkit_highest"] {
+        let pg = pg_text(&mut p, &format!("{bound}('typeid', '{at}'::timestamptz)"));
+        let sqlite = sqlite_text(&s, &format!("{bound}_text('typeid', '{at}')"));
+        for said in [pg, sqlite] {
+            let said = said.unwrap_err();
+            assert!(said.contains("idkit_typeid_"), "{said}");
+        }
+    }
+    assert_eq!(
+        pg_text(
+            &mut p,
+            &format!("idkit_typeid_lowest('user', '{at}'::timestamptz)::text")
+        ),
+        sqlite_text(&s, &format!("idkit_typeid_lowest('user', '{at}')"))
+    );
+}
+
+#[test]
 fn the_bounds_of_a_time_are_the_same_ids_at_both_doors() {
     let (mut p, (s, _dir)) = (pg(), sqlite());
     let at = "2026-01-02T03:04:05.678Z";

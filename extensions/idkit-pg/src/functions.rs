@@ -372,6 +372,16 @@ fn idkit_highest(scheme: &str, at: TimestampWithTimeZone) -> String {
 }
 
 fn text_of(scheme: &str, raw: RawId) -> String {
+    if codec(scheme).info().name == "typeid" {
+        // Its bounds carry no type prefix, and a TypeID (its prefix and suffix) would
+        // never be between them: nothing found, silently.
+        fail(
+            "typeid",
+            "a TypeID is its type prefix and suffix, which these bounds cannot hold: use \
+             idkit_typeid_lowest('user', at) and idkit_typeid_highest('user', at) with the \
+             key's prefix",
+        );
+    }
     codec(scheme)
         .format_raw(&raw)
         .unwrap_or_else(|e| fail(scheme, e))
