@@ -82,7 +82,8 @@ impl Summary {
 /// the same directory from a previous run.
 pub fn run(config: &Config) -> Result<Summary, Error> {
     let started = Instant::now();
-    let params = config.profile.params();
+    let mut params = config.profile.params();
+    params.order_seed = config.seed.unwrap_or_else(rand::random);
     let progress = Progress::new(config.quiet);
     let entries = idkit_all::registry::schemes();
     // Check the servers first: a bad URL fails in seconds, not after the SQLite runs.

@@ -26,6 +26,10 @@ struct Args {
     /// (with --postgres-url; scripts/report.sh --postgres starts one).
     #[arg(long, value_name = "URL")]
     postgres18_url: Option<String>,
+    /// The seed of the order in which each repetition takes the schemes (the report gives
+    /// the one it used; drawn at random when left out).
+    #[arg(long)]
+    seed: Option<u64>,
 }
 
 fn main() -> ExitCode {
@@ -47,6 +51,7 @@ fn main() -> ExitCode {
     let mut config = Config::new(args.profile, args.out);
     config.quiet = args.quiet;
     config.pg18 = args.postgres18_url;
+    config.seed = args.seed;
     for (name, _) in bench_harness::engines() {
         if let Some(urls) = matches.get_many::<String>(name) {
             config

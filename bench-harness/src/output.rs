@@ -40,6 +40,8 @@ struct ParamsJson {
     commit_rows: usize,
     small_cache_kib: i64,
     large_cache_kib: i64,
+    repeats: usize,
+    order_seed: u64,
 }
 
 fn opt(v: Option<u64>) -> String {
@@ -139,6 +141,8 @@ pub(crate) fn write_data(r: &Results<'_>, dir: &Path) -> Result<(), Error> {
             commit_rows: p.commit_rows,
             small_cache_kib: p.small_cache_kib,
             large_cache_kib: p.large_cache_kib,
+            repeats: p.repeats,
+            order_seed: p.order_seed,
         },
     };
     let json = serde_json::to_string_pretty(&run).unwrap_or_default();

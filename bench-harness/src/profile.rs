@@ -51,6 +51,8 @@ impl Profile {
             pg_roundtrip_ms: self.pick([100, 2_000, 5_000]),
             pg_in_db_ids: self.pick([20_000, 1_000_000, 5_000_000]),
             pg_queries: self.pick([20, 200, 500]),
+            repeats: self.pick([1, 3, 3]),
+            order_seed: 0,
         }
     }
 
@@ -134,6 +136,12 @@ pub struct Params {
     pub pg_in_db_ids: u64,
     /// Timed runs of the "latest 50 rows" query.
     pub pg_queries: usize,
+    /// Repetitions of each SQLite insert run: the figures are the median repetition's, with
+    /// the spread of all of them.
+    pub repeats: usize,
+    /// The seed of each repetition's order of the schemes (the report gives it; `--seed`
+    /// sets it, a random one otherwise).
+    pub order_seed: u64,
 }
 
 /// What to run and where to write it.
@@ -155,6 +163,8 @@ pub struct Config {
     /// A PostgreSQL 18 server (a URL) whose built-in `uuidv7()` and `gen_random_uuid()` are
     /// measured beside the idkit extension's generators, when PostgreSQL is measured.
     pub pg18: Option<String>,
+    /// The seed of the repetitions' orders of the schemes; `None`: drawn for the run.
+    pub seed: Option<u64>,
 }
 
 impl Config {
@@ -172,6 +182,7 @@ impl Config {
             quiet: true,
             servers: BTreeMap::new(),
             pg18: None,
+            seed: None,
         }
     }
 

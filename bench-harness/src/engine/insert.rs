@@ -528,6 +528,13 @@ fn shared_cell<S: StorageName, O>(
         "wal_bytes_per_1k_rows" => format!("{:.0}", run.wal_per_1k()),
         "commits" => run.commits.to_string(),
         "cache_kib" => run.cache_kib.to_string(),
+        "repeats" => run.repeats.max(1).to_string(),
+        "rows_per_sec_min" => format!("{:.0}", run.rate_spread().0),
+        "rows_per_sec_max" => format!("{:.0}", run.rate_spread().1),
+        "leaf_fill_min" => format!("{:.4}", run.fill_spread().0),
+        "leaf_fill_max" => format!("{:.4}", run.fill_spread().1),
+        "file_bytes_min" => run.file_spread().0.to_string(),
+        "file_bytes_max" => run.file_spread().1.to_string(),
         _ => return None,
     })
 }

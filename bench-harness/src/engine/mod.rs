@@ -251,9 +251,122 @@ pub struct Run<S, O> {
     pub commits: u64,
     /// The cache (`shared_buffers`, `innodb_buffer_pool_size`, SQLite's `cache_size`), KiB.
     pub cache_kib: i64,
+    /// Repetitions behind the figures: this run is the one of median rate among them, and
+    /// the spreads below are theirs (1: one run; 0 in files written before repetitions,
+    /// read as 1).
+    #[serde(default)]
+    pub repeats: usize,
+    /// The lowest rate among the repetitions.
+    #[serde(default)]
+    pub rows_per_sec_min: f64,
+    /// The highest rate among the repetitions.
+    #[serde(default)]
+    pub rows_per_sec_max: f64,
+    /// The lowest leaf fill among the repetitions.
+    #[serde(default)]
+    pub leaf_fill_min: f64,
+    /// The highest leaf fill among the repetitions.
+    #[serde(default)]
+    pub leaf_fill_max: f64,
+    /// The smallest file among the repetitions.
+    #[serde(default)]
+    pub file_bytes_min: u64,
+    /// The largest file among the repetitions.
+    #[serde(default)]
+    pub file_bytes_max: u64,
     /// The engine's own counters.
     #[serde(flatten)]
     pub own: O,
+}
+
+/// The lowest and highest of a figure among a run's repetitions: `(min, max)`, the figure
+/// itself twice for one run.
+pub type Spread<T> = (T, T);
+
+impl<S, O> Run<S, O> {
+    /// Whether the figures are medians of several repetitions.
+    pub fn repeated(&self) -> bool {
+        self.repeats > 1
+    }
+
+    /// The rate's spread among the repetitions.
+    pub fn rate_spread(&self) -> Spread<f64> {
+        if self.repeated() {
+            (self.rows_per_sec_min, self.rows_per_sec_max)
+        } else {
+            (self.rows_per_sec, self.rows_per_sec)
+        }
+    }
+
+    /// The leaf fill's spread among the repetitions.
+    pub fn fill_spread(&self) -> Spread<f64> {
+        if self.repeated() {
+            (self.leaf_fill_min, self.leaf_fill_max)
+        } else {
+            (self.leaf_fill, self.leaf_fill)
+        }
+    }
+
+    /// The file size's spread among the repetitions.
+    pub fn file_spread(&self) -> Spread<u64> {
+        if self.repeated() {
+            (self.file_bytes_min, self.file_bytes_max)
+        } else {
+            (self.file_bytes, self.file_bytes)
+        }
+    }
+}
+
+/// The run of median rate among `runs`, repetitions of one configuration, with their
+/// spreads; `None` for no runs. With an even count the lower of the two middle runs.
+pub fn median_run<S, O>(mut runs: Vec<Run<S, O>>) -> Option<(usize, Run<S, O>)>
+where
+    S: Clone,
+    O: Clone,
+{
+    if runs.is_empty() {
+        return None;
+    }
+    let n = runs.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| runs[a].rows_per_sec.total_cmp(&runs[b].rows_per_sec));
+    let middle = order[(n - 1) / 2];
+    let fold = |f: fn(&Run<S, O>) -> f64| {
+        runs.iter()
+            .map(f)
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+                (lo.min(v), hi.max(v))
+            })
+    };
+    let rate = fold(|r| r.rows_per_sec);
+    let fill = fold(|r| r.leaf_fill);
+    let bytes = (
+        runs.iter().map(|r| r.file_bytes).min().unwrap_or(0),
+        runs.iter().map(|r| r.file_bytes).max().unwrap_or(0),
+    );
+    let mut run = runs.swap_remove(middle);
+    run.repeats = n;
+    (run.rows_per_sec_min, run.rows_per_sec_max) = rate;
+    (run.leaf_fill_min, run.leaf_fill_max) = fill;
+    (run.file_bytes_min, run.file_bytes_max) = bytes;
+    Some((middle, run))
+}
+
+/// `items` in a random order drawn from `seed` (Fisher–Yates over splitmix64): the same
+/// seed gives the same order, on every machine.
+pub fn seeded_order<T>(items: &mut [T], seed: u64) {
+    let mut state = seed;
+    let mut next = || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    for i in (1..items.len()).rev() {
+        let j = usize::try_from(next() % (i as u64 + 1)).unwrap_or(i);
+        items.swap(i, j);
+    }
 }
 
 impl<S: Copy, O> Run<S, O> {
@@ -281,6 +394,13 @@ impl<S: Copy, O> Run<S, O> {
             wal_bytes: sizes.wal,
             commits: ended.commits,
             cache_kib: of.cache_kib,
+            repeats: 1,
+            rows_per_sec_min: rows as f64 / seconds,
+            rows_per_sec_max: rows as f64 / seconds,
+            leaf_fill_min: sizes.leaf_fill,
+            leaf_fill_max: sizes.leaf_fill,
+            file_bytes_min: sizes.file,
+            file_bytes_max: sizes.file,
             own,
         }
     }
@@ -309,6 +429,13 @@ impl<S: insert::StorageName, O> Run<S, O> {
             wal_bytes: self.wal_bytes,
             commits: self.commits,
             cache_kib: self.cache_kib,
+            repeats: self.repeats,
+            rows_per_sec_min: self.rows_per_sec_min,
+            rows_per_sec_max: self.rows_per_sec_max,
+            leaf_fill_min: self.leaf_fill_min,
+            leaf_fill_max: self.leaf_fill_max,
+            file_bytes_min: self.file_bytes_min,
+            file_bytes_max: self.file_bytes_max,
             own: (),
         }
     }
@@ -993,5 +1120,87 @@ mod tests {
         sorted.dedup();
         assert_eq!(sorted.len(), words.len(), "random bits repeat");
         assert_ne!(sorted, words, "made in order: a counter, not random bits");
+    }
+
+    use super::{Label, Run};
+
+    /// A run with only the figures the repetitions reduce set.
+    fn run(rate: f64, fill: f64, bytes: u64) -> Run<&'static str, ()> {
+        Run {
+            scheme: Label("uuid-v4"),
+            storage: "blob_pk",
+            cache: Label("small"),
+            writers: 1,
+            ids_made: Label("before"),
+            commit_rows: 1000,
+            rows: 1000,
+            seconds: 1000.0 / rate,
+            rows_per_sec: rate,
+            file_bytes: bytes,
+            bytes_per_row: 0.0,
+            table_bytes: 0,
+            index_bytes: 0,
+            leaf_pages: 0,
+            leaf_fill: fill,
+            wal_bytes: 0,
+            commits: 1,
+            cache_kib: 64,
+            repeats: 1,
+            rows_per_sec_min: rate,
+            rows_per_sec_max: rate,
+            leaf_fill_min: fill,
+            leaf_fill_max: fill,
+            file_bytes_min: bytes,
+            file_bytes_max: bytes,
+            own: (),
+        }
+    }
+
+    #[test]
+    fn the_median_repetition_stands_for_the_run_with_every_spread() {
+        let runs = vec![
+            run(300.0, 0.70, 900),
+            run(100.0, 0.72, 1000),
+            run(200.0, 0.71, 950),
+        ];
+        let (i, m) = super::median_run(runs).unwrap();
+        assert_eq!(i, 2, "the run of median rate, by its place");
+        assert_eq!(m.rows_per_sec, 200.0);
+        assert_eq!(
+            m.leaf_fill, 0.71,
+            "the median run's own figures, not each field's"
+        );
+        assert_eq!(m.repeats, 3);
+        assert_eq!(m.rate_spread(), (100.0, 300.0));
+        assert_eq!(m.fill_spread(), (0.70, 0.72));
+        assert_eq!(m.file_spread(), (900, 1000));
+        // Even counts take the lower middle; one run has no spread of its own.
+        let (_, m) = super::median_run(vec![run(5.0, 0.5, 1), run(7.0, 0.5, 1)]).unwrap();
+        assert_eq!(m.rows_per_sec, 5.0);
+        let (_, one) = super::median_run(vec![run(5.0, 0.5, 1)]).unwrap();
+        assert!(!one.repeated());
+        assert!(super::median_run(Vec::<Run<&str, ()>>::new()).is_none());
+    }
+
+    #[test]
+    fn a_seed_gives_one_order_and_seeds_give_many() {
+        let order = |seed| {
+            let mut v: Vec<u32> = (0..15).collect();
+            super::seeded_order(&mut v, seed);
+            v
+        };
+        assert_eq!(order(7), order(7));
+        let mut sorted = order(7);
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..15).collect::<Vec<_>>(), "a permutation");
+        let distinct: std::collections::BTreeSet<Vec<u32>> = (0..20).map(order).collect();
+        assert!(
+            distinct.len() >= 19,
+            "{} orders of 20 seeds",
+            distinct.len()
+        );
+        // Which scheme runs first varies with the seed.
+        let firsts: std::collections::BTreeSet<u32> = (0..20).map(|s| order(s)[0]).collect();
+        assert!(firsts.len() >= 5, "{firsts:?}");
     }
 }

@@ -340,6 +340,26 @@ fn not_measured() -> String {
     )
 }
 
+/// How many times each SQLite insert run ran, in what order, and what its figures are.
+fn repeats_sentence(p: &crate::Params) -> String {
+    if p.repeats > 1 {
+        format!(
+            "Every insert run ran {} times, each time with the schemes in an order of its own \
+             drawn from seed {} (`--seed {}` draws the same orders); a rate is the median \
+             run's, with the lowest and highest in brackets, and a claim's verdict holds or \
+             fails only where every repetition falls on the same side of its threshold.",
+            p.repeats, p.order_seed, p.order_seed
+        )
+    } else {
+        format!(
+            "Every insert run ran once (the {} profile), the schemes in an order drawn from \
+             seed {}: one run decides no verdict that a second could turn.",
+            p.profile.name(),
+            p.order_seed
+        )
+    }
+}
+
 fn header(r: &Results<'_>, md: &mut String) {
     let pragmas = r.named(SQLITE).map_or(&[][..], |e| e.settings());
     let m = r.machine;
@@ -397,7 +417,8 @@ fn header(r: &Results<'_>, md: &mut String) {
          the id; pages written and cache misses from `sqlite3_db_status` \
          (`SQLITE_DBSTATUS_CACHE_WRITE`, `SQLITE_DBSTATUS_CACHE_MISS`); WAL volume is pages \
          written times (page size + the 24-byte frame header); file size is read after a \
-         `wal_checkpoint(TRUNCATE)`. Pragmas: {pragmas}, and `PRAGMA cache_size = -KiB`.\n",
+         `wal_checkpoint(TRUNCATE)`. Pragmas: {pragmas}, and `PRAGMA cache_size = -KiB`. \
+         {repeats}\n",
         samples = p.samples,
         ms = p.sample_ms,
         og = p.order_generators,
@@ -416,7 +437,8 @@ fn header(r: &Results<'_>, md: &mut String) {
             .iter()
             .map(|s| format!("`{s}`"))
             .collect::<Vec<_>>()
-            .join(", ")
+            .join(", "),
+        repeats = repeats_sentence(p)
     );
     let _ = writeln!(
         md,

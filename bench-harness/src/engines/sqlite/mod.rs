@@ -101,7 +101,8 @@ impl BtreeRun {
 /// (page size + 24-byte frame header).
 pub const RUN_COLUMNS: &str = "scheme,storage,cache,commit_rows,rows,seconds,rows_per_sec,\
     file_bytes,bytes_per_row,leaf_pages,leaf_fill,depth,pages_written,cache_misses,\
-    pages_allocated,wal_bytes,commits,cache_kib";
+    pages_allocated,wal_bytes,commits,cache_kib,repeats,rows_per_sec_min,rows_per_sec_max,\
+    leaf_fill_min,leaf_fill_max,file_bytes_min,file_bytes_max";
 
 /// The cell of one of SQLite's own columns of `btree.csv`.
 pub fn own_cell(run: &BtreeRun, column: &str) -> Option<String> {
@@ -289,61 +290,37 @@ fn measure_in(
     progress: &Progress,
 ) -> Result<Btree, Error> {
     let runs_per_scheme = 6;
-    let bar = progress.bar("sqlite", entries.len() * runs_per_scheme);
-    let mut out = Btree::default();
-    for entry in entries {
-        bar.set_message(format!("{}: generating ids", entry.name()));
-        let (scheme, ids) = crate::engine::made_before(*entry, params.btree_rows)?;
-        let wide = entry.info().bits > 64;
-        let native = Storage::native(entry.info().bits);
-        let key_form = if wide {
-            Keys::Blob(ids.clone())
-        } else {
-            Keys::Int(crate::engine::signed_keys(entry.name(), &ids)?)
-        };
-        let text = Keys::Text(
-            ids.iter()
-                .map(|id| scheme.format_raw(id).map_err(Error::format(entry.name())))
-                .collect::<Result<_, _>>()?,
-        );
-        drop(ids);
-        let mut matrix = Vec::new();
-        for commit in [params.commit_rows, params.btree_rows] {
-            for cache in ["small", "large"] {
-                matrix.push((native, &key_form, cache, commit));
+    let repeats = params.repeats.max(1);
+    let bar = progress.bar("sqlite", entries.len() * runs_per_scheme * repeats);
+    // Every repetition's runs, keyed by the scheme's place in the registry and the run's in
+    // its matrix: each repetition takes the schemes in an order of its own, drawn from the
+    // seed, so that no scheme always runs after the same one (or first, on a cold disk).
+    let mut made: Vec<((usize, usize), BtreeRun, Vec<CurvePoint>)> = Vec::new();
+    for repeat in 0..repeats {
+        let mut order: Vec<(usize, &&Entry)> = entries.iter().enumerate().collect();
+        crate::engine::seeded_order(&mut order, params.order_seed ^ repeat as u64);
+        for (place, entry) in order {
+            for (i, (run, curve)) in scheme_runs(*entry, params, work, &bar, (repeat, repeats))?
+                .into_iter()
+                .enumerate()
+            {
+                made.push(((place, i), run, curve));
             }
         }
-        matrix.push((Storage::UniqueIndex, &key_form, "small", params.commit_rows));
-        matrix.push((Storage::TextPk, &text, "small", params.commit_rows));
-        for (storage, keys, cache, commit) in matrix {
-            bar.set_message(format!(
-                "{} {} {cache} cache, {commit} rows/commit",
-                entry.name(),
-                storage.name()
-            ));
-            let cache_kib = if cache == "small" {
-                params.small_cache_kib
-            } else {
-                params.large_cache_kib
-            };
-            let spec = RunSpec {
-                scheme: entry.name(),
-                storage,
-                cache,
-                cache_kib,
-                commit_rows: commit,
-                curve_points: params.curve_points,
-            };
-            let path = work.join(format!(
-                "{}-{}-{cache}-{commit}.db",
-                entry.name(),
-                storage.name()
-            ));
-            let (run, curve) = insert_run(&spec, wide, keys, &path)?;
-            remove_db(&path);
+    }
+    // One run per configuration: the repetition of median rate, with the spreads.
+    made.sort_by_key(|(key, ..)| *key);
+    let mut out = Btree::default();
+    let mut made = made.into_iter().peekable();
+    while let Some((key, run, curve)) = made.next() {
+        let (mut runs, mut curves) = (vec![run], vec![curve]);
+        while let Some((_, run, curve)) = made.next_if(|(k, ..)| *k == key) {
+            runs.push(run);
+            curves.push(curve);
+        }
+        if let Some((middle, run)) = crate::engine::median_run(runs) {
             out.runs.push(run);
-            out.curve.extend(curve);
-            bar.inc(1);
+            out.curve.extend(curves.swap_remove(middle));
         }
     }
     let slowest = out
@@ -366,6 +343,77 @@ fn measure_in(
         ),
     );
     Ok(out)
+}
+
+/// One scheme's six runs (its own key with both caches, in commits of the profile's size
+/// and in one transaction; the unique index; the text key), in that order, for repetition
+/// `repeat` of `repeats`.
+fn scheme_runs(
+    entry: &Entry,
+    params: &Params,
+    work: &Path,
+    bar: &indicatif::ProgressBar,
+    (repeat, repeats): (usize, usize),
+) -> Result<Vec<(BtreeRun, Vec<CurvePoint>)>, Error> {
+    let of = if repeats > 1 {
+        format!(" (repetition {} of {repeats})", repeat + 1)
+    } else {
+        String::new()
+    };
+    bar.set_message(format!("{}: generating ids{of}", entry.name()));
+    let (scheme, ids) = crate::engine::made_before(entry, params.btree_rows)?;
+    let wide = entry.info().bits > 64;
+    let native = Storage::native(entry.info().bits);
+    let key_form = if wide {
+        Keys::Blob(ids.clone())
+    } else {
+        Keys::Int(crate::engine::signed_keys(entry.name(), &ids)?)
+    };
+    let text = Keys::Text(
+        ids.iter()
+            .map(|id| scheme.format_raw(id).map_err(Error::format(entry.name())))
+            .collect::<Result<_, _>>()?,
+    );
+    drop(ids);
+    let mut matrix = Vec::new();
+    for commit in [params.commit_rows, params.btree_rows] {
+        for cache in ["small", "large"] {
+            matrix.push((native, &key_form, cache, commit));
+        }
+    }
+    matrix.push((Storage::UniqueIndex, &key_form, "small", params.commit_rows));
+    matrix.push((Storage::TextPk, &text, "small", params.commit_rows));
+    let mut runs = Vec::new();
+    for (storage, keys, cache, commit) in matrix {
+        bar.set_message(format!(
+            "{} {} {cache} cache, {commit} rows/commit{of}",
+            entry.name(),
+            storage.name()
+        ));
+        let cache_kib = if cache == "small" {
+            params.small_cache_kib
+        } else {
+            params.large_cache_kib
+        };
+        let spec = RunSpec {
+            scheme: entry.name(),
+            storage,
+            cache,
+            cache_kib,
+            commit_rows: commit,
+            curve_points: params.curve_points,
+        };
+        let path = work.join(format!(
+            "{}-{}-{cache}-{commit}.db",
+            entry.name(),
+            storage.name()
+        ));
+        let (run, curve) = insert_run(&spec, wide, keys, &path)?;
+        remove_db(&path);
+        runs.push((run, curve));
+        bar.inc(1);
+    }
+    Ok(runs)
 }
 
 fn remove_db(path: &Path) {

@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 
 use super::{BtreeRun, Sqlite, Storage};
 use crate::engine::report::{
-    self, ChartFile, ChartedSection, ClaimRuns, ClaimWords, Report, Results, columns, fill_verdict,
-    throughput_verdict,
+    self, ChartFile, ChartedSection, ClaimRuns, ClaimWords, Ratio, Report, Results, columns,
+    fill_verdict, throughput_verdict,
 };
 use crate::table::{Table, figure, mib, pct, rate};
 
@@ -118,11 +118,11 @@ impl Report for Sqlite {
         let p = r.params;
         let (split_ratio, write_ratio) = (split_ratio(v4s, v7s), write_ratio(v4s, v7s));
         let size_ratio = v4s.file_bytes as f64 / v7s.file_bytes.max(1) as f64;
-        let small = v4s.rows_per_sec / v7s.rows_per_sec;
+        let small = Ratio::rates(v4s, v7s);
         let Some((v4l, v7l)) = large else {
             return;
         };
-        let large_ratio = Some(v4l.rows_per_sec / v7l.rows_per_sec);
+        let large_ratio = Some(Ratio::rates(v4l, v7l));
         let _ = writeln!(
             md,
             "\nIn SQLite ({} rows, `blob_pk`). SQLite does not count page splits; with inserts \
@@ -194,12 +194,12 @@ impl Report for Sqlite {
             throughput_verdict(small, large_ratio, &Self::WORDS),
             rate(v4s.rows_per_sec),
             rate(v7s.rows_per_sec),
-            pct(small),
+            small.pct(),
             v4s.own.cache_misses,
             v7s.own.cache_misses,
             rate(v4l.rows_per_sec),
             rate(v7l.rows_per_sec),
-            pct(v4l.rows_per_sec / v7l.rows_per_sec),
+            Ratio::rates(v4l, v7l).pct(),
             one_tx("uuid-v4").map_or("-".to_owned(), |b| rate(b.rows_per_sec)),
             one_tx("uuid-v7").map_or("-".to_owned(), |b| rate(b.rows_per_sec))
         );
