@@ -10,6 +10,8 @@
 #   scripts/hunt.sh --seconds 600        # 10 minutes, a random seed (printed; a failure names it)
 #   scripts/hunt.sh --seed 1234 --seconds 60
 #   scripts/hunt.sh --pg --seconds 300   # the extension's hunt (installs the extension)
+#   scripts/hunt.sh --trace --seed 1234  # each row also says which state files its ids went
+#                                        # to (idkit-sqlite's feature `trace`), for a finding
 #
 # Runs as root (it mounts a tmpfs to fill); installs faketime (Debian's) when missing.
 set -euo pipefail
@@ -20,11 +22,13 @@ cd "$(dirname "$0")/.."
 seconds=20
 seed=
 pg=
+trace=
 while [ $# -gt 0 ]; do
     case "$1" in
     --seconds) seconds=${2:?--seconds needs a number}; shift 2 ;;
     --seed) seed=${2:?--seed needs a number}; shift 2 ;;
     --pg) pg=1; shift ;;
+    --trace) trace=1; shift ;;
     *) { printf '%s: unexpected argument %s:\n\n' "$0" "$1"; script_usage; } >&2; exit 2 ;;
     esac
 done
@@ -45,5 +49,5 @@ if [ -n "$pg" ]; then
     scripts/pg-extension.sh
     cargo test -p idkit-all --features pg-extension --test pg_hunt -- --nocapture
 else
-    cargo test -p idkit-sqlite --test hunt -- --ignored --exact hunt --nocapture
+    cargo test -p idkit-sqlite ${trace:+--features trace} --test hunt -- --ignored --exact hunt --nocapture
 fi

@@ -57,6 +57,12 @@ pub(crate) fn register(
         (c"idkit_uuidv7_text", 0, call::<UuidV7Text>),
         (c"idkit_typeid", 1, call::<Typed>),
     ];
+    #[cfg(feature = "trace")]
+    let generators = {
+        let mut all = generators.to_vec();
+        all.push((c"idkit_trace_state", 0, call::<TraceState>));
+        all
+    };
     for (name, args, callback) in generators {
         let user = Box::into_raw(Box::new(Arc::clone(&databases))).cast::<c_void>();
         // SAFETY: SQLite owns the box from here and drops it through `drop_box`, also
@@ -300,6 +306,26 @@ impl Body for Ulid {
     fn run(dbs: &Arc<Databases>, call: &mut Call<'_>) -> Result<(), SqlError> {
         let id = dbs.with_others(call, next_ulid)??;
         call.blob(&id.to_be_bytes())
+    }
+}
+
+/// `idkit_trace_state()`, with feature `trace` only (the hunt's `--trace`): the state files
+/// the connection's ids go to at this row, the main database's then each attached one's,
+/// as [`State::describe`] gives them.
+#[cfg(feature = "trace")]
+struct TraceState;
+
+#[cfg(feature = "trace")]
+impl Body for TraceState {
+    type User = Arc<Databases>;
+    fn run(dbs: &Arc<Databases>, call: &mut Call<'_>) -> Result<(), SqlError> {
+        let said = dbs.with_others(call, |main, others| {
+            std::iter::once(format!("main {}", main.describe()))
+                .chain(others.iter().map(|s| format!("attached {}", s.describe())))
+                .collect::<Vec<_>>()
+                .join("; ")
+        })?;
+        call.text(said.as_bytes())
     }
 }
 

@@ -308,6 +308,31 @@ impl State {
         })))
     }
 
+    /// For the hunt's trace (feature `trace`): the file mapped (device and inode), whether
+    /// it was found gone or stamped superseded, its floor and mark, and the ULID word.
+    #[cfg(feature = "trace")]
+    pub fn describe(&self) -> String {
+        let header = &self.table.header;
+        format!(
+            "{:?} at {:p}{}{} floor {} mark {} ulid {:x}",
+            self.mapped,
+            self.table,
+            if self.gone.load(Ordering::Acquire) {
+                " gone"
+            } else {
+                ""
+            },
+            if header.own[0].load(Ordering::Acquire) == SUPERSEDED {
+                " superseded"
+            } else {
+                ""
+            },
+            header.floor.load(Ordering::Acquire),
+            header.durable.load(Ordering::Acquire),
+            self.ulid.load(Ordering::Acquire),
+        )
+    }
+
     /// The state file, or `None` for process memory.
     pub fn file(&self) -> Option<&Path> {
         self.file.as_deref()

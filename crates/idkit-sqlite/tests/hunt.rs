@@ -220,11 +220,19 @@ fn spawn(place: &Place, kind: Kind, seed: u64, n: u64) -> Writer {
 
 /// The SQL of one transaction's ids.
 fn insert_sql() -> String {
+    // With the trace (`scripts/hunt.sh --trace`), each row says which state files its ids
+    // went to, read after they were made.
+    let who = if cfg!(feature = "trace") {
+        "'{who} ' || idkit_trace_state()"
+    } else {
+        "'{who}'"
+    };
     format!(
-        "INSERT INTO {{db}}.ids (who, ulid, v7, typeid, mastodon, twitter, custom)
-         SELECT '{{who}}', idkit_ulid(), idkit_uuidv7(), idkit_typeid('user'),
+        "INSERT INTO {{db}}.ids (ulid, v7, typeid, mastodon, twitter, custom, who)
+         SELECT idkit_ulid(), idkit_uuidv7(), idkit_typeid('user'),
                 idkit_snowflake('mastodon'), idkit_snowflake('twitter', 5),
-                idkit_snowflake_custom('time:41,node:10,sequence:12', 1288834974657, 1, 7)
+                idkit_snowflake_custom('time:41,node:10,sequence:12', 1288834974657, 1, 7),
+                {who}
          FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {BATCH})
                SELECT i FROM n)"
     )
