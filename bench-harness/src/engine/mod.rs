@@ -254,29 +254,35 @@ pub struct Run<S, O> {
     /// Repetitions behind the figures: this run is the one of median rate among them, and
     /// the spreads below are theirs (1: one run; 0 in files written before repetitions,
     /// read as 1).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub repeats: usize,
     /// The lowest rate among the repetitions.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub rows_per_sec_min: f64,
     /// The highest rate among the repetitions.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub rows_per_sec_max: f64,
     /// The lowest leaf fill among the repetitions.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub leaf_fill_min: f64,
     /// The highest leaf fill among the repetitions.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub leaf_fill_max: f64,
     /// The smallest file among the repetitions.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub file_bytes_min: u64,
     /// The largest file among the repetitions.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub file_bytes_max: u64,
     /// The engine's own counters.
     #[serde(flatten)]
     pub own: O,
+}
+
+/// Whether a figure is its type's zero: a spread that a file written before repetitions
+/// does not have, left out when such a file is written again (so it stays the same).
+fn is_zero<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
 }
 
 /// The lowest and highest of a figure among a run's repetitions: `(min, max)`, the figure
