@@ -18,17 +18,29 @@
 #   scripts/report.sh --mysql-url URL      # also InnoDB, on your MySQL 8 or MariaDB server
 #                                          # (a user that may SET GLOBAL)
 #
-# Needs only the Rust toolchain: SQLite is compiled in (rusqlite's bundled build) and the
-# charts' font is embedded. --postgres installs Debian's postgresql when it is missing (and
-# what the extension's build needs: scripts/pg-extension.sh),
-# --mysql Debian's mariadb-server. Without a server, the report keeps the PostgreSQL and
-# InnoDB figures of the last run that had one (reports/data/postgres.json, mysql.json), dated.
+# The measuring needs only the Rust toolchain: SQLite is compiled in (rusqlite's bundled
+# build) and the charts' font is embedded. The section on ids made in SQL inside SQLite
+# (scripts/sqlite-functions.sh) installs its peers from PyPI by name, pinned (sqlean.py,
+# sqlite-ulid), into a virtual environment under ~/.cache/idkit, and Debian's python3-venv
+# when missing; it says so as it does. --postgres installs Debian's postgresql when it is
+# missing (and what the extension's build needs: scripts/pg-extension.sh), --mysql Debian's
+# mariadb-server. Without a server, the report keeps the PostgreSQL and InnoDB figures of the
+# last run that had one (reports/data/postgres.json, mysql.json), dated.
+#
+# The first build takes 4 to 8 minutes on two cores (release, the whole harness); later runs
+# build in seconds. Cargo's settings are the user's: CARGO_TARGET_DIR or a target-dir in a
+# cargo config is where the binaries are looked for.
 set -euo pipefail
 . "$(dirname "$0")/usage.sh"
 help_if_asked "$@"
 cd "$(dirname "$0")/.."
 
-echo "==> building the report generator (release)"
+# Where cargo puts its builds, by the user's settings (not assumed to be target/).
+target_dir=$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
+[ -n "$target_dir" ] || { echo "$0: cargo metadata gave no target directory" >&2; exit 1; }
+export IDKIT_TARGET_DIR=$target_dir
+
+echo "==> building the report generator (release; 4 to 8 minutes the first time)"
 cargo build --release -p bench-harness --bin report
 
 args=()
@@ -108,4 +120,4 @@ else
     OUT="$out/data/sqlite_functions.csv" scripts/sqlite-functions.sh
 fi
 echo "==> measuring (standard profile unless --profile says otherwise)"
-IDKIT_REPORT_COMMAND="$command" target/release/report "${args[@]}"
+IDKIT_REPORT_COMMAND="$command" "$target_dir/release/report" "${args[@]}"

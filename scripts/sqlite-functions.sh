@@ -23,8 +23,11 @@ out=${OUT:-reports/data/sqlite_functions.csv}
 venv="${XDG_CACHE_HOME:-$HOME/.cache}/idkit/sqlite-peers"
 peers="sqlean.py==3.50.4.5 sqlite-ulid==0.2.1"
 
+# The workspace's target directory, by the user's cargo settings (scripts/report.sh passes
+# the one it found): the extension, a workspace of its own, builds into it too.
+target_dir=${IDKIT_TARGET_DIR:-$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')}
 echo "==> building the SQLite extension (extensions/idkit-sqlite, release)"
-(cd extensions/idkit-sqlite && CARGO_TARGET_DIR=../../target cargo build --release --quiet)
+(cd extensions/idkit-sqlite && CARGO_TARGET_DIR=$target_dir cargo build --release --quiet)
 
 if [ ! -x "$venv/bin/python" ] || [ "$(cat "$venv/peers" 2>/dev/null)" != "$peers" ]; then
     echo "==> installing the peers from PyPI: $peers"
@@ -41,5 +44,5 @@ fi
 
 echo "==> measuring ids made in SQL ($rows a run, median of $repeats, $((2 * repeats + 1)) for the cost above the statement)"
 mkdir -p "$(dirname "$out")"
-"$venv/bin/python" bench-harness/sqlite_functions.py "$PWD/target/release/libidkit" \
+"$venv/bin/python" bench-harness/sqlite_functions.py "$target_dir/release/libidkit" \
     "$rows" "$repeats" "$out"

@@ -756,10 +756,23 @@ pub(crate) fn results<E: Engine>(
         return Ok(results);
     }
     let name = E::NAME;
-    Ok(match load(&out.join("data").join(format!("{name}.json"))) {
+    // The figures kept in the report directory, or with `--out` elsewhere and none there
+    // yet, the committed report's (run from the repository's root, as scripts/report.sh
+    // does): dated by their own stamp either way.
+    let here = out.join("data").join(format!("{name}.json"));
+    let committed = Path::new("reports")
+        .join("data")
+        .join(format!("{name}.json"));
+    let kept_file = if here.exists() || !committed.exists() {
+        here
+    } else {
+        committed
+    };
+    Ok(match load(&kept_file) {
         Ok(Some(kept)) => {
             progress.line(&format!(
-                "{name}: no server given; the report keeps the figures in data/{name}.json"
+                "{name}: no server given; the report keeps the figures in {}",
+                kept_file.display()
             ));
             kept
         }
