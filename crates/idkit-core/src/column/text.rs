@@ -22,7 +22,7 @@ use crate::id::IdType;
 /// ```
 /// use idkit_core::column::AsText;
 /// # use idkit_core::column::BigInt;
-/// # use idkit_core::error::ParseError;
+/// # use idkit_core::ParseError;
 /// # #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 /// # struct Seq(u64);
 /// # impl core::fmt::Display for Seq {
