@@ -137,6 +137,9 @@ pub struct State {
     /// The highest mark this process saw in the file: a lower one means the file was
     /// written over with an older copy.
     seen_mark: AtomicU64,
+    /// Set when this file was found stamped `SUPERSEDED` by another process: its words
+    /// were carried into a newer file, whose ids may be above anything this file knows.
+    stale: std::sync::atomic::AtomicBool,
     /// Why there is no state file, for the errors of the generators that need one.
     why_memory: &'static str,
     /// The ULID generator's word, and UUIDv7's (TypeIDs take theirs).
@@ -226,7 +229,7 @@ impl State {
         if let Some(state) = files.get(&key) {
             return Ok(state);
         }
-        let state = match map(path, database, None)? {
+        let state = match map(path, database, None, 0)? {
             Some(mapped) => Self::over(mapped, key.clone(), database)?,
             None => {
                 return Self::memory(
@@ -302,6 +305,7 @@ impl State {
             pid: std::sync::atomic::AtomicU32::new(std::process::id()),
             reopened: Mutex::new(None),
             seen_mark: AtomicU64::new(0),
+            stale: std::sync::atomic::AtomicBool::new(false),
             why_memory: why,
             ulid,
             v7,
@@ -497,6 +501,11 @@ impl State {
                 return Ok(());
             }
             if !self.gone.swap(true, Ordering::AcqRel) {
+                if superseded {
+                    // Another process carried this file into a newer one before this one
+                    // looked: see `carry_over`.
+                    self.stale.store(true, Ordering::Release);
+                }
                 if whole && here != Some(id) {
                     // Before any id of the file at the path: every other process mapping
                     // this one refuses from its next id (not its next millisecond), whose
@@ -561,7 +570,10 @@ impl State {
             .durable
             .load(Ordering::Acquire)
             .max(header.mark.load(Ordering::Acquire));
-        let Some(mapped) = map(path, self.database.as_deref(), Some(floor))? else {
+        if self.stale.load(Ordering::Acquire) {
+            return self.carry_stale(path, files, floor);
+        }
+        let Some(mapped) = map(path, self.database.as_deref(), Some(floor), floor)? else {
             return Err(Error::State(format!(
                 "{} cannot be written now, and the ids of the file it replaces must be \
                  carried into it first",
@@ -577,6 +589,48 @@ impl State {
         if stamp_own(new, path, mapped.2) {
             sync(new)?;
         }
+        let state = Self::over(mapped, path.to_owned(), self.database.as_deref())?;
+        files.insert(path.to_owned(), state);
+        Ok(())
+    }
+
+    /// The carry of a file another process carried over already (stamped `SUPERSEDED`
+    /// before this one saw it gone): that process made a newer file, whose ids may be far
+    /// above this file's mark, and that file may have been removed or replaced since. So
+    /// this one makes no file from its own floor, which could sit below those ids (found by
+    /// the hunt, seed 1694996744: a ULID 2,012 ms below the row before it): it maps the
+    /// file at the path as a process that carries nothing does (waiting for the processes
+    /// of the newest file to make it, or making it only with the database to itself), then
+    /// raises it to this file's words and floor, which repeats nothing.
+    ///
+    /// # Errors
+    ///
+    /// As [`map`], and [`Error::State`] when there is no file at the path to carry into.
+    fn carry_stale(
+        &self,
+        path: &Path,
+        files: &mut HashMap<PathBuf, &'static State>,
+        floor: u64,
+    ) -> Result<(), Error> {
+        let Some(mapped) = map_stale(path, self.database.as_deref(), floor)? else {
+            return Err(Error::State(format!(
+                "{} cannot be written now, and the ids of the file it replaces must be \
+                 carried into it first",
+                path.display()
+            )));
+        };
+        let new = mapped.0;
+        {
+            let _lock = ClaimLock::take(Some(&mapped.1))?;
+            let header = &new.header;
+            header.floor.fetch_max(floor, Ordering::AcqRel);
+            header.mark.fetch_max(floor, Ordering::AcqRel);
+            header.durable.fetch_max(floor, Ordering::AcqRel);
+        }
+        slots::carry(&self.table.slots, &new.slots, || {
+            ClaimLock::take(Some(&mapped.1))
+        })?;
+        sync(new)?;
         let state = Self::over(mapped, path.to_owned(), self.database.as_deref())?;
         files.insert(path.to_owned(), state);
         Ok(())
@@ -792,6 +846,7 @@ fn map(
     path: &Path,
     database: Option<&Path>,
     carried: Option<u64>,
+    made_floor: u64,
 ) -> Result<Option<Mapped>, Error> {
     let users = database.map(Users::of).transpose()?;
     let deadline = std::time::Instant::now() + std::time::Duration::from_millis(MISSING_WAIT_MS);
@@ -803,7 +858,7 @@ fn map(
                     path,
                     database,
                     users,
-                    carried.unwrap_or(0),
+                    carried.unwrap_or(made_floor),
                     carried.is_some(),
                 )? {
                     return Ok(None);
@@ -859,6 +914,34 @@ fn map(
             }
         }
     }
+}
+
+/// The state file at `path` mapped for a process whose own file was carried over by
+/// another ([`State::carry_stale`]): as [`map`] with nothing carried (a file it makes, with
+/// the database to itself, starts at its `floor`), except that with no
+/// database to ask (a state file given by its path) a missing file is waited for and never
+/// made, since this process cannot know that no one uses the newer one.
+///
+/// # Errors
+///
+/// As [`map`], and [`Error::State`] when the file stays missing for [`MISSING_WAIT_MS`].
+fn map_stale(path: &Path, database: Option<&Path>, floor: u64) -> Result<Option<Mapped>, Error> {
+    if database.is_none() {
+        let deadline =
+            std::time::Instant::now() + std::time::Duration::from_millis(MISSING_WAIT_MS);
+        while !path.exists() {
+            if std::time::Instant::now() >= deadline {
+                return Err(Error::State(format!(
+                    "{} is missing, and this process's file was carried into a newer one \
+                     that it cannot see: the processes on that one make it again at their \
+                     next id (or end them, or put the file back)",
+                    path.display()
+                )));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+    map(path, database, None, floor)
 }
 
 /// Whether the state file laid out as `table`, whose device and inode are `id`, can be used
@@ -1318,7 +1401,7 @@ mod tests {
     /// the one FILES names for the path (the carrier maps the file at the path and puts it
     /// there).
     fn mapping(path: &Path) -> &'static State {
-        let mapped = map(path, None, None).unwrap().unwrap();
+        let mapped = map(path, None, None, 0).unwrap().unwrap();
         let state = State::over(mapped, path.to_owned(), None).unwrap();
         FILES
             .lock()
@@ -1361,6 +1444,57 @@ mod tests {
         assert!(other.cover(ms, 3).is_err(), "and from then on");
     }
 
+    /// A process whose file another carried over makes no file from its own floor: the
+    /// file it was carried into may have given ids far above that floor and been removed
+    /// since. It waits for the file at the path (made by the processes on the newer one)
+    /// and carries into that. Found by the hunt (seed 1694996744: an attaching writer's
+    /// ULID 2,012 ms below the row before it, after the state file was removed twice).
+    #[test]
+    fn a_file_carried_over_by_another_makes_no_file_below_the_newer_ones_ids() {
+        let dir = idkit_testkit::Scratch::new("sqlite-state-stale");
+        let path = dir.join("ids-idkit");
+        let mapping = || mapping(&path);
+        let (one, other) = (mapping(), mapping());
+        let ms = SystemClock.now_ms();
+        one.cover(ms, 1).unwrap();
+        other.cover(ms, 1).unwrap();
+        // Removed; `one` carries it into a new file, whose ids run 3 s further.
+        std::fs::remove_file(&path).unwrap();
+        assert!(one.cover(ms + 1, 0).is_err());
+        let newer = FILES.lock().unwrap().as_ref().unwrap()[&path];
+        newer.cover(ms + 3_000, 1).unwrap();
+        let newer_mark = newer.mark_ms();
+        assert!(newer_mark > ms + 3_000);
+        // That one removed too, before `other` looks: `other` refuses and makes nothing
+        // (the old way, a file at its own floor, below the newer file's ids).
+        std::fs::remove_file(&path).unwrap();
+        let said = other.cover(ms + 1, 0).unwrap_err().to_string();
+        assert!(said.contains("open the database again"), "{said}");
+        assert!(
+            !path.exists(),
+            "a file made from a floor below {newer_mark}"
+        );
+        // The newer file's process carries it into a file at the path; then `other`'s
+        // words go into that one, which keeps the newer floor.
+        assert!(newer.cover(ms + 3_001, 0).is_err());
+        let newest = FILES.lock().unwrap().as_ref().unwrap()[&path];
+        assert!(newest.floor_ms() >= newer_mark);
+        let orphan = GONE
+            .lock()
+            .unwrap()
+            .as_mut()
+            .and_then(|gone| gone.remove(&path))
+            .expect("`other` waits in GONE to carry its words");
+        orphan
+            .carry_over(
+                &path,
+                FILES.lock().unwrap().get_or_insert_with(HashMap::new),
+            )
+            .unwrap();
+        let carried = FILES.lock().unwrap().as_ref().unwrap()[&path];
+        assert!(carried.floor_ms() >= newer_mark, "not lowered");
+    }
+
     /// A state file moved aside and put back after a process carried it over: the next
     /// carry into it (the process on the file made meanwhile) stamps it its own only once
     /// the words are in; until then a process still on it (one that never saw it gone)
@@ -1382,7 +1516,9 @@ mod tests {
         // Put back, over that file; the first step of a carry into it (mapped with the
         // carried floor), as the process on the file made meanwhile takes it.
         std::fs::rename(&aside, &path).unwrap();
-        let (table, _, _) = map(&path, None, Some(ms + 5_000)).unwrap().unwrap();
+        let (table, _, _) = map(&path, None, Some(ms + 5_000), ms + 5_000)
+            .unwrap()
+            .unwrap();
         assert_eq!(
             table.header.own[0].load(Ordering::Acquire),
             SUPERSEDED,
@@ -1402,7 +1538,7 @@ mod tests {
     fn the_stamp_after_a_carry_keeps_a_later_superseded_stamp() {
         let dir = idkit_testkit::Scratch::new("sqlite-state-stamp");
         let path = dir.join("ids-idkit");
-        let (table, _, id) = map(&path, None, None).unwrap().unwrap();
+        let (table, _, id) = map(&path, None, None, 0).unwrap().unwrap();
         let own = &table.header.own;
         // Still at its path, stamped SUPERSEDED before (a file put back): made its own.
         own[0].store(SUPERSEDED, Ordering::Release);

@@ -92,14 +92,25 @@ impl Crew {
         }
     }
 
-    /// Whether the writer or orphan `i` is the last process holding idkit's lock on `db`:
-    /// killed, it would leave the state file to no one. A state file removed or replaced
-    /// while no process uses it leaves only the clock to keep new ids above the old ones
-    /// (crates/idkit-sqlite/README.md, "What holds where"), which the adversary, stepping
-    /// the clock back, would break by design: it spares the last user instead.
+    /// Whether the writer or orphan `i` is the last process that uses the newest state
+    /// file: the last holding idkit's lock on `db`, or the last mapping a state file no
+    /// process carried over yet (one that maps only files carried into newer ones cannot
+    /// know how far those went). Killed, it would leave the state file to no one, and a
+    /// state file removed or replaced while no process uses it leaves only the clock to
+    /// keep new ids above the old ones (crates/idkit-sqlite/README.md, "What holds
+    /// where"), which the adversary, stepping the clock back, would break by design: it
+    /// spares the last user instead.
     fn last_user(&self, i: usize, db: &Path) -> bool {
-        let users = locks_on(db);
-        users.len() == 1 && users[0].0 == self.pid(i)
+        let victim = self.pid(i);
+        let users: Vec<u32> = locks_on(db).into_iter().map(|(pid, _)| pid).collect();
+        if users == [victim] {
+            return true;
+        }
+        let current: Vec<u32> = users
+            .into_iter()
+            .filter(|&pid| maps_a_current_state_file(pid))
+            .collect();
+        current == [victim]
     }
 
     /// Kills the writer or orphan `i` (writers first) with SIGKILL.
@@ -521,6 +532,29 @@ fn holders(db: &Path) -> String {
         ));
     }
     said
+}
+
+/// Whether process `pid` maps a state file of the shared database (`ids.db-idkit`, or one
+/// removed or replaced at that path) that no process stamped carried over (`SUPERSEDED`
+/// in its header's `own`, the 7th word): read through `/proc/PID/map_files`, which root
+/// may open, removed files too.
+fn maps_a_current_state_file(pid: u32) -> bool {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(maps) = std::fs::read_to_string(format!("/proc/{pid}/maps")) else {
+        return false;
+    };
+    maps.lines()
+        .filter(|l| l.contains("/ids.db-idkit"))
+        .filter_map(|l| l.split_whitespace().next())
+        .any(|range| {
+            let Ok(mut file) = std::fs::File::open(format!("/proc/{pid}/map_files/{range}")) else {
+                return false;
+            };
+            let mut own = [0u8; 8];
+            file.seek(SeekFrom::Start(48)).is_ok()
+                && file.read_exact(&mut own).is_ok()
+                && u64::from_ne_bytes(own) != u64::MAX
+        })
 }
 
 /// Each process holding idkit's lock on `db` (the users' lock), with the lines of its
