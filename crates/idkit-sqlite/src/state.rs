@@ -501,9 +501,11 @@ impl State {
                 return Ok(());
             }
             if !self.gone.swap(true, Ordering::AcqRel) {
-                if superseded {
-                    // Another process carried this file into a newer one before this one
-                    // looked: see `carry_over`.
+                if superseded && self.table.header.own[1].load(Ordering::Acquire) != SUPERSEDED {
+                    // Another process carried this file into a newer one (it wrote that
+                    // file's inode beside the stamp once the words were in) before this one
+                    // looked: see `carry_stale`. A stamp alone (a carry that failed, a file
+                    // replaced during its own carry) says no newer file exists.
                     self.stale.store(true, Ordering::Release);
                 }
                 if whole && here != Some(id) {
@@ -588,6 +590,11 @@ impl State {
         // Its words in, the file is its own (see `adopt`).
         if stamp_own(new, path, mapped.2) {
             sync(new)?;
+        }
+        // This file carried on into that one: beside its stamp, the inode of the newer file,
+        // which tells a process still on this one that ids may have gone past its floor.
+        if header.own[0].load(Ordering::Acquire) == SUPERSEDED {
+            header.own[1].store(mapped.2.1, Ordering::Release);
         }
         let state = Self::over(mapped, path.to_owned(), self.database.as_deref())?;
         files.insert(path.to_owned(), state);
@@ -886,8 +893,8 @@ fn map(
         let id = file_id(&file.metadata().map_err(|e| Error::io(path, "read", e))?);
         // One process at a time lays the file out or checks its boot.
         file.lock().map_err(|e| Error::io(path, "lock", e))?;
-        let laid_out =
-            lay_out(&file, path).and_then(|table| adopt(table, path, id, users, carried));
+        let laid_out = lay_out(&file, path)
+            .and_then(|table| adopt(table, path, id, users, carried, made_floor));
         // Unlocked by hand: the mapping holds the open file, and with it a lock that
         // closing the file would not release.
         file.unlock().map_err(|e| Error::io(path, "unlock", e))?;
@@ -951,12 +958,14 @@ fn map_stale(path: &Path, database: Option<&Path>, floor: u64) -> Result<Option<
 /// (`carried`, whose floor it takes) or by one that has the database to itself, every
 /// generator then starting above the copy's mark as after a restart of the machine; with
 /// other processes on the database and no carried floor, `None`: wait for them to carry.
+/// `at_least`: a floor the file is raised to in any case (0 for none).
 fn adopt(
     table: &'static Table,
     path: &Path,
     id: (u64, u64),
     users: Option<&'static Users>,
     carried: Option<u64>,
+    at_least: u64,
 ) -> Result<Option<&'static Table>, Error> {
     let header = &table.header;
     let own = (
@@ -977,10 +986,13 @@ fn adopt(
                     .mark
                     .load(Ordering::Acquire)
                     .max(header.durable.load(Ordering::Acquire))
-                    .max(header.floor.load(Ordering::Acquire)),
+                    .max(header.floor.load(Ordering::Acquire))
+                    .max(at_least),
             )
         }
-        None => None,
+        // A process whose own file was carried over raises the file to its floor here,
+        // under the lock, before any other process lays it out (`State::carry_stale`).
+        None => (at_least > header.floor.load(Ordering::Acquire)).then_some(at_least),
     };
     if let Some(floor) = floor {
         header.floor.fetch_max(floor, Ordering::AcqRel);
@@ -1493,6 +1505,28 @@ mod tests {
             .unwrap();
         let carried = FILES.lock().unwrap().as_ref().unwrap()[&path];
         assert!(carried.floor_ms() >= newer_mark, "not lowered");
+    }
+
+    /// A carry that failed (a full disk, something else at the path) stamps the file but
+    /// names no newer one: another process on it then carries it as before, from its own
+    /// floor, rather than wait for a file no one will make.
+    #[test]
+    fn a_carry_that_failed_leaves_the_others_to_carry() {
+        let dir = idkit_testkit::Scratch::new("sqlite-state-failed-carry");
+        let path = dir.join("ids-idkit");
+        let mapping = || mapping(&path);
+        let (one, other) = (mapping(), mapping());
+        let ms = SystemClock.now_ms();
+        one.cover(ms, 1).unwrap();
+        other.cover(ms, 1).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        std::fs::create_dir(&path).unwrap();
+        assert!(one.cover(ms + 1, 0).is_err(), "its carry fails");
+        std::fs::remove_dir(&path).unwrap();
+        assert!(other.cover(ms + 1, 0).is_err());
+        assert!(path.exists(), "carried by the other");
+        let carried = FILES.lock().unwrap().as_ref().unwrap()[&path];
+        assert!(carried.floor_ms() >= ms);
     }
 
     /// A state file moved aside and put back after a process carried it over: the next
