@@ -504,7 +504,7 @@ impl State {
                 if superseded && self.table.header.own[1].load(Ordering::Acquire) != SUPERSEDED {
                     // Another process carried this file into a newer one (it wrote that
                     // file's inode beside the stamp once the words were in) before this one
-                    // looked: see `carry_stale`. A stamp alone (a carry that failed, a file
+                    // looked: see `carry_over`. A stamp alone (a carry that failed, a file
                     // replaced during its own carry) says no newer file exists.
                     self.stale.store(true, Ordering::Release);
                 }
@@ -572,10 +572,22 @@ impl State {
             .durable
             .load(Ordering::Acquire)
             .max(header.mark.load(Ordering::Acquire));
-        if self.stale.load(Ordering::Acquire) {
-            return self.carry_stale(path, files, floor);
-        }
-        let Some(mapped) = map(path, self.database.as_deref(), Some(floor), floor)? else {
+        // A file another process carried over already (its SUPERSEDED stamp with the newer
+        // file's inode): that process made a newer file, whose ids may be far above this
+        // file's mark, and that file may have been removed or replaced since. This one then
+        // makes no file from its own floor, which could sit below those ids (found by the
+        // hunt, seed 1694996744: a ULID 2,012 ms below the row before it): it maps the file
+        // at the path as a process that carries nothing does (waiting for the processes of
+        // the newer file to make it, or making it only with the database to itself), raised
+        // to this file's floor as it is laid out, and carries its words in, which repeats
+        // nothing; the stamps are the newer file's processes' to write.
+        let stale = self.stale.load(Ordering::Acquire);
+        let mapped = if stale {
+            map_stale(path, self.database.as_deref(), floor)?
+        } else {
+            map(path, self.database.as_deref(), Some(floor), floor)?
+        };
+        let Some(mapped) = mapped else {
             return Err(Error::State(format!(
                 "{} cannot be written now, and the ids of the file it replaces must be \
                  carried into it first",
@@ -587,57 +599,18 @@ impl State {
             ClaimLock::take(Some(&mapped.1))
         })?;
         sync(new)?;
-        // Its words in, the file is its own (see `adopt`).
-        if stamp_own(new, path, mapped.2) {
-            sync(new)?;
+        if !stale {
+            // Its words in, the file is its own (see `adopt`).
+            if stamp_own(new, path, mapped.2) {
+                sync(new)?;
+            }
+            // This file carried on into that one: beside its stamp, the inode of the newer
+            // file, which tells a process still on this one that ids may have gone past its
+            // floor.
+            if header.own[0].load(Ordering::Acquire) == SUPERSEDED {
+                header.own[1].store(mapped.2.1, Ordering::Release);
+            }
         }
-        // This file carried on into that one: beside its stamp, the inode of the newer file,
-        // which tells a process still on this one that ids may have gone past its floor.
-        if header.own[0].load(Ordering::Acquire) == SUPERSEDED {
-            header.own[1].store(mapped.2.1, Ordering::Release);
-        }
-        let state = Self::over(mapped, path.to_owned(), self.database.as_deref())?;
-        files.insert(path.to_owned(), state);
-        Ok(())
-    }
-
-    /// The carry of a file another process carried over already (stamped `SUPERSEDED`
-    /// before this one saw it gone): that process made a newer file, whose ids may be far
-    /// above this file's mark, and that file may have been removed or replaced since. So
-    /// this one makes no file from its own floor, which could sit below those ids (found by
-    /// the hunt, seed 1694996744: a ULID 2,012 ms below the row before it): it maps the
-    /// file at the path as a process that carries nothing does (waiting for the processes
-    /// of the newest file to make it, or making it only with the database to itself), then
-    /// raises it to this file's words and floor, which repeats nothing.
-    ///
-    /// # Errors
-    ///
-    /// As [`map`], and [`Error::State`] when there is no file at the path to carry into.
-    fn carry_stale(
-        &self,
-        path: &Path,
-        files: &mut HashMap<PathBuf, &'static State>,
-        floor: u64,
-    ) -> Result<(), Error> {
-        let Some(mapped) = map_stale(path, self.database.as_deref(), floor)? else {
-            return Err(Error::State(format!(
-                "{} cannot be written now, and the ids of the file it replaces must be \
-                 carried into it first",
-                path.display()
-            )));
-        };
-        let new = mapped.0;
-        {
-            let _lock = ClaimLock::take(Some(&mapped.1))?;
-            let header = &new.header;
-            header.floor.fetch_max(floor, Ordering::AcqRel);
-            header.mark.fetch_max(floor, Ordering::AcqRel);
-            header.durable.fetch_max(floor, Ordering::AcqRel);
-        }
-        slots::carry(&self.table.slots, &new.slots, || {
-            ClaimLock::take(Some(&mapped.1))
-        })?;
-        sync(new)?;
         let state = Self::over(mapped, path.to_owned(), self.database.as_deref())?;
         files.insert(path.to_owned(), state);
         Ok(())
@@ -924,7 +897,7 @@ fn map(
 }
 
 /// The state file at `path` mapped for a process whose own file was carried over by
-/// another ([`State::carry_stale`]): as [`map`] with nothing carried (a file it makes, with
+/// another ([`State::carry_over`]): as [`map`] with nothing carried (a file it makes, with
 /// the database to itself, starts at its `floor`), except that with no
 /// database to ask (a state file given by its path) a missing file is waited for and never
 /// made, since this process cannot know that no one uses the newer one.
@@ -991,7 +964,7 @@ fn adopt(
             )
         }
         // A process whose own file was carried over raises the file to its floor here,
-        // under the lock, before any other process lays it out (`State::carry_stale`).
+        // under the lock, before any other process lays it out (`State::carry_over`).
         None => (at_least > header.floor.load(Ordering::Acquire)).then_some(at_least),
     };
     if let Some(floor) = floor {
@@ -1423,6 +1396,28 @@ mod tests {
         state
     }
 
+    /// A scratch directory with a state file in it, mapped twice as two processes have it,
+    /// each of which covered an id of this millisecond: the directory, the file, the two
+    /// mappings and the millisecond.
+    fn two_processes(
+        name: &str,
+    ) -> (
+        idkit_testkit::Scratch,
+        PathBuf,
+        &'static State,
+        &'static State,
+        u64,
+    ) {
+        let dir = idkit_testkit::Scratch::new(name);
+        let path = dir.join("ids-idkit");
+        let (one, other) = (mapping(&path), mapping(&path));
+        assert!(!std::ptr::eq(one.table, other.table), "two mappings");
+        let ms = SystemClock.now_ms();
+        one.cover(ms, 1).unwrap();
+        other.cover(ms, 1).unwrap();
+        (dir, path, one, other, ms)
+    }
+
     /// Two mappings of one state file, as two processes have it: once one carried the file's
     /// ids into the file now at its path (it was replaced), the other refuses its next id
     /// even within the millisecond it already checked, whose id would sort below the ids
@@ -1430,14 +1425,7 @@ mod tests {
     /// the replaced file committed after one of the file that replaced it, 830 ms lower).
     #[test]
     fn once_one_process_carried_the_file_over_the_others_refuse_their_next_id() {
-        let dir = idkit_testkit::Scratch::new("sqlite-state-superseded");
-        let path = dir.join("ids-idkit");
-        let mapping = || mapping(&path);
-        let (one, other) = (mapping(), mapping());
-        assert!(!std::ptr::eq(one.table, other.table), "two mappings");
-        let ms = SystemClock.now_ms();
-        one.cover(ms, 1).unwrap();
-        other.cover(ms, 1).unwrap();
+        let (dir, path, one, other, ms) = two_processes("sqlite-state-superseded");
         // The file replaced by a copy (rsync), then `one` at its next millisecond.
         let copy = dir.join("copy");
         std::fs::copy(&path, &copy).unwrap();
@@ -1463,13 +1451,7 @@ mod tests {
     /// ULID 2,012 ms below the row before it, after the state file was removed twice).
     #[test]
     fn a_file_carried_over_by_another_makes_no_file_below_the_newer_ones_ids() {
-        let dir = idkit_testkit::Scratch::new("sqlite-state-stale");
-        let path = dir.join("ids-idkit");
-        let mapping = || mapping(&path);
-        let (one, other) = (mapping(), mapping());
-        let ms = SystemClock.now_ms();
-        one.cover(ms, 1).unwrap();
-        other.cover(ms, 1).unwrap();
+        let (_dir, path, one, other, ms) = two_processes("sqlite-state-stale");
         // Removed; `one` carries it into a new file, whose ids run 3 s further.
         std::fs::remove_file(&path).unwrap();
         assert!(one.cover(ms + 1, 0).is_err());
@@ -1512,13 +1494,7 @@ mod tests {
     /// floor, rather than wait for a file no one will make.
     #[test]
     fn a_carry_that_failed_leaves_the_others_to_carry() {
-        let dir = idkit_testkit::Scratch::new("sqlite-state-failed-carry");
-        let path = dir.join("ids-idkit");
-        let mapping = || mapping(&path);
-        let (one, other) = (mapping(), mapping());
-        let ms = SystemClock.now_ms();
-        one.cover(ms, 1).unwrap();
-        other.cover(ms, 1).unwrap();
+        let (_dir, path, one, other, ms) = two_processes("sqlite-state-failed-carry");
         std::fs::remove_file(&path).unwrap();
         std::fs::create_dir(&path).unwrap();
         assert!(one.cover(ms + 1, 0).is_err(), "its carry fails");
@@ -1536,13 +1512,7 @@ mod tests {
     /// review that widened the window with a sleep between the two steps of the carry.
     #[test]
     fn a_file_put_back_stays_superseded_until_the_words_are_carried_in() {
-        let dir = idkit_testkit::Scratch::new("sqlite-state-put-back");
-        let path = dir.join("ids-idkit");
-        let mapping = || mapping(&path);
-        let (one, other) = (mapping(), mapping());
-        let ms = SystemClock.now_ms();
-        one.cover(ms, 1).unwrap();
-        other.cover(ms, 1).unwrap();
+        let (dir, path, one, other, ms) = two_processes("sqlite-state-put-back");
         // Moved aside: `one` stamps it and carries it into a file made at the path.
         let aside = dir.join("aside");
         std::fs::rename(&path, &aside).unwrap();
