@@ -6,34 +6,17 @@
 //! on insert, a negative number and a binary value of the wrong width (SQLite, MySQL) refused
 //! on reading, all as a typed `ColumnError`.
 
+mod common;
+
+use common::diesel_kind;
 use idkit_example_orm::{OrderId, User, UserId};
-use idkit_snowflake::idkit_core::column::{BigInt, ColumnError, ColumnErrorKind};
+use idkit_snowflake::idkit_core::column::{BigInt, ColumnErrorKind};
 use idkit_snowflake::idkit_core::id::{Id, IdType};
 use idkit_snowflake::{Discord, IdScheme, Snowflake, SnowflakeId, Twitter};
 use idkit_typeid::{Prefix, TypeIdGenerator};
 
 /// Rows per table.
 const N: usize = 200;
-
-/// The kind of the `ColumnError` Diesel carries, boxed, in a conversion error (for a row's
-/// field, inside its `DeserializeFieldError`).
-fn column_kind(err: &diesel::result::Error) -> Option<ColumnErrorKind> {
-    let (diesel::result::Error::SerializationError(e)
-    | diesel::result::Error::DeserializationError(e)) = err
-    else {
-        return None;
-    };
-    let mut cur: &(dyn std::error::Error + 'static) = &**e;
-    loop {
-        if let Some(c) = cur.downcast_ref::<ColumnError>() {
-            return Some(c.kind());
-        }
-        cur = match cur.downcast_ref::<diesel::result::DeserializeFieldError>() {
-            Some(field) => &*field.error,
-            None => cur.source()?,
-        };
-    }
-}
 
 /// `N` typed ids of each table, in the order they were made.
 fn made() -> (Vec<UserId>, Vec<OrderId>) {
@@ -222,7 +205,7 @@ macro_rules! suite {
                     .values(diesel_full::id.eq(top_bit_id()))
                     .execute(conn)
                     .unwrap_err();
-                assert_eq!(column_kind(&err), Some(ColumnErrorKind::SignBit), "{err}");
+                assert_eq!(diesel_kind(&err), Some(ColumnErrorKind::SignBit), "{err}");
                 let stored: i64 = diesel_full::table.count().get_result(conn).unwrap();
                 assert_eq!(stored, 0);
 
@@ -234,7 +217,7 @@ macro_rules! suite {
                     .select(diesel_users::id)
                     .load::<UserId>(conn)
                     .unwrap_err();
-                assert_eq!(column_kind(&err), Some(ColumnErrorKind::Negative), "{err}");
+                assert_eq!(diesel_kind(&err), Some(ColumnErrorKind::Negative), "{err}");
 
                 // A binary value of the wrong width (PostgreSQL's `uuid` cannot be one).
                 if let Some(three_bytes) = $short_blob {
@@ -242,7 +225,7 @@ macro_rules! suite {
                         diesel::select(diesel::dsl::sql::<diesel::sql_types::$blob>(three_bytes))
                             .get_result::<OrderId>(conn)
                             .unwrap_err();
-                    assert_eq!(column_kind(&err), Some(ColumnErrorKind::Width), "{err}");
+                    assert_eq!(diesel_kind(&err), Some(ColumnErrorKind::Width), "{err}");
                 }
             }
         }

@@ -7,29 +7,22 @@
 //! negative number and a binary value of the wrong width read back are `DbErr::TryIntoErr`
 //! carrying a `ColumnError`; a 64-bit id with its top bit set never becomes a number.
 
+mod common;
+
+use common::sea_orm_kind;
 use idkit_example_orm::{OrderId, User, UserId, order, user};
-use idkit_snowflake::idkit_core::column::{BigInt, ColumnError, ColumnErrorKind};
+use idkit_snowflake::idkit_core::column::{BigInt, ColumnErrorKind};
 use idkit_snowflake::idkit_core::id::{Id, IdType};
 use idkit_snowflake::{Discord, IdScheme, Snowflake, SnowflakeId, Twitter};
 use idkit_typeid::{Prefix, TypeIdGenerator};
 use sea_orm::sea_query::{ColumnType, Nullable, Value, ValueType};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, Database, DatabaseConnection, DbErr,
-    EntityTrait, QueryFilter, QueryOrder, QuerySelect, Schema, Set, TryFromU64,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, Database, DatabaseConnection, EntityTrait,
+    QueryFilter, QueryOrder, QuerySelect, Schema, Set, TryFromU64,
 };
 
 /// Rows per table.
 const N: usize = 200;
-
-/// The kind of the `ColumnError` a failed read carries.
-fn column_kind(err: &DbErr) -> Option<ColumnErrorKind> {
-    match err {
-        DbErr::TryIntoErr { source, .. } => {
-            source.downcast_ref::<ColumnError>().map(ColumnError::kind)
-        }
-        _ => None,
-    }
-}
 
 async fn run(url: &str) {
     let db: DatabaseConnection = Database::connect(url).await.unwrap();
@@ -132,7 +125,7 @@ async fn run(url: &str) {
         .await
         .unwrap();
     let err = user::Entity::find().all(&db).await.unwrap_err();
-    assert_eq!(column_kind(&err), Some(ColumnErrorKind::Negative), "{err}");
+    assert_eq!(sea_orm_kind(&err), Some(ColumnErrorKind::Negative), "{err}");
 
     // A binary value of the wrong width, where the column can hold one (PostgreSQL's `uuid`
     // cannot; MySQL's BINARY(16) pads a short value to 16 bytes).
@@ -143,7 +136,7 @@ async fn run(url: &str) {
         .await
         .unwrap();
         let err = order::Entity::find().all(&db).await.unwrap_err();
-        assert_eq!(column_kind(&err), Some(ColumnErrorKind::Width), "{err}");
+        assert_eq!(sea_orm_kind(&err), Some(ColumnErrorKind::Width), "{err}");
     }
 }
 

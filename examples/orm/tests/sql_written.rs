@@ -4,8 +4,11 @@
 //! 16-byte blob from `idkit_ulid()` and text from `idkit_ulid_text()`; a Snowflake id an
 //! integer. The functions run in rusqlite on a database file, the ORMs open the same file.
 
+mod common;
+
+use common::{diesel_kind, sea_orm_kind};
 use diesel::prelude::*;
-use idkit_snowflake::idkit_core::column::{ColumnError, ColumnErrorKind};
+use idkit_snowflake::idkit_core::column::ColumnErrorKind;
 use idkit_snowflake::{IdScheme, SnowflakeId, Twitter};
 use idkit_testkit::Scratch;
 use idkit_typeid::{Prefix, TypeId, TypeIdGenerator};
@@ -37,25 +40,6 @@ diesel::table! {
         id -> Text,
         /// Who made the row.
         name -> Text,
-    }
-}
-
-/// The kind of the `ColumnError` a Diesel error carries (boxed, or in a field's error).
-fn diesel_kind(err: &diesel::result::Error) -> Option<ColumnErrorKind> {
-    let (diesel::result::Error::SerializationError(e)
-    | diesel::result::Error::DeserializationError(e)) = err
-    else {
-        return None;
-    };
-    let mut cur: &(dyn std::error::Error + 'static) = &**e;
-    loop {
-        if let Some(c) = cur.downcast_ref::<ColumnError>() {
-            return Some(c.kind());
-        }
-        cur = match cur.downcast_ref::<diesel::result::DeserializeFieldError>() {
-            Some(field) => &*field.error,
-            None => cur.source()?,
-        };
     }
 }
 
@@ -170,51 +154,41 @@ fn a_typeid_written_by_diesel_is_the_text_the_functions_write() {
     assert!(ids.contains(&made), "{ids:?}");
 }
 
-#[test]
-fn sea_orm_reads_every_form_the_functions_write() {
+#[tokio::test]
+async fn sea_orm_reads_every_form_the_functions_write() {
     let dir = Scratch::new("orm-sql-written-sea-orm");
     let path = written(&dir);
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
+    let db = Database::connect(format!("sqlite://{path}")).await.unwrap();
+    let row = db
+        .query_one_raw(Statement::from_string(
+            DbBackend::Sqlite,
+            "SELECT typeid, ulid, ulid_text, flake FROM made",
+        ))
+        .await
         .unwrap()
-        .block_on(async {
-            let db = Database::connect(format!("sqlite://{path}")).await.unwrap();
-            let row = db
-                .query_one_raw(Statement::from_string(
-                    DbBackend::Sqlite,
-                    "SELECT typeid, ulid, ulid_text, flake FROM made",
-                ))
-                .await
-                .unwrap()
-                .unwrap();
-            let typeid: TypeId = row.try_get("", "typeid").unwrap();
-            let ulid: Ulid = row.try_get("", "ulid").unwrap();
-            let ulid_text: Ulid = row.try_get("", "ulid_text").unwrap();
-            let flake: SnowflakeId<Twitter> = row.try_get("", "flake").unwrap();
-            assert_eq!(typeid.prefix().as_str(), "user");
-            assert!(ulid < ulid_text, "{ulid} {ulid_text}");
-            assert_eq!(flake.field("worker"), Some(5));
-            // A `Value` of text is the id's text.
-            let value = sea_orm::Value::String(Some(ulid.to_string()));
-            let back: Ulid = sea_orm::sea_query::ValueType::try_from(value).unwrap();
-            assert_eq!(back, ulid);
-            // Text that is no id: a typed error, not a width error.
-            let row = db
-                .query_one_raw(Statement::from_string(
-                    DbBackend::Sqlite,
-                    "SELECT 'not-an-id' AS id",
-                ))
-                .await
-                .unwrap()
-                .unwrap();
-            let err = row.try_get::<Ulid>("", "id").unwrap_err();
-            let sea_orm::DbErr::TryIntoErr { source, .. } = &err else {
-                panic!("{err}");
-            };
-            let kind = source.downcast_ref::<ColumnError>().map(ColumnError::kind);
-            assert_eq!(kind, Some(ColumnErrorKind::Invalid), "{err}");
-        });
+        .unwrap();
+    let typeid: TypeId = row.try_get("", "typeid").unwrap();
+    let ulid: Ulid = row.try_get("", "ulid").unwrap();
+    let ulid_text: Ulid = row.try_get("", "ulid_text").unwrap();
+    let flake: SnowflakeId<Twitter> = row.try_get("", "flake").unwrap();
+    assert_eq!(typeid.prefix().as_str(), "user");
+    assert!(ulid < ulid_text, "{ulid} {ulid_text}");
+    assert_eq!(flake.field("worker"), Some(5));
+    // A `Value` of text is the id's text.
+    let value = sea_orm::Value::String(Some(ulid.to_string()));
+    let back: Ulid = sea_orm::sea_query::ValueType::try_from(value).unwrap();
+    assert_eq!(back, ulid);
+    // Text that is no id: a typed error, not a width error.
+    let row = db
+        .query_one_raw(Statement::from_string(
+            DbBackend::Sqlite,
+            "SELECT 'not-an-id' AS id",
+        ))
+        .await
+        .unwrap()
+        .unwrap();
+    let err = row.try_get::<Ulid>("", "id").unwrap_err();
+    assert_eq!(sea_orm_kind(&err), Some(ColumnErrorKind::Invalid), "{err}");
 }
 
 /// The README's orders table in SQLite, keyed by `idkit_typeid('order')` (text), as a
@@ -242,8 +216,8 @@ mod text_order {
     impl ActiveModelBehavior for ActiveModel {}
 }
 
-#[test]
-fn sea_orm_keys_a_text_column_by_the_ids_text() {
+#[tokio::test]
+async fn sea_orm_keys_a_text_column_by_the_ids_text() {
     // Plainly, SeaORM writes a TypeID as its UUID (a blob in SQLite), which no TypeID the
     // SQL function made equals: found by nothing, and the same id let in twice. As AsText,
     // found, and refused as a duplicate.
@@ -257,56 +231,49 @@ fn sea_orm_keys_a_text_column_by_the_ids_text() {
     )
     .unwrap();
     drop(conn);
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(async {
-            let db = Database::connect(format!("sqlite://{}", path.to_str().unwrap()))
-                .await
-                .unwrap();
-            let made = text_order::Entity::find().one(&db).await.unwrap().unwrap();
-            assert_eq!(made.item, "made by SQL");
-            assert!(made.id.to_string().starts_with("order_"), "{}", made.id);
-            let found = text_order::Entity::find_by_id(made.id)
-                .one(&db)
-                .await
-                .unwrap();
-            assert_eq!(found.as_ref().map(|m| m.id), Some(made.id));
-            let again = text_order::ActiveModel {
-                id: Set(made.id),
-                item: Set("the same id again".to_owned()),
-            }
-            .insert(&db)
-            .await;
-            assert!(again.is_err(), "the same id let in twice");
-            let ours: idkit_example_orm::OrderId =
-                TypeIdGenerator::new(Prefix::new("order").unwrap())
-                    .next_as()
-                    .unwrap();
-            text_order::ActiveModel {
-                id: Set(ours.into()),
-                item: Set("made by the application".to_owned()),
-            }
-            .insert(&db)
-            .await
+    let db = Database::connect(format!("sqlite://{}", path.to_str().unwrap()))
+        .await
+        .unwrap();
+    let made = text_order::Entity::find().one(&db).await.unwrap().unwrap();
+    assert_eq!(made.item, "made by SQL");
+    assert!(made.id.to_string().starts_with("order_"), "{}", made.id);
+    let found = text_order::Entity::find_by_id(made.id)
+        .one(&db)
+        .await
+        .unwrap();
+    assert_eq!(found.as_ref().map(|m| m.id), Some(made.id));
+    let again = text_order::ActiveModel {
+        id: Set(made.id),
+        item: Set("the same id again".to_owned()),
+    }
+    .insert(&db)
+    .await;
+    assert!(again.is_err(), "the same id let in twice");
+    let ours: idkit_example_orm::OrderId = TypeIdGenerator::new(Prefix::new("order").unwrap())
+        .next_as()
+        .unwrap();
+    text_order::ActiveModel {
+        id: Set(ours.into()),
+        item: Set("made by the application".to_owned()),
+    }
+    .insert(&db)
+    .await
+    .unwrap();
+    let kinds: Vec<(String, String)> = {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT typeof(id), item FROM orders ORDER BY id")
             .unwrap();
-            let kinds: Vec<(String, String)> = {
-                let conn = rusqlite::Connection::open(&path).unwrap();
-                let mut stmt = conn
-                    .prepare("SELECT typeof(id), item FROM orders ORDER BY id")
-                    .unwrap();
-                stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-                    .unwrap()
-                    .map(Result::unwrap)
-                    .collect()
-            };
-            assert_eq!(
-                kinds,
-                [
-                    ("text".to_owned(), "made by SQL".to_owned()),
-                    ("text".to_owned(), "made by the application".to_owned())
-                ]
-            );
-        });
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    assert_eq!(
+        kinds,
+        [
+            ("text".to_owned(), "made by SQL".to_owned()),
+            ("text".to_owned(), "made by the application".to_owned())
+        ]
+    );
 }
