@@ -137,11 +137,10 @@ pub struct State {
     /// The highest mark this process saw in the file: a lower one means the file was
     /// written over with an older copy.
     seen_mark: AtomicU64,
-    /// Set when this file was found stamped `SUPERSEDED` by another process: its words
-    /// were carried into a newer file, whose ids may be above anything this file knows.
-    stale: std::sync::atomic::AtomicBool,
     /// Why there is no state file, for the errors of the generators that need one.
     why_memory: &'static str,
+    /// The next in [`ALL`].
+    next: std::sync::atomic::AtomicPtr<State>,
     /// The ULID generator's word, and UUIDv7's (TypeIDs take theirs).
     pub ulid: &'static AtomicU64,
     pub v7: &'static AtomicU64,
@@ -169,6 +168,10 @@ static FILES: Mutex<Option<HashMap<PathBuf, &'static State>>> = Mutex::new(None)
 /// file at the path then (a full disk): carried when the path is opened again, which fails
 /// until they are, so that a file made again never starts below the ids they gave.
 static GONE: Mutex<Option<HashMap<PathBuf, &'static State>>> = Mutex::new(None);
+
+/// Every state this process made, as a list the fork handler walks without a lock.
+static ALL: std::sync::atomic::AtomicPtr<State> =
+    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
 
 /// The state in this process's memory.
 static MEMORY: OnceLock<Option<&'static State>> = OnceLock::new();
@@ -293,7 +296,7 @@ impl State {
             None => (None, None, None, None),
         };
         let checked = 0;
-        Some(Box::leak(Box::new(State {
+        let state: &'static State = Box::leak(Box::new(State {
             table,
             file,
             open,
@@ -305,11 +308,24 @@ impl State {
             pid: std::sync::atomic::AtomicU32::new(std::process::id()),
             reopened: Mutex::new(None),
             seen_mark: AtomicU64::new(0),
-            stale: std::sync::atomic::AtomicBool::new(false),
             why_memory: why,
             ulid,
             v7,
-        })))
+            next: std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()),
+        }));
+        let mut head = ALL.load(Ordering::Acquire);
+        loop {
+            state.next.store(head, Ordering::Release);
+            match ALL.compare_exchange_weak(
+                head,
+                std::ptr::from_ref(state).cast_mut(),
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return Some(state),
+                Err(now) => head = now,
+            }
+        }
     }
 
     /// For the hunt's trace (feature `trace`): the file mapped (device and inode), whether
@@ -501,20 +517,11 @@ impl State {
                 return Ok(());
             }
             if !self.gone.swap(true, Ordering::AcqRel) {
-                if superseded && self.table.header.own[1].load(Ordering::Acquire) != SUPERSEDED {
-                    // Another process carried this file into a newer one (it wrote that
-                    // file's inode beside the stamp once the words were in) before this one
-                    // looked: see `carry_over`. A stamp alone (a carry that failed, a file
-                    // replaced during its own carry) says no newer file exists.
-                    self.stale.store(true, Ordering::Release);
-                }
                 if whole && here != Some(id) {
                     // Before any id of the file at the path: every other process mapping
                     // this one refuses from its next id (not its next millisecond), whose
                     // id would sort below the ids made there.
-                    let header = &self.table.header;
-                    header.own[0].store(SUPERSEDED, Ordering::Release);
-                    header.own[1].store(SUPERSEDED, Ordering::Release);
+                    stamp_superseded(&self.table.header);
                 }
                 if whole && here == Some(id) {
                     // Written over in place with an older copy: its words are behind the ids
@@ -580,8 +587,11 @@ impl State {
         // at the path as a process that carries nothing does (waiting for the processes of
         // the newer file to make it, or making it only with the database to itself), raised
         // to this file's floor as it is laid out, and carries its words in, which repeats
-        // nothing; the stamps are the newer file's processes' to write.
-        let stale = self.stale.load(Ordering::Acquire);
+        // nothing; the stamps are the newer file's processes' to write. Asked now, not when
+        // the file was found gone: a carry of this process's that failed (a full disk) is
+        // tried again later, by when another may have carried the file (found by the hunt,
+        // seed 1638495754: a ULID 440 ms below the row before it).
+        let stale = carried_by_another(header);
         let mapped = if stale {
             map_stale(path, self.database.as_deref(), floor)?
         } else {
@@ -607,8 +617,15 @@ impl State {
             // This file carried on into that one: beside its stamp, the inode of the newer
             // file, which tells a process still on this one that ids may have gone past its
             // floor.
+            // Only over a stamp: not over a file made its own again since (put back at its
+            // path and carried into), which would then read as a copy.
             if header.own[0].load(Ordering::Acquire) == SUPERSEDED {
-                header.own[1].store(mapped.2.1, Ordering::Release);
+                let _ = header.own[1].compare_exchange(
+                    SUPERSEDED,
+                    mapped.2.1,
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                );
             }
         }
         let state = Self::over(mapped, path.to_owned(), self.database.as_deref())?;
@@ -628,6 +645,28 @@ impl State {
         self.seen_mark.fetch_max(target, Ordering::AcqRel);
         Ok(())
     }
+}
+
+/// Stamps the file of `header` SUPERSEDED (its ids are being carried into the file at its
+/// path): unless it is already, and never over the newer file's inode that a completed
+/// carry of another process wrote beside the stamp, which would make a process that tries
+/// its own carry again later take the file for one no one carried over.
+fn stamp_superseded(header: &Header) {
+    let own = &header.own;
+    let seen = own[1].load(Ordering::Acquire);
+    if own[0].load(Ordering::Acquire) != SUPERSEDED {
+        // Fails only when another process stamped (and perhaps carried) meanwhile.
+        let _ = own[1].compare_exchange(seen, SUPERSEDED, Ordering::AcqRel, Ordering::Acquire);
+    }
+    own[0].store(SUPERSEDED, Ordering::Release);
+}
+
+/// Whether another process carried the file of `header` into a newer one and completed
+/// that carry: its SUPERSEDED stamp with the newer file's inode beside it (a stamp alone
+/// is a carry under way, one that failed, or a file replaced during its own carry).
+fn carried_by_another(header: &Header) -> bool {
+    header.own[0].load(Ordering::Acquire) == SUPERSEDED
+        && header.own[1].load(Ordering::Acquire) != SUPERSEDED
 }
 
 /// Stamps `table`, the file whose device and inode are `id`, its own, after a carry into it:
@@ -653,36 +692,45 @@ fn stamp_own(table: &Table, path: &Path, id: (u64, u64)) -> bool {
         .compare_exchange(seen, id.0, Ordering::AcqRel, Ordering::Acquire)
         .is_ok();
     if stamped && here() != Some(id) {
-        // Replaced between the look and the stamp: stamped again.
-        own[0].store(SUPERSEDED, Ordering::Release);
-        own[1].store(SUPERSEDED, Ordering::Release);
+        // Replaced between the look and the stamp: stamped again (keeping the inode a
+        // carry of another process completed meanwhile may have written).
+        stamp_superseded(&table.header);
     }
     true
 }
 
-/// In a child made by `fork`: its copy of the state in process memory checks at its next id
-/// (`State::check`), which seeds its random source anew, before the parent's next bits are
-/// drawn again.
+/// In a child made by `fork`, before fork returns: every state checks at its next id
+/// (`State::check`): a state in process memory seeds its random source anew there, before
+/// the parent's next bits are drawn again, and a state file is checked to be the one at
+/// its path before the child makes an id of it (within the parent's last millisecond
+/// checked too). And the child takes its own lock on each database it uses
+/// (`users::forked`), so that the inherited one stands for its parent alone. Only calls
+/// that are safe between fork and exec: atomics, open, fcntl, stat.
 #[cfg(unix)]
-extern "C" fn memory_forked() {
+extern "C" fn forked() {
     // On the thread that called fork, the one whose random source the child has: reseeded
     // at its next draw, whichever thread makes the child's first id.
     idkit_core::random::forget_this_thread();
-    if let Some(Some(state)) = MEMORY.get() {
+    let mut at = ALL.load(Ordering::Acquire);
+    // SAFETY: every state is leaked, never freed.
+    while let Some(state) = unsafe { at.as_ref() } {
         state.checked_ms.store(0, Ordering::Release);
+        at = state.next.load(Ordering::Acquire);
     }
+    crate::users::forked();
 }
 
-/// Registers [`memory_forked`] once: before the first state of this process is made.
-fn on_fork() {
+/// Registers [`forked`] once: before the first state or users' lock of this process is
+/// made.
+pub(crate) fn on_fork() {
     #[cfg(unix)]
     {
         static REGISTERED: std::sync::Once = std::sync::Once::new();
         // SAFETY: registers a handler that a child made by fork runs before fork returns:
-        // it clears the forking thread's random cells and stores to an atomic of a state
-        // already made, nothing else.
+        // it clears the forking thread's random cells, stores to atomics of states and
+        // users already made, and opens, locks and stats files, nothing else.
         REGISTERED.call_once(|| unsafe {
-            libc::pthread_atfork(None, None, Some(memory_forked));
+            libc::pthread_atfork(None, None, Some(forked));
         });
     }
 }
@@ -1503,6 +1551,77 @@ mod tests {
         assert!(path.exists(), "carried by the other");
         let carried = FILES.lock().unwrap().as_ref().unwrap()[&path];
         assert!(carried.floor_ms() >= ms);
+    }
+
+    /// A carry that failed (a full disk) is tried again when the path is opened next; by
+    /// then another process may have carried the file into a newer one, whose ids ran past
+    /// this file's floor, and that newer file may have been removed. The carry tried again
+    /// makes no file from this file's floor; it waits for the newer file's processes and
+    /// carries into theirs. Found by the hunt (seed 1638495754: an attaching writer's ULID
+    /// 440 ms below the row committed before it, from a file carried from the older floor).
+    #[test]
+    fn a_carry_tried_again_after_another_carried_the_file_makes_no_file_below_its_ids() {
+        let (_dir, path, one, other, ms) = two_processes("sqlite-state-retried-carry");
+        std::fs::remove_file(&path).unwrap();
+        std::fs::create_dir(&path).unwrap();
+        assert!(one.cover(ms + 1, 0).is_err(), "its carry fails");
+        std::fs::remove_dir(&path).unwrap();
+        // `other` carries the file into a new one, whose ids run 3 s further; then that
+        // one is removed before its process looks again.
+        assert!(other.cover(ms + 1, 0).is_err());
+        let newer = FILES.lock().unwrap().as_ref().unwrap()[&path];
+        newer.cover(ms + 3_000, 1).unwrap();
+        let newer_mark = newer.mark_ms();
+        std::fs::remove_file(&path).unwrap();
+        // `one` tries its carry again (the path opened again): refused, nothing made.
+        let orphan = || {
+            GONE.lock()
+                .unwrap()
+                .as_mut()
+                .and_then(|gone| gone.remove(&path))
+                .expect("`one` waits in GONE to carry its words")
+        };
+        let tried = orphan().carry_over(
+            &path,
+            FILES.lock().unwrap().get_or_insert_with(HashMap::new),
+        );
+        assert!(tried.is_err(), "carried into a file it made itself");
+        assert!(
+            !path.exists(),
+            "a file made from a floor below {newer_mark}"
+        );
+        // The newer file's process makes the file at the path; `one`'s words go into it,
+        // which keeps the newer floor.
+        assert!(newer.cover(ms + 3_001, 0).is_err());
+        let newest = FILES.lock().unwrap().as_ref().unwrap()[&path];
+        assert!(newest.floor_ms() >= newer_mark);
+        one.carry_over(
+            &path,
+            FILES.lock().unwrap().get_or_insert_with(HashMap::new),
+        )
+        .unwrap();
+        let carried = FILES.lock().unwrap().as_ref().unwrap()[&path];
+        assert!(carried.floor_ms() >= newer_mark, "not lowered");
+    }
+
+    /// Stamping a file SUPERSEDED keeps the newer file's inode that another process's
+    /// completed carry wrote beside the stamp, and stamps a file not stamped yet.
+    #[test]
+    fn a_stamp_keeps_the_inode_of_a_completed_carry() {
+        let table = zeroed_table();
+        let header = &table.header;
+        header.own[0].store(7, Ordering::Release);
+        header.own[1].store(9, Ordering::Release);
+        stamp_superseded(header);
+        assert!(
+            !carried_by_another(header),
+            "stamped, carried by no one yet"
+        );
+        header.own[1].store(11, Ordering::Release);
+        assert!(carried_by_another(header));
+        stamp_superseded(header);
+        assert!(carried_by_another(header), "the completed carry kept");
+        assert_eq!(header.own[1].load(Ordering::Acquire), 11);
     }
 
     /// A state file moved aside and put back after a process carried it over: the next

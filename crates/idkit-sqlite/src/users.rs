@@ -17,11 +17,14 @@
 //! on it, SQLite's among them (and a number inherited may since name another file). The
 //! inherited one stays open, so that its lock, the parent's too, lasts while the child
 //! does: other processes see a holder a while longer, which is the safe way to be wrong.
+//! The child itself would see that lock as another user's for as long as it runs, once
+//! its parent ended, and wait without end to be alone; so a process asking whether it is
+//! alone lets go of the lock on each inherited open file whose opener has ended (Linux).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU32, AtomicU64, Ordering};
 
 use crate::Error;
 
@@ -33,17 +36,44 @@ const BYTE: libc::off_t = 1 << 62;
 pub(crate) struct Users {
     /// The database file (canonical).
     path: PathBuf,
-    /// The process that opened it, the descriptor, and whether this process's lock is
-    /// taken on it: another process is a child made by `fork` (whose descriptor is its
-    /// parent's open file).
-    open: Mutex<(u32, libc::c_int, bool)>,
+    /// The same, for the fork handler, which may not allocate.
+    c_path: std::ffi::CString,
+    /// The database file's device and inode: what an inherited descriptor must still name
+    /// for its lock to be let go of.
+    id: (u64, u64),
+    /// The process whose descriptor `fd` is: another process is a child made by `fork`
+    /// whose handler could not open the file again (then [`Users::file`] does).
+    pid: AtomicU32,
+    fd: AtomicI32,
+    /// Whether this process's lock is taken on `fd`.
+    locked: AtomicBool,
     /// Whether this process holds the lock: it maps the database's state file.
     holding: AtomicBool,
+    /// The descriptors inherited through `fork`, each with the process that opened it
+    /// (`pid << 32 | fd`, 0 for none): their locks stand for those processes alone, since
+    /// every child takes its own lock as it is made ([`forked`]).
+    inherited: [AtomicU64; INHERITED],
+    /// The process id namespace this was opened in ([`pid_namespace`]).
+    namespace: u64,
+    /// Set in a child made by fork into another process id namespace: an opener's process
+    /// id means nothing there, and no inherited lock is let go of.
+    foreign: AtomicBool,
+    /// One thread at a time opens or locks again outside the fork handler.
+    slow: Mutex<()>,
+    /// The next in [`ALL`].
+    next: AtomicPtr<Users>,
 }
+
+/// Inherited descriptors remembered: a chain of forks deeper than this keeps the locks of
+/// the ones past it for as long as it runs (the safe way to be wrong).
+const INHERITED: usize = 16;
 
 /// The databases this process opened for their users' lock, opened once each and never
 /// closed (but by a child made by fork, for its own).
 static USERS: Mutex<Option<HashMap<PathBuf, &'static Users>>> = Mutex::new(None);
+
+/// The same, as a list the fork handler walks without a lock.
+static ALL: AtomicPtr<Users> = AtomicPtr::new(std::ptr::null_mut());
 
 impl Users {
     /// The users of the database file `database`, opened the first time.
@@ -53,41 +83,149 @@ impl Users {
     /// [`Error::Io`] when the database file cannot be found or opened: the generators fail
     /// closed rather than make a state file without knowing who else uses one.
     pub(crate) fn of(database: &Path) -> Result<&'static Users, Error> {
+        crate::state::on_fork();
         let key = std::fs::canonicalize(database).map_err(|e| Error::io(database, "find", e))?;
         let mut users = USERS.lock().unwrap_or_else(|e| e.into_inner());
         let users = users.get_or_insert_with(HashMap::new);
         if let Some(found) = users.get(&key) {
             return Ok(found);
         }
+        let c_path = c_path(&key)?;
         let fd = open(&key)?;
+        let id = file_id(fd).map_err(|e| Error::io(&key, "read", e))?;
         let found: &'static Users = Box::leak(Box::new(Users {
             path: key.clone(),
-            open: Mutex::new((std::process::id(), fd, false)),
+            c_path,
+            id,
+            pid: AtomicU32::new(std::process::id()),
+            fd: AtomicI32::new(fd),
+            locked: AtomicBool::new(false),
             holding: AtomicBool::new(false),
+            inherited: std::array::from_fn(|_| AtomicU64::new(0)),
+            namespace: pid_namespace(),
+            foreign: AtomicBool::new(false),
+            slow: Mutex::new(()),
+            next: AtomicPtr::new(std::ptr::null_mut()),
         }));
+        let mut head = ALL.load(Ordering::Acquire);
+        loop {
+            found.next.store(head, Ordering::Release);
+            match ALL.compare_exchange_weak(
+                head,
+                std::ptr::from_ref(found).cast_mut(),
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => break,
+                Err(now) => head = now,
+            }
+        }
         users.insert(key, found);
         Ok(found)
     }
 
-    /// This process's descriptor of the database file: in a child made by fork, opened
-    /// again (locked if the parent held the lock); the inherited one is left open.
+    /// This process's descriptor of the database file, locked if it holds the lock: in a
+    /// child made by fork whose handler could not, opened again (the inherited one is left
+    /// open).
     ///
     /// # Errors
     ///
     /// [`Error::Io`] when it cannot be opened or locked again.
     fn file(&self) -> Result<libc::c_int, Error> {
         let pid = std::process::id();
-        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-        if open.0 != pid {
+        let holding = self.holding.load(Ordering::Acquire);
+        if self.pid.load(Ordering::Acquire) == pid
+            && (!holding || self.locked.load(Ordering::Acquire))
+        {
+            return Ok(self.fd.load(Ordering::Acquire));
+        }
+        let _one = self.slow.lock().unwrap_or_else(|e| e.into_inner());
+        if self.pid.load(Ordering::Acquire) != pid {
             // Opened once per process, kept even when the lock fails below (tried again at
             // the next call, not opened again).
-            *open = (pid, open_file(&self.path)?, false);
+            let fd = open_file(&self.path)?;
+            self.take_over(fd, pid);
         }
-        if self.holding.load(Ordering::Acquire) && !open.2 {
-            lock_read(open.1).map_err(|e| Error::io(&self.path, "lock (shared)", e))?;
-            open.2 = true;
+        let fd = self.fd.load(Ordering::Acquire);
+        if self.holding.load(Ordering::Acquire) && !self.locked.load(Ordering::Acquire) {
+            lock_read(fd).map_err(|e| Error::io(&self.path, "lock (shared)", e))?;
+            self.locked.store(true, Ordering::Release);
         }
-        Ok(open.1)
+        Ok(fd)
+    }
+
+    /// `fd`, opened by process `pid` (a child made by fork), becomes this process's
+    /// descriptor; the inherited one is remembered with its opener. Allocates nothing.
+    fn take_over(&self, fd: libc::c_int, pid: u32) {
+        let (opener, inherited) = (
+            self.pid.load(Ordering::Acquire),
+            self.fd.load(Ordering::Acquire),
+        );
+        if let Ok(inherited) = u32::try_from(inherited)
+            && let Some(free) = self
+                .inherited
+                .iter()
+                .find(|slot| slot.load(Ordering::Acquire) == 0)
+        {
+            free.store(
+                u64::from(opener) << 32 | u64::from(inherited),
+                Ordering::Release,
+            );
+        }
+        self.fd.store(fd, Ordering::Release);
+        self.locked.store(false, Ordering::Release);
+        self.pid.store(pid, Ordering::Release);
+    }
+
+    /// In a child made by fork, before fork returns: this process's own descriptor and, if
+    /// its parent held the lock, its own lock, so that no process (its parent, a process
+    /// asking after its parent ended) takes the inherited lock for it. Only calls that are
+    /// safe between fork and exec: on a failure, [`Users::file`] tries again at the
+    /// child's first id.
+    #[cfg(unix)]
+    fn forked(&self, pid: u32) {
+        if self.namespace != pid_namespace() {
+            self.foreign.store(true, Ordering::Release);
+        }
+        // SAFETY: a NUL-terminated path made before; open is safe after fork.
+        let fd = unsafe { libc::open(self.c_path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+        if fd < 0 {
+            return;
+        }
+        self.take_over(fd, pid);
+        if self.holding.load(Ordering::Acquire) && lock_read_raw(fd) {
+            self.locked.store(true, Ordering::Release);
+        }
+    }
+
+    /// Lets go of the lock on each inherited open file whose opener has ended: the lock
+    /// stood for that process alone (every child takes its own as it is made), and this one
+    /// would otherwise take it for another user's for as long as it runs. A descriptor that
+    /// no longer names the database (closed, its number used again) is forgotten untouched.
+    /// Whether any was let go.
+    fn let_go_of_the_ended(&self) -> bool {
+        if self.foreign.load(Ordering::Acquire) {
+            return false;
+        }
+        let own = self.fd.load(Ordering::Acquire);
+        let mut any = false;
+        for slot in &self.inherited {
+            let packed = slot.load(Ordering::Acquire);
+            if packed == 0 {
+                continue;
+            }
+            let (opener, fd) = (
+                (packed >> 32) as u32,
+                (packed & u64::from(u32::MAX)) as libc::c_int,
+            );
+            if fd == own || file_id(fd).ok() != Some(self.id) {
+                slot.store(0, Ordering::Release);
+            } else if ended(opener) && unlock(fd) {
+                slot.store(0, Ordering::Release);
+                any = true;
+            }
+        }
+        any
     }
 
     /// Holds the lock from now on: this process maps the database's state file.
@@ -108,16 +246,92 @@ impl Users {
     /// [`Error::Io`] when the lock cannot be asked about.
     pub(crate) fn alone(&self) -> Result<bool, Error> {
         let fd = self.file()?;
-        others_hold(fd, self.holding.load(Ordering::Acquire))
-            .map(|others| !others)
-            .map_err(|e| Error::io(&self.path, "lock", e))
+        loop {
+            let others = others_hold(fd, self.holding.load(Ordering::Acquire))
+                .map_err(|e| Error::io(&self.path, "lock", e))?;
+            if !others {
+                return Ok(true);
+            }
+            if !self.let_go_of_the_ended() {
+                return Ok(false);
+            }
+        }
     }
 
-    /// In a child made by fork: its own descriptor and lock now, so that its parent sees it
-    /// (called at its first id).
+    /// In a child made by fork: its own descriptor and lock, if the fork handler could not
+    /// take them (called at its first id).
     pub(crate) fn after_fork(&self) -> Result<(), Error> {
         self.file().map(|_| ())
     }
+}
+
+/// Called by the fork handler in a child made by fork (see `state::forked`): every
+/// database's users' descriptor opened again and locked if held ([`Users::forked`]).
+#[cfg(unix)]
+pub(crate) fn forked() {
+    // SAFETY: getpid is safe after fork.
+    let pid = unsafe { libc::getpid() } as u32;
+    let mut at = ALL.load(Ordering::Acquire);
+    // SAFETY: every entry is leaked, never freed.
+    while let Some(users) = unsafe { at.as_ref() } {
+        users.forked(pid);
+        at = users.next.load(Ordering::Acquire);
+    }
+}
+
+/// The process id namespace of this process (the inode of `/proc/self/ns/pid`), 0 when it
+/// cannot be read. Only calls that are safe after fork.
+#[cfg(unix)]
+fn pid_namespace() -> u64 {
+    // SAFETY: a NUL-terminated literal path and a stat buffer of our own.
+    unsafe {
+        let mut stat: libc::stat = std::mem::zeroed();
+        if libc::stat(c"/proc/self/ns/pid".as_ptr(), &mut stat) == 0 {
+            stat.st_ino
+        } else {
+            0
+        }
+    }
+}
+
+/// The device and inode of the file open as `fd`.
+#[cfg(unix)]
+fn file_id(fd: libc::c_int) -> std::io::Result<(u64, u64)> {
+    // SAFETY: a stat buffer of our own for a descriptor number (EBADF if closed).
+    unsafe {
+        let mut stat: libc::stat = std::mem::zeroed();
+        if libc::fstat(fd, &mut stat) == 0 {
+            Ok((stat.st_dev, stat.st_ino))
+        } else {
+            Err(std::io::Error::last_os_error())
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn pid_namespace() -> u64 {
+    0
+}
+
+#[cfg(not(unix))]
+fn file_id(_fd: libc::c_int) -> std::io::Result<(u64, u64)> {
+    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+}
+
+/// `path` as a C string.
+#[cfg(unix)]
+fn c_path(path: &Path) -> Result<std::ffi::CString, Error> {
+    use std::os::unix::ffi::OsStrExt;
+    std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| Error::State(format!("{}: a path with a NUL byte", path.display())))
+}
+
+#[cfg(not(unix))]
+fn c_path(path: &Path) -> Result<std::ffi::CString, Error> {
+    Err(Error::State(format!(
+        "{}: a shared state file needs a Unix system",
+        path.display()
+    )))
 }
 
 /// `path` opened for reading (close-on-exec).
@@ -152,6 +366,38 @@ fn open_file(path: &Path) -> Result<libc::c_int, Error> {
     open(path)
 }
 
+/// Whether the process `pid` has ended (a process id used again since reads as running,
+/// the safe way to be wrong).
+#[cfg(unix)]
+fn ended(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: signal 0 only asks whether the process exists.
+    let asked = unsafe { libc::kill(pid, 0) };
+    asked != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+}
+
+#[cfg(not(unix))]
+fn ended(_pid: u32) -> bool {
+    false
+}
+
+/// Lets go of the lock on `fd`'s open file; whether it did.
+#[cfg(target_os = "linux")]
+fn unlock(fd: libc::c_int) -> bool {
+    let lock = lock_at(libc::F_UNLCK);
+    // SAFETY: a lock request on a descriptor this process owns.
+    unsafe { libc::fcntl(fd, libc::F_OFD_SETLK, &lock) == 0 }
+}
+
+/// Elsewhere the lock is a `flock` of the open file, which the process that opened it may
+/// still share with others: kept.
+#[cfg(not(target_os = "linux"))]
+fn unlock(_fd: libc::c_int) -> bool {
+    false
+}
+
 #[cfg(target_os = "linux")]
 fn lock_at(kind: libc::c_int) -> libc::flock {
     // SAFETY: a flock is plain integers, for which zero is valid (l_pid must be 0).
@@ -168,9 +414,7 @@ fn lock_at(kind: libc::c_int) -> libc::flock {
 /// says so rather than a wait with no end.
 #[cfg(target_os = "linux")]
 fn lock_read(fd: libc::c_int) -> std::io::Result<()> {
-    let lock = lock_at(libc::F_RDLCK);
-    // SAFETY: a lock request on a descriptor this process owns.
-    if unsafe { libc::fcntl(fd, libc::F_OFD_SETLK, &lock) } == 0 {
+    if lock_read_raw(fd) {
         return Ok(());
     }
     let e = std::io::Error::last_os_error();
@@ -180,6 +424,15 @@ fn lock_read(fd: libc::c_int) -> std::io::Result<()> {
         ));
     }
     Err(e)
+}
+
+/// The read lock on `fd`'s open file, not waited for; whether it was taken (`errno` says
+/// why not). Safe after fork.
+#[cfg(target_os = "linux")]
+fn lock_read_raw(fd: libc::c_int) -> bool {
+    let lock = lock_at(libc::F_RDLCK);
+    // SAFETY: a lock request on a descriptor this process owns.
+    unsafe { libc::fcntl(fd, libc::F_OFD_SETLK, &lock) == 0 }
 }
 
 /// Whether another open file than `fd`'s holds the lock: asked, nothing taken.
@@ -195,12 +448,17 @@ fn others_hold(fd: libc::c_int, _holding: bool) -> std::io::Result<bool> {
 
 #[cfg(all(unix, not(target_os = "linux")))]
 fn lock_read(fd: libc::c_int) -> std::io::Result<()> {
-    // SAFETY: a lock request on a descriptor this process owns.
-    if unsafe { libc::flock(fd, libc::LOCK_SH) } == 0 {
+    if lock_read_raw(fd) {
         Ok(())
     } else {
         Err(std::io::Error::last_os_error())
     }
+}
+
+#[cfg(all(unix, not(target_os = "linux")))]
+fn lock_read_raw(fd: libc::c_int) -> bool {
+    // SAFETY: a lock request on a descriptor this process owns.
+    unsafe { libc::flock(fd, libc::LOCK_SH) == 0 }
 }
 
 /// Tried by converting the lock to exclusive and back: a moment without it, in which
@@ -223,11 +481,16 @@ fn others_hold(fd: libc::c_int, holding: bool) -> std::io::Result<bool> {
 mod tests {
     use super::*;
 
+    /// One test that forks at a time: a child made by fork takes its own lock on every
+    /// database its parent holds, another test's too, for as long as it runs.
+    static FORKING: Mutex<()> = Mutex::new(());
+
     /// A child made by fork shares its parent's open file of the database, and with it the
     /// lock: each would have taken the other for gone, and made the state file again from
     /// nothing under it. Each has a lock of its own, and sees the other's.
     #[test]
     fn a_child_made_by_fork_and_its_parent_see_each_other() {
+        let _one = FORKING.lock().unwrap_or_else(|e| e.into_inner());
         let dir = idkit_testkit::Scratch::new("sqlite-users-fork");
         let db = dir.join("a.db");
         std::fs::write(&db, b"").unwrap();
@@ -272,11 +535,108 @@ mod tests {
         assert!(users.alone().unwrap(), "alone again once the child ended");
     }
 
+    /// A child made by fork keeps its parent's open file, and with it the parent's lock,
+    /// which stands for the parent alone: every child takes its own lock as it is made (in
+    /// the fork handler), an idle one too. Once the parent ended, a child asking whether it
+    /// is alone lets go of that lock rather than take it for another user's forever (found
+    /// by the hunt, seed 2299578311: a forked child whose parent was killed waited without
+    /// end to make the state file again), and still sees its idle sibling (found by a
+    /// review: a sibling that had made no id since the fork held no lock of its own, and
+    /// letting go of the parent's hid it).
+    #[test]
+    fn a_child_whose_parent_ended_is_alone_once_its_siblings_ended() {
+        let _one = FORKING.lock().unwrap_or_else(|e| e.into_inner());
+        let dir = idkit_testkit::Scratch::new("sqlite-users-orphan");
+        let db = dir.join("a.db");
+        std::fs::write(&db, b"").unwrap();
+        let users = Users::of(&db).unwrap();
+        let pipe = || {
+            let mut ends = [0; 2];
+            // SAFETY: a pipe into an array of two descriptors.
+            assert_eq!(unsafe { libc::pipe(ends.as_mut_ptr()) }, 0);
+            ends
+        };
+        let (said, go, pids) = (pipe(), pipe(), pipe());
+        // SAFETY: reads and writes of a few bytes through the pipes made above.
+        let write = |fd: libc::c_int, bytes: &[u8]| unsafe {
+            assert_eq!(
+                libc::write(fd, bytes.as_ptr().cast(), bytes.len()),
+                bytes.len() as isize
+            );
+        };
+        let read = |fd: libc::c_int, bytes: &mut [u8]| unsafe {
+            assert_eq!(
+                libc::read(fd, bytes.as_mut_ptr().cast(), bytes.len()),
+                bytes.len() as isize
+            );
+        };
+        // SAFETY: the parent holds the lock, makes an idle child and an asking one, says
+        // the idle one's process id and sleeps until killed; the idle one sleeps until
+        // killed; the asking one says what it sees three times, then exits. None returns
+        // into the test harness.
+        let parent = unsafe { libc::fork() };
+        assert!(parent >= 0);
+        if parent == 0 {
+            users.hold().unwrap();
+            let idle = unsafe { libc::fork() };
+            if idle == 0 {
+                loop {
+                    unsafe { libc::pause() };
+                }
+            }
+            let asking = unsafe { libc::fork() };
+            if asking == 0 {
+                let _ = users.hold();
+                for patient in [false, false, true] {
+                    read(go[0], &mut [0]);
+                    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+                    let saw = loop {
+                        match users.alone() {
+                            Ok(true) => break b'a',
+                            Ok(false) if patient && std::time::Instant::now() < deadline => {
+                                std::thread::sleep(std::time::Duration::from_millis(10));
+                            }
+                            Ok(false) => break b'p',
+                            Err(_) => break b'e',
+                        }
+                    };
+                    write(said[1], &[saw]);
+                }
+                unsafe { libc::_exit(0) };
+            }
+            write(pids[1], &idle.to_ne_bytes());
+            loop {
+                unsafe { libc::pause() };
+            }
+        }
+        let mut idle = [0; 4];
+        read(pids[0], &mut idle);
+        let idle = libc::pid_t::from_ne_bytes(idle);
+        let mut answers = [0u8; 3];
+        write(go[1], &[0]);
+        read(said[0], &mut answers[..1]);
+        // SAFETY: the parent made above, ended and reaped.
+        unsafe {
+            libc::kill(parent, libc::SIGKILL);
+            libc::waitpid(parent, std::ptr::null_mut(), 0);
+        }
+        write(go[1], &[0]);
+        read(said[0], &mut answers[1..2]);
+        // SAFETY: the idle child, whose parent ended (reaped by init).
+        unsafe { libc::kill(idle, libc::SIGKILL) };
+        write(go[1], &[0]);
+        read(said[0], &mut answers[2..]);
+        assert_eq!(answers[0], b'p', "the child saw its parent's lock");
+        assert_eq!(answers[1], b'p', "the child saw its idle sibling's lock");
+        assert_eq!(answers[2], b'a', "the child alone once both ended");
+    }
+
     /// Asking whether others hold the lock drops nothing: two holders asking all the time
     /// never let a third process find itself alone (a `flock` converted to exclusive and
     /// back is dropped for a moment).
     #[test]
     fn asking_never_hides_a_holder() {
+        let _one = FORKING.lock().unwrap_or_else(|e| e.into_inner());
         let dir = idkit_testkit::Scratch::new("sqlite-users-asking");
         let db = dir.join("a.db");
         std::fs::write(&db, b"").unwrap();
