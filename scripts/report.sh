@@ -6,6 +6,8 @@
 #   scripts/report.sh --profile quick      # about a minute
 #   scripts/report.sh --profile full       # larger tables, for people with time
 #   scripts/report.sh --out /tmp/r --quiet # elsewhere, no progress bars
+#   scripts/report.sh --allow-dirty        # from uncommitted changes (refused without it;
+#                                          # the report then says so at its top)
 #   scripts/report.sh --postgres           # also PostgreSQL: two throwaway servers on
 #                                          # loopback (shared_buffers 8 MB and 1 GB), with
 #                                          # the idkit extension built and preloaded, and a

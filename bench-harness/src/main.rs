@@ -30,6 +30,11 @@ struct Args {
     /// the one it used; drawn at random when left out).
     #[arg(long)]
     seed: Option<u64>,
+    /// Measure from a tree with uncommitted changes outside reports/. Refused without it:
+    /// such figures belong to no revision anyone can check out, and the report then says
+    /// so at its top.
+    #[arg(long)]
+    allow_dirty: bool,
 }
 
 fn main() -> ExitCode {
@@ -48,6 +53,18 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(e) => e.exit(),
     };
+    if !args.allow_dirty {
+        let revision = bench_harness::machine::Machine::read().git_revision;
+        if revision.ends_with("-dirty") {
+            eprintln!(
+                "report: the tree has uncommitted changes outside reports/ (revision \
+                 {revision}): commit them first, so that the figures name a revision that \
+                 can be checked out, or pass --allow-dirty to measure anyway (the report \
+                 then says so at its top)"
+            );
+            return ExitCode::from(2);
+        }
+    }
     let mut config = Config::new(args.profile, args.out);
     config.quiet = args.quiet;
     config.pg18 = args.postgres18_url;

@@ -360,6 +360,20 @@ fn repeats_sentence(p: &crate::Params) -> String {
     }
 }
 
+/// A line at the top of a report measured from uncommitted changes (`--allow-dirty`):
+/// its figures belong to no revision that can be checked out.
+fn dirty_warning(revision: &str) -> String {
+    if revision.ends_with("-dirty") {
+        format!(
+            "**Measured from uncommitted changes** (revision `{revision}`): these figures \
+             belong to no revision that can be checked out, and are not the committed \
+             report's.\n\n"
+        )
+    } else {
+        String::new()
+    }
+}
+
 fn header(r: &Results<'_>, md: &mut String) {
     let pragmas = r.named(SQLITE).map_or(&[][..], |e| e.settings());
     let m = r.machine;
@@ -372,13 +386,14 @@ fn header(r: &Results<'_>, md: &mut String) {
          Every number below comes from this run, except where a section names its source (an \
          engine's runs carried forward when no server was given for it, the worker-identity \
          figures); `data/` holds them all, `charts/` draws them.\n\n\
-         {}\
+         {}{}\
          ## Environment\n\n\
          | | |\n|---|---|\n\
          | CPU | {} |\n| cores | {} |\n| memory | {:.1} GiB |\n| OS | {} |\n| toolchain | {} |\n\
          | git revision | `{}` |\n| profile | `{}` |\n| command | `{}` |\n| date | {} |\n",
         listed(ENGINES.iter().map(|e| e.report_name())),
         not_measured(),
+        dirty_warning(&m.git_revision),
         summary(r),
         m.cpu,
         m.cores,
