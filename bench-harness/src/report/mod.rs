@@ -768,16 +768,18 @@ fn summary(r: &Results<'_>) -> String {
         lines.push(format!(
             "- **64-bit keys from many writers that can be given worker ids:** a Snowflake \
              layout (`snowflake-twitter`): {} inserts into SQLite as an `INTEGER PRIMARY KEY`, \
-             against {} for uuid-v4 ([B-tree insert cost in SQLite](#b-tree-insert-cost-in-sqlite)).",
+             against {} for uuid-v7 and {} for uuid-v4 as 16-byte keys \
+             ([B-tree insert cost in SQLite](#b-tree-insert-cost-in-sqlite)).",
             ins_rate("snowflake-twitter"),
+            ins_rate("uuid-v7"),
             ins_rate("uuid-v4")
         ));
     }
     if let (Some(v7), Some(v4)) = (prop("uuid-v7"), prop("uuid-v4")) {
         lines.push(format!(
             "- **Nothing to coordinate, time order wanted:** `uuid-v7` (or `ulid`): {} of its \
-             pairs out of creation order against uuid-v4's {}, and {} inserts against {} \
-             ([Properties](#properties-measured)).",
+             pairs out of creation order against uuid-v4's {} ([Properties](#properties-measured)), \
+             and {} inserts against {} ([B-tree insert cost in SQLite](#b-tree-insert-cost-in-sqlite)).",
             small_pct(v7.inverted_pair_fraction),
             small_pct(v4.inverted_pair_fraction),
             ins_rate("uuid-v7"),
