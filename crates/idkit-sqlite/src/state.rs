@@ -129,7 +129,8 @@ pub struct State {
     gone: std::sync::atomic::AtomicBool,
     /// The process that mapped the file (whose `open` is its own).
     opened_by: u32,
-    /// The process that last checked: another one is a child made by `fork`.
+    /// The process whose own lock and random source the checks have set up: another one
+    /// is a child made by `fork`.
     pid: std::sync::atomic::AtomicU32,
     /// The state file opened again by a child made by `fork` (with its process id): a
     /// `flock` held through the parent's open file would be the parent's lock too.
@@ -232,7 +233,7 @@ impl State {
         if let Some(state) = files.get(&key) {
             return Ok(state);
         }
-        let state = match map(path, database, None, 0)? {
+        let state = match map(path, database, None, 0, None)? {
             Some(mapped) => Self::over(mapped, key.clone(), database)?,
             None => {
                 return Self::memory(
@@ -474,7 +475,7 @@ impl State {
     #[inline(never)]
     fn check(&'static self, ms: u64) -> Result<(), Error> {
         let pid = std::process::id();
-        if self.pid.swap(pid, Ordering::AcqRel) != pid {
+        if self.pid.load(Ordering::Acquire) != pid {
             // A child made by fork: its random source is its parent's copy until seeded
             // anew (a state in process memory has words of its own from here on; a file's
             // are shared with the parent).
@@ -490,10 +491,11 @@ impl State {
                     Error::Io(format!("seeding a forked process's random source: {e}"))
                 })
             });
-            if let Err(e) = forked {
-                self.pid.store(0, Ordering::Release);
-                return Err(e);
-            }
+            // Marked done only once done: another thread of the child checking meanwhile
+            // does the same (each step is idempotent) rather than make ids before the
+            // child's own lock is taken.
+            forked?;
+            self.pid.store(pid, Ordering::Release);
         }
         let (Some(path), Some(open), Some(id)) = (&self.file, &self.open, self.mapped) else {
             self.checked_ms.fetch_max(ms, Ordering::AcqRel);
@@ -595,7 +597,13 @@ impl State {
         let mapped = if stale {
             map_stale(path, self.database.as_deref(), floor)?
         } else {
-            map(path, self.database.as_deref(), Some(floor), floor)?
+            map(
+                path,
+                self.database.as_deref(),
+                Some(floor),
+                floor,
+                Some(header),
+            )?
         };
         let Some(mapped) = mapped else {
             return Err(Error::State(format!(
@@ -869,12 +877,14 @@ type Mapped = (&'static Table, std::fs::File, (u64, u64));
 /// other process holds one: a state file removed while processes use it is not made again
 /// from nothing under them. `carried` is the floor of a state file made again by a process that
 /// used the removed one (every id that one gave is at or below it): made whoever holds the
-/// lock, or raised to it when another process made it first.
+/// lock, or raised to it when another process made it first; `carried_from`, that file's
+/// header, is asked once more right before the file is made (see [`carried_by_another`]).
 fn map(
     path: &Path,
     database: Option<&Path>,
     carried: Option<u64>,
     made_floor: u64,
+    carried_from: Option<&Header>,
 ) -> Result<Option<Mapped>, Error> {
     let users = database.map(Users::of).transpose()?;
     let deadline = std::time::Instant::now() + std::time::Duration::from_millis(MISSING_WAIT_MS);
@@ -882,6 +892,17 @@ fn map(
         let file = match OpenOptions::new().read(true).write(true).open(path) {
             Ok(file) => file,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if carried_from.is_some_and(carried_by_another) {
+                    // Carried into a newer file by another process since the carry began
+                    // (whose ids may be above `carried`, and whose file may be gone):
+                    // made from here by no one but that file's processes; this carry is
+                    // tried again as one that waits for them (`State::carry_over`).
+                    return Err(Error::State(format!(
+                        "{} was carried over by another process meanwhile: open the \
+                         database again",
+                        path.display()
+                    )));
+                }
                 if !make(
                     path,
                     database,
@@ -969,7 +990,7 @@ fn map_stale(path: &Path, database: Option<&Path>, floor: u64) -> Result<Option<
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
     }
-    map(path, database, None, floor)
+    map(path, database, None, floor, None)
 }
 
 /// Whether the state file laid out as `table`, whose device and inode are `id`, can be used
@@ -1434,7 +1455,7 @@ mod tests {
     /// the one FILES names for the path (the carrier maps the file at the path and puts it
     /// there).
     fn mapping(path: &Path) -> &'static State {
-        let mapped = map(path, None, None, 0).unwrap().unwrap();
+        let mapped = map(path, None, None, 0, None).unwrap().unwrap();
         let state = State::over(mapped, path.to_owned(), None).unwrap();
         FILES
             .lock()
@@ -1639,7 +1660,7 @@ mod tests {
         // Put back, over that file; the first step of a carry into it (mapped with the
         // carried floor), as the process on the file made meanwhile takes it.
         std::fs::rename(&aside, &path).unwrap();
-        let (table, _, _) = map(&path, None, Some(ms + 5_000), ms + 5_000)
+        let (table, _, _) = map(&path, None, Some(ms + 5_000), ms + 5_000, None)
             .unwrap()
             .unwrap();
         assert_eq!(
@@ -1661,7 +1682,7 @@ mod tests {
     fn the_stamp_after_a_carry_keeps_a_later_superseded_stamp() {
         let dir = idkit_testkit::Scratch::new("sqlite-state-stamp");
         let path = dir.join("ids-idkit");
-        let (table, _, id) = map(&path, None, None, 0).unwrap().unwrap();
+        let (table, _, id) = map(&path, None, None, 0, None).unwrap().unwrap();
         let own = &table.header.own;
         // Still at its path, stamped SUPERSEDED before (a file put back): made its own.
         own[0].store(SUPERSEDED, Ordering::Release);

@@ -24,7 +24,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
 
 use crate::Error;
 
@@ -41,10 +41,10 @@ pub(crate) struct Users {
     /// The database file's device and inode: what an inherited descriptor must still name
     /// for its lock to be let go of.
     id: (u64, u64),
-    /// The process whose descriptor `fd` is: another process is a child made by `fork`
-    /// whose handler could not open the file again (then [`Users::file`] does).
-    pid: AtomicU32,
-    fd: AtomicI32,
+    /// The process whose descriptor this is, and the descriptor (`pid << 32 | fd`): another
+    /// process is a child made by `fork` whose handler could not open the file again (then
+    /// [`Users::file`] does); process 0 is none.
+    owner: AtomicU64,
     /// Whether this process's lock is taken on `fd`.
     locked: AtomicBool,
     /// Whether this process holds the lock: it maps the database's state file.
@@ -97,8 +97,7 @@ impl Users {
             path: key.clone(),
             c_path,
             id,
-            pid: AtomicU32::new(std::process::id()),
-            fd: AtomicI32::new(fd),
+            owner: AtomicU64::new(pack(std::process::id(), fd)),
             locked: AtomicBool::new(false),
             holding: AtomicBool::new(false),
             inherited: std::array::from_fn(|_| AtomicU64::new(0)),
@@ -124,6 +123,12 @@ impl Users {
         Ok(found)
     }
 
+    /// The process whose descriptor this is, and the descriptor (one word, so that a
+    /// fork between two stores never pairs one process with another's descriptor).
+    fn owner(&self) -> (u32, libc::c_int) {
+        unpack(self.owner.load(Ordering::Acquire))
+    }
+
     /// This process's descriptor of the database file, locked if it holds the lock: in a
     /// child made by fork whose handler could not, opened again (the inherited one is left
     /// open).
@@ -134,19 +139,18 @@ impl Users {
     fn file(&self) -> Result<libc::c_int, Error> {
         let pid = std::process::id();
         let holding = self.holding.load(Ordering::Acquire);
-        if self.pid.load(Ordering::Acquire) == pid
-            && (!holding || self.locked.load(Ordering::Acquire))
-        {
-            return Ok(self.fd.load(Ordering::Acquire));
+        let (owner, fd) = self.owner();
+        if owner == pid && (!holding || self.locked.load(Ordering::Acquire)) {
+            return Ok(fd);
         }
         let _one = self.slow.lock().unwrap_or_else(|e| e.into_inner());
-        if self.pid.load(Ordering::Acquire) != pid {
+        if self.owner().0 != pid {
             // Opened once per process, kept even when the lock fails below (tried again at
             // the next call, not opened again).
             let fd = open_file(&self.path)?;
             self.take_over(fd, pid);
         }
-        let fd = self.fd.load(Ordering::Acquire);
+        let fd = self.owner().1;
         if self.holding.load(Ordering::Acquire) && !self.locked.load(Ordering::Acquire) {
             lock_read(fd).map_err(|e| Error::io(&self.path, "lock (shared)", e))?;
             self.locked.store(true, Ordering::Release);
@@ -155,26 +159,32 @@ impl Users {
     }
 
     /// `fd`, opened by process `pid` (a child made by fork), becomes this process's
-    /// descriptor; the inherited one is remembered with its opener. Allocates nothing.
+    /// descriptor; the inherited one is remembered with its opener, and remembered ones
+    /// that no longer name the database are forgotten. A process in another process id
+    /// namespace than the opener's (or where it cannot be told) is marked foreign. Only
+    /// calls that are safe after fork.
     fn take_over(&self, fd: libc::c_int, pid: u32) {
-        let (opener, inherited) = (
-            self.pid.load(Ordering::Acquire),
-            self.fd.load(Ordering::Acquire),
-        );
-        if let Ok(inherited) = u32::try_from(inherited)
+        let namespace = pid_namespace();
+        if namespace == 0 || namespace != self.namespace {
+            self.foreign.store(true, Ordering::Release);
+        }
+        for slot in &self.inherited {
+            let packed = slot.load(Ordering::Acquire);
+            if packed != 0 && file_id(unpack(packed).1).ok() != Some(self.id) {
+                let _ = slot.compare_exchange(packed, 0, Ordering::AcqRel, Ordering::Acquire);
+            }
+        }
+        let (opener, inherited) = self.owner();
+        if opener != 0
             && let Some(free) = self
                 .inherited
                 .iter()
                 .find(|slot| slot.load(Ordering::Acquire) == 0)
         {
-            free.store(
-                u64::from(opener) << 32 | u64::from(inherited),
-                Ordering::Release,
-            );
+            free.store(pack(opener, inherited), Ordering::Release);
         }
-        self.fd.store(fd, Ordering::Release);
         self.locked.store(false, Ordering::Release);
-        self.pid.store(pid, Ordering::Release);
+        self.owner.store(pack(pid, fd), Ordering::Release);
     }
 
     /// In a child made by fork, before fork returns: this process's own descriptor and, if
@@ -184,9 +194,6 @@ impl Users {
     /// child's first id.
     #[cfg(unix)]
     fn forked(&self, pid: u32) {
-        if self.namespace != pid_namespace() {
-            self.foreign.store(true, Ordering::Release);
-        }
         // SAFETY: a NUL-terminated path made before; open is safe after fork.
         let fd = unsafe { libc::open(self.c_path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
         if fd < 0 {
@@ -198,6 +205,33 @@ impl Users {
         }
     }
 
+    /// Whether `fd` is still this process's own descriptor of the database: open, naming
+    /// the database file, read-only and close-on-exec as opened here (a child that closed
+    /// the descriptors it inherited, a daemon, may have the number for another file, or
+    /// for SQLite's own descriptor of the database).
+    #[cfg(unix)]
+    fn still_own(&self, fd: libc::c_int) -> bool {
+        if file_id(fd).ok() != Some(self.id) {
+            return false;
+        }
+        // SAFETY: flag queries on a descriptor number.
+        let (status, flags) = unsafe {
+            (
+                libc::fcntl(fd, libc::F_GETFL),
+                libc::fcntl(fd, libc::F_GETFD),
+            )
+        };
+        status >= 0
+            && status & libc::O_ACCMODE == libc::O_RDONLY
+            && flags >= 0
+            && flags & libc::FD_CLOEXEC != 0
+    }
+
+    #[cfg(not(unix))]
+    fn still_own(&self, _fd: libc::c_int) -> bool {
+        true
+    }
+
     /// Lets go of the lock on each inherited open file whose opener has ended: the lock
     /// stood for that process alone (every child takes its own as it is made), and this one
     /// would otherwise take it for another user's for as long as it runs. A descriptor that
@@ -207,22 +241,22 @@ impl Users {
         if self.foreign.load(Ordering::Acquire) {
             return false;
         }
-        let own = self.fd.load(Ordering::Acquire);
+        let own = self.owner().1;
         let mut any = false;
         for slot in &self.inherited {
             let packed = slot.load(Ordering::Acquire);
             if packed == 0 {
                 continue;
             }
-            let (opener, fd) = (
-                (packed >> 32) as u32,
-                (packed & u64::from(u32::MAX)) as libc::c_int,
-            );
+            let (opener, fd) = unpack(packed);
+            let forget = |slot: &AtomicU64| {
+                slot.compare_exchange(packed, 0, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok()
+            };
             if fd == own || file_id(fd).ok() != Some(self.id) {
-                slot.store(0, Ordering::Release);
+                forget(slot);
             } else if ended(opener) && unlock(fd) {
-                slot.store(0, Ordering::Release);
-                any = true;
+                any |= forget(slot);
             }
         }
         any
@@ -258,11 +292,36 @@ impl Users {
         }
     }
 
-    /// In a child made by fork: its own descriptor and lock, if the fork handler could not
-    /// take them (called at its first id).
+    /// In a child made by fork, at its first id: its own descriptor and lock, if the fork
+    /// handler could not take them, or if the descriptor it took is no longer this
+    /// process's own (closed since, with every descriptor the child inherited, by a
+    /// daemon): opened and locked again, so that the child never makes ids unseen.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when it cannot be opened or locked.
     pub(crate) fn after_fork(&self) -> Result<(), Error> {
+        {
+            let _one = self.slow.lock().unwrap_or_else(|e| e.into_inner());
+            let (owner, fd) = self.owner();
+            if owner == std::process::id() && !self.still_own(fd) {
+                // Opened again by `file`; the number is not remembered as inherited.
+                self.locked.store(false, Ordering::Release);
+                self.owner.store(pack(0, fd), Ordering::Release);
+            }
+        }
         self.file().map(|_| ())
     }
+}
+
+/// A process and a descriptor in one word.
+fn pack(pid: u32, fd: libc::c_int) -> u64 {
+    u64::from(pid) << 32 | u64::from(fd as u32)
+}
+
+/// The process and the descriptor of a word made by [`pack`].
+fn unpack(packed: u64) -> (u32, libc::c_int) {
+    ((packed >> 32) as u32, packed as u32 as libc::c_int)
 }
 
 /// Called by the fork handler in a child made by fork (see `state::forked`): every
@@ -629,6 +688,55 @@ mod tests {
         assert_eq!(answers[0], b'p', "the child saw its parent's lock");
         assert_eq!(answers[1], b'p', "the child saw its idle sibling's lock");
         assert_eq!(answers[2], b'a', "the child alone once both ended");
+    }
+
+    /// A child that closes the descriptors it inherited (a daemon) closes the one the fork
+    /// handler opened for its lock, and the lock with it: at its first id it opens and locks
+    /// the file again, rather than make ids that no other process can see (found by a
+    /// review).
+    #[test]
+    fn a_child_that_closed_its_descriptors_locks_again_at_its_first_id() {
+        let _one = FORKING.lock().unwrap_or_else(|e| e.into_inner());
+        let dir = idkit_testkit::Scratch::new("sqlite-users-daemon");
+        let db = dir.join("a.db");
+        std::fs::write(&db, b"").unwrap();
+        let users = Users::of(&db).unwrap();
+        users.hold().unwrap();
+        let mut said = [0; 2];
+        // SAFETY: a pipe into an array of two descriptors.
+        assert_eq!(unsafe { libc::pipe(said.as_mut_ptr()) }, 0);
+        // SAFETY: the child closes its lock's descriptor, takes it again as at its first
+        // id, says so and sleeps until killed; it never returns into the test harness.
+        let child = unsafe { libc::fork() };
+        assert!(child >= 0);
+        if child == 0 {
+            unsafe { libc::close(users.owner().1) };
+            let byte = if users.after_fork().is_ok() {
+                b'k'
+            } else {
+                b'e'
+            };
+            unsafe {
+                libc::write(said[1], std::ptr::from_ref(&byte).cast(), 1);
+                loop {
+                    libc::pause();
+                }
+            }
+        }
+        let mut byte = 0u8;
+        // SAFETY: a byte from the pipe the child writes.
+        assert_eq!(
+            unsafe { libc::read(said[0], std::ptr::from_mut(&mut byte).cast(), 1) },
+            1
+        );
+        let alone = users.alone().unwrap();
+        // SAFETY: the child made above.
+        unsafe {
+            libc::kill(child, libc::SIGKILL);
+            libc::waitpid(child, std::ptr::null_mut(), 0);
+        }
+        assert_eq!(byte, b'k');
+        assert!(!alone, "the child's lock, taken again, seen");
     }
 
     /// Asking whether others hold the lock drops nothing: two holders asking all the time
