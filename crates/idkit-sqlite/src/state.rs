@@ -140,6 +140,9 @@ pub struct State {
     seen_mark: AtomicU64,
     /// Why there is no state file, for the errors of the generators that need one.
     why_memory: &'static str,
+    /// The inode of the file this process claimed, in this file's header, as the one its
+    /// ids are carried into (0 for none): see [`claim_successor`].
+    claimed: AtomicU64,
     /// The next in [`ALL`].
     next: std::sync::atomic::AtomicPtr<State>,
     /// The ULID generator's word, and UUIDv7's (TypeIDs take theirs).
@@ -312,6 +315,7 @@ impl State {
             why_memory: why,
             ulid,
             v7,
+            claimed: AtomicU64::new(0),
             next: std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()),
         }));
         let mut head = ALL.load(Ordering::Acquire);
@@ -593,7 +597,7 @@ impl State {
         // the file was found gone: a carry of this process's that failed (a full disk) is
         // tried again later, by when another may have carried the file (found by the hunt,
         // seed 1638495754: a ULID 440 ms below the row before it).
-        let stale = carried_by_another(header);
+        let stale = carried_by_another(header, self.claimed.load(Ordering::Acquire));
         let mapped = if stale {
             map_stale(path, self.database.as_deref(), floor)?
         } else {
@@ -602,7 +606,7 @@ impl State {
                 self.database.as_deref(),
                 Some(floor),
                 floor,
-                Some(header),
+                Some((header, &self.claimed)),
             )?
         };
         let Some(mapped) = mapped else {
@@ -669,12 +673,41 @@ fn stamp_superseded(header: &Header) {
     own[0].store(SUPERSEDED, Ordering::Release);
 }
 
-/// Whether another process carried the file of `header` into a newer one and completed
-/// that carry: its SUPERSEDED stamp with the newer file's inode beside it (a stamp alone
-/// is a carry under way, one that failed, or a file replaced during its own carry).
-fn carried_by_another(header: &Header) -> bool {
+/// Whether another process carried the file of `header` into a newer one: its SUPERSEDED
+/// stamp with the newer file's inode beside it, written before that file was linked into
+/// place ([`claim_successor`]) or, for a file at the path made otherwise, once the carry
+/// into it completed; `ours` is an inode this process claimed itself (0 for none). A stamp
+/// alone is a carry under way that has made no file yet, one that failed, or a file
+/// replaced during its own carry.
+fn carried_by_another(header: &Header, ours: u64) -> bool {
+    let successor = header.own[1].load(Ordering::Acquire);
     header.own[0].load(Ordering::Acquire) == SUPERSEDED
-        && header.own[1].load(Ordering::Acquire) != SUPERSEDED
+        && successor != SUPERSEDED
+        && (ours == 0 || successor != ours)
+}
+
+/// Claims, in the header of the file being carried over, the new file `inode` as the one
+/// its ids go into: written synced and whole, it is linked into place only if this wins
+/// (from the bare stamp, or from this process's own earlier claim whose file was never
+/// linked). Two processes carrying one file thus never both make a file from its floor:
+/// the one that loses waits for the processes of the newer file, whose ids may already
+/// be above that floor, and whose file may already be gone (found by a review: a carry
+/// decided, then slow to write, linked its file after the other's had been made, used and
+/// removed). Whether it won.
+fn claim_successor(header: &Header, claimed: &AtomicU64, inode: u64) -> bool {
+    let ours = claimed.load(Ordering::Acquire);
+    let own = &header.own[1];
+    let won = own
+        .compare_exchange(SUPERSEDED, inode, Ordering::AcqRel, Ordering::Acquire)
+        .is_ok()
+        || (ours != 0
+            && own
+                .compare_exchange(ours, inode, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok());
+    if won {
+        claimed.store(inode, Ordering::Release);
+    }
+    won
 }
 
 /// Stamps `table`, the file whose device and inode are `id`, its own, after a carry into it:
@@ -723,6 +756,9 @@ extern "C" fn forked() {
     // SAFETY: every state is leaked, never freed.
     while let Some(state) = unsafe { at.as_ref() } {
         state.checked_ms.store(0, Ordering::Release);
+        // Set up again at the child's first id even if its process id was its parent's
+        // (or another ancestor's) once.
+        state.pid.store(0, Ordering::Release);
         at = state.next.load(Ordering::Acquire);
     }
     crate::users::forked();
@@ -878,13 +914,14 @@ type Mapped = (&'static Table, std::fs::File, (u64, u64));
 /// from nothing under them. `carried` is the floor of a state file made again by a process that
 /// used the removed one (every id that one gave is at or below it): made whoever holds the
 /// lock, or raised to it when another process made it first; `carried_from`, that file's
-/// header, is asked once more right before the file is made (see [`carried_by_another`]).
+/// header, is asked once more right before the file is made, and the file made is claimed
+/// in it before it is linked (see [`claim_successor`]).
 fn map(
     path: &Path,
     database: Option<&Path>,
     carried: Option<u64>,
     made_floor: u64,
-    carried_from: Option<&Header>,
+    carried_from: Option<(&Header, &AtomicU64)>,
 ) -> Result<Option<Mapped>, Error> {
     let users = database.map(Users::of).transpose()?;
     let deadline = std::time::Instant::now() + std::time::Duration::from_millis(MISSING_WAIT_MS);
@@ -892,7 +929,9 @@ fn map(
         let file = match OpenOptions::new().read(true).write(true).open(path) {
             Ok(file) => file,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                if carried_from.is_some_and(carried_by_another) {
+                if carried_from.is_some_and(|(header, claimed)| {
+                    carried_by_another(header, claimed.load(Ordering::Acquire))
+                }) {
                     // Carried into a newer file by another process since the carry began
                     // (whose ids may be above `carried`, and whose file may be gone):
                     // made from here by no one but that file's processes; this carry is
@@ -909,6 +948,7 @@ fn map(
                     users,
                     carried.unwrap_or(made_floor),
                     carried.is_some(),
+                    carried_from,
                 )? {
                     return Ok(None);
                 }
@@ -1097,6 +1137,7 @@ fn make(
     users: Option<&'static Users>,
     floor: u64,
     carrying: bool,
+    carried_from: Option<(&Header, &AtomicU64)>,
 ) -> Result<bool, Error> {
     match users {
         Some(users) if !carrying => {
@@ -1123,7 +1164,7 @@ fn make(
         }
         _ => {}
     }
-    write_new(path, floor, database)
+    write_new(path, floor, database, carried_from)
 }
 
 /// Whether this process may write `path` (its effective user and groups), asked without
@@ -1164,7 +1205,12 @@ fn like_database(_file: &std::fs::File, _database: &Path) -> std::io::Result<()>
 }
 
 /// [`make`]'s file: written beside `path` under a name of this process's, then linked.
-fn write_new(path: &Path, floor: u64, database: Option<&Path>) -> Result<bool, Error> {
+fn write_new(
+    path: &Path,
+    floor: u64,
+    database: Option<&Path>,
+    carried_from: Option<(&Header, &AtomicU64)>,
+) -> Result<bool, Error> {
     use std::io::Write;
     // A name no other process uses (process ids repeat across containers sharing a
     // directory), made only if it is not there.
@@ -1202,7 +1248,17 @@ fn write_new(path: &Path, floor: u64, database: Option<&Path>) -> Result<bool, E
     let written = file
         .write_all(bytes)
         .and_then(|()| file.sync_all())
-        .map_err(|e| Error::io(&new, "write", e));
+        .map_err(|e| Error::io(&new, "write", e))
+        .and_then(|()| match carried_from {
+            Some((header, claimed)) if !claim_successor(header, claimed, own.1) => {
+                Err(Error::State(format!(
+                    "{} was carried over by another process meanwhile: open the database \
+                     again",
+                    path.display()
+                )))
+            }
+            _ => Ok(()),
+        });
     let linked = written.and_then(|()| match place(&new, path) {
         Ok(()) => Ok(()),
         // Another process made it first: theirs is used.
@@ -1625,6 +1681,37 @@ mod tests {
         assert!(carried.floor_ms() >= newer_mark, "not lowered");
     }
 
+    /// Two processes carrying one file: the one that decided to make a file at the path
+    /// (none was there) but links it only after the other made, used and lost its own
+    /// makes none, since the other's ids may be above the floor it would start from. The
+    /// claim in the old file's header, before the link, decides (found by a review).
+    #[test]
+    fn of_two_processes_carrying_one_file_only_the_first_to_claim_makes_one() {
+        let (_dir, path, one, other, ms) = two_processes("sqlite-state-claim");
+        std::fs::remove_file(&path).unwrap();
+        let floor = other.mark_ms();
+        // `one` carries the file into a new one, whose ids run 3 s further; then that one
+        // is removed.
+        assert!(one.cover(ms + 1, 0).is_err());
+        let newer = FILES.lock().unwrap().as_ref().unwrap()[&path];
+        newer.cover(ms + 3_000, 1).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        // `other`, which decided to make the file before `one` claimed it, links nothing.
+        let made = write_new(
+            &path,
+            floor,
+            None,
+            Some((&other.table.header, &other.claimed)),
+        );
+        assert!(made.is_err(), "linked a file from {floor}");
+        assert!(!path.exists());
+        // Nor does a process that claimed nothing and finds the claim taken.
+        let claimed = AtomicU64::new(0);
+        assert!(!claim_successor(&one.table.header, &claimed, 12_345));
+        // `one`'s own claim, tried again (its link failed), wins again.
+        assert!(claim_successor(&one.table.header, &one.claimed, 12_346));
+    }
+
     /// Stamping a file SUPERSEDED keeps the newer file's inode that another process's
     /// completed carry wrote beside the stamp, and stamps a file not stamped yet.
     #[test]
@@ -1635,13 +1722,14 @@ mod tests {
         header.own[1].store(9, Ordering::Release);
         stamp_superseded(header);
         assert!(
-            !carried_by_another(header),
+            !carried_by_another(header, 0),
             "stamped, carried by no one yet"
         );
         header.own[1].store(11, Ordering::Release);
-        assert!(carried_by_another(header));
+        assert!(carried_by_another(header, 0));
+        assert!(!carried_by_another(header, 11), "its own claim");
         stamp_superseded(header);
-        assert!(carried_by_another(header), "the completed carry kept");
+        assert!(carried_by_another(header, 0), "the completed carry kept");
         assert_eq!(header.own[1].load(Ordering::Acquire), 11);
     }
 

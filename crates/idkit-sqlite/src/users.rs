@@ -24,7 +24,9 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
+
+use idkit_core::random::{RandomSource, ThreadRandom};
 
 use crate::Error;
 
@@ -45,6 +47,15 @@ pub(crate) struct Users {
     /// process is a child made by `fork` whose handler could not open the file again (then
     /// [`Users::file`] does); process 0 is none.
     owner: AtomicU64,
+    /// The process whose descriptor was last seen to be its own ([`Users::still_own`]):
+    /// another one is a child made by fork, which checks before it uses it.
+    verified: AtomicU32,
+    /// The offset every descriptor opened here is moved to: a number only this crate's
+    /// descriptors of the database have, which tells its own descriptor from another
+    /// opened with the number later (SQLite's, or one a program opened after closing
+    /// every descriptor it inherited); -1 where the file system refused it (then the
+    /// device and inode alone tell).
+    mark: i64,
     /// Whether this process's lock is taken on `fd`.
     locked: AtomicBool,
     /// Whether this process holds the lock: it maps the database's state file.
@@ -92,12 +103,19 @@ impl Users {
         }
         let c_path = c_path(&key)?;
         let fd = open(&key)?;
+        // Between 1 and 2 GiB, which every file system's files may reach (FAT's 4 GiB
+        // included), and unlike any other descriptor's offset; -1 where it cannot be set.
+        let drawn = ThreadRandom.u64().map_err(Error::Random)? & ((1 << 30) - 1);
+        let mark = (1 << 30) | drawn as i64;
+        let mark = if set_mark(fd, mark) { mark } else { -1 };
         let id = file_id(fd).map_err(|e| Error::io(&key, "read", e))?;
         let found: &'static Users = Box::leak(Box::new(Users {
             path: key.clone(),
             c_path,
             id,
             owner: AtomicU64::new(pack(std::process::id(), fd)),
+            verified: AtomicU32::new(std::process::id()),
+            mark,
             locked: AtomicBool::new(false),
             holding: AtomicBool::new(false),
             inherited: std::array::from_fn(|_| AtomicU64::new(0)),
@@ -140,16 +158,29 @@ impl Users {
         let pid = std::process::id();
         let holding = self.holding.load(Ordering::Acquire);
         let (owner, fd) = self.owner();
-        if owner == pid && (!holding || self.locked.load(Ordering::Acquire)) {
+        if owner == pid
+            && self.verified.load(Ordering::Acquire) == pid
+            && (!holding || self.locked.load(Ordering::Acquire))
+        {
             return Ok(fd);
         }
         let _one = self.slow.lock().unwrap_or_else(|e| e.into_inner());
+        let (owner, fd) = self.owner();
+        if owner == pid && self.verified.load(Ordering::Acquire) != pid && !self.still_own(fd) {
+            // A child's descriptor closed since the fork handler opened it (by a program
+            // that closes every descriptor it inherited), its number perhaps another
+            // file's now: opened again below, the number not remembered as inherited.
+            self.locked.store(false, Ordering::Release);
+            self.owner.store(pack(0, fd), Ordering::Release);
+        }
         if self.owner().0 != pid {
             // Opened once per process, kept even when the lock fails below (tried again at
             // the next call, not opened again).
             let fd = open_file(&self.path)?;
-            self.take_over(fd, pid);
+            let _ = set_mark(fd, self.mark);
+            self.take_over(pack(pid, fd));
         }
+        self.verified.store(pid, Ordering::Release);
         let fd = self.owner().1;
         if self.holding.load(Ordering::Acquire) && !self.locked.load(Ordering::Acquire) {
             lock_read(fd).map_err(|e| Error::io(&self.path, "lock (shared)", e))?;
@@ -163,14 +194,17 @@ impl Users {
     /// that no longer name the database are forgotten. A process in another process id
     /// namespace than the opener's (or where it cannot be told) is marked foreign. Only
     /// calls that are safe after fork.
-    fn take_over(&self, fd: libc::c_int, pid: u32) {
+    fn take_over(&self, new: u64) {
         let namespace = pid_namespace();
         if namespace == 0 || namespace != self.namespace {
             self.foreign.store(true, Ordering::Release);
         }
+        let fd = unpack(new).1;
         for slot in &self.inherited {
             let packed = slot.load(Ordering::Acquire);
-            if packed != 0 && file_id(unpack(packed).1).ok() != Some(self.id) {
+            if packed != 0
+                && (unpack(packed).1 == fd || file_id(unpack(packed).1).ok() != Some(self.id))
+            {
                 let _ = slot.compare_exchange(packed, 0, Ordering::AcqRel, Ordering::Acquire);
             }
         }
@@ -184,7 +218,7 @@ impl Users {
             free.store(pack(opener, inherited), Ordering::Release);
         }
         self.locked.store(false, Ordering::Release);
-        self.owner.store(pack(pid, fd), Ordering::Release);
+        self.owner.store(new, Ordering::Release);
     }
 
     /// In a child made by fork, before fork returns: this process's own descriptor and, if
@@ -194,37 +228,31 @@ impl Users {
     /// child's first id.
     #[cfg(unix)]
     fn forked(&self, pid: u32) {
+        self.verified.store(0, Ordering::Release);
         // SAFETY: a NUL-terminated path made before; open is safe after fork.
         let fd = unsafe { libc::open(self.c_path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
         if fd < 0 {
+            // The inherited one remembered, and no process's own: `file` opens again (a
+            // process id used again must not take another's descriptor for its own).
+            self.take_over(pack(0, self.owner().1));
             return;
         }
-        self.take_over(fd, pid);
+        let _ = set_mark(fd, self.mark);
+        self.take_over(pack(pid, fd));
         if self.holding.load(Ordering::Acquire) && lock_read_raw(fd) {
             self.locked.store(true, Ordering::Release);
         }
     }
 
     /// Whether `fd` is still this process's own descriptor of the database: open, naming
-    /// the database file, read-only and close-on-exec as opened here (a child that closed
-    /// the descriptors it inherited, a daemon, may have the number for another file, or
-    /// for SQLite's own descriptor of the database).
+    /// the database file, at the offset only descriptors opened here have (a child that
+    /// closed the descriptors it inherited, a daemon, may have the number for another
+    /// file, or for SQLite's own descriptor of the database).
     #[cfg(unix)]
     fn still_own(&self, fd: libc::c_int) -> bool {
-        if file_id(fd).ok() != Some(self.id) {
-            return false;
-        }
-        // SAFETY: flag queries on a descriptor number.
-        let (status, flags) = unsafe {
-            (
-                libc::fcntl(fd, libc::F_GETFL),
-                libc::fcntl(fd, libc::F_GETFD),
-            )
-        };
-        status >= 0
-            && status & libc::O_ACCMODE == libc::O_RDONLY
-            && flags >= 0
-            && flags & libc::FD_CLOEXEC != 0
+        // SAFETY: an offset query on a descriptor number (an error if it is closed).
+        file_id(fd).ok() == Some(self.id)
+            && (self.mark < 0 || unsafe { libc::lseek(fd, 0, libc::SEEK_CUR) } == self.mark)
     }
 
     #[cfg(not(unix))]
@@ -301,17 +329,22 @@ impl Users {
     ///
     /// [`Error::Io`] when it cannot be opened or locked.
     pub(crate) fn after_fork(&self) -> Result<(), Error> {
-        {
-            let _one = self.slow.lock().unwrap_or_else(|e| e.into_inner());
-            let (owner, fd) = self.owner();
-            if owner == std::process::id() && !self.still_own(fd) {
-                // Opened again by `file`; the number is not remembered as inherited.
-                self.locked.store(false, Ordering::Release);
-                self.owner.store(pack(0, fd), Ordering::Release);
-            }
-        }
+        // `file` checks the descriptor once per process.
         self.file().map(|_| ())
     }
+}
+
+/// Moves `fd`'s offset to `mark` (safe after fork); whether it did. The descriptor is only
+/// ever locked and asked about, never read, so its offset is free to tell it apart.
+#[cfg(unix)]
+fn set_mark(fd: libc::c_int, mark: i64) -> bool {
+    // SAFETY: a seek on a descriptor this process opened.
+    mark < 0 || unsafe { libc::lseek(fd, mark, libc::SEEK_SET) } == mark
+}
+
+#[cfg(not(unix))]
+fn set_mark(_fd: libc::c_int, _mark: i64) -> bool {
+    true
 }
 
 /// A process and a descriptor in one word.
