@@ -140,9 +140,6 @@ pub struct State {
     seen_mark: AtomicU64,
     /// Why there is no state file, for the errors of the generators that need one.
     why_memory: &'static str,
-    /// The inode of the file this process claimed, in this file's header, as the one its
-    /// ids are carried into (0 for none): see [`claim_successor`].
-    claimed: AtomicU64,
     /// The next in [`ALL`].
     next: std::sync::atomic::AtomicPtr<State>,
     /// The ULID generator's word, and UUIDv7's (TypeIDs take theirs).
@@ -315,7 +312,6 @@ impl State {
             why_memory: why,
             ulid,
             v7,
-            claimed: AtomicU64::new(0),
             next: std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()),
         }));
         let mut head = ALL.load(Ordering::Acquire);
@@ -597,7 +593,7 @@ impl State {
         // the file was found gone: a carry of this process's that failed (a full disk) is
         // tried again later, by when another may have carried the file (found by the hunt,
         // seed 1638495754: a ULID 440 ms below the row before it).
-        let stale = carried_by_another(header, self.claimed.load(Ordering::Acquire));
+        let stale = carried_by_another(header);
         let mapped = if stale {
             map_stale(path, self.database.as_deref(), floor)?
         } else {
@@ -606,7 +602,7 @@ impl State {
                 self.database.as_deref(),
                 Some(floor),
                 floor,
-                Some((header, &self.claimed)),
+                Some(header),
             )?
         };
         let Some(mapped) = mapped else {
@@ -626,19 +622,8 @@ impl State {
             if stamp_own(new, path, mapped.2) {
                 sync(new)?;
             }
-            // This file carried on into that one: beside its stamp, the inode of the newer
-            // file, which tells a process still on this one that ids may have gone past its
-            // floor.
-            // Only over a stamp: not over a file made its own again since (put back at its
-            // path and carried into), which would then read as a copy.
-            if header.own[0].load(Ordering::Acquire) == SUPERSEDED {
-                let _ = header.own[1].compare_exchange(
-                    SUPERSEDED,
-                    mapped.2.1,
-                    Ordering::AcqRel,
-                    Ordering::Acquire,
-                );
-            }
+            // That this file carried on into that one is written beside its stamp already
+            // (`claim_successor`, in `map`).
         }
         let state = Self::over(mapped, path.to_owned(), self.database.as_deref())?;
         files.insert(path.to_owned(), state);
@@ -674,40 +659,33 @@ fn stamp_superseded(header: &Header) {
 }
 
 /// Whether another process carried the file of `header` into a newer one: its SUPERSEDED
-/// stamp with the newer file's inode beside it, written before that file was linked into
-/// place ([`claim_successor`]) or, for a file at the path made otherwise, once the carry
-/// into it completed; `ours` is an inode this process claimed itself (0 for none). A stamp
-/// alone is a carry under way that has made no file yet, one that failed, or a file
-/// replaced during its own carry.
-fn carried_by_another(header: &Header, ours: u64) -> bool {
-    let successor = header.own[1].load(Ordering::Acquire);
+/// stamp with the newer file's inode beside it, claimed before any id of that file
+/// ([`claim_successor`]). A stamp alone is a carry under way that has claimed no file yet,
+/// one that failed, or a file replaced during its own carry.
+fn carried_by_another(header: &Header) -> bool {
     header.own[0].load(Ordering::Acquire) == SUPERSEDED
-        && successor != SUPERSEDED
-        && (ours == 0 || successor != ours)
+        && header.own[1].load(Ordering::Acquire) != SUPERSEDED
 }
 
-/// Claims, in the header of the file being carried over, the new file `inode` as the one
-/// its ids go into: written synced and whole, it is linked into place only if this wins
-/// (from the bare stamp, or from this process's own earlier claim whose file was never
-/// linked). Two processes carrying one file thus never both make a file from its floor:
-/// the one that loses waits for the processes of the newer file, whose ids may already
-/// be above that floor, and whose file may already be gone (found by a review: a carry
-/// decided, then slow to write, linked its file after the other's had been made, used and
-/// removed). Whether it won.
-fn claim_successor(header: &Header, claimed: &AtomicU64, inode: u64) -> bool {
-    let ours = claimed.load(Ordering::Acquire);
+/// Claims, in the header of the file being carried over, the file `inode` as the one its
+/// ids go into, before any id of it: a file this process made (written whole and synced,
+/// then claimed, and linked into place only if the claim won) or one it found at the path.
+/// Two processes carrying one file thus never both carry it from its floor into two files:
+/// the one that loses waits for the processes of the newer file, whose ids may already be
+/// above that floor, and whose file may already be gone (found by a review: a carry that
+/// decided to make a file, then was slow to write it, linked it after the other's file had
+/// been made, used and removed). Whether it is claimed for `inode` (won now, or before).
+fn claim_successor(header: &Header, inode: u64) -> bool {
     let own = &header.own[1];
-    let won = own
-        .compare_exchange(SUPERSEDED, inode, Ordering::AcqRel, Ordering::Acquire)
+    own.compare_exchange(SUPERSEDED, inode, Ordering::AcqRel, Ordering::Acquire)
         .is_ok()
-        || (ours != 0
-            && own
-                .compare_exchange(ours, inode, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok());
-    if won {
-        claimed.store(inode, Ordering::Release);
-    }
-    won
+        || own.load(Ordering::Acquire) == inode
+}
+
+/// Gives up a claim of `inode` whose file was never linked (the link failed, or another
+/// file was at the path first): another process may then carry the file.
+fn release_claim(header: &Header, inode: u64) {
+    let _ = header.own[1].compare_exchange(inode, SUPERSEDED, Ordering::AcqRel, Ordering::Acquire);
 }
 
 /// Stamps `table`, the file whose device and inode are `id`, its own, after a carry into it:
@@ -914,14 +892,14 @@ type Mapped = (&'static Table, std::fs::File, (u64, u64));
 /// from nothing under them. `carried` is the floor of a state file made again by a process that
 /// used the removed one (every id that one gave is at or below it): made whoever holds the
 /// lock, or raised to it when another process made it first; `carried_from`, that file's
-/// header, is asked once more right before the file is made, and the file made is claimed
-/// in it before it is linked (see [`claim_successor`]).
+/// header, is asked once more right before the file is made, and the file made or found is
+/// claimed in it before any id of it (see [`claim_successor`]).
 fn map(
     path: &Path,
     database: Option<&Path>,
     carried: Option<u64>,
     made_floor: u64,
-    carried_from: Option<(&Header, &AtomicU64)>,
+    carried_from: Option<&Header>,
 ) -> Result<Option<Mapped>, Error> {
     let users = database.map(Users::of).transpose()?;
     let deadline = std::time::Instant::now() + std::time::Duration::from_millis(MISSING_WAIT_MS);
@@ -929,9 +907,7 @@ fn map(
         let file = match OpenOptions::new().read(true).write(true).open(path) {
             Ok(file) => file,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                if carried_from.is_some_and(|(header, claimed)| {
-                    carried_by_another(header, claimed.load(Ordering::Acquire))
-                }) {
+                if carried_from.is_some_and(carried_by_another) {
                     // Carried into a newer file by another process since the carry began
                     // (whose ids may be above `carried`, and whose file may be gone):
                     // made from here by no one but that file's processes; this carry is
@@ -973,6 +949,16 @@ fn map(
             Err(e) => return Err(Error::io(path, "open", e)),
         };
         let id = file_id(&file.metadata().map_err(|e| Error::io(path, "read", e))?);
+        if let Some(header) = carried_from
+            && !claim_successor(header, id.1)
+        {
+            // Another process claimed the carry of the same file into another: this one
+            // tries again as a process whose file was carried over (`State::carry_over`).
+            return Err(Error::State(format!(
+                "{} was carried over by another process meanwhile: open the database again",
+                path.display()
+            )));
+        }
         // One process at a time lays the file out or checks its boot.
         file.lock().map_err(|e| Error::io(path, "lock", e))?;
         let laid_out = lay_out(&file, path)
@@ -1137,7 +1123,7 @@ fn make(
     users: Option<&'static Users>,
     floor: u64,
     carrying: bool,
-    carried_from: Option<(&Header, &AtomicU64)>,
+    carried_from: Option<&Header>,
 ) -> Result<bool, Error> {
     match users {
         Some(users) if !carrying => {
@@ -1209,7 +1195,7 @@ fn write_new(
     path: &Path,
     floor: u64,
     database: Option<&Path>,
-    carried_from: Option<(&Header, &AtomicU64)>,
+    carried_from: Option<&Header>,
 ) -> Result<bool, Error> {
     use std::io::Write;
     // A name no other process uses (process ids repeat across containers sharing a
@@ -1250,20 +1236,28 @@ fn write_new(
         .and_then(|()| file.sync_all())
         .map_err(|e| Error::io(&new, "write", e))
         .and_then(|()| match carried_from {
-            Some((header, claimed)) if !claim_successor(header, claimed, own.1) => {
-                Err(Error::State(format!(
-                    "{} was carried over by another process meanwhile: open the database \
+            Some(header) if !claim_successor(header, own.1) => Err(Error::State(format!(
+                "{} was carried over by another process meanwhile: open the database \
                      again",
-                    path.display()
-                )))
-            }
+                path.display()
+            ))),
             _ => Ok(()),
         });
     let linked = written.and_then(|()| match place(&new, path) {
         Ok(()) => Ok(()),
-        // Another process made it first: theirs is used.
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(e) => Err(Error::io(path, "link", e)),
+        // Another process made it first: theirs is used (and claimed in its turn).
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            if let Some(header) = carried_from {
+                release_claim(header, own.1);
+            }
+            Ok(())
+        }
+        Err(e) => {
+            if let Some(header) = carried_from {
+                release_claim(header, own.1);
+            }
+            Err(Error::io(path, "link", e))
+        }
     });
     let _ = std::fs::remove_file(&new);
     linked?;
@@ -1697,19 +1691,18 @@ mod tests {
         newer.cover(ms + 3_000, 1).unwrap();
         std::fs::remove_file(&path).unwrap();
         // `other`, which decided to make the file before `one` claimed it, links nothing.
-        let made = write_new(
-            &path,
-            floor,
-            None,
-            Some((&other.table.header, &other.claimed)),
-        );
+        let made = write_new(&path, floor, None, Some(&other.table.header));
         assert!(made.is_err(), "linked a file from {floor}");
         assert!(!path.exists());
-        // Nor does a process that claimed nothing and finds the claim taken.
-        let claimed = AtomicU64::new(0);
-        assert!(!claim_successor(&one.table.header, &claimed, 12_345));
-        // `one`'s own claim, tried again (its link failed), wins again.
-        assert!(claim_successor(&one.table.header, &one.claimed, 12_346));
+        // Nor may any other file be claimed for it; the one claimed stays claimed, and a
+        // claim of a file never linked, given up, leaves the carry to any process.
+        let header = &one.table.header;
+        let claimed = header.own[1].load(Ordering::Acquire);
+        assert!(!claim_successor(header, 12_345));
+        assert!(claim_successor(header, claimed));
+        release_claim(header, claimed);
+        assert!(!carried_by_another(header));
+        assert!(claim_successor(header, 12_345));
     }
 
     /// Stamping a file SUPERSEDED keeps the newer file's inode that another process's
@@ -1722,14 +1715,13 @@ mod tests {
         header.own[1].store(9, Ordering::Release);
         stamp_superseded(header);
         assert!(
-            !carried_by_another(header, 0),
+            !carried_by_another(header),
             "stamped, carried by no one yet"
         );
         header.own[1].store(11, Ordering::Release);
-        assert!(carried_by_another(header, 0));
-        assert!(!carried_by_another(header, 11), "its own claim");
+        assert!(carried_by_another(header));
         stamp_superseded(header);
-        assert!(carried_by_another(header, 0), "the completed carry kept");
+        assert!(carried_by_another(header), "the completed carry kept");
         assert_eq!(header.own[1].load(Ordering::Acquire), 11);
     }
 
