@@ -918,7 +918,7 @@ fn map(
                         path.display()
                     )));
                 }
-                if !make(
+                match make(
                     path,
                     database,
                     users,
@@ -926,9 +926,13 @@ fn map(
                     carried.is_some(),
                     carried_from,
                 )? {
-                    return Ok(None);
+                    Made::Nothing => return Ok(None),
+                    Made::Theirs => continue,
+                    // Mapped through the descriptor it was made with, not opened again by
+                    // its path, where another file may be by now: this process is on the
+                    // file it claimed, and carries it on if it is gone.
+                    Made::Ours(file) => file,
                 }
-                continue;
             }
             Err(e) if read_only(&e) => {
                 if let Some(database) = database
@@ -949,20 +953,25 @@ fn map(
             Err(e) => return Err(Error::io(path, "open", e)),
         };
         let id = file_id(&file.metadata().map_err(|e| Error::io(path, "read", e))?);
-        if let Some(header) = carried_from
-            && !claim_successor(header, id.1)
-        {
-            // Another process claimed the carry of the same file into another: this one
-            // tries again as a process whose file was carried over (`State::carry_over`).
-            return Err(Error::State(format!(
-                "{} was carried over by another process meanwhile: open the database again",
-                path.display()
-            )));
-        }
         // One process at a time lays the file out or checks its boot.
         file.lock().map_err(|e| Error::io(path, "lock", e))?;
-        let laid_out = lay_out(&file, path)
-            .and_then(|table| adopt(table, path, id, users, carried, made_floor));
+        let laid_out = lay_out(&file, path).and_then(|table| {
+            // Claimed once it is known to be a whole state file (a copy half written by a
+            // restore is not), before any id of this process's from it.
+            if let Some(header) = carried_from
+                && !claim_successor(header, id.1)
+            {
+                // Another process claimed the carry of the same file into another: this
+                // one tries again as a process whose file was carried over
+                // (`State::carry_over`).
+                return Err(Error::State(format!(
+                    "{} was carried over by another process meanwhile: open the database \
+                     again",
+                    path.display()
+                )));
+            }
+            adopt(table, path, id, users, carried, made_floor)
+        });
         // Unlocked by hand: the mapping holds the open file, and with it a lock that
         // closing the file would not release.
         file.unlock().map_err(|e| Error::io(path, "unlock", e))?;
@@ -1110,13 +1119,22 @@ const MISSING_WAIT_MS: u64 = 1_000;
 /// Makes the state file `path`, its generators starting above `floor`: written whole
 /// (every block allocated, so that a full disk is an error here, not a `SIGBUS` later),
 /// synced, then linked into place and the directory synced. Without `carrying`, only while
-/// no other process holds the database's lock (`users`). `Ok(false)` when it cannot be
-/// written here (a read-only directory); `Ok(true)` when made, or made by another first.
+/// no other process holds the database's lock (`users`). See [`Made`] for what it returns.
 ///
 /// # Errors
 ///
 /// [`Error::State`] when other processes go on holding the database's lock with the state
 /// file missing for [`MISSING_WAIT_MS`]; [`Error::Io`] when it cannot be written or synced.
+/// What [`make`] did.
+enum Made {
+    /// Nothing: the file cannot be written here (a read-only directory).
+    Nothing,
+    /// Made and linked into place by this process: the file, open for reading and writing.
+    Ours(std::fs::File),
+    /// Another process's file is at the path (made first, or while this one waited).
+    Theirs,
+}
+
 fn make(
     path: &Path,
     database: Option<&Path>,
@@ -1124,7 +1142,7 @@ fn make(
     floor: u64,
     carrying: bool,
     carried_from: Option<&Header>,
-) -> Result<bool, Error> {
+) -> Result<Made, Error> {
     match users {
         Some(users) if !carrying => {
             let deadline =
@@ -1134,7 +1152,7 @@ fn make(
                     break;
                 }
                 if path.exists() {
-                    return Ok(true);
+                    return Ok(Made::Theirs);
                 }
                 if std::time::Instant::now() >= deadline {
                     return Err(Error::State(format!(
@@ -1196,7 +1214,7 @@ fn write_new(
     floor: u64,
     database: Option<&Path>,
     carried_from: Option<&Header>,
-) -> Result<bool, Error> {
+) -> Result<Made, Error> {
     use std::io::Write;
     // A name no other process uses (process ids repeat across containers sharing a
     // directory), made only if it is not there.
@@ -1204,9 +1222,14 @@ fn write_new(
     let nonce = ThreadRandom.u64().map_err(Error::Random)?;
     name.push(format!(".new-{}-{nonce:016x}", std::process::id()));
     let new = PathBuf::from(name);
-    let mut file = match OpenOptions::new().write(true).create_new(true).open(&new) {
+    let mut file = match OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(&new)
+    {
         Ok(file) => file,
-        Err(e) if read_only(&e) => return Ok(false),
+        Err(e) if read_only(&e) => return Ok(Made::Nothing),
         Err(e) => return Err(Error::io(&new, "create", e)),
     };
     if let Some(database) = database
@@ -1244,13 +1267,13 @@ fn write_new(
             _ => Ok(()),
         });
     let linked = written.and_then(|()| match place(&new, path) {
-        Ok(()) => Ok(()),
+        Ok(()) => Ok(true),
         // Another process made it first: theirs is used (and claimed in its turn).
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
             if let Some(header) = carried_from {
                 release_claim(header, own.1);
             }
-            Ok(())
+            Ok(false)
         }
         Err(e) => {
             if let Some(header) = carried_from {
@@ -1260,9 +1283,9 @@ fn write_new(
         }
     });
     let _ = std::fs::remove_file(&new);
-    linked?;
+    let ours = linked?;
     sync_directory(path)?;
-    Ok(true)
+    Ok(if ours { Made::Ours(file) } else { Made::Theirs })
 }
 
 /// `new` put at `path` unless a file is there (`AlreadyExists` then): a hard link, or where
