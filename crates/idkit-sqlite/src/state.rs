@@ -167,8 +167,12 @@ static FILES: Mutex<Option<HashMap<PathBuf, &'static State>>> = Mutex::new(None)
 
 /// States whose file was removed or replaced and whose words could not be carried into the
 /// file at the path then (a full disk): carried when the path is opened again, which fails
-/// until they are, so that a file made again never starts below the ids they gave.
-static GONE: Mutex<Option<HashMap<PathBuf, &'static State>>> = Mutex::new(None);
+/// until they are, so that a file made again never starts below the ids they gave. Taken
+/// only under [`FILES`]'s lock, which is held from a failed carry until its state is here:
+/// no thread of the process maps the file at the path in between (found by a review: a
+/// connection opened while another thread's carry failed mapped the path without the
+/// carried words and floor).
+static GONE: Mutex<Option<HashMap<PathBuf, Vec<&'static State>>>> = Mutex::new(None);
 
 /// Every state this process made, as a list the fork handler walks without a lock.
 static ALL: std::sync::atomic::AtomicPtr<State> =
@@ -212,21 +216,26 @@ impl State {
         let key = std::fs::canonicalize(path.parent().unwrap_or(Path::new(".")))
             .map(|dir| dir.join(path.file_name().unwrap_or_default()))
             .unwrap_or_else(|_| path.to_owned());
-        let orphan = GONE
+        let mut guard = FILES.lock().unwrap_or_else(|e| e.into_inner());
+        let files = guard.get_or_insert_with(HashMap::new);
+        let orphans = GONE
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .as_mut()
-            .and_then(|gone| gone.remove(&key));
-        let mut guard = FILES.lock().unwrap_or_else(|e| e.into_inner());
-        let files = guard.get_or_insert_with(HashMap::new);
-        if let Some(orphan) = orphan {
-            // Its words go into the file at the path first (which maps it), or nothing does.
+            .and_then(|gone| gone.remove(&key))
+            .unwrap_or_default();
+        let mut orphans = orphans.into_iter();
+        while let Some(orphan) = orphans.next() {
+            // Their words go into the file at the path first (which maps it), or nothing
+            // does; put back under the same lock when a carry fails.
             if let Err(e) = orphan.carry_over(&key, files) {
-                drop(guard);
-                GONE.lock()
-                    .unwrap_or_else(|e| e.into_inner())
+                let mut gone = GONE.lock().unwrap_or_else(|e| e.into_inner());
+                let back = gone
                     .get_or_insert_with(HashMap::new)
-                    .insert(key, orphan);
+                    .entry(key)
+                    .or_default();
+                back.push(orphan);
+                back.extend(orphans);
                 return Err(e);
             }
         }
@@ -545,11 +554,13 @@ impl State {
                     files.remove(path);
                 }
                 if whole && here != Some(id) && self.carry_over(path, files).is_err() {
-                    drop(guard);
+                    // Still under FILES's lock (see [`GONE`]).
                     GONE.lock()
                         .unwrap_or_else(|e| e.into_inner())
                         .get_or_insert_with(HashMap::new)
-                        .insert(path.clone(), self);
+                        .entry(path.clone())
+                        .or_default()
+                        .push(self);
                 }
             }
         }
@@ -1620,6 +1631,7 @@ mod tests {
             .unwrap()
             .as_mut()
             .and_then(|gone| gone.remove(&path))
+            .and_then(|mut waiting| waiting.pop())
             .expect("`other` waits in GONE to carry its words");
         orphan
             .carry_over(
@@ -1673,6 +1685,7 @@ mod tests {
                 .unwrap()
                 .as_mut()
                 .and_then(|gone| gone.remove(&path))
+                .and_then(|mut waiting| waiting.pop())
                 .expect("`one` waits in GONE to carry its words")
         };
         let tried = orphan().carry_over(
@@ -1746,6 +1759,33 @@ mod tests {
         stamp_superseded(header);
         assert!(carried_by_another(header), "the completed carry kept");
         assert_eq!(header.own[1].load(Ordering::Acquire), 11);
+    }
+
+    /// Two mappings whose carries both failed wait in GONE together: opening the path again
+    /// carries both, and neither is dropped (one replaced the other before).
+    #[test]
+    fn every_failed_carry_waits_and_is_carried() {
+        let (_dir, path, one, other, ms) = two_processes("sqlite-state-two-gone");
+        std::fs::remove_file(&path).unwrap();
+        std::fs::create_dir(&path).unwrap();
+        assert!(one.cover(ms + 1, 0).is_err(), "its carry fails");
+        assert!(other.cover(ms + 1, 0).is_err(), "and so does this one");
+        let waiting = GONE
+            .lock()
+            .unwrap()
+            .as_ref()
+            .map_or(0, |gone| gone[&path].len());
+        assert_eq!(waiting, 2);
+        std::fs::remove_dir(&path).unwrap();
+        let state = State::of_file(&path).unwrap();
+        assert!(
+            GONE.lock()
+                .unwrap()
+                .as_ref()
+                .is_none_or(|gone| !gone.contains_key(&path)),
+            "both carried"
+        );
+        assert!(state.floor_ms() >= one.mark_ms().max(other.mark_ms()));
     }
 
     /// A state file moved aside and put back after a process carried it over: the next
