@@ -468,7 +468,7 @@ impl State {
             || count.is_multiple_of(CHECK_EVERY)
             || durable < self.seen_mark.load(Ordering::Relaxed)
             || self.gone.load(Ordering::Relaxed)
-            || header.own[0].load(Ordering::Acquire) == SUPERSEDED
+            || header.own[0].load(Ordering::SeqCst) == SUPERSEDED
         {
             self.check(ms)?;
         }
@@ -613,7 +613,7 @@ impl State {
                 self.database.as_deref(),
                 Some(floor),
                 floor,
-                Some(header),
+                Some(self.table),
             )?
         };
         let Some(mapped) = mapped else {
@@ -666,7 +666,10 @@ fn stamp_superseded(header: &Header) {
         // Fails only when another process stamped (and perhaps carried) meanwhile.
         let _ = own[1].compare_exchange(seen, SUPERSEDED, Ordering::AcqRel, Ordering::Acquire);
     }
-    own[0].store(SUPERSEDED, Ordering::Release);
+    // Sequentially consistent with `cover`'s load after an id's step: either that process
+    // sees the stamp and refuses the id, or its step is in the words the carrier copies
+    // after stamping.
+    own[0].store(SUPERSEDED, Ordering::SeqCst);
 }
 
 /// Whether another process carried the file of `header` into a newer one: its SUPERSEDED
@@ -910,7 +913,7 @@ fn map(
     database: Option<&Path>,
     carried: Option<u64>,
     made_floor: u64,
-    carried_from: Option<&Header>,
+    carried_from: Option<&Table>,
 ) -> Result<Option<Mapped>, Error> {
     let users = database.map(Users::of).transpose()?;
     let deadline = std::time::Instant::now() + std::time::Duration::from_millis(MISSING_WAIT_MS);
@@ -918,7 +921,7 @@ fn map(
         let file = match OpenOptions::new().read(true).write(true).open(path) {
             Ok(file) => file,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                if carried_from.is_some_and(carried_by_another) {
+                if carried_from.is_some_and(|old| carried_by_another(&old.header)) {
                     // Carried into a newer file by another process since the carry began
                     // (whose ids may be above `carried`, and whose file may be gone):
                     // made from here by no one but that file's processes; this carry is
@@ -969,8 +972,8 @@ fn map(
         let laid_out = lay_out(&file, path).and_then(|table| {
             // Claimed once it is known to be a whole state file (a copy half written by a
             // restore is not), before any id of this process's from it.
-            if let Some(header) = carried_from
-                && !claim_successor(header, id.1)
+            if let Some(old) = carried_from
+                && !claim_successor(&old.header, id.1)
             {
                 // Another process claimed the carry of the same file into another: this
                 // one tries again as a process whose file was carried over
@@ -1152,7 +1155,7 @@ fn make(
     users: Option<&'static Users>,
     floor: u64,
     carrying: bool,
-    carried_from: Option<&Header>,
+    carried_from: Option<&Table>,
 ) -> Result<Made, Error> {
     match users {
         Some(users) if !carrying => {
@@ -1224,7 +1227,7 @@ fn write_new(
     path: &Path,
     floor: u64,
     database: Option<&Path>,
-    carried_from: Option<&Header>,
+    carried_from: Option<&Table>,
 ) -> Result<Made, Error> {
     use std::io::Write;
     // A name no other process uses (process ids repeat across containers sharing a
@@ -1262,6 +1265,15 @@ fn write_new(
     header.own[0].store(own.0, Ordering::Relaxed);
     header.own[1].store(own.1, Ordering::Relaxed);
     header.magic.store(MAGIC, Ordering::Relaxed);
+    if let Some(old) = carried_from {
+        // The carried words in it before it is linked, not only after (`State::carry_over`):
+        // a process that maps it in between (a connection opened meanwhile) would
+        // otherwise start a generator at the old file's floor, below an id another
+        // process made from the old word before the stamp (found by a review: a ULID in
+        // the millisecond past the old mark, not yet covered by it). Every id made from
+        // the old words after the stamp is refused (`cover`), so these are all of them.
+        let _ = slots::carry(&old.slots, &table.slots, || Ok::<(), Error>(()));
+    }
     // SAFETY: a Table is plain memory of FILE_BYTES bytes (atomics of u64).
     let bytes =
         unsafe { std::slice::from_raw_parts(std::ptr::from_ref(&*table).cast::<u8>(), FILE_BYTES) };
@@ -1270,7 +1282,7 @@ fn write_new(
         .and_then(|()| file.sync_all())
         .map_err(|e| Error::io(&new, "write", e))
         .and_then(|()| match carried_from {
-            Some(header) if !claim_successor(header, own.1) => Err(Error::State(format!(
+            Some(old) if !claim_successor(&old.header, own.1) => Err(Error::State(format!(
                 "{} was carried over by another process meanwhile: open the database \
                      again",
                 path.display()
@@ -1281,14 +1293,14 @@ fn write_new(
         Ok(()) => Ok(true),
         // Another process made it first: theirs is used (and claimed in its turn).
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            if let Some(header) = carried_from {
-                release_claim(header, own.1);
+            if let Some(old) = carried_from {
+                release_claim(&old.header, own.1);
             }
             Ok(false)
         }
         Err(e) => {
-            if let Some(header) = carried_from {
-                release_claim(header, own.1);
+            if let Some(old) = carried_from {
+                release_claim(&old.header, own.1);
             }
             Err(Error::io(path, "link", e))
         }
@@ -1727,7 +1739,7 @@ mod tests {
         newer.cover(ms + 3_000, 1).unwrap();
         std::fs::remove_file(&path).unwrap();
         // `other`, which decided to make the file before `one` claimed it, links nothing.
-        let made = write_new(&path, floor, None, Some(&other.table.header));
+        let made = write_new(&path, floor, None, Some(other.table));
         assert!(made.is_err(), "linked a file from {floor}");
         assert!(!path.exists());
         // Nor may any other file be claimed for it; the one claimed stays claimed, and a
@@ -1759,6 +1771,27 @@ mod tests {
         stamp_superseded(header);
         assert!(carried_by_another(header), "the completed carry kept");
         assert_eq!(header.own[1].load(Ordering::Acquire), 11);
+    }
+
+    /// A file a carry makes holds the carried words when it is linked, not only once the
+    /// carry that made it maps it: a process that maps it in between starts every
+    /// generator above the old file's last ids, not at its floor (found by a review).
+    #[test]
+    fn a_file_made_by_a_carry_holds_the_words_when_it_is_linked() {
+        let (_dir, path, one, _other, ms) = two_processes("sqlite-state-linked-words");
+        let word = one.ulid.load(Ordering::Acquire);
+        // An id past the old file's mark, made from the old word before the stamp.
+        let past = time_ordered_word(one.mark_ms() + 5, 7);
+        one.ulid.fetch_max(past, Ordering::AcqRel);
+        std::fs::remove_file(&path).unwrap();
+        stamp_superseded(&one.table.header);
+        assert!(matches!(
+            write_new(&path, ms, None, Some(one.table)).unwrap(),
+            Made::Ours(_)
+        ));
+        let (table, _, _) = map(&path, None, None, 0, None).unwrap().unwrap();
+        let linked = claim(table, "ulid", 0).unwrap().load(Ordering::Acquire);
+        assert!(linked >= past.max(word), "{linked} below {past}");
     }
 
     /// Two mappings whose carries both failed wait in GONE together: opening the path again
