@@ -56,6 +56,7 @@
 
 pub mod clock;
 mod functions;
+mod leaked;
 mod made;
 pub mod state;
 mod users;

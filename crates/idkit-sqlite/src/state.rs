@@ -37,6 +37,7 @@ use idkit_core::slots::{self, Slot};
 use idkit_core::{Clock, SystemClock};
 
 use crate::Error;
+use crate::leaked::{Linked, List};
 use crate::users::Users;
 
 /// How far ahead of the ids the mark is written, ms; it is written again once the ids are
@@ -175,8 +176,13 @@ static FILES: Mutex<Option<HashMap<PathBuf, &'static State>>> = Mutex::new(None)
 static GONE: Mutex<Option<HashMap<PathBuf, Vec<&'static State>>>> = Mutex::new(None);
 
 /// Every state this process made, as a list the fork handler walks without a lock.
-static ALL: std::sync::atomic::AtomicPtr<State> =
-    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+static ALL: List<State> = List::new();
+
+impl Linked for State {
+    fn next(&self) -> &std::sync::atomic::AtomicPtr<Self> {
+        &self.next
+    }
+}
 
 /// The state in this process's memory.
 static MEMORY: OnceLock<Option<&'static State>> = OnceLock::new();
@@ -323,19 +329,8 @@ impl State {
             v7,
             next: std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()),
         }));
-        let mut head = ALL.load(Ordering::Acquire);
-        loop {
-            state.next.store(head, Ordering::Release);
-            match ALL.compare_exchange_weak(
-                head,
-                std::ptr::from_ref(state).cast_mut(),
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            ) {
-                Ok(_) => return Some(state),
-                Err(now) => head = now,
-            }
-        }
+        ALL.push(state);
+        Some(state)
     }
 
     /// For the hunt's trace (feature `trace`): the file mapped (device and inode), whether
@@ -696,6 +691,15 @@ fn claim_successor(header: &Header, inode: u64) -> bool {
         || own.load(Ordering::Acquire) == inode
 }
 
+/// The error of a carry whose file another process claimed first (see
+/// [`claim_successor`]): tried again as one whose file was carried over.
+fn carried_meanwhile(path: &Path) -> Error {
+    Error::State(format!(
+        "{} was carried over by another process meanwhile: open the database again",
+        path.display()
+    ))
+}
+
 /// Gives up a claim of `inode` whose file was never linked (the link failed, or another
 /// file was at the path first): another process may then carry the file.
 fn release_claim(header: &Header, inode: u64) {
@@ -744,15 +748,12 @@ extern "C" fn forked() {
     // On the thread that called fork, the one whose random source the child has: reseeded
     // at its next draw, whichever thread makes the child's first id.
     idkit_core::random::forget_this_thread();
-    let mut at = ALL.load(Ordering::Acquire);
-    // SAFETY: every state is leaked, never freed.
-    while let Some(state) = unsafe { at.as_ref() } {
+    ALL.each(|state| {
         state.checked_ms.store(0, Ordering::Release);
         // Set up again at the child's first id even if its process id was its parent's
         // (or another ancestor's) once.
         state.pid.store(0, Ordering::Release);
-        at = state.next.load(Ordering::Acquire);
-    }
+    });
     crate::users::forked();
 }
 
@@ -905,9 +906,9 @@ type Mapped = (&'static Table, std::fs::File, (u64, u64));
 /// other process holds one: a state file removed while processes use it is not made again
 /// from nothing under them. `carried` is the floor of a state file made again by a process that
 /// used the removed one (every id that one gave is at or below it): made whoever holds the
-/// lock, or raised to it when another process made it first; `carried_from`, that file's
-/// header, is asked once more right before the file is made, and the file made or found is
-/// claimed in it before any id of it (see [`claim_successor`]).
+/// lock, or raised to it when another process made it first; `carried_from`, that file: the
+/// file made (holding its words) or found is claimed in its header before any id of it
+/// (see [`claim_successor`]).
 fn map(
     path: &Path,
     database: Option<&Path>,
@@ -921,17 +922,6 @@ fn map(
         let file = match OpenOptions::new().read(true).write(true).open(path) {
             Ok(file) => file,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                if carried_from.is_some_and(|old| carried_by_another(&old.header)) {
-                    // Carried into a newer file by another process since the carry began
-                    // (whose ids may be above `carried`, and whose file may be gone):
-                    // made from here by no one but that file's processes; this carry is
-                    // tried again as one that waits for them (`State::carry_over`).
-                    return Err(Error::State(format!(
-                        "{} was carried over by another process meanwhile: open the \
-                         database again",
-                        path.display()
-                    )));
-                }
                 match make(
                     path,
                     database,
@@ -978,11 +968,7 @@ fn map(
                 // Another process claimed the carry of the same file into another: this
                 // one tries again as a process whose file was carried over
                 // (`State::carry_over`).
-                return Err(Error::State(format!(
-                    "{} was carried over by another process meanwhile: open the database \
-                     again",
-                    path.display()
-                )));
+                return Err(carried_meanwhile(path));
             }
             adopt(table, path, id, users, carried, made_floor)
         });
@@ -1282,27 +1268,22 @@ fn write_new(
         .and_then(|()| file.sync_all())
         .map_err(|e| Error::io(&new, "write", e))
         .and_then(|()| match carried_from {
-            Some(old) if !claim_successor(&old.header, own.1) => Err(Error::State(format!(
-                "{} was carried over by another process meanwhile: open the database \
-                     again",
-                path.display()
-            ))),
+            Some(old) if !claim_successor(&old.header, own.1) => Err(carried_meanwhile(path)),
             _ => Ok(()),
         });
-    let linked = written.and_then(|()| match place(&new, path) {
-        Ok(()) => Ok(true),
-        // Another process made it first: theirs is used (and claimed in its turn).
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            if let Some(old) = carried_from {
-                release_claim(&old.header, own.1);
-            }
-            Ok(false)
+    let linked = written.and_then(|()| {
+        let placed = place(&new, path);
+        if placed.is_err()
+            && let Some(old) = carried_from
+        {
+            // Never linked: the claim given up.
+            release_claim(&old.header, own.1);
         }
-        Err(e) => {
-            if let Some(old) = carried_from {
-                release_claim(&old.header, own.1);
-            }
-            Err(Error::io(path, "link", e))
+        match placed {
+            Ok(()) => Ok(true),
+            // Another process made it first: theirs is used (and claimed in its turn).
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+            Err(e) => Err(Error::io(path, "link", e)),
         }
     });
     let _ = std::fs::remove_file(&new);
@@ -1561,6 +1542,26 @@ mod tests {
         state
     }
 
+    /// The state FILES names for `path`: the one a carry into it made.
+    fn at_path(path: &Path) -> &'static State {
+        FILES.lock().unwrap().as_ref().unwrap()[path]
+    }
+
+    /// A state that waits in GONE to carry its words into `path`, taken out.
+    fn waiting_in_gone(path: &Path) -> &'static State {
+        GONE.lock()
+            .unwrap()
+            .as_mut()
+            .and_then(|gone| gone.remove(path))
+            .and_then(|mut waiting| waiting.pop())
+            .expect("a state waits in GONE to carry its words")
+    }
+
+    /// `state`'s words carried into the file at `path`, as opening the path does.
+    fn carry_into(state: &'static State, path: &Path) -> Result<(), Error> {
+        state.carry_over(path, FILES.lock().unwrap().get_or_insert_with(HashMap::new))
+    }
+
     /// A scratch directory with a state file in it, mapped twice as two processes have it,
     /// each of which covered an id of this millisecond: the directory, the file, the two
     /// mappings and the millisecond.
@@ -1597,7 +1598,7 @@ mod tests {
         std::fs::rename(&copy, &path).unwrap();
         let said = one.cover(ms + 1, 0).unwrap_err().to_string();
         assert!(said.contains("open the database again"), "{said}");
-        let carried = FILES.lock().unwrap().as_ref().unwrap()[&path];
+        let carried = at_path(&path);
         assert!(
             carried.floor_ms() >= ms,
             "carried above the old file's mark"
@@ -1620,7 +1621,7 @@ mod tests {
         // Removed; `one` carries it into a new file, whose ids run 3 s further.
         std::fs::remove_file(&path).unwrap();
         assert!(one.cover(ms + 1, 0).is_err());
-        let newer = FILES.lock().unwrap().as_ref().unwrap()[&path];
+        let newer = at_path(&path);
         newer.cover(ms + 3_000, 1).unwrap();
         let newer_mark = newer.mark_ms();
         assert!(newer_mark > ms + 3_000);
@@ -1636,22 +1637,10 @@ mod tests {
         // The newer file's process carries it into a file at the path; then `other`'s
         // words go into that one, which keeps the newer floor.
         assert!(newer.cover(ms + 3_001, 0).is_err());
-        let newest = FILES.lock().unwrap().as_ref().unwrap()[&path];
+        let newest = at_path(&path);
         assert!(newest.floor_ms() >= newer_mark);
-        let orphan = GONE
-            .lock()
-            .unwrap()
-            .as_mut()
-            .and_then(|gone| gone.remove(&path))
-            .and_then(|mut waiting| waiting.pop())
-            .expect("`other` waits in GONE to carry its words");
-        orphan
-            .carry_over(
-                &path,
-                FILES.lock().unwrap().get_or_insert_with(HashMap::new),
-            )
-            .unwrap();
-        let carried = FILES.lock().unwrap().as_ref().unwrap()[&path];
+        carry_into(waiting_in_gone(&path), &path).unwrap();
+        let carried = at_path(&path);
         assert!(carried.floor_ms() >= newer_mark, "not lowered");
     }
 
@@ -1667,7 +1656,7 @@ mod tests {
         std::fs::remove_dir(&path).unwrap();
         assert!(other.cover(ms + 1, 0).is_err());
         assert!(path.exists(), "carried by the other");
-        let carried = FILES.lock().unwrap().as_ref().unwrap()[&path];
+        let carried = at_path(&path);
         assert!(carried.floor_ms() >= ms);
     }
 
@@ -1687,23 +1676,12 @@ mod tests {
         // `other` carries the file into a new one, whose ids run 3 s further; then that
         // one is removed before its process looks again.
         assert!(other.cover(ms + 1, 0).is_err());
-        let newer = FILES.lock().unwrap().as_ref().unwrap()[&path];
+        let newer = at_path(&path);
         newer.cover(ms + 3_000, 1).unwrap();
         let newer_mark = newer.mark_ms();
         std::fs::remove_file(&path).unwrap();
         // `one` tries its carry again (the path opened again): refused, nothing made.
-        let orphan = || {
-            GONE.lock()
-                .unwrap()
-                .as_mut()
-                .and_then(|gone| gone.remove(&path))
-                .and_then(|mut waiting| waiting.pop())
-                .expect("`one` waits in GONE to carry its words")
-        };
-        let tried = orphan().carry_over(
-            &path,
-            FILES.lock().unwrap().get_or_insert_with(HashMap::new),
-        );
+        let tried = carry_into(waiting_in_gone(&path), &path);
         assert!(tried.is_err(), "carried into a file it made itself");
         assert!(
             !path.exists(),
@@ -1712,14 +1690,10 @@ mod tests {
         // The newer file's process makes the file at the path; `one`'s words go into it,
         // which keeps the newer floor.
         assert!(newer.cover(ms + 3_001, 0).is_err());
-        let newest = FILES.lock().unwrap().as_ref().unwrap()[&path];
+        let newest = at_path(&path);
         assert!(newest.floor_ms() >= newer_mark);
-        one.carry_over(
-            &path,
-            FILES.lock().unwrap().get_or_insert_with(HashMap::new),
-        )
-        .unwrap();
-        let carried = FILES.lock().unwrap().as_ref().unwrap()[&path];
+        carry_into(one, &path).unwrap();
+        let carried = at_path(&path);
         assert!(carried.floor_ms() >= newer_mark, "not lowered");
     }
 
@@ -1735,7 +1709,7 @@ mod tests {
         // `one` carries the file into a new one, whose ids run 3 s further; then that one
         // is removed.
         assert!(one.cover(ms + 1, 0).is_err());
-        let newer = FILES.lock().unwrap().as_ref().unwrap()[&path];
+        let newer = at_path(&path);
         newer.cover(ms + 3_000, 1).unwrap();
         std::fs::remove_file(&path).unwrap();
         // `other`, which decided to make the file before `one` claimed it, links nothing.

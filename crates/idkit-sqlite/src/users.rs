@@ -29,6 +29,7 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
 use idkit_core::random::{RandomSource, ThreadRandom};
 
 use crate::Error;
+use crate::leaked::{Linked, List};
 
 /// The byte locked (Linux): far past SQLite's (at 1 GiB) and any database's size.
 #[cfg(target_os = "linux")]
@@ -84,7 +85,13 @@ const INHERITED: usize = 16;
 static USERS: Mutex<Option<HashMap<PathBuf, &'static Users>>> = Mutex::new(None);
 
 /// The same, as a list the fork handler walks without a lock.
-static ALL: AtomicPtr<Users> = AtomicPtr::new(std::ptr::null_mut());
+static ALL: List<Users> = List::new();
+
+impl Linked for Users {
+    fn next(&self) -> &AtomicPtr<Self> {
+        &self.next
+    }
+}
 
 impl Users {
     /// The users of the database file `database`, opened the first time.
@@ -124,19 +131,7 @@ impl Users {
             slow: Mutex::new(()),
             next: AtomicPtr::new(std::ptr::null_mut()),
         }));
-        let mut head = ALL.load(Ordering::Acquire);
-        loop {
-            found.next.store(head, Ordering::Release);
-            match ALL.compare_exchange_weak(
-                head,
-                std::ptr::from_ref(found).cast_mut(),
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            ) {
-                Ok(_) => break,
-                Err(now) => head = now,
-            }
-        }
+        ALL.push(found);
         users.insert(key, found);
         Ok(found)
     }
@@ -363,12 +358,7 @@ fn unpack(packed: u64) -> (u32, libc::c_int) {
 pub(crate) fn forked() {
     // SAFETY: getpid is safe after fork.
     let pid = unsafe { libc::getpid() } as u32;
-    let mut at = ALL.load(Ordering::Acquire);
-    // SAFETY: every entry is leaked, never freed.
-    while let Some(users) = unsafe { at.as_ref() } {
-        users.forked(pid);
-        at = users.next.load(Ordering::Acquire);
-    }
+    ALL.each(|users| users.forked(pid));
 }
 
 /// The process id namespace of this process (the inode of `/proc/self/ns/pid`), 0 when it
@@ -577,21 +567,47 @@ mod tests {
     /// database its parent holds, another test's too, for as long as it runs.
     static FORKING: Mutex<()> = Mutex::new(());
 
+    /// A scratch directory with an empty database file in it, and its users.
+    fn scratch_users(name: &str) -> (idkit_testkit::Scratch, &'static Users) {
+        let dir = idkit_testkit::Scratch::new(name);
+        let db = dir.join("a.db");
+        std::fs::write(&db, b"").unwrap();
+        let users = Users::of(&db).unwrap();
+        (dir, users)
+    }
+
+    /// A pipe: its read end, then its write end.
+    fn pipe() -> [libc::c_int; 2] {
+        let mut ends = [0; 2];
+        // SAFETY: a pipe into an array of two descriptors.
+        assert_eq!(unsafe { libc::pipe(ends.as_mut_ptr()) }, 0);
+        ends
+    }
+
+    /// `bytes` written to `fd` whole.
+    fn write(fd: libc::c_int, bytes: &[u8]) {
+        // SAFETY: a write of a slice's bytes to a descriptor.
+        let wrote = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+        assert_eq!(wrote, bytes.len() as isize);
+    }
+
+    /// `bytes` read from `fd` whole.
+    fn read(fd: libc::c_int, bytes: &mut [u8]) {
+        // SAFETY: a read into a slice's bytes from a descriptor.
+        let got = unsafe { libc::read(fd, bytes.as_mut_ptr().cast(), bytes.len()) };
+        assert_eq!(got, bytes.len() as isize);
+    }
+
     /// A child made by fork shares its parent's open file of the database, and with it the
     /// lock: each would have taken the other for gone, and made the state file again from
     /// nothing under it. Each has a lock of its own, and sees the other's.
     #[test]
     fn a_child_made_by_fork_and_its_parent_see_each_other() {
         let _one = FORKING.lock().unwrap_or_else(|e| e.into_inner());
-        let dir = idkit_testkit::Scratch::new("sqlite-users-fork");
-        let db = dir.join("a.db");
-        std::fs::write(&db, b"").unwrap();
-        let users = Users::of(&db).unwrap();
+        let (_dir, users) = scratch_users("sqlite-users-fork");
         users.hold().unwrap();
         assert!(users.alone().unwrap(), "alone before the fork");
-        let mut pipe = [0; 2];
-        // SAFETY: a pipe into an array of two descriptors.
-        assert_eq!(unsafe { libc::pipe(pipe.as_mut_ptr()) }, 0);
+        let said = pipe();
         // SAFETY: the child makes a few system calls, says what it saw and waits to be
         // killed; it never returns into the test harness.
         let pid = unsafe { libc::fork() };
@@ -602,20 +618,15 @@ mod tests {
                 Ok(true) => b'a',
                 Err(_) => b'e',
             };
-            // SAFETY: a byte into the pipe, then sleep until killed.
-            unsafe {
-                libc::write(pipe[1], std::ptr::from_ref(&saw).cast(), 1);
-                loop {
-                    libc::pause();
-                }
+            write(said[1], &[saw]);
+            loop {
+                // SAFETY: sleeps until killed.
+                unsafe { libc::pause() };
             }
         }
-        let mut saw = 0u8;
-        // SAFETY: a byte from the pipe the child writes.
-        assert_eq!(
-            unsafe { libc::read(pipe[0], std::ptr::from_mut(&mut saw).cast(), 1) },
-            1
-        );
+        let mut saw = [0u8];
+        read(said[0], &mut saw);
+        let saw = saw[0];
         let parent_alone = users.alone().unwrap();
         // SAFETY: the child made above.
         unsafe {
@@ -638,30 +649,8 @@ mod tests {
     #[test]
     fn a_child_whose_parent_ended_is_alone_once_its_siblings_ended() {
         let _one = FORKING.lock().unwrap_or_else(|e| e.into_inner());
-        let dir = idkit_testkit::Scratch::new("sqlite-users-orphan");
-        let db = dir.join("a.db");
-        std::fs::write(&db, b"").unwrap();
-        let users = Users::of(&db).unwrap();
-        let pipe = || {
-            let mut ends = [0; 2];
-            // SAFETY: a pipe into an array of two descriptors.
-            assert_eq!(unsafe { libc::pipe(ends.as_mut_ptr()) }, 0);
-            ends
-        };
+        let (_dir, users) = scratch_users("sqlite-users-orphan");
         let (said, go, pids) = (pipe(), pipe(), pipe());
-        // SAFETY: reads and writes of a few bytes through the pipes made above.
-        let write = |fd: libc::c_int, bytes: &[u8]| unsafe {
-            assert_eq!(
-                libc::write(fd, bytes.as_ptr().cast(), bytes.len()),
-                bytes.len() as isize
-            );
-        };
-        let read = |fd: libc::c_int, bytes: &mut [u8]| unsafe {
-            assert_eq!(
-                libc::read(fd, bytes.as_mut_ptr().cast(), bytes.len()),
-                bytes.len() as isize
-            );
-        };
         // SAFETY: the parent holds the lock, makes an idle child and an asking one, says
         // the idle one's process id and sleeps until killed; the idle one sleeps until
         // killed; the asking one says what it sees three times, then exits. None returns
@@ -730,14 +719,9 @@ mod tests {
     #[test]
     fn a_child_that_closed_its_descriptors_locks_again_at_its_first_id() {
         let _one = FORKING.lock().unwrap_or_else(|e| e.into_inner());
-        let dir = idkit_testkit::Scratch::new("sqlite-users-daemon");
-        let db = dir.join("a.db");
-        std::fs::write(&db, b"").unwrap();
-        let users = Users::of(&db).unwrap();
+        let (_dir, users) = scratch_users("sqlite-users-daemon");
         users.hold().unwrap();
-        let mut said = [0; 2];
-        // SAFETY: a pipe into an array of two descriptors.
-        assert_eq!(unsafe { libc::pipe(said.as_mut_ptr()) }, 0);
+        let said = pipe();
         // SAFETY: the child closes its lock's descriptor, takes it again as at its first
         // id, says so and sleeps until killed; it never returns into the test harness.
         let child = unsafe { libc::fork() };
@@ -749,19 +733,15 @@ mod tests {
             } else {
                 b'e'
             };
-            unsafe {
-                libc::write(said[1], std::ptr::from_ref(&byte).cast(), 1);
-                loop {
-                    libc::pause();
-                }
+            write(said[1], &[byte]);
+            loop {
+                // SAFETY: sleeps until killed.
+                unsafe { libc::pause() };
             }
         }
-        let mut byte = 0u8;
-        // SAFETY: a byte from the pipe the child writes.
-        assert_eq!(
-            unsafe { libc::read(said[0], std::ptr::from_mut(&mut byte).cast(), 1) },
-            1
-        );
+        let mut byte = [0u8];
+        read(said[0], &mut byte);
+        let byte = byte[0];
         let alone = users.alone().unwrap();
         // SAFETY: the child made above.
         unsafe {
@@ -778,10 +758,7 @@ mod tests {
     #[test]
     fn asking_never_hides_a_holder() {
         let _one = FORKING.lock().unwrap_or_else(|e| e.into_inner());
-        let dir = idkit_testkit::Scratch::new("sqlite-users-asking");
-        let db = dir.join("a.db");
-        std::fs::write(&db, b"").unwrap();
-        let users = Users::of(&db).unwrap();
+        let (_dir, users) = scratch_users("sqlite-users-asking");
         let mut children = Vec::new();
         for _ in 0..2 {
             // SAFETY: the child holds the lock and asks until killed.
