@@ -136,8 +136,9 @@ pub struct State {
     /// The state file opened again by a child made by `fork` (with its process id): a
     /// `flock` held through the parent's open file would be the parent's lock too.
     reopened: Mutex<Option<(u32, &'static std::fs::File)>>,
-    /// The highest mark this process saw in the file: a lower one means the file was
-    /// written over with an older copy.
+    /// The highest mark (or floor) this process saw in the file: a lower mark means the
+    /// file was written over with an older copy; a higher floor, that another process found
+    /// that and raised the floor above the ids it gave.
     seen_mark: AtomicU64,
     /// Why there is no state file, for the errors of the generators that need one.
     why_memory: &'static str,
@@ -174,6 +175,46 @@ static FILES: Mutex<Option<HashMap<PathBuf, &'static State>>> = Mutex::new(None)
 /// connection opened while another thread's carry failed mapped the path without the
 /// carried words and floor).
 static GONE: Mutex<Option<HashMap<PathBuf, Vec<&'static State>>>> = Mutex::new(None);
+
+/// By state file, what the ids of this process's states found gone there are at or below
+/// (their marks, and the milliseconds they checked): the file this process maps at the path
+/// next is raised to it, whichever file that is. A state whose file was carried over needs
+/// none (the file at the path has its words); one whose file was truncated, or written over
+/// in place, carries nothing, and the file may be removed after (found by a review: a file
+/// truncated and then removed left no floor behind).
+///
+/// With the floor, the device and inode of the file last found gone there: a process
+/// whose file was truncated in place under it finds the same file empty at the path.
+static FLOORS: Mutex<Option<HashMap<PathBuf, Remembered>>> = Mutex::new(None);
+
+/// What [`FLOORS`] keeps of one path.
+#[derive(Clone, Copy, Default)]
+struct Remembered {
+    floor: u64,
+    file: Option<(u64, u64)>,
+}
+
+/// Keeps `floor` for the state file `path`, last found gone as the file `file` (see
+/// [`FLOORS`]).
+fn remember_floor(path: &Path, floor: u64, file: (u64, u64)) {
+    let mut floors = FLOORS.lock().unwrap_or_else(|e| e.into_inner());
+    let at = floors
+        .get_or_insert_with(HashMap::new)
+        .entry(path.to_owned())
+        .or_default();
+    at.floor = at.floor.max(floor);
+    at.file = Some(file);
+}
+
+/// What is kept for the state file `path`.
+fn remembered(path: &Path) -> Remembered {
+    FLOORS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+        .and_then(|floors| floors.get(path).copied())
+        .unwrap_or_default()
+}
 
 /// Every state this process made, as a list the fork handler walks without a lock.
 static ALL: List<State> = List::new();
@@ -248,7 +289,8 @@ impl State {
         if let Some(state) = files.get(&key) {
             return Ok(state);
         }
-        let state = match map(path, database, None, 0, None)? {
+        let kept = remembered(&key);
+        let state = match map(path, database, None, kept.floor, None, kept.file)? {
             Some(mapped) => Self::over(mapped, key.clone(), database)?,
             None => {
                 return Self::memory(
@@ -323,7 +365,14 @@ impl State {
             opened_by: std::process::id(),
             pid: std::sync::atomic::AtomicU32::new(std::process::id()),
             reopened: Mutex::new(None),
-            seen_mark: AtomicU64::new(0),
+            // What the file held when mapped: a copy written over it in place later is older.
+            seen_mark: AtomicU64::new(
+                table
+                    .header
+                    .durable
+                    .load(Ordering::Acquire)
+                    .max(table.header.floor.load(Ordering::Acquire)),
+            ),
             why_memory: why,
             ulid,
             v7,
@@ -450,7 +499,9 @@ impl State {
     /// long as it is behind.
     ///
     /// A mark on disk below one this process saw (the file written over in place with an
-    /// older copy), a file already found gone, or one another process carried over
+    /// older copy), a floor above it (another process found that first, and raised the floor
+    /// above its ids: this process's words, shared with it, are the copy's too), a file
+    /// already found gone, or one another process carried over
     /// (its header stamped `SUPERSEDED`) is checked at every id, before the mark is moved (which would hide
     /// it): once one process carried the file's ids into the file at its path and made ids
     /// there (above this file's mark), no process makes another id of this file, which
@@ -462,6 +513,7 @@ impl State {
         if ms > self.checked_ms.load(Ordering::Acquire)
             || count.is_multiple_of(CHECK_EVERY)
             || durable < self.seen_mark.load(Ordering::Relaxed)
+            || header.floor.load(Ordering::Relaxed) > self.seen_mark.load(Ordering::Relaxed)
             || self.gone.load(Ordering::Relaxed)
             || header.own[0].load(Ordering::SeqCst) == SUPERSEDED
         {
@@ -515,7 +567,17 @@ impl State {
             } else {
                 0
             };
-            let older = mark < self.seen_mark.fetch_max(mark, Ordering::AcqRel);
+            let floor = if whole {
+                self.table.header.floor.load(Ordering::Acquire)
+            } else {
+                0
+            };
+            let seen = self.seen_mark.fetch_max(mark, Ordering::AcqRel);
+            // A floor above what this process saw is refused even once the mark is raised
+            // to it (a process that found the copy opened the file again): the words this
+            // process goes on from are still the copy's. A carry into the file raises the
+            // floor too, which costs its other processes a connection opened again.
+            let older = mark < seen || floor > seen;
             let superseded =
                 whole && self.table.header.own[0].load(Ordering::Acquire) == SUPERSEDED;
             if here == Some(id) && whole && !older && !superseded {
@@ -534,6 +596,9 @@ impl State {
                     // given. Every id of this process is at or below what it checked and the
                     // marks it saw; the generators laid out on this file again (a connection
                     // opened again) start above that.
+                    // The raised floor, above this process's last mark, is what every other
+                    // process mapping the file refuses at (`cover`), its words being the
+                    // copy's too.
                     let floor = self
                         .seen_mark
                         .load(Ordering::Acquire)
@@ -541,6 +606,19 @@ impl State {
                     self.table.header.floor.fetch_max(floor, Ordering::AcqRel);
                     let _ = sync(self.table);
                 }
+                // What this process's ids are at or below, kept for the file it maps at the
+                // path next (any file: this one truncated, then removed, leaves nothing).
+                let mut known = self
+                    .seen_mark
+                    .load(Ordering::Acquire)
+                    .max(self.checked_ms.load(Ordering::Acquire));
+                if whole {
+                    let header = &self.table.header;
+                    known = known
+                        .max(header.mark.load(Ordering::Acquire))
+                        .max(header.durable.load(Ordering::Acquire));
+                }
+                remember_floor(path, known, id);
                 // One lock across the file's leaving and its carry: no connection of this
                 // process maps the file at the path in between, without the carried floor.
                 let mut guard = FILES.lock().unwrap_or_else(|e| e.into_inner());
@@ -609,6 +687,7 @@ impl State {
                 Some(floor),
                 floor,
                 Some(self.table),
+                None,
             )?
         };
         let Some(mapped) = mapped else {
@@ -915,6 +994,7 @@ fn map(
     carried: Option<u64>,
     made_floor: u64,
     carried_from: Option<&Table>,
+    was_on: Option<(u64, u64)>,
 ) -> Result<Option<Mapped>, Error> {
     let users = database.map(Users::of).transpose()?;
     let deadline = std::time::Instant::now() + std::time::Duration::from_millis(MISSING_WAIT_MS);
@@ -959,7 +1039,9 @@ fn map(
         let id = file_id(&file.metadata().map_err(|e| Error::io(path, "read", e))?);
         // One process at a time lays the file out or checks its boot.
         file.lock().map_err(|e| Error::io(path, "lock", e))?;
-        let laid_out = lay_out(&file, path).and_then(|table| {
+        let mut empty = false;
+        let laid_out = lay_out(&file, path).and_then(|(table, fresh)| {
+            empty = fresh;
             // Claimed once it is known to be a whole state file (a copy half written by a
             // restore is not), before any id of this process's from it.
             if let Some(old) = carried_from
@@ -970,7 +1052,14 @@ fn map(
                 // (`State::carry_over`).
                 return Err(carried_meanwhile(path));
             }
-            adopt(table, path, id, users, carried, made_floor)
+            let zeros = match fresh {
+                false => Zeros::No,
+                // This process's own file, truncated under it: its ids are at or below what
+                // it kept (`FLOORS`), and it lays the file out as a carrier does.
+                true if made_floor > 0 && was_on == Some(id) => Zeros::Ours,
+                true => Zeros::Found,
+            };
+            adopt(table, path, id, users, carried, made_floor, zeros)
         });
         // Unlocked by hand: the mapping holds the open file, and with it a lock that
         // closing the file would not release.
@@ -989,11 +1078,16 @@ fn map(
             }
             None => {
                 return Err(Error::State(format!(
-                    "{} is a copy of the state file that other processes on the database \
-                     still use (a restore, an rsync): their ids are not in it yet, and it \
-                     could repeat them; they carry them into it at their next id (or end \
-                     them, or put their file back), then open the database again",
-                    path.display()
+                    "{} is {} while other processes on the database still use the file it \
+                     replaced: their ids are not in it yet, and it could repeat them; they \
+                     carry them into it at their next id (or end them, or put their file \
+                     back), then open the database again",
+                    path.display(),
+                    if empty {
+                        "empty (made by another program, or truncated)"
+                    } else {
+                        "a copy of the state file (a restore, an rsync)"
+                    }
                 )));
             }
         }
@@ -1025,7 +1119,7 @@ fn map_stale(path: &Path, database: Option<&Path>, floor: u64) -> Result<Option<
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
     }
-    map(path, database, None, floor, None)
+    map(path, database, None, floor, None, None)
 }
 
 /// Whether the state file laid out as `table`, whose device and inode are `id`, can be used
@@ -1035,7 +1129,10 @@ fn map_stale(path: &Path, database: Option<&Path>, floor: u64) -> Result<Option<
 /// (`carried`, whose floor it takes) or by one that has the database to itself, every
 /// generator then starting above the copy's mark as after a restart of the machine; with
 /// other processes on the database and no carried floor, `None`: wait for them to carry.
-/// `at_least`: a floor the file is raised to in any case (0 for none).
+/// A file of zeros (empty: `rm` then `touch`, or truncated in place) is such a copy, of
+/// nothing ([`Zeros`]), laid out here once this process may use it, its generators then
+/// starting above the clock too. `at_least`: a floor the file is raised to in any case (0
+/// for none).
 fn adopt(
     table: &'static Table,
     path: &Path,
@@ -1043,17 +1140,23 @@ fn adopt(
     users: Option<&'static Users>,
     carried: Option<u64>,
     at_least: u64,
+    zeros: Zeros,
 ) -> Result<Option<&'static Table>, Error> {
     let header = &table.header;
     let own = (
         header.own[0].load(Ordering::Acquire),
         header.own[1].load(Ordering::Acquire),
     );
-    let copy = own != id && own != (0, 0);
+    let fresh = zeros != Zeros::No;
+    // A file of an earlier build names no file (zeros) and is its own.
+    let copy = zeros == Zeros::Found || (!fresh && own != id && own != (0, 0));
+    // Every id given on this machine so far, except those run ahead of a clock set back.
+    let now = if fresh { SystemClock.now_ms() } else { 0 };
     let floor = match carried {
         Some(floor) => Some(floor),
-        None if copy => {
-            if let Some(users) = users
+        None if copy || fresh => {
+            if copy
+                && let Some(users) = users
                 && !users.alone()?
             {
                 return Ok(None);
@@ -1064,17 +1167,30 @@ fn adopt(
                     .load(Ordering::Acquire)
                     .max(header.durable.load(Ordering::Acquire))
                     .max(header.floor.load(Ordering::Acquire))
-                    .max(at_least),
+                    .max(at_least)
+                    .max(now),
             )
         }
         // A process whose own file was carried over raises the file to its floor here,
         // under the lock, before any other process lays it out (`State::carry_over`).
         None => (at_least > header.floor.load(Ordering::Acquire)).then_some(at_least),
-    };
+    }
+    // A floor above the mark: a process found the file written over in place with an older
+    // copy (`State::check`), and raised the floor above the ids it gave; the mark follows.
+    .or_else(|| {
+        let floor = header.floor.load(Ordering::Acquire);
+        (floor > header.durable.load(Ordering::Acquire)).then_some(floor)
+    });
     if let Some(floor) = floor {
         header.floor.fetch_max(floor, Ordering::AcqRel);
         header.mark.fetch_max(floor, Ordering::AcqRel);
         header.durable.fetch_max(floor, Ordering::AcqRel);
+    }
+    if fresh {
+        let boot = boot_id();
+        header.boot[0].store(boot[0], Ordering::Relaxed);
+        header.boot[1].store(boot[1], Ordering::Relaxed);
+        header.magic.store(MAGIC, Ordering::Release);
     }
     // A process carrying its words in stamps the file its own only once they are in
     // ([`State::carry_over`]): until then a file put back in place keeps its SUPERSEDED
@@ -1083,13 +1199,26 @@ fn adopt(
         header.own[0].store(id.0, Ordering::Release);
         header.own[1].store(id.1, Ordering::Release);
     }
-    if floor.is_some() || own != id {
+    if floor.is_some() || own != id || fresh {
         sync(table).map_err(|e| match e {
             Error::Io(said) => Error::Io(format!("{said} ({})", path.display())),
             other => other,
         })?;
     }
     Ok(Some(table))
+}
+
+/// Whether a state file [`map`] found is zeros (empty, or truncated), and whose.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Zeros {
+    /// Laid out already.
+    No,
+    /// Zeros that processes of the file it replaced may still have to carry their words into
+    /// ([`adopt`] waits for them unless this process is alone on the database).
+    Found,
+    /// This process's own file truncated in place under it: laid out by it, above the floor
+    /// it kept ([`FLOORS`]).
+    Ours,
 }
 
 /// An error of a file that cannot be written here.
@@ -1342,9 +1471,10 @@ fn sync_directory(path: &Path) -> Result<(), Error> {
         .map_err(|e| Error::io(dir, "sync", e))
 }
 
-/// Maps the locked `file` at `path`, and lays it out when new or moves its generators
-/// above the mark when the machine started again since.
-fn lay_out(file: &std::fs::File, path: &Path) -> Result<&'static Table, Error> {
+/// Maps the locked `file` at `path`, and moves its generators above the mark when the
+/// machine started again since; with whether it is fresh (empty or zeros, as another
+/// program or a truncation leaves it), which [`adopt`] lays out.
+fn lay_out(file: &std::fs::File, path: &Path) -> Result<(&'static Table, bool), Error> {
     let len = file
         .metadata()
         .map_err(|e| Error::io(path, "read", e))?
@@ -1365,10 +1495,9 @@ fn lay_out(file: &std::fs::File, path: &Path) -> Result<&'static Table, Error> {
     let magic = header.magic.load(Ordering::Acquire);
     let boot = boot_id();
     if magic == 0 {
-        header.boot[0].store(boot[0], Ordering::Relaxed);
-        header.boot[1].store(boot[1], Ordering::Relaxed);
-        header.magic.store(MAGIC, Ordering::Release);
-        sync(table)?;
+        // Laid out by `adopt`, only if this process may use it: until then, zeros again to
+        // the next process that maps it.
+        return Ok((table, true));
     } else if magic == MAGIC_V2 {
         // The same words under the same keys; `adopt` stamps the device and inode.
         header.magic.store(MAGIC, Ordering::Release);
@@ -1411,7 +1540,7 @@ fn lay_out(file: &std::fs::File, path: &Path) -> Result<&'static Table, Error> {
         header.boot[1].store(boot[1], Ordering::Relaxed);
         sync(table)?;
     }
-    Ok(table)
+    Ok((table, false))
 }
 
 /// [`FILE_BYTES`] zeros written at the start of `file`, and synced.
@@ -1532,7 +1661,7 @@ mod tests {
     /// the one FILES names for the path (the carrier maps the file at the path and puts it
     /// there).
     fn mapping(path: &Path) -> &'static State {
-        let mapped = map(path, None, None, 0, None).unwrap().unwrap();
+        let mapped = map(path, None, None, 0, None, None).unwrap().unwrap();
         let state = State::over(mapped, path.to_owned(), None).unwrap();
         FILES
             .lock()
@@ -1727,6 +1856,62 @@ mod tests {
         assert!(claim_successor(header, 12_345));
     }
 
+    /// The file written over in place with `bytes` (`cp`, `rsync --inplace`), without
+    /// truncating it (which would fault the mappings).
+    fn write_over(path: &Path, bytes: &[u8]) {
+        use std::os::unix::fs::FileExt;
+        let file = OpenOptions::new().write(true).open(path).unwrap();
+        file.write_all_at(bytes, 0).unwrap();
+    }
+
+    /// A process that mapped the file after a copy of it was taken, and made no id since,
+    /// refuses at its first id once the copy is written over the file: what it saw when it
+    /// mapped the file is newer than the copy. Found by a review: a process's seen mark
+    /// started at 0, and only processes that had moved the mark noticed.
+    #[test]
+    fn a_process_that_mapped_the_file_after_a_copy_was_taken_refuses_the_copy() {
+        let dir = idkit_testkit::Scratch::new("sqlite-state-mapped-after-copy");
+        let path = dir.join("ids-idkit");
+        let one = mapping(&path);
+        let ms = SystemClock.now_ms();
+        one.cover(ms, 1).unwrap();
+        let copy = std::fs::read(&path).unwrap();
+        // Ids of a later window, then a process that maps the file and makes none yet.
+        one.cover(ms + 2 * WINDOW_MS, 1).unwrap();
+        let other = mapping(&path);
+        write_over(&path, &copy);
+        let said = other.cover(ms + 2 * WINDOW_MS, 2).unwrap_err().to_string();
+        assert!(said.contains("written over"), "{said}");
+    }
+
+    /// Once a process finds the file written over in place with an older copy, every other
+    /// process mapping it refuses at its next id, even one that saw no mark newer than the
+    /// copy's and within the millisecond it checked: the words they share are the copy's,
+    /// and the floor raised above the finder's ids says so. Found by a review: only
+    /// processes that had seen a newer mark refused.
+    #[test]
+    fn once_a_process_finds_an_older_copy_written_over_the_file_every_process_refuses() {
+        let (dir, path, one, other, ms) = two_processes("sqlite-state-written-over-floor");
+        let copy = std::fs::read(&path).unwrap();
+        let _ = dir;
+        // `one` moves the mark on; `other` makes no id meanwhile (it saw the copy's mark).
+        one.cover(ms + 2 * WINDOW_MS, 1).unwrap();
+        write_over(&path, &copy);
+        assert!(one.cover(ms + 2 * WINDOW_MS, 2).is_err());
+        assert!(
+            one.floor_ms() > ms + 2 * WINDOW_MS,
+            "the floor raised above its ids"
+        );
+        let said = other.cover(ms, 2).unwrap_err().to_string();
+        assert!(said.contains("written over"), "{said}");
+        // What `one` gave is kept for the next file at the path, whatever happens to this one.
+        assert!(remembered(&path).floor >= ms + 2 * WINDOW_MS);
+        // A connection opened again lays the file out above them.
+        let again = mapping(&path);
+        assert!(again.floor_ms() > ms + 2 * WINDOW_MS);
+        again.cover(SystemClock.now_ms(), 1).unwrap();
+    }
+
     /// Stamping a file SUPERSEDED keeps the newer file's inode that another process's
     /// completed carry wrote beside the stamp, and stamps a file not stamped yet.
     #[test]
@@ -1763,7 +1948,7 @@ mod tests {
             write_new(&path, ms, None, Some(one.table)).unwrap(),
             Made::Ours(_)
         ));
-        let (table, _, _) = map(&path, None, None, 0, None).unwrap().unwrap();
+        let (table, _, _) = map(&path, None, None, 0, None, None).unwrap().unwrap();
         let linked = claim(table, "ulid", 0).unwrap().load(Ordering::Acquire);
         assert!(linked >= past.max(word), "{linked} below {past}");
     }
@@ -1810,7 +1995,7 @@ mod tests {
         // Put back, over that file; the first step of a carry into it (mapped with the
         // carried floor), as the process on the file made meanwhile takes it.
         std::fs::rename(&aside, &path).unwrap();
-        let (table, _, _) = map(&path, None, Some(ms + 5_000), ms + 5_000, None)
+        let (table, _, _) = map(&path, None, Some(ms + 5_000), ms + 5_000, None, None)
             .unwrap()
             .unwrap();
         assert_eq!(
@@ -1832,7 +2017,7 @@ mod tests {
     fn the_stamp_after_a_carry_keeps_a_later_superseded_stamp() {
         let dir = idkit_testkit::Scratch::new("sqlite-state-stamp");
         let path = dir.join("ids-idkit");
-        let (table, _, id) = map(&path, None, None, 0, None).unwrap().unwrap();
+        let (table, _, id) = map(&path, None, None, 0, None, None).unwrap().unwrap();
         let own = &table.header.own;
         // Still at its path, stamped SUPERSEDED before (a file put back): made its own.
         own[0].store(SUPERSEDED, Ordering::Release);

@@ -809,6 +809,87 @@ fn a_copy_put_in_place_of_the_state_file_waits_for_the_ids_of_the_one_it_replace
     assert!(rows > 1_000, "{rows} rows");
 }
 
+/// A writer process started now on `db` with its clock 0.3 s behind, for 2.5 s: its ids
+/// fall on the milliseconds of the ids this process made just before.
+fn spawn_writer_behind(db: &Path) -> std::process::Child {
+    child("writer")
+        .env("IDKIT_REPEATS_DB", db)
+        .env("IDKIT_REPEATS_MS", "2500")
+        .env("LD_PRELOAD", idkit_testkit::faketime::libfaketime())
+        .env("FAKETIME", "-0.3s")
+        .env("FAKETIME_DONT_FAKE_MONOTONIC", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// An empty file put at the path (`rm` then `touch`, another program's file) is a copy of
+/// nothing: a process started on it waits for this one to carry its ids into it, as for a
+/// copy. Found by a review: it was laid out as a new file, its generators from zero.
+#[test]
+fn an_empty_file_put_in_place_of_the_state_file_waits_for_the_ids_of_the_one_it_replaced() {
+    let dir = Scratch::new("sqlite-state-emptied");
+    let db = dir.join("ids.db");
+    let state = dir.join("ids.db-idkit");
+    let conn = open(&db);
+    write_for(&conn, dir.path(), "before", 300);
+    std::fs::remove_file(&state).unwrap();
+    std::fs::File::create(&state).unwrap();
+    let fresh = spawn_writer_behind(&db);
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    let said = conn
+        .query_row("SELECT idkit_snowflake('mastodon')", [], |r| {
+            r.get::<_, i64>(0)
+        })
+        .unwrap_err()
+        .to_string();
+    assert!(said.contains("open the database again"), "{said}");
+    drop(conn);
+    write_for(&open(&db), dir.path(), "reopened", 300);
+    finish(fresh);
+    let rows = assert_no_repeat(dir.path());
+    assert!(rows > 1_000, "{rows} rows");
+}
+
+/// The state file truncated in place (`: > FILE`) and made whole again with zeros while
+/// this process, which uses it, makes no id (any access to the mapping in between is a
+/// `SIGBUS`, as with SQLite's `-shm` file): a process started on the zeros waits; this
+/// one, at its next id, finds its words gone and refuses, and opened again lays the file
+/// out above what it gave, though not alone on the database. Found by a review: the zeros
+/// were laid out as a new file, the generators from zero.
+#[test]
+fn a_state_file_truncated_under_a_process_is_laid_out_above_its_ids() {
+    let dir = Scratch::new("sqlite-state-truncated");
+    let db = dir.join("ids.db");
+    let state = dir.join("ids.db-idkit");
+    let conn = open(&db);
+    write_for(&conn, dir.path(), "before", 300);
+    {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&state)
+            .unwrap();
+        let len = file.metadata().unwrap().len();
+        file.set_len(0).unwrap();
+        file.set_len(len).unwrap();
+    }
+    let fresh = spawn_writer_behind(&db);
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    let said = conn
+        .query_row("SELECT idkit_snowflake('mastodon')", [], |r| {
+            r.get::<_, i64>(0)
+        })
+        .unwrap_err()
+        .to_string();
+    assert!(said.contains("open the database again"), "{said}");
+    drop(conn);
+    write_for(&open(&db), dir.path(), "reopened", 300);
+    finish(fresh);
+    let rows = assert_no_repeat(dir.path());
+    assert!(rows > 1_000, "{rows} rows");
+}
+
 #[test]
 fn a_state_file_written_over_in_place_with_an_older_copy_is_refused_then_goes_on_above() {
     let dir = Scratch::new("sqlite-state-written-over");
