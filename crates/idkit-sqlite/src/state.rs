@@ -137,9 +137,12 @@ pub struct State {
     /// `flock` held through the parent's open file would be the parent's lock too.
     reopened: Mutex<Option<(u32, &'static std::fs::File)>>,
     /// The highest mark (or floor) this process saw in the file: a lower mark means the
-    /// file was written over with an older copy; a higher floor, that another process found
-    /// that and raised the floor above the ids it gave.
+    /// file was written over with an older copy.
     seen_mark: AtomicU64,
+    /// The file's floor when this state was laid out on it: a higher one means another
+    /// process found the file written over with an older copy (or carried words into it),
+    /// and the words this state goes on from may be the copy's.
+    floor_at_map: u64,
     /// Why there is no state file, for the errors of the generators that need one.
     why_memory: &'static str,
     /// The next in [`ALL`].
@@ -182,32 +185,20 @@ static GONE: Mutex<Option<HashMap<PathBuf, Vec<&'static State>>>> = Mutex::new(N
 /// none (the file at the path has its words); one whose file was truncated, or written over
 /// in place, carries nothing, and the file may be removed after (found by a review: a file
 /// truncated and then removed left no floor behind).
-///
-/// With the floor, the device and inode of the file last found gone there: a process
-/// whose file was truncated in place under it finds the same file empty at the path.
-static FLOORS: Mutex<Option<HashMap<PathBuf, Remembered>>> = Mutex::new(None);
+static FLOORS: Mutex<Option<HashMap<PathBuf, u64>>> = Mutex::new(None);
 
-/// What [`FLOORS`] keeps of one path.
-#[derive(Clone, Copy, Default)]
-struct Remembered {
-    floor: u64,
-    file: Option<(u64, u64)>,
-}
-
-/// Keeps `floor` for the state file `path`, last found gone as the file `file` (see
-/// [`FLOORS`]).
-fn remember_floor(path: &Path, floor: u64, file: (u64, u64)) {
+/// Keeps `floor` for the state file `path` (see [`FLOORS`]).
+fn remember_floor(path: &Path, floor: u64) {
     let mut floors = FLOORS.lock().unwrap_or_else(|e| e.into_inner());
     let at = floors
         .get_or_insert_with(HashMap::new)
         .entry(path.to_owned())
         .or_default();
-    at.floor = at.floor.max(floor);
-    at.file = Some(file);
+    *at = (*at).max(floor);
 }
 
-/// What is kept for the state file `path`.
-fn remembered(path: &Path) -> Remembered {
+/// The floor kept for the state file `path`, 0 for none.
+fn remembered(path: &Path) -> u64 {
     FLOORS
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -289,8 +280,7 @@ impl State {
         if let Some(state) = files.get(&key) {
             return Ok(state);
         }
-        let kept = remembered(&key);
-        let state = match map(path, database, None, kept.floor, None, kept.file)? {
+        let state = match map(path, database, None, remembered(&key), None)? {
             Some(mapped) => Self::over(mapped, key.clone(), database)?,
             None => {
                 return Self::memory(
@@ -366,13 +356,8 @@ impl State {
             pid: std::sync::atomic::AtomicU32::new(std::process::id()),
             reopened: Mutex::new(None),
             // What the file held when mapped: a copy written over it in place later is older.
-            seen_mark: AtomicU64::new(
-                table
-                    .header
-                    .durable
-                    .load(Ordering::Acquire)
-                    .max(table.header.floor.load(Ordering::Acquire)),
-            ),
+            seen_mark: AtomicU64::new(table.header.durable.load(Ordering::Acquire).max(floor)),
+            floor_at_map: floor,
             why_memory: why,
             ulid,
             v7,
@@ -513,7 +498,7 @@ impl State {
         if ms > self.checked_ms.load(Ordering::Acquire)
             || count.is_multiple_of(CHECK_EVERY)
             || durable < self.seen_mark.load(Ordering::Relaxed)
-            || header.floor.load(Ordering::Relaxed) > self.seen_mark.load(Ordering::Relaxed)
+            || header.floor.load(Ordering::Relaxed) > self.floor_at_map
             || self.gone.load(Ordering::Relaxed)
             || header.own[0].load(Ordering::SeqCst) == SUPERSEDED
         {
@@ -572,12 +557,15 @@ impl State {
             } else {
                 0
             };
-            let seen = self.seen_mark.fetch_max(mark, Ordering::AcqRel);
-            // A floor above what this process saw is refused even once the mark is raised
-            // to it (a process that found the copy opened the file again): the words this
-            // process goes on from are still the copy's. A carry into the file raises the
-            // floor too, which costs its other processes a connection opened again.
-            let older = mark < seen || floor > seen;
+            let copied = mark < self.seen_mark.fetch_max(mark, Ordering::AcqRel);
+            // A floor raised since this state was laid out: another process found the file
+            // written over with an older copy, and the words this one goes on from may be
+            // the copy's, whatever marks it saw (found by a review: a process that had seen
+            // just the mark the finder had went on once the finder opened the file again).
+            // A carry into the file raises the floor too, which costs the file's other
+            // processes a connection opened again.
+            let raised = floor > self.floor_at_map;
+            let older = copied || raised;
             let superseded =
                 whole && self.table.header.own[0].load(Ordering::Acquire) == SUPERSEDED;
             if here == Some(id) && whole && !older && !superseded {
@@ -591,7 +579,7 @@ impl State {
                     // id would sort below the ids made there.
                     stamp_superseded(&self.table.header);
                 }
-                if whole && here == Some(id) {
+                if whole && here == Some(id) && (copied || superseded) {
                     // Written over in place with an older copy: its words are behind the ids
                     // given. Every id of this process is at or below what it checked and the
                     // marks it saw; the generators laid out on this file again (a connection
@@ -599,10 +587,12 @@ impl State {
                     // The raised floor, above this process's last mark, is what every other
                     // process mapping the file refuses at (`cover`), its words being the
                     // copy's too.
+                    // Raised past the floor every state on the file was laid out with.
                     let floor = self
                         .seen_mark
                         .load(Ordering::Acquire)
-                        .max(self.checked_ms.load(Ordering::Acquire));
+                        .max(self.checked_ms.load(Ordering::Acquire))
+                        .max(floor.saturating_add(1));
                     self.table.header.floor.fetch_max(floor, Ordering::AcqRel);
                     let _ = sync(self.table);
                 }
@@ -618,7 +608,7 @@ impl State {
                         .max(header.mark.load(Ordering::Acquire))
                         .max(header.durable.load(Ordering::Acquire));
                 }
-                remember_floor(path, known, id);
+                remember_floor(path, known);
                 // One lock across the file's leaving and its carry: no connection of this
                 // process maps the file at the path in between, without the carried floor.
                 let mut guard = FILES.lock().unwrap_or_else(|e| e.into_inner());
@@ -687,7 +677,6 @@ impl State {
                 Some(floor),
                 floor,
                 Some(self.table),
-                None,
             )?
         };
         let Some(mapped) = mapped else {
@@ -994,7 +983,6 @@ fn map(
     carried: Option<u64>,
     made_floor: u64,
     carried_from: Option<&Table>,
-    was_on: Option<(u64, u64)>,
 ) -> Result<Option<Mapped>, Error> {
     let users = database.map(Users::of).transpose()?;
     let deadline = std::time::Instant::now() + std::time::Duration::from_millis(MISSING_WAIT_MS);
@@ -1052,14 +1040,7 @@ fn map(
                 // (`State::carry_over`).
                 return Err(carried_meanwhile(path));
             }
-            let zeros = match fresh {
-                false => Zeros::No,
-                // This process's own file, truncated under it: its ids are at or below what
-                // it kept (`FLOORS`), and it lays the file out as a carrier does.
-                true if made_floor > 0 && was_on == Some(id) => Zeros::Ours,
-                true => Zeros::Found,
-            };
-            adopt(table, path, id, users, carried, made_floor, zeros)
+            adopt(table, path, id, users, carried, made_floor, fresh)
         });
         // Unlocked by hand: the mapping holds the open file, and with it a lock that
         // closing the file would not release.
@@ -1084,7 +1065,8 @@ fn map(
                      back), then open the database again",
                     path.display(),
                     if empty {
-                        "empty (made by another program, or truncated)"
+                        "empty (made by another program, or truncated: then it refuses \
+                         until they end)"
                     } else {
                         "a copy of the state file (a restore, an rsync)"
                     }
@@ -1119,7 +1101,7 @@ fn map_stale(path: &Path, database: Option<&Path>, floor: u64) -> Result<Option<
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
     }
-    map(path, database, None, floor, None, None)
+    map(path, database, None, floor, None)
 }
 
 /// Whether the state file laid out as `table`, whose device and inode are `id`, can be used
@@ -1129,10 +1111,13 @@ fn map_stale(path: &Path, database: Option<&Path>, floor: u64) -> Result<Option<
 /// (`carried`, whose floor it takes) or by one that has the database to itself, every
 /// generator then starting above the copy's mark as after a restart of the machine; with
 /// other processes on the database and no carried floor, `None`: wait for them to carry.
-/// A file of zeros (empty: `rm` then `touch`, or truncated in place) is such a copy, of
-/// nothing ([`Zeros`]), laid out here once this process may use it, its generators then
-/// starting above the clock too. `at_least`: a floor the file is raised to in any case (0
-/// for none).
+/// A `fresh` file, of zeros (empty: `rm` then `touch`, or truncated in place) is such a
+/// copy, of nothing, laid out here once this process may use it, its generators then
+/// starting above the clock too. Truncated in place under running processes, it has no
+/// carrier (the file at the path is theirs): it waits until they end, each having refused
+/// at its next id (found by a review: laid out by one of them, it could start below the
+/// ids another gave ahead of a clock set back). `at_least`: a floor the file is raised to
+/// in any case (0 for none).
 fn adopt(
     table: &'static Table,
     path: &Path,
@@ -1140,23 +1125,21 @@ fn adopt(
     users: Option<&'static Users>,
     carried: Option<u64>,
     at_least: u64,
-    zeros: Zeros,
+    fresh: bool,
 ) -> Result<Option<&'static Table>, Error> {
     let header = &table.header;
     let own = (
         header.own[0].load(Ordering::Acquire),
         header.own[1].load(Ordering::Acquire),
     );
-    let fresh = zeros != Zeros::No;
     // A file of an earlier build names no file (zeros) and is its own.
-    let copy = zeros == Zeros::Found || (!fresh && own != id && own != (0, 0));
+    let copy = fresh || (own != id && own != (0, 0));
     // Every id given on this machine so far, except those run ahead of a clock set back.
     let now = if fresh { SystemClock.now_ms() } else { 0 };
     let floor = match carried {
         Some(floor) => Some(floor),
-        None if copy || fresh => {
-            if copy
-                && let Some(users) = users
+        None if copy => {
+            if let Some(users) = users
                 && !users.alone()?
             {
                 return Ok(None);
@@ -1206,19 +1189,6 @@ fn adopt(
         })?;
     }
     Ok(Some(table))
-}
-
-/// Whether a state file [`map`] found is zeros (empty, or truncated), and whose.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Zeros {
-    /// Laid out already.
-    No,
-    /// Zeros that processes of the file it replaced may still have to carry their words into
-    /// ([`adopt`] waits for them unless this process is alone on the database).
-    Found,
-    /// This process's own file truncated in place under it: laid out by it, above the floor
-    /// it kept ([`FLOORS`]).
-    Ours,
 }
 
 /// An error of a file that cannot be written here.
@@ -1661,7 +1631,7 @@ mod tests {
     /// the one FILES names for the path (the carrier maps the file at the path and puts it
     /// there).
     fn mapping(path: &Path) -> &'static State {
-        let mapped = map(path, None, None, 0, None, None).unwrap().unwrap();
+        let mapped = map(path, None, None, 0, None).unwrap().unwrap();
         let state = State::over(mapped, path.to_owned(), None).unwrap();
         FILES
             .lock()
@@ -1905,11 +1875,33 @@ mod tests {
         let said = other.cover(ms, 2).unwrap_err().to_string();
         assert!(said.contains("written over"), "{said}");
         // What `one` gave is kept for the next file at the path, whatever happens to this one.
-        assert!(remembered(&path).floor >= ms + 2 * WINDOW_MS);
+        assert!(remembered(&path) >= ms + 2 * WINDOW_MS);
         // A connection opened again lays the file out above them.
         let again = mapping(&path);
         assert!(again.floor_ms() > ms + 2 * WINDOW_MS);
         again.cover(SystemClock.now_ms(), 1).unwrap();
+    }
+
+    /// A process that saw the same mark as the one that finds the copy (every process that
+    /// checked since the mark last moved did) refuses too, even after the finder opened the
+    /// file again and raised the mark to the floor: it goes on from the copy's words
+    /// otherwise. Found by a review.
+    #[test]
+    fn a_process_that_saw_the_finders_mark_refuses_after_the_finder_opened_the_file_again() {
+        let (_dir, path, one, other, ms) = two_processes("sqlite-state-written-over-same-mark");
+        let word = other.word("a generator", 0).unwrap();
+        word.store(1_000, Ordering::SeqCst);
+        let copy = std::fs::read(&path).unwrap();
+        one.cover(ms + 2 * WINDOW_MS, 1).unwrap();
+        other.cover(ms + 2 * WINDOW_MS, 1).unwrap();
+        word.store(5_000, Ordering::SeqCst);
+        write_over(&path, &copy);
+        assert!(one.cover(ms + 2 * WINDOW_MS, 2).is_err());
+        // The finder's connection opened again: the floor is whole, the mark raised to it.
+        let again = mapping(&path);
+        again.cover(SystemClock.now_ms(), 1).unwrap();
+        assert!(other.cover(ms + 2 * WINDOW_MS, 3).is_err());
+        assert!(other.cover(ms + 2 * WINDOW_MS + 1, 1).is_err());
     }
 
     /// Stamping a file SUPERSEDED keeps the newer file's inode that another process's
@@ -1948,7 +1940,7 @@ mod tests {
             write_new(&path, ms, None, Some(one.table)).unwrap(),
             Made::Ours(_)
         ));
-        let (table, _, _) = map(&path, None, None, 0, None, None).unwrap().unwrap();
+        let (table, _, _) = map(&path, None, None, 0, None).unwrap().unwrap();
         let linked = claim(table, "ulid", 0).unwrap().load(Ordering::Acquire);
         assert!(linked >= past.max(word), "{linked} below {past}");
     }
@@ -1995,7 +1987,7 @@ mod tests {
         // Put back, over that file; the first step of a carry into it (mapped with the
         // carried floor), as the process on the file made meanwhile takes it.
         std::fs::rename(&aside, &path).unwrap();
-        let (table, _, _) = map(&path, None, Some(ms + 5_000), ms + 5_000, None, None)
+        let (table, _, _) = map(&path, None, Some(ms + 5_000), ms + 5_000, None)
             .unwrap()
             .unwrap();
         assert_eq!(
@@ -2017,7 +2009,7 @@ mod tests {
     fn the_stamp_after_a_carry_keeps_a_later_superseded_stamp() {
         let dir = idkit_testkit::Scratch::new("sqlite-state-stamp");
         let path = dir.join("ids-idkit");
-        let (table, _, id) = map(&path, None, None, 0, None, None).unwrap().unwrap();
+        let (table, _, id) = map(&path, None, None, 0, None).unwrap().unwrap();
         let own = &table.header.own;
         // Still at its path, stamped SUPERSEDED before (a file put back): made its own.
         own[0].store(SUPERSEDED, Ordering::Release);

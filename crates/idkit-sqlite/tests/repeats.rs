@@ -855,9 +855,10 @@ fn an_empty_file_put_in_place_of_the_state_file_waits_for_the_ids_of_the_one_it_
 /// The state file truncated in place (`: > FILE`) and made whole again with zeros while
 /// this process, which uses it, makes no id (any access to the mapping in between is a
 /// `SIGBUS`, as with SQLite's `-shm` file): a process started on the zeros waits; this
-/// one, at its next id, finds its words gone and refuses, and opened again lays the file
-/// out above what it gave, though not alone on the database. Found by a review: the zeros
-/// were laid out as a new file, the generators from zero.
+/// one, at its next id, finds its words gone and refuses, and opened again, alone on the
+/// database (the waiting process holds no lock yet), lays the file out above what it gave
+/// and above the clock. Found by a review: the zeros were laid out as a new file, the
+/// generators from zero.
 #[test]
 fn a_state_file_truncated_under_a_process_is_laid_out_above_its_ids() {
     let dir = Scratch::new("sqlite-state-truncated");
