@@ -596,19 +596,21 @@ impl State {
                     self.table.header.floor.fetch_max(floor, Ordering::AcqRel);
                     let _ = sync(self.table);
                 }
-                // What this process's ids are at or below, kept for the file it maps at the
-                // path next (any file: this one truncated, then removed, leaves nothing).
-                let mut known = self
-                    .seen_mark
-                    .load(Ordering::Acquire)
-                    .max(self.checked_ms.load(Ordering::Acquire));
-                if whole {
-                    let header = &self.table.header;
-                    known = known
-                        .max(header.mark.load(Ordering::Acquire))
-                        .max(header.durable.load(Ordering::Acquire));
+                if !whole || copied {
+                    // Its words lost (truncated, or written over with a copy): what this
+                    // process's ids are at or below, kept for the file it maps at the path
+                    // next, whichever that is (this one truncated, then removed, leaves
+                    // nothing). Not the live mark, and not when the floor was only raised
+                    // (the words are the file's own): a floor kept above the file's would
+                    // raise it again when opened, and its other processes would refuse in
+                    // turn, without end (found by a review).
+                    remember_floor(
+                        path,
+                        self.seen_mark
+                            .load(Ordering::Acquire)
+                            .max(self.checked_ms.load(Ordering::Acquire)),
+                    );
                 }
-                remember_floor(path, known);
                 // One lock across the file's leaving and its carry: no connection of this
                 // process maps the file at the path in between, without the carried floor.
                 let mut guard = FILES.lock().unwrap_or_else(|e| e.into_inner());
@@ -1449,13 +1451,18 @@ fn lay_out(file: &std::fs::File, path: &Path) -> Result<(&'static Table, bool), 
         .metadata()
         .map_err(|e| Error::io(path, "read", e))?
         .len();
-    if len != 0 && len != FILE_BYTES as u64 {
+    // Shorter and all zeros: empty, or left so by a process that was writing the zeros
+    // below when the disk filled or it was killed (found by the hunt: every process then
+    // refused the file for its size).
+    let zeros =
+        len < FILE_BYTES as u64 && all_zeros(file).map_err(|e| Error::io(path, "read", e))?;
+    if len != FILE_BYTES as u64 && !zeros {
         return Err(Error::State(format!(
             "{} is {len} bytes, not an idkit state file of this version ({FILE_BYTES} bytes)",
             path.display()
         )));
     }
-    if len == 0 {
+    if zeros {
         // An empty file (made by another program): zeros written, not a sparse size, so that
         // a full disk is an error here rather than a SIGBUS at the first write to a page.
         write_zeros(file).map_err(|e| Error::io(path, "write", e))?;
@@ -1511,6 +1518,20 @@ fn lay_out(file: &std::fs::File, path: &Path) -> Result<(&'static Table, bool), 
         sync(table)?;
     }
     Ok((table, false))
+}
+
+/// Whether `file` holds only zero bytes (read from its start).
+fn all_zeros(file: &std::fs::File) -> std::io::Result<bool> {
+    use std::io::Read;
+    let mut buf = vec![0; 64 * 1024];
+    let mut reader = file;
+    loop {
+        match reader.read(&mut buf)? {
+            0 => return Ok(true),
+            n if buf[..n].iter().any(|&b| b != 0) => return Ok(false),
+            _ => {}
+        }
+    }
 }
 
 /// [`FILE_BYTES`] zeros written at the start of `file`, and synced.
@@ -1902,6 +1923,62 @@ mod tests {
         again.cover(SystemClock.now_ms(), 1).unwrap();
         assert!(other.cover(ms + 2 * WINDOW_MS, 3).is_err());
         assert!(other.cover(ms + 2 * WINDOW_MS + 1, 1).is_err());
+    }
+
+    /// The state at `path` as a connection opened again maps it: raised to the floor this
+    /// process keeps for the path.
+    fn reopened(path: &Path) -> &'static State {
+        let mapped = map(path, None, None, remembered(path), None)
+            .unwrap()
+            .unwrap();
+        State::over(mapped, path.to_owned(), None).unwrap()
+    }
+
+    /// After an older copy is written over the file, the process that finds it and one that
+    /// refuses at the raised floor each open the file again once, and then both go on, the
+    /// mark moving on between their ids. Found by a review: each kept the live mark as its
+    /// floor, raised the file to it when opened again, and made the other refuse, without
+    /// end.
+    #[test]
+    fn after_a_copy_is_found_the_processes_open_the_file_again_once_each() {
+        let (_dir, path, one, other, ms) = two_processes("sqlite-state-no-refusal-storm");
+        let copy = std::fs::read(&path).unwrap();
+        let t = ms + 2 * WINDOW_MS;
+        one.cover(t, 1).unwrap();
+        other.cover(t, 1).unwrap();
+        write_over(&path, &copy);
+        assert!(one.cover(t, 2).is_err());
+        let one = reopened(&path);
+        one.cover(t + WINDOW_MS, 1).unwrap();
+        assert!(other.cover(t, 2).is_err());
+        let other = reopened(&path);
+        for round in 2..8 {
+            let at = t + round * WINDOW_MS;
+            one.cover(at, 1).unwrap();
+            other.cover(at, 1).unwrap();
+        }
+    }
+
+    /// A file of zeros shorter than a state file (zeros being written when the disk filled,
+    /// or the writer was killed) is laid out as an empty one; one with other bytes is not a
+    /// state file. Found by the hunt: every process refused the file for its size.
+    #[test]
+    fn a_file_of_zeros_cut_short_is_laid_out_and_other_bytes_are_refused() {
+        let dir = idkit_testkit::Scratch::new("sqlite-state-short-zeros");
+        let path = dir.join("ids-idkit");
+        std::fs::write(&path, vec![0u8; 4096]).unwrap();
+        let state = mapping(&path);
+        state.cover(SystemClock.now_ms(), 1).unwrap();
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), FILE_BYTES as u64);
+        let other = dir.join("other-idkit");
+        let mut bytes = vec![0u8; 4096];
+        bytes[4000] = 1;
+        std::fs::write(&other, bytes).unwrap();
+        let said = match map(&other, None, None, 0, None) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("mapped a file of other bytes"),
+        };
+        assert!(said.contains("not an idkit state file"), "{said}");
     }
 
     /// Stamping a file SUPERSEDED keeps the newer file's inode that another process's
