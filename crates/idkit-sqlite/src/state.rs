@@ -1034,15 +1034,20 @@ fn map(
             empty = fresh;
             // Claimed once it is known to be a whole state file (a copy half written by a
             // restore is not), before any id of this process's from it.
-            if let Some(old) = carried_from
-                && !claim_successor(&old.header, id.1)
-            {
+            let adopted = match carried_from {
                 // Another process claimed the carry of the same file into another: this
                 // one tries again as a process whose file was carried over
                 // (`State::carry_over`).
-                return Err(carried_meanwhile(path));
+                Some(old) if !claim_successor(&old.header, id.1) => Err(carried_meanwhile(path)),
+                _ => adopt(table, path, id, users, carried, made_floor, fresh),
+            };
+            if !matches!(adopted, Ok(Some(_))) {
+                // Not used: a process waiting on a copy maps it again every 10 ms, and
+                // each mapping kept would be address space (and a file in /proc/PID/maps)
+                // for the life of the process.
+                unmap(table);
             }
-            adopt(table, path, id, users, carried, made_floor, fresh)
+            adopted
         });
         // Unlocked by hand: the mapping holds the open file, and with it a lock that
         // closing the file would not release.
@@ -1577,6 +1582,19 @@ fn mmap(_file: &std::fs::File, path: &Path) -> Result<&'static Table, Error> {
     )))
 }
 
+/// Unmaps `table`, mapped by [`mmap`] and never handed out.
+#[cfg(unix)]
+fn unmap(table: &'static Table) {
+    // SAFETY: the whole mapping `mmap` made; no reference to it is kept (the caller's is
+    // the only one, and it is dropped).
+    unsafe {
+        libc::munmap(std::ptr::from_ref(table).cast_mut().cast(), FILE_BYTES);
+    }
+}
+
+#[cfg(not(unix))]
+fn unmap(_table: &'static Table) {}
+
 /// Writes the file's first page (the header) to disk.
 #[cfg(unix)]
 fn sync(table: &'static Table) -> Result<(), Error> {
@@ -1979,6 +1997,28 @@ mod tests {
             Ok(_) => panic!("mapped a file of other bytes"),
         };
         assert!(said.contains("not an idkit state file"), "{said}");
+    }
+
+    /// A file mapped and then not used (another process claimed the carry first; a copy
+    /// waited on) is unmapped: a process waiting on a copy maps it every 10 ms.
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_file_mapped_and_not_used_is_unmapped() {
+        let (_dir, path, one, _other, ms) = two_processes("sqlite-state-unmapped");
+        let mappings = || {
+            std::fs::read_to_string("/proc/self/maps")
+                .unwrap()
+                .lines()
+                .filter(|l| l.ends_with(path.to_str().unwrap()))
+                .count()
+        };
+        let before = mappings();
+        stamp_superseded(&one.table.header);
+        assert!(claim_successor(&one.table.header, 12_345));
+        for _ in 0..3 {
+            assert!(map(&path, None, Some(ms), ms, Some(one.table)).is_err());
+        }
+        assert_eq!(mappings(), before);
     }
 
     /// Stamping a file SUPERSEDED keeps the newer file's inode that another process's
