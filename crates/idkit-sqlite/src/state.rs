@@ -185,20 +185,52 @@ static GONE: Mutex<Option<HashMap<PathBuf, Vec<&'static State>>>> = Mutex::new(N
 /// none (the file at the path has its words); one whose file was truncated, or written over
 /// in place, carries nothing, and the file may be removed after (found by a review: a file
 /// truncated and then removed left no floor behind).
-static FLOORS: Mutex<Option<HashMap<PathBuf, u64>>> = Mutex::new(None);
+///
+/// With the file it was kept from: that file, still at the path and its mark at the floor
+/// or above, keeps the words itself and is not raised, which would make its other
+/// processes refuse, and raise it again in turn, without end (found by a review).
+static FLOORS: Mutex<Option<HashMap<PathBuf, Kept>>> = Mutex::new(None);
 
-/// Keeps `floor` for the state file `path` (see [`FLOORS`]).
-fn remember_floor(path: &Path, floor: u64) {
+/// A floor for the file a process maps at a path: what its ids there were at or below.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Kept {
+    /// Unix ms; 0 for none.
+    ms: u64,
+    /// The file (device and inode) it was kept from; `None` for any file.
+    of: Option<(u64, u64)>,
+}
+
+impl Kept {
+    /// `ms`, whichever file it is applied to.
+    fn any(ms: u64) -> Self {
+        Self { ms, of: None }
+    }
+
+    /// The floor to raise the file `id`, whose mark is `durable`, to: none for the file it
+    /// was kept from while that file's mark covers it.
+    fn for_file(self, id: (u64, u64), durable: u64) -> u64 {
+        if self.of == Some(id) && durable >= self.ms {
+            0
+        } else {
+            self.ms
+        }
+    }
+}
+
+/// Keeps `floor` for the state file `path`, found gone as the file `file` (see
+/// [`FLOORS`]).
+fn remember_floor(path: &Path, floor: u64, file: (u64, u64)) {
     let mut floors = FLOORS.lock().unwrap_or_else(|e| e.into_inner());
     let at = floors
         .get_or_insert_with(HashMap::new)
         .entry(path.to_owned())
         .or_default();
-    *at = (*at).max(floor);
+    at.ms = at.ms.max(floor);
+    at.of = Some(file);
 }
 
-/// The floor kept for the state file `path`, 0 for none.
-fn remembered(path: &Path) -> u64 {
+/// The floor kept for the state file `path` (0 for none).
+fn remembered(path: &Path) -> Kept {
     FLOORS
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -588,29 +620,31 @@ impl State {
                     // process mapping the file refuses at (`cover`), its words being the
                     // copy's too.
                     // Raised past the floor every state on the file was laid out with.
+                    // And above the clock, past every id another process gave unless it ran
+                    // ahead of a clock set back (found by a review).
                     let floor = self
                         .seen_mark
                         .load(Ordering::Acquire)
                         .max(self.checked_ms.load(Ordering::Acquire))
-                        .max(floor.saturating_add(1));
+                        .max(floor.saturating_add(1))
+                        .max(SystemClock.now_ms());
                     self.table.header.floor.fetch_max(floor, Ordering::AcqRel);
                     let _ = sync(self.table);
                 }
-                if !whole || copied {
-                    // Its words lost (truncated, or written over with a copy): what this
-                    // process's ids are at or below, kept for the file it maps at the path
-                    // next, whichever that is (this one truncated, then removed, leaves
-                    // nothing). Not the live mark, and not when the floor was only raised
-                    // (the words are the file's own): a floor kept above the file's would
-                    // raise it again when opened, and its other processes would refuse in
-                    // turn, without end (found by a review).
-                    remember_floor(
-                        path,
-                        self.seen_mark
-                            .load(Ordering::Acquire)
-                            .max(self.checked_ms.load(Ordering::Acquire)),
-                    );
+                // What this process's ids are at or below, kept for the file it maps at the
+                // path next (any file: this one truncated, or refused at a raised floor and
+                // then removed, leaves nothing; found by reviews).
+                let mut known = self
+                    .seen_mark
+                    .load(Ordering::Acquire)
+                    .max(self.checked_ms.load(Ordering::Acquire));
+                if whole {
+                    let header = &self.table.header;
+                    known = known
+                        .max(header.mark.load(Ordering::Acquire))
+                        .max(header.durable.load(Ordering::Acquire));
                 }
+                remember_floor(path, known, id);
                 // One lock across the file's leaving and its carry: no connection of this
                 // process maps the file at the path in between, without the carried floor.
                 let mut guard = FILES.lock().unwrap_or_else(|e| e.into_inner());
@@ -677,7 +711,7 @@ impl State {
                 path,
                 self.database.as_deref(),
                 Some(floor),
-                floor,
+                Kept::any(floor),
                 Some(self.table),
             )?
         };
@@ -689,17 +723,23 @@ impl State {
             )));
         };
         let new = mapped.0;
-        slots::carry(&self.table.slots, &new.slots, || {
+        let carried = slots::carry(&self.table.slots, &new.slots, || {
             ClaimLock::take(Some(&mapped.1))
-        })?;
-        sync(new)?;
-        if !stale {
-            // Its words in, the file is its own (see `adopt`).
-            if stamp_own(new, path, mapped.2) {
+        })
+        .and_then(|_| sync(new))
+        .and_then(|()| {
+            // Its words in, the file is its own (see `adopt`). That this file carried on
+            // into that one is written beside its stamp already (`claim_successor`, in
+            // `map`).
+            if !stale && stamp_own(new, path, mapped.2) {
                 sync(new)?;
             }
-            // That this file carried on into that one is written beside its stamp already
-            // (`claim_successor`, in `map`).
+            Ok(())
+        });
+        if let Err(e) = carried {
+            // Tried again from GONE: a mapping kept at each try would be one more each time.
+            unmap(new);
+            return Err(e);
         }
         let state = Self::over(mapped, path.to_owned(), self.database.as_deref())?;
         files.insert(path.to_owned(), state);
@@ -983,7 +1023,7 @@ fn map(
     path: &Path,
     database: Option<&Path>,
     carried: Option<u64>,
-    made_floor: u64,
+    made_floor: Kept,
     carried_from: Option<&Table>,
 ) -> Result<Option<Mapped>, Error> {
     let users = database.map(Users::of).transpose()?;
@@ -996,7 +1036,7 @@ fn map(
                     path,
                     database,
                     users,
-                    carried.unwrap_or(made_floor),
+                    carried.unwrap_or(made_floor.ms),
                     carried.is_some(),
                     carried_from,
                 )? {
@@ -1108,7 +1148,7 @@ fn map_stale(path: &Path, database: Option<&Path>, floor: u64) -> Result<Option<
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
     }
-    map(path, database, None, floor, None)
+    map(path, database, None, Kept::any(floor), None)
 }
 
 /// Whether the state file laid out as `table`, whose device and inode are `id`, can be used
@@ -1131,10 +1171,11 @@ fn adopt(
     id: (u64, u64),
     users: Option<&'static Users>,
     carried: Option<u64>,
-    at_least: u64,
+    at_least: Kept,
     fresh: bool,
 ) -> Result<Option<&'static Table>, Error> {
     let header = &table.header;
+    let at_least = at_least.for_file(id, header.durable.load(Ordering::Acquire));
     let own = (
         header.own[0].load(Ordering::Acquire),
         header.own[1].load(Ordering::Acquire),
@@ -1555,8 +1596,9 @@ fn write_zeros(file: &std::fs::File) -> std::io::Result<()> {
 #[cfg(unix)]
 fn mmap(file: &std::fs::File, path: &Path) -> Result<&'static Table, Error> {
     use std::os::fd::AsRawFd;
-    // SAFETY: a shared mapping of the whole file, read and write, never unmapped: the
-    // reference lives as long as the process. Every access to it is atomic.
+    // SAFETY: a shared mapping of the whole file, read and write, unmapped only by
+    // [`unmap`] before any reference to it is kept: once used, the reference lives as long
+    // as the process. Every access to it is atomic.
     let at = unsafe {
         libc::mmap(
             std::ptr::null_mut(),
@@ -1670,7 +1712,7 @@ mod tests {
     /// the one FILES names for the path (the carrier maps the file at the path and puts it
     /// there).
     fn mapping(path: &Path) -> &'static State {
-        let mapped = map(path, None, None, 0, None).unwrap().unwrap();
+        let mapped = map(path, None, None, Kept::any(0), None).unwrap().unwrap();
         let state = State::over(mapped, path.to_owned(), None).unwrap();
         FILES
             .lock()
@@ -1914,7 +1956,7 @@ mod tests {
         let said = other.cover(ms, 2).unwrap_err().to_string();
         assert!(said.contains("written over"), "{said}");
         // What `one` gave is kept for the next file at the path, whatever happens to this one.
-        assert!(remembered(&path) >= ms + 2 * WINDOW_MS);
+        assert!(remembered(&path).ms >= ms + 2 * WINDOW_MS);
         // A connection opened again lays the file out above them.
         let again = mapping(&path);
         assert!(again.floor_ms() > ms + 2 * WINDOW_MS);
@@ -1992,7 +2034,7 @@ mod tests {
         let mut bytes = vec![0u8; 4096];
         bytes[4000] = 1;
         std::fs::write(&other, bytes).unwrap();
-        let said = match map(&other, None, None, 0, None) {
+        let said = match map(&other, None, None, Kept::any(0), None) {
             Err(e) => e.to_string(),
             Ok(_) => panic!("mapped a file of other bytes"),
         };
@@ -2016,9 +2058,63 @@ mod tests {
         stamp_superseded(&one.table.header);
         assert!(claim_successor(&one.table.header, 12_345));
         for _ in 0..3 {
-            assert!(map(&path, None, Some(ms), ms, Some(one.table)).is_err());
+            assert!(map(&path, None, Some(ms), Kept::any(ms), Some(one.table)).is_err());
         }
         assert_eq!(mappings(), before);
+    }
+
+    /// A process refused only for a floor another raised, its ids ahead of the clock, keeps
+    /// them as its floor: the file removed later, the file it makes at the path starts
+    /// above them. Found by a review: only processes whose words were lost kept a floor.
+    #[test]
+    fn a_process_refused_at_a_raised_floor_keeps_its_ids_for_the_next_file() {
+        let (_dir, path, one, other, ms) = two_processes("sqlite-state-raised-then-removed");
+        let copy = std::fs::read(&path).unwrap();
+        one.cover(ms + 2 * WINDOW_MS, 1).unwrap();
+        // `other`'s ids run 5 s ahead (a clock set back), past what `one` saw.
+        other.cover(ms + 5 * WINDOW_MS, 1).unwrap();
+        write_over(&path, &copy);
+        assert!(one.cover(ms + 2 * WINDOW_MS, 2).is_err());
+        // `one` opened again moves the mark past what `other` saw: `other` refuses only
+        // for the raised floor.
+        reopened(&path).cover(ms + 7 * WINDOW_MS, 1).unwrap();
+        assert!(other.cover(ms + 5 * WINDOW_MS, 2).is_err());
+        std::fs::remove_file(&path).unwrap();
+        let next = reopened(&path);
+        assert!(next.floor_ms() >= ms + 5 * WINDOW_MS, "{}", next.floor_ms());
+    }
+
+    /// A process refused at a raised floor on a file still at the path, its mark at the
+    /// kept floor, does not raise it again when it opens the file (which would make the
+    /// others refuse in turn).
+    #[test]
+    fn a_kept_floor_does_not_raise_the_file_it_was_kept_from() {
+        let id = (1, 2);
+        assert_eq!(
+            Kept {
+                ms: 500,
+                of: Some(id)
+            }
+            .for_file(id, 900),
+            0
+        );
+        assert_eq!(
+            Kept {
+                ms: 500,
+                of: Some(id)
+            }
+            .for_file(id, 400),
+            500
+        );
+        assert_eq!(
+            Kept {
+                ms: 500,
+                of: Some(id)
+            }
+            .for_file((1, 3), 900),
+            500
+        );
+        assert_eq!(Kept::any(500).for_file(id, 900), 500);
     }
 
     /// Stamping a file SUPERSEDED keeps the newer file's inode that another process's
@@ -2057,7 +2153,7 @@ mod tests {
             write_new(&path, ms, None, Some(one.table)).unwrap(),
             Made::Ours(_)
         ));
-        let (table, _, _) = map(&path, None, None, 0, None).unwrap().unwrap();
+        let (table, _, _) = map(&path, None, None, Kept::any(0), None).unwrap().unwrap();
         let linked = claim(table, "ulid", 0).unwrap().load(Ordering::Acquire);
         assert!(linked >= past.max(word), "{linked} below {past}");
     }
@@ -2104,7 +2200,7 @@ mod tests {
         // Put back, over that file; the first step of a carry into it (mapped with the
         // carried floor), as the process on the file made meanwhile takes it.
         std::fs::rename(&aside, &path).unwrap();
-        let (table, _, _) = map(&path, None, Some(ms + 5_000), ms + 5_000, None)
+        let (table, _, _) = map(&path, None, Some(ms + 5_000), Kept::any(ms + 5_000), None)
             .unwrap()
             .unwrap();
         assert_eq!(
@@ -2126,7 +2222,7 @@ mod tests {
     fn the_stamp_after_a_carry_keeps_a_later_superseded_stamp() {
         let dir = idkit_testkit::Scratch::new("sqlite-state-stamp");
         let path = dir.join("ids-idkit");
-        let (table, _, id) = map(&path, None, None, 0, None).unwrap().unwrap();
+        let (table, _, id) = map(&path, None, None, Kept::any(0), None).unwrap().unwrap();
         let own = &table.header.own;
         // Still at its path, stamped SUPERSEDED before (a file put back): made its own.
         own[0].store(SUPERSEDED, Ordering::Release);
