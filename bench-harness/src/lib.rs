@@ -113,6 +113,7 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
         format!("git revision {}", machine.git_revision),
         format!("profile {}", params.profile.name()),
         format!("command {}", config.command),
+        format!("machine {}, {} cores", machine.cpu, machine.cores),
     ];
     let job = engine::Job {
         entries,

@@ -831,6 +831,8 @@ pub(crate) trait Measured: fmt::Debug {
     fn files(&self) -> Vec<(String, String)>;
     /// The settings its runs were made with ([`Engine::settings`]).
     fn settings(&self) -> &[String];
+    /// Where its figures come from: this run, or the kept file ([`Stamp`]).
+    fn stamp(&self) -> &Stamp;
     /// `scheme`'s run under its own key with `cache` ([`InsertResults::native`]): the
     /// figures every engine has ([`Run::shared`]).
     fn native(&self, scheme: &str, cache: &str) -> Option<Run<&'static str, ()>>;
@@ -880,6 +882,9 @@ impl<E: Engine + 'static> Measured for Of<E> {
     }
     fn settings(&self) -> &[String] {
         &self.0.stamp().settings
+    }
+    fn stamp(&self) -> &Stamp {
+        self.0.stamp()
     }
     fn native(&self, scheme: &str, cache: &str) -> Option<Run<&'static str, ()>> {
         self.0.native(scheme, cache).map(Run::shared)

@@ -19,7 +19,15 @@ const SQLITE: &str = "sqlite";
 /// Writes the report to `path`.
 pub(crate) fn write(r: &Results<'_>, charts: &[ChartFile], path: &Path) -> Result<(), Error> {
     let mut md = String::new();
-    header(r, &mut md);
+    let data = path.parent().map(|dir| dir.join("data"));
+    let leases = data
+        .as_ref()
+        .map(|data| read_leases(&data.join("leases.csv")))
+        .unwrap_or_default();
+    let leases_from = data
+        .as_ref()
+        .map_or_else(String::new, |data| leases_provenance(data));
+    header(r, &carried(r, &leases, &leases_from), &mut md);
     generation(r, charts, &mut md);
     properties(r, &mut md);
     collisions(r, &mut md);
@@ -27,16 +35,12 @@ pub(crate) fn write(r: &Results<'_>, charts: &[ChartFile], path: &Path) -> Resul
     verdicts(r, &mut md);
     ENGINES.iter().for_each(|e| e.ids(r, &mut md));
     ENGINES.iter().for_each(|e| e.created_at(r, &mut md));
-    let leases = path
-        .parent()
-        .map(|dir| read_leases(&dir.join("data").join("leases.csv")))
-        .unwrap_or_default();
     let in_sql = path
         .parent()
         .map(|dir| read_in_sql(&dir.join("data").join("sqlite_functions.csv")))
         .unwrap_or_default();
     made_in_sql(&in_sql, &mut md);
-    identities(&leases, &mut md);
+    identities(&leases, &leases_from, &mut md);
     guide(r, &leases, &mut md);
     std::fs::write(path, md).map_err(Error::io(path))
 }
@@ -81,7 +85,66 @@ fn read_leases(path: &Path) -> Vec<LeaseRow> {
         .collect()
 }
 
-fn identities(rows: &[LeaseRow], md: &mut String) {
+/// When, at what revision and on what machine `data/leases.csv` was measured: the line
+/// `scripts/lease-bench.sh` writes beside it, or for a file written before it wrote one, the
+/// day git last saw the file change.
+fn leases_provenance(data: &Path) -> String {
+    if let Ok(line) = std::fs::read_to_string(data.join("leases_provenance.txt")) {
+        return line.trim().to_owned();
+    }
+    let changed = std::process::Command::new("git")
+        .args(["log", "-1", "--format=%cs", "--", "leases.csv"])
+        .current_dir(data)
+        .output()
+        .ok()
+        .filter(|out| out.status.success())
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+        .filter(|day| !day.is_empty());
+    match changed {
+        Some(day) => format!("committed {day}; the machine was not recorded"),
+        None => "date and machine not recorded".to_owned(),
+    }
+}
+
+/// The list at the report's top of what this run did not measure: each engine read back
+/// from its kept file, and the worker-identity figures, with their date and machine.
+fn carried(r: &Results<'_>, leases: &[LeaseRow], leases_from: &str) -> String {
+    let mut lines = Vec::new();
+    for engine in ENGINES {
+        let Some(results) = r.named(engine.name()) else {
+            continue;
+        };
+        let stamp = results.stamp();
+        if stamp.measured_now || stamp.provenance.is_empty() {
+            continue;
+        }
+        let machine = if stamp.provenance.iter().any(|p| p.starts_with("machine ")) {
+            ""
+        } else {
+            "; the machine was not recorded"
+        };
+        lines.push(format!(
+            "- {}: `data/{}.json`, {}{machine}.",
+            engine.report_name(),
+            engine.name(),
+            stamp.provenance.join(", ")
+        ));
+    }
+    if !leases.is_empty() {
+        lines.push(format!(
+            "- Worker identities: `data/leases.csv` (`scripts/lease-bench.sh`), {leases_from}."
+        ));
+    }
+    if lines.is_empty() {
+        return String::new();
+    }
+    format!(
+        "**Not measured by this run**, carried forward from the runs named:\n\n{}\n\n",
+        lines.join("\n")
+    )
+}
+
+fn identities(rows: &[LeaseRow], from: &str, md: &mut String) {
     if rows.is_empty() {
         return;
     }
@@ -97,11 +160,11 @@ fn identities(rows: &[LeaseRow], md: &mut String) {
          static state file's reservation window); the generator pays one atomic load per tick \
          for it, and criterion's `leased` group (`cargo bench -p \
          bench-harness --bench snowflake -- leased`) compares generation with and without a \
-         lease in one run. PostgreSQL and etcd ran on loopback on this machine (PostgreSQL \
-         with fsync on), so network latency adds to their figures elsewhere; the literature \
-         quotes 50 to 100 ms to acquire from ZooKeeper or etcd across a network. These \
-         figures come from `data/leases.csv`, which `scripts/lease-bench.sh` writes; this \
-         report run reads it.\n\n{LEASES}"
+         lease in one run. PostgreSQL and etcd ran on loopback on the machine that measured \
+         them (PostgreSQL with fsync on), so network latency adds to their figures elsewhere; \
+         the literature quotes 50 to 100 ms to acquire from ZooKeeper or etcd across a \
+         network. These figures come from `data/leases.csv`, which `scripts/lease-bench.sh` \
+         writes ({from}); this report run reads it, and does not measure them.\n\n{LEASES}"
     );
     for row in rows {
         LEASES.row(md, row);
@@ -374,26 +437,32 @@ fn dirty_warning(revision: &str) -> String {
     }
 }
 
-fn header(r: &Results<'_>, md: &mut String) {
+fn header(r: &Results<'_>, carried: &str, md: &mut String) {
     let pragmas = r.named(SQLITE).map_or(&[][..], |e| e.settings());
     let m = r.machine;
     let p = r.params;
     let _ = writeln!(
         md,
         "# idkit: unique-id schemes compared\n\n\
-         Every scheme in the idkit registry, measured on one machine in one run: how fast ids \
+         Every scheme in the idkit registry, measured {}: how fast ids \
          are made, how they order and collide, and what they cost as B-tree keys in {}.{} \
          Every number below comes from this run, except where a section names its source (an \
          engine's runs carried forward when no server was given for it, the worker-identity \
          figures); `data/` holds them all, `charts/` draws them.\n\n\
-         {}{}\
+         {}{}{}\
          ## Environment\n\n\
          | | |\n|---|---|\n\
          | CPU | {} |\n| cores | {} |\n| memory | {:.1} GiB |\n| OS | {} |\n| toolchain | {} |\n\
          | git revision | `{}` |\n| profile | `{}` |\n| command | `{}` |\n| date | {} |\n",
+        if carried.is_empty() {
+            "on one machine in one run"
+        } else {
+            "in one run on the machine below, except what is listed as carried forward"
+        },
         listed(ENGINES.iter().map(|e| e.report_name())),
         not_measured(),
         dirty_warning(&m.git_revision),
+        carried,
         summary(r),
         m.cpu,
         m.cores,
@@ -455,6 +524,7 @@ fn header(r: &Results<'_>, md: &mut String) {
             .join(", "),
         repeats = repeats_sentence(p)
     );
+    md.push_str(&like_for_like(r));
     let _ = writeln!(
         md,
         "### What bounds the schemes on this machine\n\n{PRIMITIVES}"
@@ -463,6 +533,117 @@ fn header(r: &Results<'_>, md: &mut String) {
         PRIMITIVES.row(md, prim);
     }
     md.push('\n');
+}
+
+/// The value of `name` in settings written `name = value` (`PRAGMA name = value` for
+/// SQLite's), as the engines list them.
+fn setting<'a>(settings: &'a [String], name: &str) -> Option<&'a str> {
+    settings.iter().find_map(|s| {
+        let (key, value) = s.split_once(" = ")?;
+        (key.trim_start_matches("PRAGMA ") == name).then_some(value)
+    })
+}
+
+/// What a commit waits for in each engine, its caches and where it reads what they miss:
+/// one table from each engine's settings, so that no comparison across engines passes for
+/// like with like unless it is.
+fn like_for_like(r: &Results<'_>) -> String {
+    let p = r.params;
+    let mut rows = Vec::new();
+    for engine in ENGINES {
+        let Some(results) = r.named(engine.name()) else {
+            continue;
+        };
+        let settings = results.settings();
+        let servers = &results.stamp().servers;
+        // The cache each server was given: what follows its version in its description.
+        let caches = servers
+            .iter()
+            .filter_map(|s| s.rsplit_once(", ").map(|(_, cache)| cache))
+            .collect::<Vec<_>>()
+            .join(" / ");
+        let version = servers
+            .first()
+            .and_then(|s| s.split_once(": "))
+            .and_then(|(_, rest)| rest.rsplit_once(", "))
+            .map_or("", |(version, _)| version);
+        let row = match engine.name() {
+            SQLITE => {
+                let synchronous = setting(settings, "synchronous").unwrap_or("FULL");
+                let commit = if synchronous.eq_ignore_ascii_case("NORMAL") {
+                    "no fsync: the WAL is synced at checkpoints".to_owned()
+                } else {
+                    "an fsync of the WAL".to_owned()
+                };
+                [
+                    format!("SQLite {} (in process)", rusqlite::version()),
+                    format!("{commit} (`synchronous = {synchronous}`)"),
+                    format!(
+                        "page cache {} KiB / {} KiB",
+                        p.small_cache_kib, p.large_cache_kib
+                    ),
+                    "the OS page cache".to_owned(),
+                ]
+            }
+            "postgres" if !servers.is_empty() => {
+                let fsync = setting(settings, "fsync") == Some("on")
+                    && setting(settings, "synchronous_commit") == Some("on");
+                [
+                    version.to_owned(),
+                    if fsync {
+                        "an fsync of the WAL (`fsync = on`, `synchronous_commit = on`)".to_owned()
+                    } else {
+                        "no fsync".to_owned()
+                    },
+                    caches,
+                    "the OS page cache (PostgreSQL reads through it)".to_owned(),
+                ]
+            }
+            "mysql" if !servers.is_empty() => {
+                let flush = setting(settings, "innodb_flush_log_at_trx_commit").unwrap_or("1");
+                let direct = setting(settings, "innodb_flush_method") == Some("O_DIRECT");
+                [
+                    version.to_owned(),
+                    if flush == "1" {
+                        "an fsync of the redo log (`innodb_flush_log_at_trx_commit = 1`)".to_owned()
+                    } else {
+                        format!("no fsync (`innodb_flush_log_at_trx_commit = {flush}`)")
+                    },
+                    caches,
+                    if direct {
+                        "the disk (`innodb_flush_method = O_DIRECT` bypasses the OS page cache)"
+                            .to_owned()
+                    } else {
+                        "the OS page cache".to_owned()
+                    },
+                ]
+            }
+            _ => continue,
+        };
+        rows.push(format!(
+            "| {} | {} |",
+            engine.report_name(),
+            row.join(" | ")
+        ));
+    }
+    if rows.is_empty() {
+        return String::new();
+    }
+    format!(
+        "### Like for like\n\n\
+         | engine | server | a commit waits for | caches (small / large) | what a cache \
+         misses is read from |\n|---|---|---|---|---|\n{}\n\n\
+         Rates are compared within an engine (a scheme against another under the same \
+         settings); across engines they are not like for like where this table differs: a \
+         commit that waits for no fsync is cheaper whatever the key, and a small cache whose \
+         misses the OS page cache serves loses less than one whose misses go to the disk. \
+         The runs with several writers put {} client threads and the server on the machine \
+         that measured them ({} cores here): more runnable threads than cores, so they \
+         measure contention, not how the server scales.\n\n",
+        rows.join("\n"),
+        p.pg_writers,
+        r.machine.cores
+    )
 }
 
 const PRIMITIVES: Table<Primitive> = Table(&[
