@@ -143,6 +143,10 @@ pub struct State {
     /// process found the file written over with an older copy (or carried words into it),
     /// and the words this state goes on from may be the copy's.
     floor_at_map: u64,
+    /// A floor of this process's own on this file: the ids it gave before it last found the
+    /// file gone ([`FLOORS`]), which its generators start above (the file's words may be a
+    /// copy's, older than them).
+    own_floor: u64,
     /// Why there is no state file, for the errors of the generators that need one.
     why_memory: &'static str,
     /// The next in [`ALL`].
@@ -206,10 +210,13 @@ impl Kept {
         Self { ms, of: None }
     }
 
-    /// The floor to raise the file `id`, whose mark is `durable`, to: none for the file it
-    /// was kept from while that file's mark covers it.
-    fn for_file(self, id: (u64, u64), durable: u64) -> u64 {
-        if self.of == Some(id) && durable >= self.ms {
+    /// The floor to raise the file `id` to: none for the file it was kept from, unless
+    /// that file is `fresh` (zeros, its words lost): that process's generators start above
+    /// it on their own ([`State::floor_ms`]), and raising the file would make its other
+    /// processes refuse, keep floors of their own and raise it again in turn, without end
+    /// (found by a review).
+    fn for_file(self, id: (u64, u64), fresh: bool) -> u64 {
+        if self.of == Some(id) && !fresh {
             0
         } else {
             self.ms
@@ -312,8 +319,17 @@ impl State {
         if let Some(state) = files.get(&key) {
             return Ok(state);
         }
-        let state = match map(path, database, None, remembered(&key), None)? {
-            Some(mapped) => Self::over(mapped, key.clone(), database)?,
+        let kept = remembered(&key);
+        let state = match map(path, database, None, kept, None)? {
+            // The floor kept from this very file is this process's own (see `Kept`).
+            Some(mapped) => {
+                let own = if kept.of == Some(mapped.2) {
+                    kept.ms
+                } else {
+                    0
+                };
+                Self::over(mapped, key.clone(), database, own)?
+            }
             None => {
                 return Self::memory(
                     "its state file cannot be written (a read-only database or directory)",
@@ -329,6 +345,7 @@ impl State {
         (table, open, id): (&'static Table, std::fs::File, (u64, u64)),
         key: PathBuf,
         database: Option<&Path>,
+        own_floor: u64,
     ) -> Result<&'static State, Error> {
         let backing = Backing {
             file: key,
@@ -336,7 +353,7 @@ impl State {
             id,
             database: database.map(Path::to_owned),
         };
-        Self::laid_out(table, Some(backing), "").ok_or(Error::Full { slots: SLOTS })
+        Self::laid_out(table, Some(backing), "", own_floor).ok_or(Error::Full { slots: SLOTS })
     }
 
     /// The one state in process memory.
@@ -348,7 +365,7 @@ impl State {
             table.header.magic.store(MAGIC, Ordering::Relaxed);
             // Nothing to sync: process memory ends with the process.
             table.header.durable.store(u64::MAX, Ordering::Relaxed);
-            Self::laid_out(table, None, why)
+            Self::laid_out(table, None, why, 0)
         });
         state.ok_or(Error::Full { slots: SLOTS })
     }
@@ -359,13 +376,14 @@ impl State {
         table: &'static Table,
         backing: Option<Backing>,
         why: &'static str,
+        own_floor: u64,
     ) -> Option<&'static State> {
         let floor = table.header.floor.load(Ordering::Acquire);
         let open = backing.as_ref().map(|b| &b.open);
         let time_ordered = |name: &str| {
             let word = claim_locked(table, name, 0, open).ok()??;
             word.fetch_max(
-                time_ordered_word(floor.saturating_add(1), 0),
+                time_ordered_word(floor.max(own_floor).saturating_add(1), 0),
                 Ordering::AcqRel,
             );
             Some(word)
@@ -390,6 +408,7 @@ impl State {
             // What the file held when mapped: a copy written over it in place later is older.
             seen_mark: AtomicU64::new(table.header.durable.load(Ordering::Acquire).max(floor)),
             floor_at_map: floor,
+            own_floor,
             why_memory: why,
             ulid,
             v7,
@@ -431,7 +450,11 @@ impl State {
 
     /// The mark after the machine last started: every generator starts above it.
     pub fn floor_ms(&self) -> u64 {
-        self.table.header.floor.load(Ordering::Acquire)
+        self.table
+            .header
+            .floor
+            .load(Ordering::Acquire)
+            .max(self.own_floor)
     }
 
     /// The high-water mark: no id of this database goes past it.
@@ -686,11 +709,17 @@ impl State {
         files: &mut HashMap<PathBuf, &'static State>,
     ) -> Result<(), Error> {
         let header = &self.table.header;
-        // Every id this file gave is at or below its mark (`cover`).
+        // Every id this file gave is at or below its mark (`cover`); this process's are
+        // at or below what it saw and checked, and the floors it kept for the path, even
+        // where the file was written over with an older copy before it went (found by a
+        // review).
         let floor = header
             .durable
             .load(Ordering::Acquire)
-            .max(header.mark.load(Ordering::Acquire));
+            .max(header.mark.load(Ordering::Acquire))
+            .max(self.seen_mark.load(Ordering::Acquire))
+            .max(self.checked_ms.load(Ordering::Acquire))
+            .max(remembered(path).ms);
         // A file another process carried over already (its SUPERSEDED stamp with the newer
         // file's inode): that process made a newer file, whose ids may be far above this
         // file's mark, and that file may have been removed or replaced since. This one then
@@ -741,7 +770,7 @@ impl State {
             unmap(new);
             return Err(e);
         }
-        let state = Self::over(mapped, path.to_owned(), self.database.as_deref())?;
+        let state = Self::over(mapped, path.to_owned(), self.database.as_deref(), 0)?;
         files.insert(path.to_owned(), state);
         Ok(())
     }
@@ -1175,7 +1204,7 @@ fn adopt(
     fresh: bool,
 ) -> Result<Option<&'static Table>, Error> {
     let header = &table.header;
-    let at_least = at_least.for_file(id, header.durable.load(Ordering::Acquire));
+    let at_least = at_least.for_file(id, fresh);
     let own = (
         header.own[0].load(Ordering::Acquire),
         header.own[1].load(Ordering::Acquire),
@@ -1713,7 +1742,7 @@ mod tests {
     /// there).
     fn mapping(path: &Path) -> &'static State {
         let mapped = map(path, None, None, Kept::any(0), None).unwrap().unwrap();
-        let state = State::over(mapped, path.to_owned(), None).unwrap();
+        let state = State::over(mapped, path.to_owned(), None, 0).unwrap();
         FILES
             .lock()
             .unwrap()
@@ -1988,10 +2017,14 @@ mod tests {
     /// The state at `path` as a connection opened again maps it: raised to the floor this
     /// process keeps for the path.
     fn reopened(path: &Path) -> &'static State {
-        let mapped = map(path, None, None, remembered(path), None)
-            .unwrap()
-            .unwrap();
-        State::over(mapped, path.to_owned(), None).unwrap()
+        let kept = remembered(path);
+        let mapped = map(path, None, None, kept, None).unwrap().unwrap();
+        let own = if kept.of == Some(mapped.2) {
+            kept.ms
+        } else {
+            0
+        };
+        State::over(mapped, path.to_owned(), None, own).unwrap()
     }
 
     /// After an older copy is written over the file, the process that finds it and one that
@@ -2090,31 +2123,58 @@ mod tests {
     #[test]
     fn a_kept_floor_does_not_raise_the_file_it_was_kept_from() {
         let id = (1, 2);
-        assert_eq!(
-            Kept {
-                ms: 500,
-                of: Some(id)
-            }
-            .for_file(id, 900),
-            0
+        let kept = Kept {
+            ms: 500,
+            of: Some(id),
+        };
+        assert_eq!(kept.for_file(id, false), 0);
+        assert_eq!(kept.for_file(id, true), 500, "its words lost");
+        assert_eq!(kept.for_file((1, 3), false), 500);
+        assert_eq!(Kept::any(500).for_file(id, false), 500);
+    }
+
+    /// A process refused only for a floor another raised, its ids ahead of the clock,
+    /// opens the same file again after the finder moved its mark past them: its
+    /// generators start above its ids (the file's words are the copy's). Found by a
+    /// review: the kept floor was skipped for the file it was kept from once its mark was
+    /// past it.
+    #[test]
+    fn a_process_opening_its_file_again_starts_above_its_own_ids() {
+        let (_dir, path, one, other, ms) = two_processes("sqlite-state-own-floor");
+        let copy = std::fs::read(&path).unwrap();
+        one.cover(ms + 2 * WINDOW_MS, 1).unwrap();
+        other.cover(ms + 5 * WINDOW_MS, 1).unwrap();
+        write_over(&path, &copy);
+        assert!(one.cover(ms + 2 * WINDOW_MS, 2).is_err());
+        reopened(&path).cover(ms + 7 * WINDOW_MS, 1).unwrap();
+        assert!(other.cover(ms + 5 * WINDOW_MS, 2).is_err());
+        let again = reopened(&path);
+        assert!(
+            again.floor_ms() >= ms + 5 * WINDOW_MS,
+            "{}",
+            again.floor_ms()
         );
-        assert_eq!(
-            Kept {
-                ms: 500,
-                of: Some(id)
-            }
-            .for_file(id, 400),
-            500
-        );
-        assert_eq!(
-            Kept {
-                ms: 500,
-                of: Some(id)
-            }
-            .for_file((1, 3), 900),
-            500
-        );
-        assert_eq!(Kept::any(500).for_file(id, 900), 500);
+        let ulid = again.ulid.load(Ordering::Acquire);
+        assert!(ulid >= time_ordered_word(ms + 5 * WINDOW_MS, 0), "{ulid:x}");
+    }
+
+    /// A file written over with an older copy and then removed before its process checked
+    /// again: the carry starts the file at the path above the ids that process gave, which
+    /// only it knows (the copy's mark is older). Found by a review.
+    #[test]
+    fn a_carry_starts_above_what_the_carrier_saw_not_only_its_files_mark() {
+        let dir = idkit_testkit::Scratch::new("sqlite-state-carry-seen");
+        let path = dir.join("ids-idkit");
+        let one = mapping(&path);
+        let ms = SystemClock.now_ms();
+        one.cover(ms, 1).unwrap();
+        let copy = std::fs::read(&path).unwrap();
+        one.cover(ms + 3 * WINDOW_MS, 1).unwrap();
+        write_over(&path, &copy);
+        std::fs::remove_file(&path).unwrap();
+        assert!(one.cover(ms + 3 * WINDOW_MS + 1, 1).is_err());
+        let next = at_path(&path);
+        assert!(next.floor_ms() >= ms + 3 * WINDOW_MS, "{}", next.floor_ms());
     }
 
     /// Stamping a file SUPERSEDED keeps the newer file's inode that another process's
