@@ -143,7 +143,9 @@ impl UlidCodec {
             )
             .with_time(1, Some(LAST_MS))
             .with_coordination(Coordination::None)
-            .with_random_bits(RANDOM_BITS)
+            // The shared generator's counter starts each millisecond with its top bit clear
+            // (room for 2^23 ids): 79 random bits, as uuid-v7's 74 give 73.
+            .with_random_bits(RANDOM_BITS - 1)
     }
 }
 
