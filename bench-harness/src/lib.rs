@@ -20,6 +20,7 @@ pub mod engine;
 pub mod engines;
 mod error;
 pub mod generation;
+pub mod leaks;
 pub mod machine;
 mod output;
 mod profile;
@@ -108,6 +109,7 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
     let generation = generation::measure(entries, &params, &progress)?;
     let properties = properties::measure(entries, &params, &progress)?;
     let collisions = collisions::table(entries);
+    let leaks = leaks::table(entries, machine::now_ms())?;
     let provenance = vec![
         format!("date {}", machine.date),
         format!("git revision {}", machine.git_revision),
@@ -136,6 +138,7 @@ pub fn run(config: &Config) -> Result<Summary, Error> {
         generation: &generation,
         properties: &properties,
         collisions: &collisions,
+        leaks: &leaks,
         engines: &engines,
     };
     let engine_charts = ENGINES.iter().flat_map(|e| e.charts(&results));

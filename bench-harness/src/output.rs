@@ -9,6 +9,7 @@ use crate::Error;
 use crate::collisions::CollisionRow;
 use crate::engine::report::Results;
 use crate::generation::GenRow;
+use crate::leaks::LeakRow;
 use crate::machine::{Machine, Primitive};
 use crate::properties::PropRow;
 use crate::table::{Table, figure, text};
@@ -71,6 +72,23 @@ const COLLISIONS: Table<CollisionRow> = Table(&[
     figure("period_ms", |_| crate::collisions::YEAR_MS.to_string()),
 ]);
 
+const LEAKS: Table<LeakRow> = Table(&[
+    text("scheme", |l| l.scheme.to_string()),
+    figure("time_precision_ms", |l| opt(l.time_ms)),
+    text("maker", |l| l.maker.to_string()),
+    text("next_in_tick", |l| match l.next {
+        crate::leaks::Next::Plus(d) => format!("+{d}"),
+        crate::leaks::Next::Random => "random".to_owned(),
+        crate::leaks::Next::Unseen => String::new(),
+    }),
+    figure("random_bits", |l| l.random_bits.to_string()),
+    text("count", |l| l.count.to_string()),
+    figure("value_at_report_date", |l| opt(l.value_now)),
+    figure("bits", |l| l.bits.to_string()),
+    figure("text_len", |l| l.text_len.to_string()),
+    text("alphabet", |l| l.alphabet.to_string()),
+]);
+
 const PROPERTIES: Table<PropRow> = Table(&[
     text("scheme", |p| p.scheme.to_string()),
     figure("bytes", |p| p.bytes.to_string()),
@@ -109,6 +127,7 @@ pub(crate) fn write_data(r: &Results<'_>, dir: &Path) -> Result<(), Error> {
 
     write("generation.csv", GENERATION.csv(&r.generation.rows))?;
     write("collisions.csv", COLLISIONS.csv(r.collisions))?;
+    write("leaks.csv", LEAKS.csv(r.leaks))?;
     write("properties.csv", PROPERTIES.csv(r.properties))?;
     for (name, body) in r.engines.iter().flat_map(|engine| engine.files()) {
         write(&name, body)?;

@@ -14,6 +14,7 @@ use super::shape::ShapeRun;
 use super::{Engine, InsertResults, Measured, Run, RunOf, Stamp, UUID_V7_RANDOM, UUID_V7_SUB_MS};
 use crate::collisions::CollisionRow;
 use crate::generation::Generation;
+use crate::leaks::LeakRow;
 use crate::machine::{Machine, Primitive};
 use crate::properties::PropRow;
 use crate::table::{Table, figure, kib, pct, rate, text};
@@ -29,6 +30,8 @@ pub(crate) struct Results<'a> {
     pub generation: &'a Generation,
     pub properties: &'a [PropRow],
     pub collisions: &'a [CollisionRow],
+    /// What each scheme's ids give away ([`crate::leaks`]).
+    pub leaks: &'a [LeakRow],
     /// The engines, in the list's order (measured now or carried forward).
     pub engines: &'a [Box<dyn Measured>],
 }
