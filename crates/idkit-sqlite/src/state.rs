@@ -139,14 +139,12 @@ pub struct State {
     /// The highest mark (or floor) this process saw in the file: a lower mark means the
     /// file was written over with an older copy.
     seen_mark: AtomicU64,
-    /// The file's floor when this state was laid out on it: a higher one means another
-    /// process found the file written over with an older copy (or carried words into it),
-    /// and the words this state goes on from may be the copy's.
-    floor_at_map: u64,
-    /// A floor of this process's own on this file: the ids it gave before it last found the
-    /// file gone ([`FLOORS`]), which its generators start above (the file's words may be a
-    /// copy's, older than them).
-    own_floor: u64,
+    /// The file's count of copies found written over it ([`GENERATION`]), and its value
+    /// when this state was laid out: another value means another process found the file
+    /// written over with an older copy, and the words this state goes on from may be the
+    /// copy's.
+    generation: &'static AtomicU64,
+    generation_at_map: u64,
     /// Why there is no state file, for the errors of the generators that need one.
     why_memory: &'static str,
     /// The next in [`ALL`].
@@ -184,60 +182,31 @@ static FILES: Mutex<Option<HashMap<PathBuf, &'static State>>> = Mutex::new(None)
 static GONE: Mutex<Option<HashMap<PathBuf, Vec<&'static State>>>> = Mutex::new(None);
 
 /// By state file, what the ids of this process's states found gone there are at or below
-/// (their marks, and the milliseconds they checked): the file this process maps at the path
-/// next is raised to it, whichever file that is. A state whose file was carried over needs
-/// none (the file at the path has its words); one whose file was truncated, or written over
-/// in place, carries nothing, and the file may be removed after (found by a review: a file
-/// truncated and then removed left no floor behind).
-///
-/// With the file it was kept from: that file, still at the path and its mark at the floor
-/// or above, keeps the words itself and is not raised, which would make its other
-/// processes refuse, and raise it again in turn, without end (found by a review).
-static FLOORS: Mutex<Option<HashMap<PathBuf, Kept>>> = Mutex::new(None);
+/// (the milliseconds they checked): the file this process maps at the path next is raised
+/// to it, whichever file that is, the same one too (written over with an older copy, its
+/// words may be behind them). Raising a file's floor makes no process refuse (only
+/// [`GENERATION`] does), so a floor kept by each process in turn raises nothing again
+/// (found by reviews: a file truncated and then removed left no floor behind; a process
+/// refused for another's finding kept none; floors that made others refuse, each raising
+/// the file in turn, did so without end).
+static FLOORS: Mutex<Option<HashMap<PathBuf, u64>>> = Mutex::new(None);
 
-/// A floor for the file a process maps at a path: what its ids there were at or below.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Kept {
-    /// Unix ms; 0 for none.
-    ms: u64,
-    /// The file (device and inode) it was kept from; `None` for any file.
-    of: Option<(u64, u64)>,
-}
+/// The key of the word that counts the older copies found written over a state file:
+/// claimed beside ULID's and UUIDv7's when a state is laid out.
+const GENERATION: &str = "idkit: copies found written over";
 
-impl Kept {
-    /// `ms`, whichever file it is applied to.
-    fn any(ms: u64) -> Self {
-        Self { ms, of: None }
-    }
-
-    /// The floor to raise the file `id` to: none for the file it was kept from, unless
-    /// that file is `fresh` (zeros, its words lost): that process's generators start above
-    /// it on their own ([`State::floor_ms`]), and raising the file would make its other
-    /// processes refuse, keep floors of their own and raise it again in turn, without end
-    /// (found by a review).
-    fn for_file(self, id: (u64, u64), fresh: bool) -> u64 {
-        if self.of == Some(id) && !fresh {
-            0
-        } else {
-            self.ms
-        }
-    }
-}
-
-/// Keeps `floor` for the state file `path`, found gone as the file `file` (see
-/// [`FLOORS`]).
-fn remember_floor(path: &Path, floor: u64, file: (u64, u64)) {
+/// Keeps `floor` for the state file `path` (see [`FLOORS`]).
+fn remember_floor(path: &Path, floor: u64) {
     let mut floors = FLOORS.lock().unwrap_or_else(|e| e.into_inner());
     let at = floors
         .get_or_insert_with(HashMap::new)
         .entry(path.to_owned())
         .or_default();
-    at.ms = at.ms.max(floor);
-    at.of = Some(file);
+    *at = (*at).max(floor);
 }
 
-/// The floor kept for the state file `path` (0 for none).
-fn remembered(path: &Path) -> Kept {
+/// The floor kept for the state file `path`, 0 for none.
+fn remembered(path: &Path) -> u64 {
     FLOORS
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -319,17 +288,8 @@ impl State {
         if let Some(state) = files.get(&key) {
             return Ok(state);
         }
-        let kept = remembered(&key);
-        let state = match map(path, database, None, kept, None)? {
-            // The floor kept from this very file is this process's own (see `Kept`).
-            Some(mapped) => {
-                let own = if kept.of == Some(mapped.2) {
-                    kept.ms
-                } else {
-                    0
-                };
-                Self::over(mapped, key.clone(), database, own)?
-            }
+        let state = match map(path, database, None, remembered(&key), None)? {
+            Some(mapped) => Self::over(mapped, key.clone(), database)?,
             None => {
                 return Self::memory(
                     "its state file cannot be written (a read-only database or directory)",
@@ -345,7 +305,6 @@ impl State {
         (table, open, id): (&'static Table, std::fs::File, (u64, u64)),
         key: PathBuf,
         database: Option<&Path>,
-        own_floor: u64,
     ) -> Result<&'static State, Error> {
         let backing = Backing {
             file: key,
@@ -353,7 +312,7 @@ impl State {
             id,
             database: database.map(Path::to_owned),
         };
-        Self::laid_out(table, Some(backing), "", own_floor).ok_or(Error::Full { slots: SLOTS })
+        Self::laid_out(table, Some(backing), "").ok_or(Error::Full { slots: SLOTS })
     }
 
     /// The one state in process memory.
@@ -365,7 +324,7 @@ impl State {
             table.header.magic.store(MAGIC, Ordering::Relaxed);
             // Nothing to sync: process memory ends with the process.
             table.header.durable.store(u64::MAX, Ordering::Relaxed);
-            Self::laid_out(table, None, why, 0)
+            Self::laid_out(table, None, why)
         });
         state.ok_or(Error::Full { slots: SLOTS })
     }
@@ -376,19 +335,19 @@ impl State {
         table: &'static Table,
         backing: Option<Backing>,
         why: &'static str,
-        own_floor: u64,
     ) -> Option<&'static State> {
         let floor = table.header.floor.load(Ordering::Acquire);
         let open = backing.as_ref().map(|b| &b.open);
         let time_ordered = |name: &str| {
             let word = claim_locked(table, name, 0, open).ok()??;
             word.fetch_max(
-                time_ordered_word(floor.max(own_floor).saturating_add(1), 0),
+                time_ordered_word(floor.saturating_add(1), 0),
                 Ordering::AcqRel,
             );
             Some(word)
         };
         let (ulid, v7) = (time_ordered("ulid")?, time_ordered("uuid-v7")?);
+        let generation = claim_locked(table, GENERATION, 0, open).ok()??;
         let (file, open, mapped, database) = match backing {
             Some(b) => (Some(b.file), Some(b.open), Some(b.id), b.database),
             None => (None, None, None, None),
@@ -407,8 +366,8 @@ impl State {
             reopened: Mutex::new(None),
             // What the file held when mapped: a copy written over it in place later is older.
             seen_mark: AtomicU64::new(table.header.durable.load(Ordering::Acquire).max(floor)),
-            floor_at_map: floor,
-            own_floor,
+            generation,
+            generation_at_map: generation.load(Ordering::Acquire),
             why_memory: why,
             ulid,
             v7,
@@ -450,11 +409,7 @@ impl State {
 
     /// The mark after the machine last started: every generator starts above it.
     pub fn floor_ms(&self) -> u64 {
-        self.table
-            .header
-            .floor
-            .load(Ordering::Acquire)
-            .max(self.own_floor)
+        self.table.header.floor.load(Ordering::Acquire)
     }
 
     /// The high-water mark: no id of this database goes past it.
@@ -553,7 +508,7 @@ impl State {
         if ms > self.checked_ms.load(Ordering::Acquire)
             || count.is_multiple_of(CHECK_EVERY)
             || durable < self.seen_mark.load(Ordering::Relaxed)
-            || header.floor.load(Ordering::Relaxed) > self.floor_at_map
+            || self.generation.load(Ordering::Relaxed) != self.generation_at_map
             || self.gone.load(Ordering::Relaxed)
             || header.own[0].load(Ordering::SeqCst) == SUPERSEDED
         {
@@ -607,19 +562,13 @@ impl State {
             } else {
                 0
             };
-            let floor = if whole {
-                self.table.header.floor.load(Ordering::Acquire)
-            } else {
-                0
-            };
             let copied = mark < self.seen_mark.fetch_max(mark, Ordering::AcqRel);
-            // A floor raised since this state was laid out: another process found the file
-            // written over with an older copy, and the words this one goes on from may be
-            // the copy's, whatever marks it saw (found by a review: a process that had seen
-            // just the mark the finder had went on once the finder opened the file again).
-            // A carry into the file raises the floor too, which costs the file's other
-            // processes a connection opened again.
-            let raised = floor > self.floor_at_map;
+            // Another process found the file written over with an older copy since this
+            // state was laid out: the words this one goes on from may be the copy's,
+            // whatever marks it saw (found by a review: a process that had seen just the
+            // mark the finder had went on once the finder opened the file again). Read only
+            // when whole: the word is past the header.
+            let raised = whole && self.generation.load(Ordering::Acquire) != self.generation_at_map;
             let older = copied || raised;
             let superseded =
                 whole && self.table.header.own[0].load(Ordering::Acquire) == SUPERSEDED;
@@ -639,35 +588,24 @@ impl State {
                     // given. Every id of this process is at or below what it checked and the
                     // marks it saw; the generators laid out on this file again (a connection
                     // opened again) start above that.
-                    // The raised floor, above this process's last mark, is what every other
-                    // process mapping the file refuses at (`cover`), its words being the
-                    // copy's too.
-                    // Raised past the floor every state on the file was laid out with.
-                    // And above the clock, past every id another process gave unless it ran
-                    // ahead of a clock set back (found by a review).
+                    // Above the clock too, past every id another process gave unless it ran
+                    // ahead of a clock set back (found by a review); each of those raises it
+                    // further when it opens the file again (`FLOORS`). Then every other
+                    // process on the file refuses at its next id (`cover`), its words being
+                    // the copy's too.
                     let floor = self
-                        .seen_mark
+                        .checked_ms
                         .load(Ordering::Acquire)
-                        .max(self.checked_ms.load(Ordering::Acquire))
-                        .max(floor.saturating_add(1))
                         .max(SystemClock.now_ms());
                     self.table.header.floor.fetch_max(floor, Ordering::AcqRel);
                     let _ = sync(self.table);
+                    if copied {
+                        self.generation.fetch_add(1, Ordering::AcqRel);
+                    }
                 }
-                // What this process's ids are at or below, kept for the file it maps at the
-                // path next (any file: this one truncated, or refused at a raised floor and
-                // then removed, leaves nothing; found by reviews).
-                let mut known = self
-                    .seen_mark
-                    .load(Ordering::Acquire)
-                    .max(self.checked_ms.load(Ordering::Acquire));
-                if whole {
-                    let header = &self.table.header;
-                    known = known
-                        .max(header.mark.load(Ordering::Acquire))
-                        .max(header.durable.load(Ordering::Acquire));
-                }
-                remember_floor(path, known, id);
+                // Every id this process gave from this file is of a millisecond it checked,
+                // kept for the file it maps at the path next (see `FLOORS`).
+                remember_floor(path, self.checked_ms.load(Ordering::Acquire));
                 // One lock across the file's leaving and its carry: no connection of this
                 // process maps the file at the path in between, without the carried floor.
                 let mut guard = FILES.lock().unwrap_or_else(|e| e.into_inner());
@@ -719,7 +657,7 @@ impl State {
             .max(header.mark.load(Ordering::Acquire))
             .max(self.seen_mark.load(Ordering::Acquire))
             .max(self.checked_ms.load(Ordering::Acquire))
-            .max(remembered(path).ms);
+            .max(remembered(path));
         // A file another process carried over already (its SUPERSEDED stamp with the newer
         // file's inode): that process made a newer file, whose ids may be far above this
         // file's mark, and that file may have been removed or replaced since. This one then
@@ -740,7 +678,7 @@ impl State {
                 path,
                 self.database.as_deref(),
                 Some(floor),
-                Kept::any(floor),
+                floor,
                 Some(self.table),
             )?
         };
@@ -770,7 +708,7 @@ impl State {
             unmap(new);
             return Err(e);
         }
-        let state = Self::over(mapped, path.to_owned(), self.database.as_deref(), 0)?;
+        let state = Self::over(mapped, path.to_owned(), self.database.as_deref())?;
         files.insert(path.to_owned(), state);
         Ok(())
     }
@@ -1052,7 +990,7 @@ fn map(
     path: &Path,
     database: Option<&Path>,
     carried: Option<u64>,
-    made_floor: Kept,
+    made_floor: u64,
     carried_from: Option<&Table>,
 ) -> Result<Option<Mapped>, Error> {
     let users = database.map(Users::of).transpose()?;
@@ -1065,7 +1003,7 @@ fn map(
                     path,
                     database,
                     users,
-                    carried.unwrap_or(made_floor.ms),
+                    carried.unwrap_or(made_floor),
                     carried.is_some(),
                     carried_from,
                 )? {
@@ -1177,7 +1115,7 @@ fn map_stale(path: &Path, database: Option<&Path>, floor: u64) -> Result<Option<
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
     }
-    map(path, database, None, Kept::any(floor), None)
+    map(path, database, None, floor, None)
 }
 
 /// Whether the state file laid out as `table`, whose device and inode are `id`, can be used
@@ -1200,11 +1138,10 @@ fn adopt(
     id: (u64, u64),
     users: Option<&'static Users>,
     carried: Option<u64>,
-    at_least: Kept,
+    at_least: u64,
     fresh: bool,
 ) -> Result<Option<&'static Table>, Error> {
     let header = &table.header;
-    let at_least = at_least.for_file(id, fresh);
     let own = (
         header.own[0].load(Ordering::Acquire),
         header.own[1].load(Ordering::Acquire),
@@ -1741,8 +1678,8 @@ mod tests {
     /// the one FILES names for the path (the carrier maps the file at the path and puts it
     /// there).
     fn mapping(path: &Path) -> &'static State {
-        let mapped = map(path, None, None, Kept::any(0), None).unwrap().unwrap();
-        let state = State::over(mapped, path.to_owned(), None, 0).unwrap();
+        let mapped = map(path, None, None, 0, None).unwrap().unwrap();
+        let state = State::over(mapped, path.to_owned(), None).unwrap();
         FILES
             .lock()
             .unwrap()
@@ -1967,7 +1904,7 @@ mod tests {
     /// Once a process finds the file written over in place with an older copy, every other
     /// process mapping it refuses at its next id, even one that saw no mark newer than the
     /// copy's and within the millisecond it checked: the words they share are the copy's,
-    /// and the floor raised above the finder's ids says so. Found by a review: only
+    /// which the count of copies found ([`GENERATION`]) says. Found by a review: only
     /// processes that had seen a newer mark refused.
     #[test]
     fn once_a_process_finds_an_older_copy_written_over_the_file_every_process_refuses() {
@@ -1979,16 +1916,17 @@ mod tests {
         write_over(&path, &copy);
         assert!(one.cover(ms + 2 * WINDOW_MS, 2).is_err());
         assert!(
-            one.floor_ms() > ms + 2 * WINDOW_MS,
-            "the floor raised above its ids"
+            one.floor_ms() >= ms + 2 * WINDOW_MS,
+            "the floor raised to its ids (generators start above it)"
         );
         let said = other.cover(ms, 2).unwrap_err().to_string();
         assert!(said.contains("written over"), "{said}");
         // What `one` gave is kept for the next file at the path, whatever happens to this one.
-        assert!(remembered(&path).ms >= ms + 2 * WINDOW_MS);
-        // A connection opened again lays the file out above them.
+        assert!(remembered(&path) >= ms + 2 * WINDOW_MS);
+        // A connection opened again lays the file out above them (its generators start
+        // above the floor).
         let again = mapping(&path);
-        assert!(again.floor_ms() > ms + 2 * WINDOW_MS);
+        assert!(again.floor_ms() >= ms + 2 * WINDOW_MS);
         again.cover(SystemClock.now_ms(), 1).unwrap();
     }
 
@@ -2017,14 +1955,10 @@ mod tests {
     /// The state at `path` as a connection opened again maps it: raised to the floor this
     /// process keeps for the path.
     fn reopened(path: &Path) -> &'static State {
-        let kept = remembered(path);
-        let mapped = map(path, None, None, kept, None).unwrap().unwrap();
-        let own = if kept.of == Some(mapped.2) {
-            kept.ms
-        } else {
-            0
-        };
-        State::over(mapped, path.to_owned(), None, own).unwrap()
+        let mapped = map(path, None, None, remembered(path), None)
+            .unwrap()
+            .unwrap();
+        State::over(mapped, path.to_owned(), None).unwrap()
     }
 
     /// After an older copy is written over the file, the process that finds it and one that
@@ -2067,7 +2001,7 @@ mod tests {
         let mut bytes = vec![0u8; 4096];
         bytes[4000] = 1;
         std::fs::write(&other, bytes).unwrap();
-        let said = match map(&other, None, None, Kept::any(0), None) {
+        let said = match map(&other, None, None, 0, None) {
             Err(e) => e.to_string(),
             Ok(_) => panic!("mapped a file of other bytes"),
         };
@@ -2091,7 +2025,7 @@ mod tests {
         stamp_superseded(&one.table.header);
         assert!(claim_successor(&one.table.header, 12_345));
         for _ in 0..3 {
-            assert!(map(&path, None, Some(ms), Kept::any(ms), Some(one.table)).is_err());
+            assert!(map(&path, None, Some(ms), ms, Some(one.table)).is_err());
         }
         assert_eq!(mappings(), before);
     }
@@ -2120,19 +2054,6 @@ mod tests {
     /// A process refused at a raised floor on a file still at the path, its mark at the
     /// kept floor, does not raise it again when it opens the file (which would make the
     /// others refuse in turn).
-    #[test]
-    fn a_kept_floor_does_not_raise_the_file_it_was_kept_from() {
-        let id = (1, 2);
-        let kept = Kept {
-            ms: 500,
-            of: Some(id),
-        };
-        assert_eq!(kept.for_file(id, false), 0);
-        assert_eq!(kept.for_file(id, true), 500, "its words lost");
-        assert_eq!(kept.for_file((1, 3), false), 500);
-        assert_eq!(Kept::any(500).for_file(id, false), 500);
-    }
-
     /// A process refused only for a floor another raised, its ids ahead of the clock,
     /// opens the same file again after the finder moved its mark past them: its
     /// generators start above its ids (the file's words are the copy's). Found by a
@@ -2156,6 +2077,18 @@ mod tests {
         );
         let ulid = again.ulid.load(Ordering::Acquire);
         assert!(ulid >= time_ordered_word(ms + 5 * WINDOW_MS, 0), "{ulid:x}");
+        // And so does any other process's generator made after it (the file's floor is
+        // raised, not this process's alone: found by a review, a Snowflake key another
+        // process built at the file's floor stepped through this one's ids again), and no
+        // process refuses for it.
+        let third = mapping(&path);
+        assert!(
+            third.floor_ms() >= ms + 5 * WINDOW_MS,
+            "{}",
+            third.floor_ms()
+        );
+        third.cover(SystemClock.now_ms(), 1).unwrap();
+        again.cover(SystemClock.now_ms(), 2).unwrap();
     }
 
     /// A file written over with an older copy and then removed before its process checked
@@ -2213,7 +2146,7 @@ mod tests {
             write_new(&path, ms, None, Some(one.table)).unwrap(),
             Made::Ours(_)
         ));
-        let (table, _, _) = map(&path, None, None, Kept::any(0), None).unwrap().unwrap();
+        let (table, _, _) = map(&path, None, None, 0, None).unwrap().unwrap();
         let linked = claim(table, "ulid", 0).unwrap().load(Ordering::Acquire);
         assert!(linked >= past.max(word), "{linked} below {past}");
     }
@@ -2260,7 +2193,7 @@ mod tests {
         // Put back, over that file; the first step of a carry into it (mapped with the
         // carried floor), as the process on the file made meanwhile takes it.
         std::fs::rename(&aside, &path).unwrap();
-        let (table, _, _) = map(&path, None, Some(ms + 5_000), Kept::any(ms + 5_000), None)
+        let (table, _, _) = map(&path, None, Some(ms + 5_000), ms + 5_000, None)
             .unwrap()
             .unwrap();
         assert_eq!(
@@ -2282,7 +2215,7 @@ mod tests {
     fn the_stamp_after_a_carry_keeps_a_later_superseded_stamp() {
         let dir = idkit_testkit::Scratch::new("sqlite-state-stamp");
         let path = dir.join("ids-idkit");
-        let (table, _, id) = map(&path, None, None, Kept::any(0), None).unwrap().unwrap();
+        let (table, _, id) = map(&path, None, None, 0, None).unwrap().unwrap();
         let own = &table.header.own;
         // Still at its path, stamped SUPERSEDED before (a file put back): made its own.
         own[0].store(SUPERSEDED, Ordering::Release);
