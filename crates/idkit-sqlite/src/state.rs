@@ -139,10 +139,10 @@ pub struct State {
     /// The highest mark (or floor) this process saw in the file: a lower mark means the
     /// file was written over with an older copy.
     seen_mark: AtomicU64,
-    /// The file's count of copies found written over it ([`GENERATION`]), and its value
-    /// when this state was laid out: another value means another process found the file
-    /// written over with an older copy, and the words this state goes on from may be the
-    /// copy's.
+    /// The file's word of copies found written over it ([`GENERATION`]: drawn at random at
+    /// each), and its value when this state was laid out: another value means another
+    /// process found the file written over with an older copy, and the words this state
+    /// goes on from may be the copy's.
     generation: &'static AtomicU64,
     generation_at_map: u64,
     /// Why there is no state file, for the errors of the generators that need one.
@@ -191,8 +191,9 @@ static GONE: Mutex<Option<HashMap<PathBuf, Vec<&'static State>>>> = Mutex::new(N
 /// the file in turn, did so without end).
 static FLOORS: Mutex<Option<HashMap<PathBuf, u64>>> = Mutex::new(None);
 
-/// The key of the word that counts the older copies found written over a state file:
-/// claimed beside ULID's and UUIDv7's when a state is laid out.
+/// The key of the word that changes (to a random value) each time a process finds an older
+/// copy written over a state file: claimed beside ULID's and UUIDv7's when a state is laid
+/// out.
 const GENERATION: &str = "idkit: copies found written over";
 
 /// Keeps `floor` for the state file `path` (see [`FLOORS`]).
@@ -600,7 +601,13 @@ impl State {
                     self.table.header.floor.fetch_max(floor, Ordering::AcqRel);
                     let _ = sync(self.table);
                     if copied {
-                        self.generation.fetch_add(1, Ordering::AcqRel);
+                        // A value no state was laid out with: a count would come back to one
+                        // when a second copy, written over later, brought an older count
+                        // back.
+                        let next = ThreadRandom.u64().unwrap_or_else(|_| {
+                            self.generation.load(Ordering::Acquire).wrapping_add(1)
+                        });
+                        self.generation.store(next, Ordering::Release);
                     }
                 }
                 // Every id this process gave from this file is of a millisecond it checked,
