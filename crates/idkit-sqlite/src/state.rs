@@ -145,6 +145,9 @@ pub struct State {
     /// goes on from may be the copy's.
     generation: &'static AtomicU64,
     generation_at_map: u64,
+    /// The file's floor when this state was laid out on it: a higher one means another
+    /// process raised it above ids it gave (see `check`).
+    floor_at_map: u64,
     /// Why there is no state file, for the errors of the generators that need one.
     why_memory: &'static str,
     /// The next in [`ALL`].
@@ -348,7 +351,11 @@ impl State {
             Some(word)
         };
         let (ulid, v7) = (time_ordered("ulid")?, time_ordered("uuid-v7")?);
-        let generation = claim_locked(table, GENERATION, 0, open).ok()??;
+        // Claimed with a random value where it is not yet (a file of an earlier build, or
+        // an old copy written over the file): laid out again at 0, it could come back to
+        // the value states were laid out with before a copy was found (found by a review).
+        let fresh = ThreadRandom.u64().unwrap_or(1);
+        let generation = claim_locked(table, GENERATION, fresh, open).ok()??;
         let (file, open, mapped, database) = match backing {
             Some(b) => (Some(b.file), Some(b.open), Some(b.id), b.database),
             None => (None, None, None, None),
@@ -369,6 +376,7 @@ impl State {
             seen_mark: AtomicU64::new(table.header.durable.load(Ordering::Acquire).max(floor)),
             generation,
             generation_at_map: generation.load(Ordering::Acquire),
+            floor_at_map: floor,
             why_memory: why,
             ulid,
             v7,
@@ -510,6 +518,7 @@ impl State {
             || count.is_multiple_of(CHECK_EVERY)
             || durable < self.seen_mark.load(Ordering::Relaxed)
             || self.generation.load(Ordering::Relaxed) != self.generation_at_map
+            || header.floor.load(Ordering::Relaxed) > self.floor_at_map
             || self.gone.load(Ordering::Relaxed)
             || header.own[0].load(Ordering::SeqCst) == SUPERSEDED
         {
@@ -569,8 +578,13 @@ impl State {
             // whatever marks it saw (found by a review: a process that had seen just the
             // mark the finder had went on once the finder opened the file again). Read only
             // when whole: the word is past the header.
-            let raised = whole && self.generation.load(Ordering::Acquire) != self.generation_at_map;
-            let older = copied || raised;
+            let found = whole && self.generation.load(Ordering::Acquire) != self.generation_at_map;
+            // The floor raised since: by a process that found a copy, or by one whose ids,
+            // given before such a finding, ran ahead of the floor it set (`FLOORS`); this
+            // state's generators, built below it, could step through those ids.
+            let raised =
+                whole && self.table.header.floor.load(Ordering::Acquire) > self.floor_at_map;
+            let older = copied || found || raised;
             let superseded =
                 whole && self.table.header.own[0].load(Ordering::Acquire) == SUPERSEDED;
             if here == Some(id) && whole && !older && !superseded {
@@ -595,24 +609,36 @@ impl State {
                     // process on the file refuses at its next id (`cover`), its words being
                     // the copy's too.
                     let floor = self
-                        .checked_ms
+                        .seen_mark
                         .load(Ordering::Acquire)
+                        .max(self.checked_ms.load(Ordering::Acquire))
                         .max(SystemClock.now_ms());
                     self.table.header.floor.fetch_max(floor, Ordering::AcqRel);
-                    let _ = sync(self.table);
                     if copied {
-                        // A value no state was laid out with: a count would come back to one
-                        // when a second copy, written over later, brought an older count
-                        // back.
-                        let next = ThreadRandom.u64().unwrap_or_else(|_| {
-                            self.generation.load(Ordering::Acquire).wrapping_add(1)
-                        });
-                        self.generation.store(next, Ordering::Release);
+                        // A value no state was laid out with (a count could come back to
+                        // one when a copy written over later brought an older count back),
+                        // by the first finder only.
+                        let next = ThreadRandom
+                            .u64()
+                            .unwrap_or_else(|_| self.generation_at_map.wrapping_add(1));
+                        let _ = self.generation.compare_exchange(
+                            self.generation_at_map,
+                            next,
+                            Ordering::AcqRel,
+                            Ordering::Acquire,
+                        );
                     }
+                    let _ = sync(self.table);
                 }
-                // Every id this process gave from this file is of a millisecond it checked,
-                // kept for the file it maps at the path next (see `FLOORS`).
-                remember_floor(path, self.checked_ms.load(Ordering::Acquire));
+                if !whole || copied || found {
+                    // Its words lost (truncated), or the copy's since before the finding:
+                    // every id this process gave from this file is of a millisecond it
+                    // checked, kept for the file it maps at the path next (see `FLOORS`).
+                    // Not for a state refused only for a raised floor: laid out after the
+                    // finding, its ids are in the file's words, and a floor kept from them
+                    // would raise the file again, and make others refuse, without end.
+                    remember_floor(path, self.checked_ms.load(Ordering::Acquire));
+                }
                 // One lock across the file's leaving and its carry: no connection of this
                 // process maps the file at the path in between, without the carried floor.
                 let mut guard = FILES.lock().unwrap_or_else(|e| e.into_inner());
