@@ -598,11 +598,13 @@ impl State {
                     // id would sort below the ids made there.
                     stamp_superseded(&self.table.header);
                 }
-                if whole && here == Some(id) && (copied || superseded) {
-                    // Written over in place with an older copy: its words are behind the ids
-                    // given. Every id of this process is at or below what it checked and the
-                    // marks it saw; the generators laid out on this file again (a connection
-                    // opened again) start above that.
+                if whole && here == Some(id) && (copied || superseded) && !found {
+                    // Written over in place with an older copy (found first here: a later
+                    // finder raises nothing now, which would make every state laid out since
+                    // refuse again, but keeps its floor; found by a review): its words are
+                    // behind the ids given. Every id of this process is at or below what it
+                    // checked and the marks it saw; the generators laid out on this file
+                    // again (a connection opened again) start above that.
                     // Above the clock too, past every id another process gave unless it ran
                     // ahead of a clock set back (found by a review); each of those raises it
                     // further when it opens the file again (`FLOORS`). Then every other
@@ -613,7 +615,13 @@ impl State {
                         .load(Ordering::Acquire)
                         .max(self.checked_ms.load(Ordering::Acquire))
                         .max(SystemClock.now_ms());
-                    self.table.header.floor.fetch_max(floor, Ordering::AcqRel);
+                    // The mark with it, as `adopt` raises it: a state laid out meanwhile sees
+                    // no mark below what it saw, and takes itself for no finder (found by a
+                    // review).
+                    let header = &self.table.header;
+                    header.floor.fetch_max(floor, Ordering::AcqRel);
+                    header.mark.fetch_max(floor, Ordering::AcqRel);
+                    header.durable.fetch_max(floor, Ordering::AcqRel);
                     if copied {
                         // A value no state was laid out with (a count could come back to
                         // one when a copy written over later brought an older count back),
@@ -2141,6 +2149,28 @@ mod tests {
         assert!(one.cover(ms + 3 * WINDOW_MS + 1, 1).is_err());
         let next = at_path(&path);
         assert!(next.floor_ms() >= ms + 3 * WINDOW_MS, "{}", next.floor_ms());
+    }
+
+    /// A process that finds the copy after another did raises no floor of its own, which
+    /// would make the states laid out since the first finding refuse again. Found by a
+    /// review.
+    #[test]
+    fn a_late_finder_of_a_copy_makes_no_one_refuse_again() {
+        let (_dir, path, one, other, ms) = two_processes("sqlite-state-late-finder");
+        let copy = std::fs::read(&path).unwrap();
+        one.cover(ms + 2 * WINDOW_MS, 1).unwrap();
+        // `other` saw a mark further on than `one` (its ids ran ahead of a clock set back).
+        other.cover(ms + 4 * WINDOW_MS, 1).unwrap();
+        write_over(&path, &copy);
+        assert!(one.cover(ms + 2 * WINDOW_MS, 2).is_err());
+        let since = reopened(&path);
+        since.cover(SystemClock.now_ms(), 1).unwrap();
+        let floor = since.floor_ms();
+        // `other` finds the copy too (its mark is behind what it saw), later.
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        assert!(other.cover(ms + 4 * WINDOW_MS, 2).is_err());
+        assert_eq!(since.floor_ms(), floor);
+        since.cover(SystemClock.now_ms(), 2).unwrap();
     }
 
     /// Stamping a file SUPERSEDED keeps the newer file's inode that another process's
