@@ -166,3 +166,39 @@ fn the_sqlite_functions_sentence_ranks_by_its_tables_column() {
     let said = line(&report, "The fastest peer is");
     assert!(said.starts_with(&sentence), "{said}\nwants: {sentence}");
 }
+
+/// The claims table's SQLite fill cell reads from its figures by the rule every engine's
+/// fill verdict follows (`engine::report::fill_verdict`): "Holds" where v4's leaves are 45%
+/// to 55% full, "Does not hold as stated" where fuller but below v7's, "Does not hold" where
+/// as full or fuller; and each percentage is the table's.
+#[test]
+fn the_sqlite_fill_verdict_follows_from_its_figures() {
+    let report = std::fs::read_to_string(reports().join("REPORT.md")).unwrap();
+    let fill = |scheme: &str| {
+        let keys = [
+            ("scheme", scheme),
+            ("storage", "blob_pk"),
+            ("cache", "small"),
+            ("commit_rows", "1000"),
+        ];
+        num(&cell("btree.csv", &keys, "leaf_fill"))
+    };
+    let (v7, v4) = (fill("uuid-v7"), fill("uuid-v4"));
+    let verdict = if (0.45..=0.55).contains(&v4) {
+        "Holds"
+    } else if v4 < v7 {
+        "Does not hold as stated"
+    } else {
+        "Does not hold"
+    };
+    let pct = |v: f64| format!("{:.1}%", v * 100.0);
+    let row = line(
+        &report,
+        "| \"B-tree fill drops from about 67% to about 50%.\" |",
+    );
+    let sqlite = row.split(" | ").nth(1).unwrap();
+    assert_eq!(
+        sqlite,
+        format!("{verdict}: fill {} for v7, {} for v4", pct(v7), pct(v4))
+    );
+}
