@@ -2074,27 +2074,30 @@ mod tests {
     /// A process refused only for a floor another raised, its ids ahead of the clock, keeps
     /// them as its floor: the file removed later, the file it makes at the path starts
     /// above them. Found by a review: only processes whose words were lost kept a floor.
-    #[test]
-    fn a_process_refused_at_a_raised_floor_keeps_its_ids_for_the_next_file() {
-        let (_dir, path, one, other, ms) = two_processes("sqlite-state-raised-then-removed");
+    /// Two processes on one file, the ids of the second 5 s ahead (a clock set back), past
+    /// what the first saw; an older copy written over the file; the first finds it and,
+    /// opened again, moves the mark past what the second saw, which then refuses for what
+    /// the first found: the directory, the file and the millisecond they started from.
+    fn refused_for_anothers_finding(name: &str) -> (idkit_testkit::Scratch, PathBuf, u64) {
+        let (dir, path, one, other, ms) = two_processes(name);
         let copy = std::fs::read(&path).unwrap();
         one.cover(ms + 2 * WINDOW_MS, 1).unwrap();
-        // `other`'s ids run 5 s ahead (a clock set back), past what `one` saw.
         other.cover(ms + 5 * WINDOW_MS, 1).unwrap();
         write_over(&path, &copy);
         assert!(one.cover(ms + 2 * WINDOW_MS, 2).is_err());
-        // `one` opened again moves the mark past what `other` saw: `other` refuses only
-        // for the raised floor.
         reopened(&path).cover(ms + 7 * WINDOW_MS, 1).unwrap();
         assert!(other.cover(ms + 5 * WINDOW_MS, 2).is_err());
+        (dir, path, ms)
+    }
+
+    #[test]
+    fn a_process_refused_at_a_raised_floor_keeps_its_ids_for_the_next_file() {
+        let (_dir, path, ms) = refused_for_anothers_finding("sqlite-state-raised-then-removed");
         std::fs::remove_file(&path).unwrap();
         let next = reopened(&path);
         assert!(next.floor_ms() >= ms + 5 * WINDOW_MS, "{}", next.floor_ms());
     }
 
-    /// A process refused at a raised floor on a file still at the path, its mark at the
-    /// kept floor, does not raise it again when it opens the file (which would make the
-    /// others refuse in turn).
     /// A process refused only for a floor another raised, its ids ahead of the clock,
     /// opens the same file again after the finder moved its mark past them: its
     /// generators start above its ids (the file's words are the copy's). Found by a
@@ -2102,14 +2105,7 @@ mod tests {
     /// past it.
     #[test]
     fn a_process_opening_its_file_again_starts_above_its_own_ids() {
-        let (_dir, path, one, other, ms) = two_processes("sqlite-state-own-floor");
-        let copy = std::fs::read(&path).unwrap();
-        one.cover(ms + 2 * WINDOW_MS, 1).unwrap();
-        other.cover(ms + 5 * WINDOW_MS, 1).unwrap();
-        write_over(&path, &copy);
-        assert!(one.cover(ms + 2 * WINDOW_MS, 2).is_err());
-        reopened(&path).cover(ms + 7 * WINDOW_MS, 1).unwrap();
-        assert!(other.cover(ms + 5 * WINDOW_MS, 2).is_err());
+        let (_dir, path, ms) = refused_for_anothers_finding("sqlite-state-own-floor");
         let again = reopened(&path);
         assert!(
             again.floor_ms() >= ms + 5 * WINDOW_MS,

@@ -598,6 +598,26 @@ mod tests {
         assert_eq!(got, bytes.len() as isize);
     }
 
+    /// A child made by fork that runs `child` (a few system calls), says the byte it gives
+    /// and sleeps until killed, never returning into the test harness: its process id and
+    /// that byte.
+    fn fork_saying(child: impl FnOnce() -> u8) -> (libc::pid_t, u8) {
+        let said = pipe();
+        // SAFETY: the child makes a few system calls, writes a byte and waits to be killed.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0);
+        if pid == 0 {
+            write(said[1], &[child()]);
+            loop {
+                // SAFETY: sleeps until killed.
+                unsafe { libc::pause() };
+            }
+        }
+        let mut byte = [0u8];
+        read(said[0], &mut byte);
+        (pid, byte[0])
+    }
+
     /// A child made by fork shares its parent's open file of the database, and with it the
     /// lock: each would have taken the other for gone, and made the state file again from
     /// nothing under it. Each has a lock of its own, and sees the other's.
@@ -607,26 +627,11 @@ mod tests {
         let (_dir, users) = scratch_users("sqlite-users-fork");
         users.hold().unwrap();
         assert!(users.alone().unwrap(), "alone before the fork");
-        let said = pipe();
-        // SAFETY: the child makes a few system calls, says what it saw and waits to be
-        // killed; it never returns into the test harness.
-        let pid = unsafe { libc::fork() };
-        assert!(pid >= 0);
-        if pid == 0 {
-            let saw = match users.after_fork().and_then(|()| users.alone()) {
-                Ok(false) => b'p',
-                Ok(true) => b'a',
-                Err(_) => b'e',
-            };
-            write(said[1], &[saw]);
-            loop {
-                // SAFETY: sleeps until killed.
-                unsafe { libc::pause() };
-            }
-        }
-        let mut saw = [0u8];
-        read(said[0], &mut saw);
-        let saw = saw[0];
+        let (pid, saw) = fork_saying(|| match users.after_fork().and_then(|()| users.alone()) {
+            Ok(false) => b'p',
+            Ok(true) => b'a',
+            Err(_) => b'e',
+        });
         let parent_alone = users.alone().unwrap();
         // SAFETY: the child made above.
         unsafe {
@@ -721,27 +726,16 @@ mod tests {
         let _one = FORKING.lock().unwrap_or_else(|e| e.into_inner());
         let (_dir, users) = scratch_users("sqlite-users-daemon");
         users.hold().unwrap();
-        let said = pipe();
-        // SAFETY: the child closes its lock's descriptor, takes it again as at its first
-        // id, says so and sleeps until killed; it never returns into the test harness.
-        let child = unsafe { libc::fork() };
-        assert!(child >= 0);
-        if child == 0 {
+        // The child closes its lock's descriptor and takes it again as at its first id.
+        let (child, byte) = fork_saying(|| {
+            // SAFETY: closes the child's copy of the lock's descriptor.
             unsafe { libc::close(users.owner().1) };
-            let byte = if users.after_fork().is_ok() {
+            if users.after_fork().is_ok() {
                 b'k'
             } else {
                 b'e'
-            };
-            write(said[1], &[byte]);
-            loop {
-                // SAFETY: sleeps until killed.
-                unsafe { libc::pause() };
             }
-        }
-        let mut byte = [0u8];
-        read(said[0], &mut byte);
-        let byte = byte[0];
+        });
         let alone = users.alone().unwrap();
         // SAFETY: the child made above.
         unsafe {

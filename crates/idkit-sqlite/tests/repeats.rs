@@ -767,21 +767,20 @@ fn write_for(conn: &Connection, dir: &Path, name: &str, ms: u64) {
     }
 }
 
-#[test]
-fn a_copy_put_in_place_of_the_state_file_waits_for_the_ids_of_the_one_it_replaced() {
-    let dir = Scratch::new("sqlite-state-copied");
+/// This process writes ids, then `replace` puts another file at its state file's path
+/// (`replace(conn, dir, state)`), and a process is started on it with its clock 0.3 s
+/// behind, so that its ids fall on the milliseconds of this one's: it waits until this
+/// process, at its next id, carries its ids in (or lays the file out above them) and asks
+/// for the database to be opened again; then both write and nothing repeats.
+fn a_process_started_on_another_file_waits(
+    name: &str,
+    replace: impl FnOnce(&Connection, &Path, &Path),
+) {
+    let dir = Scratch::new(name);
     let db = dir.join("ids.db");
     let state = dir.join("ids.db-idkit");
     let conn = open(&db);
-    write_for(&conn, dir.path(), "before", 200);
-    // A copy taken now (a backup), and ids made after it: the copy does not have them.
-    let copy = dir.join("copy-of-state");
-    std::fs::copy(&state, &copy).unwrap();
-    write_for(&conn, dir.path(), "after-copy", 300);
-    // The copy put back in the file's place (a restore, an rsync), and a process started on
-    // it with its clock 0.3 s behind, so that its ids fall on the milliseconds of those
-    // above.
-    std::fs::rename(&copy, &state).unwrap();
+    replace(&conn, dir.path(), &state);
     let fresh = child("writer")
         .env("IDKIT_REPEATS_DB", &db)
         .env("IDKIT_REPEATS_MS", "2500")
@@ -792,8 +791,6 @@ fn a_copy_put_in_place_of_the_state_file_waits_for_the_ids_of_the_one_it_replace
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // This process, at its next id, finds the copy at the path, carries its ids into it
-    // and asks for the database to be opened again.
     std::thread::sleep(std::time::Duration::from_millis(400));
     let said = conn
         .query_row("SELECT idkit_snowflake('mastodon')", [], |r| {
@@ -809,19 +806,17 @@ fn a_copy_put_in_place_of_the_state_file_waits_for_the_ids_of_the_one_it_replace
     assert!(rows > 1_000, "{rows} rows");
 }
 
-/// A writer process started now on `db` with its clock 0.3 s behind, for 2.5 s: its ids
-/// fall on the milliseconds of the ids this process made just before.
-fn spawn_writer_behind(db: &Path) -> std::process::Child {
-    child("writer")
-        .env("IDKIT_REPEATS_DB", db)
-        .env("IDKIT_REPEATS_MS", "2500")
-        .env("LD_PRELOAD", idkit_testkit::faketime::libfaketime())
-        .env("FAKETIME", "-0.3s")
-        .env("FAKETIME_DONT_FAKE_MONOTONIC", "1")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap()
+#[test]
+fn a_copy_put_in_place_of_the_state_file_waits_for_the_ids_of_the_one_it_replaced() {
+    a_process_started_on_another_file_waits("sqlite-state-copied", |conn, dir, state| {
+        write_for(conn, dir, "before", 200);
+        // A copy taken now (a backup), and ids made after it: the copy does not have them.
+        let copy = dir.join("copy-of-state");
+        std::fs::copy(state, &copy).unwrap();
+        write_for(conn, dir, "after-copy", 300);
+        // The copy put back in the file's place (a restore, an rsync).
+        std::fs::rename(&copy, state).unwrap();
+    });
 }
 
 /// An empty file put at the path (`rm` then `touch`, another program's file) is a copy of
@@ -829,27 +824,11 @@ fn spawn_writer_behind(db: &Path) -> std::process::Child {
 /// copy. Found by a review: it was laid out as a new file, its generators from zero.
 #[test]
 fn an_empty_file_put_in_place_of_the_state_file_waits_for_the_ids_of_the_one_it_replaced() {
-    let dir = Scratch::new("sqlite-state-emptied");
-    let db = dir.join("ids.db");
-    let state = dir.join("ids.db-idkit");
-    let conn = open(&db);
-    write_for(&conn, dir.path(), "before", 300);
-    std::fs::remove_file(&state).unwrap();
-    std::fs::File::create(&state).unwrap();
-    let fresh = spawn_writer_behind(&db);
-    std::thread::sleep(std::time::Duration::from_millis(400));
-    let said = conn
-        .query_row("SELECT idkit_snowflake('mastodon')", [], |r| {
-            r.get::<_, i64>(0)
-        })
-        .unwrap_err()
-        .to_string();
-    assert!(said.contains("open the database again"), "{said}");
-    drop(conn);
-    write_for(&open(&db), dir.path(), "reopened", 300);
-    finish(fresh);
-    let rows = assert_no_repeat(dir.path());
-    assert!(rows > 1_000, "{rows} rows");
+    a_process_started_on_another_file_waits("sqlite-state-emptied", |conn, dir, state| {
+        write_for(conn, dir, "before", 300);
+        std::fs::remove_file(state).unwrap();
+        std::fs::File::create(state).unwrap();
+    });
 }
 
 /// The state file truncated in place (`: > FILE`) and made whole again with zeros while
@@ -861,34 +840,13 @@ fn an_empty_file_put_in_place_of_the_state_file_waits_for_the_ids_of_the_one_it_
 /// generators from zero.
 #[test]
 fn a_state_file_truncated_under_a_process_is_laid_out_above_its_ids() {
-    let dir = Scratch::new("sqlite-state-truncated");
-    let db = dir.join("ids.db");
-    let state = dir.join("ids.db-idkit");
-    let conn = open(&db);
-    write_for(&conn, dir.path(), "before", 300);
-    {
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .open(&state)
-            .unwrap();
+    a_process_started_on_another_file_waits("sqlite-state-truncated", |conn, dir, state| {
+        write_for(conn, dir, "before", 300);
+        let file = std::fs::OpenOptions::new().write(true).open(state).unwrap();
         let len = file.metadata().unwrap().len();
         file.set_len(0).unwrap();
         file.set_len(len).unwrap();
-    }
-    let fresh = spawn_writer_behind(&db);
-    std::thread::sleep(std::time::Duration::from_millis(400));
-    let said = conn
-        .query_row("SELECT idkit_snowflake('mastodon')", [], |r| {
-            r.get::<_, i64>(0)
-        })
-        .unwrap_err()
-        .to_string();
-    assert!(said.contains("open the database again"), "{said}");
-    drop(conn);
-    write_for(&open(&db), dir.path(), "reopened", 300);
-    finish(fresh);
-    let rows = assert_no_repeat(dir.path());
-    assert!(rows > 1_000, "{rows} rows");
+    });
 }
 
 #[test]
